@@ -1,0 +1,179 @@
+// Package knowledge holds Northstar Mobility's authoritative procedures: the embedded Markdown
+// files under procedures/<language>/<id>.md, the loader that parses them, and the rules of the
+// corpus contract that every file must satisfy before it can reach a running function.
+package knowledge
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+//go:embed procedures
+var embedded embed.FS
+
+// Languages are the corpus languages, in the order they are reported.
+var Languages = []string{"en", "de"}
+
+// Document is one procedure in one language.
+type Document struct {
+	ID            string
+	Title         string
+	Version       string
+	EffectiveDate string
+	Language      string
+	Category      string
+	Keywords      []string
+	Entities      []string
+	Owner         string
+	// Path is the file's path relative to the corpus root, e.g. "procedures/en/damage-procedure.md".
+	Path     string
+	Sections []Section
+	// SHA256 is the hex hash of the raw file, for change detection in manifest sync.
+	SHA256 string
+	// Raw is the file as stored.
+	Raw []byte
+}
+
+// Section is one numbered "## N. Name" section: the unit of evidence.
+type Section struct {
+	Number  int
+	Heading string // "2. Immediate actions"
+	Anchor  string // "2-immediate-actions"
+	Content string // the section body, verbatim and trimmed
+}
+
+// Source is the evidence source of a section: "procedures/<language>/<id>.md#<anchor>".
+func (d *Document) Source(s *Section) string { return d.Path + "#" + s.Anchor }
+
+// Breadcrumb is "Title > Section".
+func (d *Document) Breadcrumb(s *Section) string { return d.Title + " > " + s.Heading }
+
+// Corpus is the loaded, validated set of procedures. It is read-only after Load.
+type Corpus struct {
+	byLang map[string][]*Document
+	byKey  map[string]*Document
+}
+
+// Documents returns the procedures of one language, sorted by id. The slice must not be modified.
+func (c *Corpus) Documents(lang string) []*Document { return c.byLang[lang] }
+
+// Document returns one procedure, or nil.
+func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+id] }
+
+// Embedded loads the procedures compiled into the binary.
+func Embedded() (*Corpus, error) {
+	sub, err := fs.Sub(embedded, "procedures")
+	if err != nil {
+		return nil, err
+	}
+	return Load(sub)
+}
+
+// LoadDir loads procedures from a folder laid out as <language>/<id>.md (KNOWLEDGE_DIR).
+func LoadDir(dir string) (*Corpus, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("knowledge dir: %w", err)
+	}
+	return Load(os.DirFS(dir))
+}
+
+// Load reads every <language>/<id>.md file of fsys and checks the corpus rules. It reports every
+// broken rule it finds, each naming the file and the rule, joined into one error.
+func Load(fsys fs.FS) (*Corpus, error) {
+	c := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}}
+	var errs []error
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read corpus root: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if !slices.Contains(Languages, e.Name()) {
+			errs = append(errs, ruleError("procedures/"+e.Name(), "language", "folder %q is not a supported language %v", e.Name(), Languages))
+			continue
+		}
+		files, err := fs.ReadDir(fsys, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
+		}
+		for _, f := range files {
+			name := path.Join(e.Name(), f.Name())
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+				continue
+			}
+			raw, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", name, err)
+			}
+			doc, err := Parse("procedures/"+name, raw)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.byLang[doc.Language] = append(c.byLang[doc.Language], doc)
+			c.byKey[doc.Language+"/"+doc.ID] = doc
+		}
+	}
+	errs = append(errs, c.checkAcrossLanguages()...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// checkAcrossLanguages enforces that every language has the same ids, each with one category.
+func (c *Corpus) checkAcrossLanguages() []error {
+	var errs []error
+	ids := map[string]string{} // id -> category, from whichever language saw it first
+	for _, lang := range Languages {
+		for _, d := range c.byLang[lang] {
+			if cat, ok := ids[d.ID]; ok && cat != d.Category {
+				errs = append(errs, ruleError(d.Path, "category", "category %q differs from %q used for %s in another language", d.Category, cat, d.ID))
+			}
+			ids[d.ID] = d.Category
+		}
+	}
+	for _, lang := range Languages {
+		if len(c.byLang[lang]) == 0 {
+			errs = append(errs, ruleError("procedures/"+lang, "languages", "no procedures for language %q", lang))
+			continue
+		}
+		for id := range ids {
+			if c.byKey[lang+"/"+id] == nil {
+				errs = append(errs, ruleError("procedures/"+lang+"/"+id+".md", "languages", "procedure %q exists in another language but not in %q", id, lang))
+			}
+		}
+	}
+	for _, docs := range c.byLang {
+		slices.SortFunc(docs, func(a, b *Document) int { return strings.Compare(a.ID, b.ID) })
+	}
+	return errs
+}
+
+// RuleError is a broken corpus rule in one file.
+type RuleError struct {
+	File   string
+	Rule   string
+	Detail string
+}
+
+func (e *RuleError) Error() string { return fmt.Sprintf("%s: rule %q: %s", e.File, e.Rule, e.Detail) }
+
+func ruleError(file, rule, format string, args ...any) error {
+	return &RuleError{File: file, Rule: rule, Detail: fmt.Sprintf(format, args...)}
+}
+
+func hash(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}

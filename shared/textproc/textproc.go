@@ -1,0 +1,137 @@
+// Package textproc turns text into index terms the same way for procedures and questions:
+// tokenisation, case and diacritic folding (German umlauts and their ae/oe/ue spellings fold
+// together), stop-word removal and Snowball stemming for English and German, plus German
+// compound splitting against the corpus vocabulary.
+package textproc
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+	"github.com/blevesearch/snowballstem/german"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Languages lists the supported languages, in the order the API reports them.
+var Languages = []string{"en", "de"}
+
+// Supported reports whether lang is one of Languages.
+func Supported(lang string) bool {
+	for _, l := range Languages {
+		if l == lang {
+			return true
+		}
+	}
+	return false
+}
+
+// Analyzer produces normalised, stemmed terms for one language. It is safe for concurrent use.
+type Analyzer struct {
+	lang  string
+	stop  map[string]struct{}
+	stem  func(*snowballstem.Env) bool
+	split *Splitter
+}
+
+// New returns the analyzer for lang; any language other than "de" is treated as English.
+func New(lang string) *Analyzer {
+	if lang == "de" {
+		return &Analyzer{lang: "de", stop: germanStop, stem: german.Stem}
+	}
+	return &Analyzer{lang: "en", stop: englishStop, stem: english.Stem}
+}
+
+// Language is the analyzer's language.
+func (a *Analyzer) Language() string { return a.lang }
+
+// WithSplitter returns a copy of a that also emits the parts of compounds known to s.
+func (a *Analyzer) WithSplitter(s *Splitter) *Analyzer {
+	c := *a
+	c.split = s
+	return &c
+}
+
+// Fold lowercases s and removes diacritics. For German, ä/ae, ö/oe, ü/ue and ß/ss fold to the
+// same letters so that "Bußgeld", "Bussgeld", "Schäden" and "Schaeden" meet.
+func (a *Analyzer) Fold(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		s = norm.NFD.String(s)
+	}
+	var prev rune
+	for _, r := range s {
+		if unicode.Is(unicode.Mn, r) {
+			// A combining diaeresis after a, o or u is a German umlaut: it already folded to the
+			// base letter, which is also where the ae/oe/ue spelling ends up below.
+			continue
+		}
+		r = unicode.ToLower(r)
+		switch r {
+		case 'ß':
+			b.WriteString("ss")
+			prev = 's'
+			continue
+		case 'e':
+			if a.lang == "de" && (prev == 'a' || prev == 'o' || prev == 'u') {
+				prev = 0 // "ae" -> "a": the e is dropped, and "aee" keeps its second e
+				continue
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// Tokens splits folded text into word tokens (letters and digits), keeping stop words.
+func (a *Analyzer) Tokens(text string) []string {
+	return strings.FieldsFunc(a.Fold(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// IsStop reports whether a folded token is a stop word.
+func (a *Analyzer) IsStop(tok string) bool {
+	_, ok := a.stop[tok]
+	return ok
+}
+
+// Stem stems one folded token.
+func (a *Analyzer) Stem(tok string) string {
+	if len(tok) < 3 {
+		return tok
+	}
+	env := snowballstem.NewEnv(tok)
+	a.stem(env)
+	return env.Current()
+}
+
+// Terms returns the index terms of text: folded, stop words removed, stemmed, with the known
+// parts of German compounds appended after the compound itself.
+func (a *Analyzer) Terms(text string) []string {
+	toks := a.Tokens(text)
+	out := make([]string, 0, len(toks))
+	for _, t := range toks {
+		if a.IsStop(t) {
+			continue
+		}
+		out = append(out, a.Stem(t))
+		if a.split != nil {
+			for _, part := range a.split.Split(t) {
+				out = append(out, a.Stem(part))
+			}
+		}
+	}
+	return out
+}
