@@ -38,14 +38,32 @@ func (s *Splitter) known(part string) bool {
 	return ok
 }
 
-// Split returns the known parts of a folded token, or nil when it is not a compound of known
-// words. The longest known head is tried first; a linking "s" or "n" after the head is allowed.
+// Split returns the parts of a folded compound, or nil when it has none: the longest known head
+// whose tail is known or itself a compound of known words; failing that, a known head or tail of
+// at least partMin bytes on its own, so that "Bereitschaftsdienst" still yields "bereitschaft".
+// A linking "s" or "n" after the head is allowed.
 func (s *Splitter) Split(tok string) []string {
 	if len(tok) < 2*minPart {
 		return nil
 	}
-	return s.split(tok, 3)
+	if parts := s.split(tok, 3); parts != nil {
+		return parts
+	}
+	for i := len(tok) - minPart; i >= partMin; i-- {
+		if s.known(tok[:i]) {
+			return []string{tok[:i]}
+		}
+	}
+	for i := minPart; i <= len(tok)-partMin; i++ {
+		if s.known(tok[i:]) {
+			return []string{tok[i:]}
+		}
+	}
+	return nil
 }
+
+// partMin is the shortest part kept when the rest of the compound is unknown.
+const partMin = 5
 
 func (s *Splitter) split(tok string, depth int) []string {
 	if depth == 0 {

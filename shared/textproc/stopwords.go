@@ -11,26 +11,28 @@ func stopSet(lang string, words ...string) map[string]struct{} {
 	return m
 }
 
-// englishStop is the Snowball English stop list (folded), plus question filler that carries no
-// procedure content ("please", "can", "should").
+// englishStop is the Snowball English stop list plus question filler that carries no procedure
+// content ("please", "can", "should"). Negations stay terms: "won't start" and "doesn't unlock"
+// are what operators type, and keyword phrases such as "not unlocking" need them.
 var englishStop = stopSet("en",
 	"a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
 	"as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
 	"by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
 	"from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
 	"him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
-	"me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once",
+	"me", "more", "most", "my", "myself", "nor", "now", "of", "off", "on", "once",
 	"only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "she",
 	"should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves",
 	"then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
 	"up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
 	"why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t",
-	"don", "doesn", "didn", "isn", "wasn", "won", "can", "cannot", "ll", "re", "ve", "d", "m",
+	"don", "can", "ll", "re", "ve", "d", "m",
 	"please", "hi", "hello", "ok", "okay", "thanks", "need", "want", "get", "got", "let", "tell",
 	"know", "whats", "im", "ive", "someone", "something", "also", "still",
 )
 
-// germanStop is the Snowball German stop list plus question filler.
+// germanStop is the Snowball German stop list plus question filler, negations kept as terms
+// ("springt nicht an", "kein Netz").
 var germanStop = stopSet("de",
 	"aber", "alle", "allem", "allen", "aller", "alles", "als", "also", "am", "an", "ander",
 	"andere", "anderem", "anderen", "anderer", "anderes", "anderm", "andern", "anderr", "anders",
@@ -44,10 +46,10 @@ var germanStop = stopSet("de",
 	"gegen", "gewesen", "hab", "habe", "haben", "hat", "hatte", "hatten", "hier", "hin", "hinter",
 	"ich", "mich", "mir", "ihr", "ihre", "ihrem", "ihren", "ihrer", "ihres", "euch", "im", "in",
 	"indem", "ins", "ist", "jede", "jedem", "jeden", "jeder", "jedes", "jene", "jenem", "jenen",
-	"jener", "jenes", "jetzt", "kann", "kein", "keine", "keinem", "keinen", "keiner", "keines",
+	"jener", "jenes", "jetzt", "kann",
 	"können", "konnte", "machen", "man", "manche", "manchem", "manchen", "mancher", "manches",
 	"mein", "meine", "meinem", "meinen", "meiner", "meines", "mit", "muss", "musste", "nach",
-	"nicht", "nichts", "noch", "nun", "nur", "ob", "oder", "ohne", "sehr", "sein", "seine",
+	"nichts", "noch", "nun", "nur", "ob", "oder", "ohne", "sehr", "sein", "seine",
 	"seinem", "seinen", "seiner", "seines", "selbst", "sich", "sie", "ihnen", "sind", "so",
 	"solche", "solchem", "solchen", "solcher", "solches", "soll", "sollte", "sondern", "sonst",
 	"über", "um", "und", "uns", "unsere", "unserem", "unseren", "unser", "unseres", "unter",

@@ -107,10 +107,14 @@ func (a *Analyzer) IsStop(tok string) bool {
 	return ok
 }
 
-// Stem stems one folded token.
+// Stem stems one folded token. For German, the plural "s" of words ending in a vowel ("Autos",
+// "Akkus", "Handys"), which the Snowball German stemmer keeps, is removed first.
 func (a *Analyzer) Stem(tok string) string {
 	if len(tok) < 3 {
 		return tok
+	}
+	if a.lang == "de" && len(tok) > 4 && tok[len(tok)-1] == 's' && strings.IndexByte("aiouy", tok[len(tok)-2]) >= 0 {
+		tok = tok[:len(tok)-1]
 	}
 	env := snowballstem.NewEnv(tok)
 	a.stem(env)
