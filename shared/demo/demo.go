@@ -1,0 +1,115 @@
+// Package demo is DemoKnowledgeProvider: deterministic BM25 over the procedures' section passages,
+// for running everything without RAGcore. It is a resilience and test adapter, not a second RAG
+// platform: it returns extracted passages and a template summary, never generated text.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// Provider is the demo knowledge provider.
+type Provider struct {
+	ix *lexical.Index
+}
+
+var _ retrieval.KnowledgeProvider = (*Provider)(nil)
+
+// New returns a demo provider over an analysed corpus.
+func New(ix *lexical.Index) *Provider { return &Provider{ix: ix} }
+
+// Name implements retrieval.KnowledgeProvider.
+func (p *Provider) Name() string { return "demo" }
+
+// Semantic implements retrieval.KnowledgeProvider: BM25 is lexical.
+func (p *Provider) Semantic() bool { return false }
+
+// ScoreKind implements retrieval.KnowledgeProvider.
+func (p *Provider) ScoreKind() string { return "bm25" }
+
+// Health implements retrieval.KnowledgeProvider: the embedded corpus is always there.
+func (p *Provider) Health(context.Context) retrieval.Health {
+	return retrieval.Health{Status: "ok", Detail: "deterministic BM25 over the loaded procedures"}
+}
+
+// Retrieve implements retrieval.KnowledgeProvider with BM25 over section passages.
+func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l := p.ix.Lang(q.Language)
+	if l == nil {
+		return nil, retrieval.ErrUnsupportedLanguage
+	}
+	hits := l.Search(l.Analyzer.Terms(q.Question), q.Category, q.TopK)
+	out := make([]retrieval.Candidate, 0, len(hits))
+	for i, h := range hits {
+		d, s := l.Doc(h.Passage)
+		out = append(out, retrieval.Candidate{
+			DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
+			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: d.Source(s),
+			Content: s.Content, Score: h.Score, Rank: i + 1,
+		})
+	}
+	return out, nil
+}
+
+// answerPassages is how many passages a template answer quotes.
+const answerPassages = 3
+
+// excerptChars is the longest excerpt of a passage in an answer.
+const excerptChars = 400
+
+// Ask implements retrieval.KnowledgeProvider with a template over the best BM25 passages. The
+// answer is grounded only when the best passage covers enough of the question
+// (retrieval.GroundedCoverage); otherwise it says the procedures do not clearly cover it.
+func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+	if err := ctx.Err(); err != nil {
+		return retrieval.GroundedAnswer{}, err
+	}
+	l := p.ix.Lang(q.Language)
+	if l == nil {
+		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
+	}
+	terms := l.Analyzer.Terms(q.Question)
+	hits := l.Search(terms, q.Category, answerPassages)
+	if len(hits) == 0 {
+		return retrieval.GroundedAnswer{
+			Answer: "No procedure passage matches this question, so no answer is given. " +
+				"This is a template from the demo provider, not generated text.",
+			EvidenceState: retrieval.StateInsufficient, Sources: []retrieval.AnswerSource{},
+		}, nil
+	}
+	state := retrieval.StateGrounded
+	var b strings.Builder
+	if l.Coverage(terms, hits[0].Passage) >= retrieval.GroundedCoverage {
+		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(hits))
+	} else {
+		state = retrieval.StateInsufficient
+		b.WriteString("The procedures do not clearly cover this question; no procedure is inferred. " +
+			"Closest passages, extracted by the demo provider (template summary, not generated text):")
+	}
+	sources := make([]retrieval.AnswerSource, 0, len(hits))
+	for i, h := range hits {
+		d, s := l.Doc(h.Passage)
+		excerpt := retrieval.Clip(s.Content, excerptChars)
+		fmt.Fprintf(&b, "\n[%d] %s (version %s), %s: %s", i+1, d.Title, d.Version, s.Heading, excerpt)
+		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: d.Title, Version: d.Version,
+			Section: s.Heading, Excerpt: excerpt})
+	}
+	return retrieval.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
+}
+
+// SyncManifest implements retrieval.KnowledgeProvider. The demo provider reads the procedures
+// directly, so there is nothing to upload; it counts the manifest and says so.
+func (p *Provider) SyncManifest(ctx context.Context, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+	if err := ctx.Err(); err != nil {
+		return retrieval.SyncResult{}, err
+	}
+	return retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{},
+		Note: "the demo provider reads the procedures directly; nothing was uploaded"}, nil
+}

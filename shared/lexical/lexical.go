@@ -1,0 +1,249 @@
+// Package lexical is the analysed form of the corpus shared by the L0 keyword layer and the demo
+// provider's BM25: per language, the terms of every section passage and of every document's front
+// matter, and an inverted index scored with Lucene's BM25. It is built once per cold start and is
+// read-only afterwards, so it is safe for concurrent use.
+package lexical
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// BM25 parameters: Lucene's defaults.
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// Index holds one Lang per corpus language.
+type Index struct {
+	langs map[string]*Lang
+}
+
+// Lang is the analysed corpus of one language.
+type Lang struct {
+	Analyzer *textproc.Analyzer
+	Docs     []*knowledge.Document
+	// Front holds each document's analysed front matter, parallel to Docs.
+	Front []Front
+	// Passages are the sections of all documents, ordered by document id, then section number:
+	// that order breaks score ties.
+	Passages []Passage
+
+	postings map[string][]posting
+	avgLen   float64
+	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
+}
+
+// Front is the analysed front matter of one document.
+type Front struct {
+	Title    []string   // distinct title terms
+	Keywords [][]string // one term list per keyword, parallel to Document.Keywords
+	Entities [][]string // one term list per entity, parallel to Document.Entities
+	Category []string   // terms of the category slug
+	// Terms is every term of the front matter.
+	Terms map[string]struct{}
+}
+
+// Passage is one section of one document.
+type Passage struct {
+	Doc     int // index into Lang.Docs
+	Section int // index into Document.Sections
+	Len     int // number of terms
+	Terms   map[string]struct{}
+}
+
+type posting struct {
+	passage int32
+	tf      int32
+}
+
+// Build analyses the corpus.
+func Build(c *knowledge.Corpus) *Index {
+	ix := &Index{langs: map[string]*Lang{}}
+	for _, lang := range knowledge.Languages {
+		ix.langs[lang] = buildLang(lang, c.Documents(lang))
+	}
+	return ix
+}
+
+// Lang returns the analysed corpus of lang, or nil for an unknown language.
+func (ix *Index) Lang(lang string) *Lang { return ix.langs[lang] }
+
+func buildLang(lang string, docs []*knowledge.Document) *Lang {
+	base := textproc.New(lang)
+	a := base
+	if lang == "de" {
+		var texts []string
+		for _, d := range docs {
+			texts = append(texts, d.Title, strings.Join(d.Keywords, " "), strings.Join(d.Entities, " "))
+			for _, s := range d.Sections {
+				texts = append(texts, s.Heading, s.Content)
+			}
+		}
+		a = base.WithSplitter(textproc.NewSplitter(base, texts...))
+	}
+	l := &Lang{Analyzer: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
+	total := 0
+	for di, d := range docs {
+		l.Front = append(l.Front, analyseFront(a, d))
+		meta := strings.Join(d.Keywords, "\n")
+		for si, s := range d.Sections {
+			// A passage is indexed with its breadcrumb and its document's keywords, so that a
+			// section is found by the procedure it belongs to as well as by its own words.
+			terms := a.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + meta)
+			p := Passage{Doc: di, Section: si, Len: len(terms), Terms: set(terms)}
+			tf := map[string]int32{}
+			for _, t := range terms {
+				tf[t]++
+			}
+			for t, n := range tf {
+				l.postings[t] = append(l.postings[t], posting{passage: int32(len(l.Passages)), tf: n})
+			}
+			l.byAnchor[d.ID+"#"+s.Anchor] = len(l.Passages)
+			l.Passages = append(l.Passages, p)
+			total += len(terms)
+		}
+	}
+	if len(l.Passages) > 0 {
+		l.avgLen = float64(total) / float64(len(l.Passages))
+	}
+	return l
+}
+
+func analyseFront(a *textproc.Analyzer, d *knowledge.Document) Front {
+	f := Front{Terms: map[string]struct{}{}}
+	add := func(text string) []string {
+		ts := unique(a.Terms(text))
+		for _, t := range ts {
+			f.Terms[t] = struct{}{}
+		}
+		return ts
+	}
+	f.Title = add(d.Title)
+	for _, k := range d.Keywords {
+		f.Keywords = append(f.Keywords, add(k))
+	}
+	for _, e := range d.Entities {
+		f.Entities = append(f.Entities, add(e))
+	}
+	f.Category = add(strings.ReplaceAll(d.Category, "-", " "))
+	return f
+}
+
+// PassageOf returns the passage of a document's section, by section anchor.
+func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
+	i, ok := l.byAnchor[docID+"#"+anchor]
+	return i, ok
+}
+
+// Doc returns the document and section of a passage.
+func (l *Lang) Doc(passage int) (*knowledge.Document, *knowledge.Section) {
+	p := l.Passages[passage]
+	d := l.Docs[p.Doc]
+	return d, &d.Sections[p.Section]
+}
+
+// IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for
+// a term that no passage contains.
+func (l *Lang) IDF(term string) float64 {
+	n := float64(len(l.postings[term]))
+	N := float64(len(l.Passages))
+	return math.Log(1 + (N-n+0.5)/(n+0.5))
+}
+
+// Hit is one scored passage.
+type Hit struct {
+	Passage int
+	Score   float64
+}
+
+// Search scores passages against the query terms with BM25 (Lucene's form:
+// idf * tf / (tf + k1 * (1 - b + b * len/avglen))) and returns the best topK, highest score
+// first, ties broken by document id, then section order. A non-empty category keeps only the
+// passages of documents in that category; statistics stay corpus-wide, as in Lucene's filters.
+func (l *Lang) Search(query []string, category string, topK int) []Hit {
+	if topK <= 0 || len(l.Passages) == 0 {
+		return nil
+	}
+	scores := make([]float64, len(l.Passages))
+	for _, t := range unique(query) {
+		ps := l.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := l.IDF(t)
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := K1 * (1 - B + B*float64(l.Passages[p.passage].Len)/l.avgLen)
+			scores[p.passage] += idf * tf / (tf + norm)
+		}
+	}
+	hits := make([]Hit, 0, topK)
+	for i, s := range scores {
+		if s <= 0 || (category != "" && l.Docs[l.Passages[i].Doc].Category != category) {
+			continue
+		}
+		hits = append(hits, Hit{Passage: i, Score: s})
+	}
+	// Passages are stored in (document id, section) order, so a stable sort on score alone
+	// keeps the documented tie order.
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	if len(hits) > topK {
+		hits = hits[:topK]
+	}
+	return hits
+}
+
+// Coverage is the IDF-weighted share of the query's terms that occur in the passage or in its
+// document's front matter: 1 when every query term is there, 0 when none is. It is how the
+// service tells a passage that answers the question from one that shares a word with it.
+func (l *Lang) Coverage(query []string, passage int) float64 {
+	p := l.Passages[passage]
+	front := l.Front[p.Doc].Terms
+	var have, want float64
+	for _, t := range unique(query) {
+		w := l.IDF(t)
+		want += w
+		if _, ok := p.Terms[t]; ok {
+			have += w
+		} else if _, ok := front[t]; ok {
+			have += w
+		}
+	}
+	if want == 0 {
+		return 0
+	}
+	return have / want
+}
+
+func set(terms []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(terms))
+	for _, t := range terms {
+		m[t] = struct{}{}
+	}
+	return m
+}
+
+// unique returns terms without repeats, in first-seen order.
+func unique(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package retrieval
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+// l0Match is one document matched by its front matter.
+type l0Match struct {
+	doc     int
+	weight  float64 // sum of the IDF of the query terms the front matter covers
+	reasons []string
+	passage int // the document's section that best matches the question
+}
+
+// l0 matches the question's terms against every document's front matter (title, keywords,
+// entities, category). A document's weight is the IDF weight of the question terms its front
+// matter holds, each term counted once; a keyword or entity is a named hit when all of its terms
+// are in the question, a title when the question holds at least half of its IDF weight.
+// Domains are the categories of the leading matches (see leading).
+func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
+	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
+	q := make(map[string]struct{}, len(query))
+	for _, t := range query {
+		q[t] = struct{}{}
+	}
+	var matches []l0Match
+	for di, d := range l.Docs {
+		f := &l.Front[di]
+		var weight float64
+		for _, t := range query {
+			if _, ok := f.Terms[t]; ok {
+				weight += l.IDF(t)
+			}
+		}
+		if weight == 0 {
+			continue
+		}
+		var reasons []string
+		for i, kw := range f.Keywords {
+			if containsAll(q, kw) {
+				reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
+				hints.MatchedKeywords = appendNew(hints.MatchedKeywords, d.Keywords[i])
+			}
+		}
+		for i, e := range f.Entities {
+			if containsAll(q, e) {
+				reasons = append(reasons, "l0:entity:"+d.Entities[i])
+				hints.Entities = appendNew(hints.Entities, d.Entities[i])
+			}
+		}
+		var have, want float64
+		for _, t := range f.Title {
+			w := l.IDF(t)
+			want += w
+			if _, ok := q[t]; ok {
+				have += w
+			}
+		}
+		if want > 0 && have*2 >= want {
+			reasons = append(reasons, "l0:title")
+			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
+		}
+		if containsAll(q, f.Category) {
+			reasons = append(reasons, "l0:category:"+d.Category)
+		}
+		if len(reasons) == 0 {
+			reasons = append(reasons, "l0:front-matter-terms")
+		}
+		matches = append(matches, l0Match{doc: di, weight: weight, reasons: reasons, passage: bestSection(l, di, query)})
+	}
+	// Documents are in id order, so a stable sort keeps id order among equal weights.
+	slices.SortStableFunc(matches, func(a, b l0Match) int { return cmpDesc(a.weight, b.weight) })
+	for _, m := range leading(matches) {
+		hints.Domains = appendNew(hints.Domains, strings.TrimSpace(l.Docs[m.doc].Category))
+	}
+	return hints, matches
+}
+
+// leading returns the matches whose weight is at least half the best one's (matches are sorted).
+// They make the domains and take part in fusion; the others are hints, and evidence only when
+// L1 has nothing.
+func leading(matches []l0Match) []l0Match {
+	for i, m := range matches {
+		if m.weight*2 < matches[0].weight {
+			return matches[:i]
+		}
+	}
+	return matches
+}
+
+// bestSection picks the section of a matched document that shares the most IDF weight with the
+// question; the first section (the procedure's scope) when none shares any.
+func bestSection(l *lexical.Lang, doc int, query []string) int {
+	best, bestW := -1, 0.0
+	for pi := range l.Passages {
+		p := &l.Passages[pi]
+		if p.Doc != doc {
+			if best >= 0 {
+				break // passages of one document are contiguous
+			}
+			continue
+		}
+		if best < 0 {
+			best = pi
+		}
+		var w float64
+		for _, t := range query {
+			if _, ok := p.Terms[t]; ok {
+				w += l.IDF(t)
+			}
+		}
+		if w > bestW {
+			best, bestW = pi, w
+		}
+	}
+	return best
+}
+
+func containsAll(set map[string]struct{}, terms []string) bool {
+	if len(terms) == 0 {
+		return false
+	}
+	for _, t := range terms {
+		if _, ok := set[t]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,130 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+)
+
+// KnowledgeProvider is the Go form of seed 004's adapter interface (health, ask, sync_manifest),
+// plus Retrieve, the L1 layer of a lookup. The demo provider and the RAGcore provider implement it.
+type KnowledgeProvider interface {
+	// Name is the provider's name as the API reports it: "demo" or "ragcore".
+	Name() string
+	// Semantic reports whether Retrieve is a semantic (embedding) search. Only semantic
+	// candidates may give a lookup semantic support.
+	Semantic() bool
+	// ScoreKind names the meaning of Candidate.Score ("bm25", "cosine_similarity").
+	ScoreKind() string
+	Health(ctx context.Context) Health
+	Retrieve(ctx context.Context, q Query) ([]Candidate, error)
+	Ask(ctx context.Context, q AskQuery) (GroundedAnswer, error)
+	SyncManifest(ctx context.Context, docs []DocumentRef) (SyncResult, error)
+}
+
+// ErrUnavailable marks a provider that cannot be reached at all (as opposed to one that failed a
+// request). Providers wrap it; the service checks it with errors.Is.
+var ErrUnavailable = errors.New("provider unavailable")
+
+// Actor is the authenticated caller. It always comes from the transport's authentication, never
+// from a request body.
+type Actor struct {
+	ID     string
+	Scopes []string
+}
+
+// HasScope reports whether the actor holds scope.
+func (a Actor) HasScope(scope string) bool {
+	for _, s := range a.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Health is a provider's health.
+type Health struct {
+	Status string // "ok", "degraded", "unavailable"
+	Detail string // safe for clients: no host names, no SDK errors
+}
+
+// Query is an L1 retrieval request.
+type Query struct {
+	Question string
+	Language string
+	TopK     int
+	// Category is the L0-derived metadata filter; empty means no filter.
+	Category      string
+	Actor         Actor
+	CorrelationID string
+}
+
+// Candidate is one L1 passage.
+type Candidate struct {
+	DocumentID    string
+	Version       string
+	EffectiveDate string
+	Title         string
+	Section       string
+	Anchor        string
+	Category      string
+	Source        string // "procedures/<language>/<id>.md#<anchor>"
+	Content       string
+	Score         float64
+	Rank          int
+}
+
+// AskQuery is a grounded-answer request.
+type AskQuery struct {
+	Question      string
+	Language      string
+	Category      string
+	Actor         Actor
+	CorrelationID string
+}
+
+// GroundedAnswer is the seed's answer contract.
+type GroundedAnswer struct {
+	Answer        string
+	EvidenceState string
+	Sources       []AnswerSource
+	// Generated is true when the answer text was written by a model, false for a template.
+	Generated bool
+}
+
+// AnswerSource is one cited source of an answer.
+type AnswerSource struct {
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title"`
+	Version    string `json:"version"`
+	Section    string `json:"section"`
+	Excerpt    string `json:"excerpt"`
+}
+
+// DocumentRef names one authoritative source in a manifest sync.
+type DocumentRef struct {
+	DocumentID    string
+	Language      string
+	Title         string
+	Version       string
+	EffectiveDate string
+	Category      string
+	SHA256        string
+	Content       []byte
+}
+
+// SyncResult is the outcome of a manifest sync for one language.
+type SyncResult struct {
+	Documents int
+	Uploaded  int
+	Unchanged int
+	Failed    []SyncFailure
+	// Note says, in plain words, what the provider did ("the demo provider syncs nothing").
+	Note string
+}
+
+// SyncFailure is one document a sync could not deliver.
+type SyncFailure struct {
+	DocumentID string `json:"document_id"`
+	Reason     string `json:"reason"`
+}

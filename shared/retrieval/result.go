@@ -1,0 +1,170 @@
+package retrieval
+
+import "time"
+
+// Evidence states of api.md.
+const (
+	StateGrounded     = "grounded"
+	StateInsufficient = "insufficient"
+	StateUnavailable  = "unavailable"
+)
+
+// Retrieval layers of api.md.
+const (
+	LayerL0   = "L0"
+	LayerL1   = "L1"
+	LayerBoth = "L0+L1"
+	LayerNone = "none"
+)
+
+// L1 statuses of api.md.
+const (
+	L1OK          = "ok"
+	L1Empty       = "empty"
+	L1Failed      = "failed"
+	L1Disabled    = "disabled"
+	L1Unavailable = "unavailable"
+)
+
+// EvidenceBlock is one structured piece of evidence: a section of a procedure with provenance.
+type EvidenceBlock struct {
+	Source         string   `json:"source"`
+	DocumentID     string   `json:"document_id"`
+	Version        string   `json:"version"`
+	EffectiveDate  string   `json:"effective_date"`
+	Title          string   `json:"title"`
+	Breadcrumb     string   `json:"breadcrumb"`
+	Section        string   `json:"section"`
+	Category       string   `json:"category"`
+	RetrievalLayer string   `json:"retrieval_layer"`
+	Content        string   `json:"content"`
+	HitReasons     []string `json:"hit_reasons"`
+	Score          Score    `json:"score"`
+	Rank           int      `json:"rank"`
+}
+
+// Score is a score with its meaning: scores of different paths are never compared as numbers.
+type Score struct {
+	Value          float64 `json:"value"`
+	Kind           string  `json:"kind"`
+	HigherIsBetter bool    `json:"higher_is_better"`
+}
+
+// Relevance is the service's judgement of the evidence.
+type Relevance struct {
+	Assessment      string  `json:"assessment"` // strong | weak | none
+	SemanticSupport bool    `json:"semantic_support"`
+	Coverage        float64 `json:"coverage"`
+	Reason          string  `json:"reason"`
+}
+
+// L0Hints is the hint data of the keyword/front-matter layer.
+type L0Hints struct {
+	MatchedTitles   []string `json:"matched_titles"`
+	MatchedKeywords []string `json:"matched_keywords"`
+	Domains         []string `json:"domains"`
+	Entities        []string `json:"entities"`
+}
+
+// L1Details describes the L1 call of a lookup.
+type L1Details struct {
+	Status         string  `json:"status"`
+	Provider       string  `json:"provider"`
+	CategoryFilter *string `json:"category_filter"`
+	CandidateCount int     `json:"candidate_count"`
+	ScoreKind      string  `json:"score_kind"`
+	ErrorClass     string  `json:"error_class,omitempty"`
+}
+
+// Details is the "retrieval" object of a lookup response.
+type Details struct {
+	Layer           string    `json:"layer"`
+	L0              L0Hints   `json:"l0"`
+	L1              L1Details `json:"l1"`
+	CandidateCount  int       `json:"candidate_count"`
+	FinalBlockCount int       `json:"final_block_count"`
+}
+
+// Result is the outcome of a lookup, shaped as the POST /lookup response.
+type Result struct {
+	EvidenceState  string          `json:"evidence_state"`
+	Primary        *EvidenceBlock  `json:"primary"`
+	Supplement     []EvidenceBlock `json:"supplement"`
+	EvidenceBlocks []EvidenceBlock `json:"evidence_blocks"`
+	Relevance      Relevance       `json:"relevance"`
+	Retrieval      Details         `json:"retrieval"`
+	Provider       string          `json:"provider"`
+	InvocationID   string          `json:"invocation_id"`
+}
+
+// Answer is the outcome of an ask, shaped as the POST /ask response.
+type Answer struct {
+	Answer        string         `json:"answer"`
+	EvidenceState string         `json:"evidence_state"`
+	Sources       []AnswerSource `json:"sources"`
+	Provider      string         `json:"provider"`
+	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
+	// or "generated" (written by RAGcore from its citations).
+	AnswerKind   string `json:"answer_kind"`
+	InvocationID string `json:"invocation_id"`
+}
+
+// Trace is the persisted record of one lookup or ask call (tool_invocation). It holds no
+// question text: only its SHA-256 and length.
+type Trace struct {
+	InvocationID     string       `json:"invocation_id"`
+	Tool             string       `json:"tool"`
+	CreatedAt        time.Time    `json:"created_at"`
+	ActorID          string       `json:"actor_id"`
+	QuestionSHA256   string       `json:"question_sha256"`
+	QuestionChars    int          `json:"question_chars"`
+	Language         string       `json:"language"`
+	RetrievalDetails TraceDetails `json:"retrieval_details"`
+	// ExpiresAt is when the retention ends (DynamoDB TTL attribute when stored there).
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Tools recorded in traces.
+const (
+	ToolLookup = "lookup_knowledge"
+	ToolAsk    = "ask"
+)
+
+// TraceDetails is tool_invocation.retrieval_details: compact by design.
+type TraceDetails struct {
+	Layer             string         `json:"layer"`
+	EvidenceState     string         `json:"evidence_state"`
+	L0                L0Hints        `json:"l0"`
+	L1                L1Details      `json:"l1"`
+	CandidateCount    int            `json:"candidate_count"`
+	FinalBlockCount   int            `json:"final_block_count"`
+	EvidenceSummaries []BlockSummary `json:"evidence_summaries"`
+	Sidecar           SidecarStatus  `json:"sidecar"`
+	LatencyMs         Latency        `json:"latency_ms"`
+}
+
+// BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.
+type BlockSummary struct {
+	Source         string   `json:"source"`
+	Title          string   `json:"title"`
+	RetrievalLayer string   `json:"retrieval_layer"`
+	Score          Score    `json:"score"`
+	HitReasons     []string `json:"hit_reasons"`
+	Content        string   `json:"content"`
+}
+
+// SummaryChars is the longest content kept in a block summary, in characters.
+const SummaryChars = 200
+
+// SidecarStatus is the sidecar's part in a call.
+type SidecarStatus struct {
+	Enabled bool   `json:"enabled"`
+	Status  string `json:"status"` // disabled | ok | failed
+}
+
+// Latency is per-layer latency in milliseconds.
+type Latency struct {
+	L0    float64 `json:"l0"`
+	L1    float64 `json:"l1"`
+	Total float64 `json:"total"`
+}

@@ -1,0 +1,274 @@
+// Package retrieval is the lookup_knowledge flow shared by the Lambda functions: L0 keyword and
+// front-matter hints, the provider's L1 layer filtered by an unambiguous L0 domain, fusion into
+// de-duplicated evidence blocks with provenance, the relevance judgement that decides between
+// grounded and insufficient, and the compact invocation trace of every call.
+package retrieval
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+// Errors the transport maps to status codes.
+var (
+	ErrUnsupportedLanguage = errors.New("unsupported language")
+	ErrNotFound            = errors.New("not found")
+)
+
+// TraceStore keeps invocation traces.
+type TraceStore interface {
+	PutTrace(ctx context.Context, t Trace) error
+	GetTrace(ctx context.Context, invocationID string) (Trace, error) // ErrNotFound when absent or expired
+}
+
+// Metrics counts events; obs.EMF implements it.
+type Metrics interface {
+	Count(name string, n int)
+}
+
+// Options tune the service; the zero value is not valid, start from DefaultOptions.
+type Options struct {
+	// L1Enabled turns the L1 layer off when false (L1 status "disabled").
+	L1Enabled bool
+	// TraceRetention is how long traces are kept.
+	TraceRetention time.Duration
+	// GroundedCoverage is the smallest coverage of the question by the primary block that counts as
+	// strong evidence (see lexical.Lang.Coverage).
+	GroundedCoverage float64
+	// Metrics receives the TraceWriteFailures count; nil records nothing.
+	Metrics Metrics
+	// L0Weight is how much the L0 layer counts in fusion against the L1 layer (see fuse).
+	L0Weight float64
+}
+
+// DefaultOptions are the production settings; the evaluation set in eval/ measures them.
+func DefaultOptions() Options {
+	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 0.5}
+}
+
+// GroundedCoverage is the default grounded threshold, shared with the demo provider's answers.
+const GroundedCoverage = 0.55
+
+// Service runs lookups and asks. It is safe for concurrent use.
+type Service struct {
+	ix       *lexical.Index
+	provider KnowledgeProvider
+	traces   TraceStore
+	opts     Options
+	log      *slog.Logger
+	now      func() time.Time
+
+	traceFailures atomic.Int64
+}
+
+// New builds the service.
+func New(ix *lexical.Index, p KnowledgeProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
+	return &Service{ix: ix, provider: p, traces: traces, opts: opts, log: log, now: time.Now}
+}
+
+// Provider is the active knowledge provider.
+func (s *Service) Provider() KnowledgeProvider { return s.provider }
+
+// TraceFailures counts trace writes that failed since start.
+func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
+
+// LookupRequest is a validated lookup.
+type LookupRequest struct {
+	Question      string
+	Language      string
+	TopK          int
+	Actor         Actor
+	CorrelationID string
+}
+
+// Lookup runs the lookup_knowledge flow and records its trace.
+func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error) {
+	l := s.ix.Lang(req.Language)
+	if l == nil {
+		return Result{}, ErrUnsupportedLanguage
+	}
+	start := s.now()
+	query := uniqueTerms(l.Analyzer.Terms(req.Question))
+	hints, matches := l0(l, query)
+	l0Done := s.now()
+
+	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
+	var cands []Candidate
+	if s.opts.L1Enabled {
+		if len(hints.Domains) == 1 {
+			l1.CategoryFilter = &hints.Domains[0]
+		}
+		q := Query{Question: req.Question, Language: req.Language, TopK: min(2*req.TopK, 40),
+			Actor: req.Actor, CorrelationID: req.CorrelationID}
+		if l1.CategoryFilter != nil {
+			q.Category = *l1.CategoryFilter
+		}
+		var err error
+		cands, err = s.provider.Retrieve(ctx, q)
+		switch {
+		case errors.Is(err, ErrUnavailable):
+			l1.Status, l1.ErrorClass = L1Unavailable, errorClass(err)
+		case err != nil:
+			l1.Status, l1.ErrorClass = L1Failed, errorClass(err)
+		case len(cands) == 0:
+			l1.Status = L1Empty
+		default:
+			l1.Status = L1OK
+		}
+		if err != nil {
+			cands = nil
+			s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
+				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", err)
+		}
+		l1.CandidateCount = len(cands)
+	}
+	l1Done := s.now()
+
+	fused := leading(matches)
+	if len(cands) == 0 {
+		fused = matches // L1 has nothing: every L0 match is evidence
+	}
+	blocks := s.fuse(l, query, fused, cands, req.TopK)
+	res := Result{
+		EvidenceBlocks: blocks,
+		Supplement:     []EvidenceBlock{},
+		Provider:       s.provider.Name(),
+		Retrieval: Details{
+			Layer: layerOf(len(matches) > 0, len(cands) > 0), L0: hints, L1: l1,
+			CandidateCount: min(len(fused), req.TopK) + len(cands), FinalBlockCount: len(blocks),
+		},
+	}
+	if len(blocks) > 0 {
+		res.Primary = &blocks[0]
+		res.Supplement = blocks[1:]
+	}
+	res.Relevance = s.assess(l, query, blocks, l1)
+	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
+
+	res.InvocationID = newID()
+	end := s.now()
+	s.record(ctx, Trace{
+		InvocationID: res.InvocationID, Tool: ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
+		RetrievalDetails: TraceDetails{
+			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: hints, L1: l1,
+			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(blocks),
+			EvidenceSummaries: summaries(blocks),
+			Sidecar:           SidecarStatus{Status: "disabled"},
+			LatencyMs:         Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(end.Sub(start))},
+		},
+	}, req.Question, req.CorrelationID)
+	return res, nil
+}
+
+// Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
+// Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
+func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace, error) {
+	t, err := s.traces.GetTrace(ctx, id)
+	if err != nil {
+		return Trace{}, err
+	}
+	if t.ActorID != actor.ID && !actor.HasScope("knowledge:admin") {
+		return Trace{}, ErrNotFound
+	}
+	return t, nil
+}
+
+// record completes and stores a trace. A failed write never fails the caller's request: it is
+// logged with the invocation id and counted.
+func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
+	sum := sha256.Sum256([]byte(question))
+	t.QuestionSHA256 = hex.EncodeToString(sum[:])
+	t.QuestionChars = utf8.RuneCountInString(question)
+	t.CreatedAt = s.now().UTC()
+	t.ExpiresAt = t.CreatedAt.Add(s.opts.TraceRetention)
+	if err := s.traces.PutTrace(ctx, t); err != nil {
+		n := s.traceFailures.Add(1)
+		if s.opts.Metrics != nil {
+			s.opts.Metrics.Count("TraceWriteFailures", 1)
+		}
+		s.log.ErrorContext(ctx, "trace write failed; the response is unaffected",
+			"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n, "error", err)
+	}
+}
+
+func layerOf(l0, l1 bool) string {
+	switch {
+	case l0 && l1:
+		return LayerBoth
+	case l0:
+		return LayerL0
+	case l1:
+		return LayerL1
+	}
+	return LayerNone
+}
+
+func evidenceState(r Relevance, blocks int, l1Status string) string {
+	switch {
+	case blocks == 0 && (l1Status == L1Failed || l1Status == L1Unavailable):
+		return StateUnavailable
+	case r.Assessment == "strong":
+		return StateGrounded
+	}
+	return StateInsufficient
+}
+
+// errorClass names an error for traces and logs without its message: "timeout", "canceled",
+// "unavailable" or "error".
+func errorClass(err error) string {
+	var c interface{ Class() string }
+	switch {
+	case errors.As(err, &c):
+		return c.Class()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, ErrUnavailable):
+		return "unavailable"
+	}
+	return "error"
+}
+
+func summaries(blocks []EvidenceBlock) []BlockSummary {
+	out := make([]BlockSummary, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
+			Score: b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars)})
+	}
+	return out
+}
+
+// Clip cuts s to at most n characters (runes), marking the cut with "…".
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// newID returns a random, URL-safe id (26 base32 characters, 128 bits).
+func newID() string { return rand.Text() }
+
+func uniqueTerms(terms []string) []string {
+	out := terms[:0:0]
+	for _, t := range terms {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
