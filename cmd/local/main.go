@@ -1,0 +1,60 @@
+// Command local serves the API on LOCAL_ADDR (default 127.0.0.1:3000) with the same handler the
+// Lambda functions use; only the transport adapter differs. `make local` runs it with
+// AUTH_MODE=local-headers.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := config.FromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a, err := app.New(ctx, cfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Addr:              cfg.LocalAddr,
+		Handler:           a.Handler.HTTP(10 * time.Second),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       60 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	a.Log.Info("local API listening", "addr", "http://"+cfg.LocalAddr+"/api/v1/knowledge", "auth_mode", cfg.AuthMode)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+// Package api is the HTTP surface of api.md, independent of transport: a Handler serves a
+// Request and returns a Response, and thin adapters connect it to API Gateway HTTP API events
+// (payload 2.0) in Lambda and to net/http for the local API. Both run the same code.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// BasePath is the base path of every route.
+const BasePath = "/api/v1/knowledge"
+
+// MaxBody is the largest request body accepted (64 KiB).
+const MaxBody = 64 << 10
+
+// Scopes of api.md.
+const (
+	ScopeRead       = "knowledge:read"
+	ScopeSync       = "knowledge:sync"
+	ScopeSyncReport = "knowledge:sync:report"
+	ScopeAdmin      = "knowledge:admin"
+)
+
+// AuthMode says where the actor comes from.
+type AuthMode string
+
+// Auth modes: JWT authorizer claims when deployed, X-Actor-* headers locally.
+const (
+	AuthJWT          AuthMode = "jwt"
+	AuthLocalHeaders AuthMode = "local-headers"
+)
+
+// Request is a transport-neutral HTTP request.
+type Request struct {
+	Method string
+	// Path is the path after any stage prefix, e.g. "/api/v1/knowledge/lookup".
+	Path string
+	// Header holds request headers with lower-case names.
+	Header map[string]string
+	Query  map[string]string
+	Body   []byte
+	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
+	Claims map[string]string
+	// RequestID is the platform's request id (Lambda), for logs.
+	RequestID string
+}
+
+// Response is a transport-neutral HTTP response.
+type Response struct {
+	Status int
+	Header map[string]string
+	Body   []byte
+}
+
+// Handler serves the routes of api.md.
+type Handler struct {
+	svc    *retrieval.Service
+	auth   AuthMode
+	log    *slog.Logger
+	routes []route
+	now    func() time.Time
+}
+
+type route struct {
+	method string
+	path   string // relative to BasePath; a trailing "/{}" matches one path segment
+	scope  string
+	serve  func(ctx context.Context, c *call) (any, *Error)
+}
+
+// call is one request in flight.
+type call struct {
+	req           Request
+	correlationID string
+	actor         retrieval.Actor
+	param         string // the {} segment of the route
+	status        int    // success status, 200 unless set
+}
+
+// New builds the handler for the lookup function's routes.
+func New(svc *retrieval.Service, auth AuthMode, log *slog.Logger) *Handler {
+	h := &Handler{svc: svc, auth: auth, log: log, now: time.Now}
+	h.routes = []route{
+		{http.MethodPost, "/lookup", ScopeRead, h.lookup},
+		{http.MethodPost, "/ask", ScopeRead, h.ask},
+		{http.MethodGet, "/health", ScopeRead, h.health},
+		{http.MethodGet, "/invocations/{}", ScopeRead, h.invocation},
+	}
+	return h
+}
+
+var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// Serve handles one request. It never returns a Go error: every failure is a response in the
+// contract's error shape, and panics become 500s with the details only in the log.
+func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
+	start := h.now()
+	c := &call{req: req, correlationID: req.Header["x-correlation-id"], status: http.StatusOK}
+	if !correlationPattern.MatchString(c.correlationID) {
+		c.correlationID = rand.Text()
+	}
+	log := h.log.With("correlation_id", c.correlationID, "request_id", req.RequestID)
+	defer func() {
+		if p := recover(); p != nil {
+			log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp = h.errorResponse(c, errInternal)
+		}
+		log.InfoContext(ctx, "request", "method", req.Method, "path", req.Path, "status", resp.Status,
+			"actor_id", c.actor.ID, "duration_ms", float64(h.now().Sub(start).Microseconds())/1000)
+	}()
+	out, apiErr := h.dispatch(ctx, c)
+	if apiErr != nil {
+		if apiErr.Status >= 500 {
+			log.ErrorContext(ctx, "request failed", "code", apiErr.Code)
+		}
+		return h.errorResponse(c, apiErr)
+	}
+	return h.jsonResponse(c, c.status, out)
+}
+
+func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
+	rel, ok := strings.CutPrefix(c.req.Path, BasePath)
+	if !ok {
+		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath}
+	}
+	var allowed []string
+	for _, r := range h.routes {
+		param, ok := match(r.path, rel)
+		if !ok {
+			continue
+		}
+		if r.method != c.req.Method {
+			allowed = append(allowed, r.method)
+			continue
+		}
+		c.param = param
+		if err := h.authorize(c, r.scope); err != nil {
+			return nil, err
+		}
+		return r.serve(ctx, c)
+	}
+	if len(allowed) > 0 {
+		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(allowed, ", ")}
+	}
+	return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+}
+
+// match matches a route pattern against a path relative to BasePath.
+func match(pattern, rel string) (string, bool) {
+	prefix, ok := strings.CutSuffix(pattern, "{}")
+	if !ok {
+		return "", rel == pattern
+	}
+	param, ok := strings.CutPrefix(rel, prefix)
+	if !ok || param == "" || strings.Contains(param, "/") {
+		return "", false
+	}
+	return param, true
+}
+
+var actorPattern = regexp.MustCompile(`^[A-Za-z0-9@._:|+-]{1,128}$`)
+
+// authorize resolves the actor from the transport's authentication, never from the body, and
+// checks the route's scope.
+func (h *Handler) authorize(c *call, scope string) *Error {
+	var id, scopes string
+	switch h.auth {
+	case AuthLocalHeaders:
+		id, scopes = c.req.Header["x-actor-id"], c.req.Header["x-actor-scope"]
+	default:
+		id, scopes = c.req.Claims["sub"], c.req.Claims["scope"]
+	}
+	id = strings.TrimSpace(id)
+	if id == "" || !actorPattern.MatchString(id) {
+		msg := "authentication required"
+		if h.auth == AuthLocalHeaders {
+			msg = "authentication required: send X-Actor-Id and X-Actor-Scope"
+		}
+		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
+	}
+	c.actor = retrieval.Actor{ID: id, Scopes: strings.Fields(scopes)}
+	if !c.actor.HasScope(scope) {
+		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "this call needs the scope " + scope}
+	}
+	return nil
+}
+
+// decode reads a JSON object body into v after the content-type and size checks of api.md.
+func decode(c *call, v any) *Error {
+	if len(c.req.Body) > MaxBody {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+	}
+	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
+		return invalid("", "a JSON request body is required")
+	}
+	mt, _, err := mime.ParseMediaType(c.req.Header["content-type"])
+	if err != nil || mt != "application/json" {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: "Content-Type must be application/json"}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(c.req.Body)))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return invalid("", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) *Error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+	case errors.As(err, &te):
+		return invalid("", "the body must be a JSON object")
+	case errors.As(err, &se):
+		return invalid("", fmt.Sprintf("the body is not valid JSON (at byte %d)", se.Offset))
+	}
+	return invalid("", "the body is not valid JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	}
+	return "value of another type"
+}
+
+type errorBody struct {
+	Error         *Error `json:"error"`
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) errorResponse(c *call, e *Error) Response {
+	r := h.jsonResponse(c, e.Status, errorBody{Error: e, CorrelationID: c.correlationID})
+	if e.Status == http.StatusMethodNotAllowed {
+		var allow []string
+		for _, rt := range h.routes {
+			if _, ok := match(rt.path, strings.TrimPrefix(c.req.Path, BasePath)); ok && !slices.Contains(allow, rt.method) {
+				allow = append(allow, rt.method)
+			}
+		}
+		r.Header["Allow"] = strings.Join(allow, ", ")
+	}
+	return r
+}
+
+// jsonResponse encodes v, adding correlation_id to it: v is a struct whose JSON form is an
+// object, or a map.
+func (h *Handler) jsonResponse(c *call, status int, v any) Response {
+	body, err := json.Marshal(v)
+	if err != nil {
+		h.log.Error("encode response", "correlation_id", c.correlationID, "error", err)
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(errorBody{Error: errInternal, CorrelationID: c.correlationID})
+	}
+	return Response{Status: status, Body: body, Header: map[string]string{
+		"Content-Type":     "application/json",
+		"X-Correlation-Id": c.correlationID,
+		"Cache-Control":    "no-store",
+	}}
+}

@@ -1,0 +1,172 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// Request limits of api.md.
+const (
+	MaxQuestionChars = 2000
+	DefaultTopK      = 5
+	MaxTopK          = 20
+)
+
+type lookupBody struct {
+	Question *string `json:"question"`
+	Language *string `json:"language"`
+	TopK     *int    `json:"top_k"`
+}
+
+type lookupResponse struct {
+	retrieval.Result
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
+	var b lookupBody
+	if err := decode(c, &b); err != nil {
+		return nil, err
+	}
+	q, lang, err := questionAndLanguage(b.Question, b.Language)
+	if err != nil {
+		return nil, err
+	}
+	topK := DefaultTopK
+	if b.TopK != nil {
+		if *b.TopK < 1 || *b.TopK > MaxTopK {
+			return nil, invalid("top_k", fmt.Sprintf("top_k must be an integer from 1 to %d", MaxTopK))
+		}
+		topK = *b.TopK
+	}
+	res, e := h.svc.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
+		Actor: c.actor, CorrelationID: c.correlationID})
+	if e != nil {
+		return nil, h.domainError(ctx, c, e)
+	}
+	return lookupResponse{Result: res, CorrelationID: c.correlationID}, nil
+}
+
+type askBody struct {
+	Question *string `json:"question"`
+	Language *string `json:"language"`
+}
+
+type askResponse struct {
+	retrieval.Answer
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
+	var b askBody
+	if err := decode(c, &b); err != nil {
+		return nil, err
+	}
+	q, lang, err := questionAndLanguage(b.Question, b.Language)
+	if err != nil {
+		return nil, err
+	}
+	ans, e := h.svc.Ask(ctx, retrieval.AskRequest{Question: q, Language: lang, Actor: c.actor, CorrelationID: c.correlationID})
+	if e != nil {
+		return nil, h.domainError(ctx, c, e)
+	}
+	return askResponse{Answer: ans, CorrelationID: c.correlationID}, nil
+}
+
+// questionAndLanguage validates the fields lookup and ask share.
+func questionAndLanguage(question, language *string) (string, string, *Error) {
+	if question == nil || strings.TrimSpace(*question) == "" {
+		return "", "", invalid("question", "question is required and must not be blank")
+	}
+	if n := utf8.RuneCountInString(*question); n > MaxQuestionChars {
+		return "", "", invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
+	}
+	lang, err := languageOf(language)
+	if err != nil {
+		return "", "", err
+	}
+	return *question, lang, nil
+}
+
+// languageOf applies the language rule of api.md: missing means "en", anything unsupported is
+// unsupported_language with the supported list.
+func languageOf(language *string) (string, *Error) {
+	if language == nil {
+		return "en", nil
+	}
+	if !textproc.Supported(*language) {
+		return "", &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
+			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
+				clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+	}
+	return *language, nil
+}
+
+type healthResponse struct {
+	Status        string        `json:"status"`
+	Provider      string        `json:"provider"`
+	Sidecar       sidecarHealth `json:"sidecar"`
+	CorrelationID string        `json:"correlation_id"`
+}
+
+type sidecarHealth struct {
+	Enabled bool   `json:"enabled"`
+	Status  string `json:"status"`
+}
+
+// healthTimeout bounds the provider's health check.
+const healthTimeout = 2 * time.Second
+
+func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	p := h.svc.Provider()
+	return healthResponse{Status: p.Health(ctx).Status, Provider: p.Name(),
+		Sidecar: sidecarHealth{Status: "disabled"}, CorrelationID: c.correlationID}, nil
+}
+
+type invocationResponse struct {
+	retrieval.Trace
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
+	notFound := &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no invocation with this id is visible to you"}
+	if !correlationPattern.MatchString(c.param) {
+		return nil, notFound
+	}
+	t, err := h.svc.Invocation(ctx, c.param, c.actor)
+	if errors.Is(err, retrieval.ErrNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, h.domainError(ctx, c, err)
+	}
+	return invocationResponse{Trace: t, CorrelationID: c.correlationID}, nil
+}
+
+// domainError maps service errors to responses; anything unexpected is a 500 whose details stay
+// in the log.
+func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
+	switch {
+	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
+		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
+			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
+	case errors.Is(err, retrieval.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
+	case errors.Is(err, retrieval.ErrUnavailable):
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
+	}
+	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
+	return errInternal
+}
+
+func clip(s string, n int) string { return retrieval.Clip(s, n) }

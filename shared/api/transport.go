@@ -1,0 +1,81 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+// Lambda adapts the handler to API Gateway HTTP API events (payload format 2.0).
+func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	req := Request{
+		Method: ev.RequestContext.HTTP.Method,
+		Path:   ev.RawPath,
+		Header: make(map[string]string, len(ev.Headers)),
+		Query:  ev.QueryStringParameters,
+	}
+	if req.Path == "" {
+		req.Path = ev.RequestContext.HTTP.Path
+	}
+	// A named stage prefixes the raw path ("/prod/api/..."); the $default stage does not.
+	if st := ev.RequestContext.Stage; st != "" && st != "$default" {
+		req.Path = strings.TrimPrefix(req.Path, "/"+st)
+	}
+	for k, v := range ev.Headers {
+		req.Header[strings.ToLower(k)] = v
+	}
+	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil {
+		req.Claims = a.JWT.Claims
+	}
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		req.RequestID = lc.AwsRequestID
+	}
+	if ev.IsBase64Encoded {
+		body, err := base64.StdEncoding.DecodeString(ev.Body)
+		if err != nil {
+			req.Body = []byte(ev.Body) // served as given: the JSON checks reject it
+		} else {
+			req.Body = body
+		}
+	} else {
+		req.Body = []byte(ev.Body)
+	}
+	resp := h.Serve(ctx, req)
+	return events.APIGatewayV2HTTPResponse{StatusCode: resp.Status, Headers: resp.Header, Body: string(resp.Body)}, nil
+}
+
+// HTTP adapts the handler to net/http, for the local API. It reads at most MaxBody+1 bytes of a
+// body, so that an oversized body is refused without being read whole.
+func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: map[string]string{}}
+		for k, v := range r.Header {
+			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
+		}
+		for k, v := range r.URL.Query() {
+			req.Query[k] = strings.Join(v, ",")
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		if err != nil && !errors.Is(err, io.EOF) {
+			h.log.WarnContext(ctx, "read request body", "error", err)
+		}
+		req.Body = body
+		resp := h.Serve(ctx, req)
+		for k, v := range resp.Header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(resp.Status)
+		if _, err := w.Write(resp.Body); err != nil {
+			h.log.DebugContext(ctx, "write response", "error", err)
+		}
+	})
+}

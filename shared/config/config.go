@@ -1,0 +1,141 @@
+// Package config is the service's configuration: one typed struct, read from the environment once
+// at start-up and validated there, with one clear message per bad variable. Nothing else reads
+// the environment.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting of api.md's configuration table.
+type Config struct {
+	LocalAddr             string
+	Provider              string // "demo" or "ragcore"
+	KnowledgeDir          string // empty: the embedded corpus
+	Tenant                string
+	Workspace             string
+	Collection            string
+	RAGcoreBaseURL        string
+	RAGcoreToken          string
+	RAGcoreTokenParameter string
+	RAGcoreSourcePrefix   string
+	RAGcoreTimeout        time.Duration
+	VerifyConcurrency     int
+	DynamoDBEndpoint      string
+	SidecarEnabled        bool
+	BedrockKnowledgeBase  string
+	BedrockEndpoint       string
+	AuthMode              string // "jwt" or "local-headers"
+	TraceRetention        time.Duration
+	TableName             string
+	L1Enabled             bool
+	LogLevel              string
+	// FunctionName is the Lambda function's name (AWS_LAMBDA_FUNCTION_NAME), "local" outside Lambda.
+	FunctionName string
+}
+
+// FromEnv reads the configuration through getenv (os.Getenv in production). It reports every
+// bad variable at once.
+func FromEnv(getenv func(string) string) (Config, error) {
+	p := parser{getenv: getenv}
+	c := Config{
+		LocalAddr:             p.str("LOCAL_ADDR", "127.0.0.1:3000"),
+		Provider:              p.oneOf("KNOWLEDGE_PROVIDER", "demo", "demo", "ragcore"),
+		KnowledgeDir:          p.str("KNOWLEDGE_DIR", ""),
+		Tenant:                p.str("KNOWLEDGE_TENANT", "northstar-mobility-demo"),
+		Workspace:             p.str("KNOWLEDGE_WORKSPACE", "mobilityops"),
+		Collection:            p.str("KNOWLEDGE_COLLECTION", "internal-procedures"),
+		RAGcoreBaseURL:        p.url("RAGCORE_BASE_URL"),
+		RAGcoreToken:          getenv("RAGCORE_TOKEN"),
+		RAGcoreTokenParameter: p.str("RAGCORE_TOKEN_PARAMETER", ""),
+		RAGcoreSourcePrefix:   p.str("RAGCORE_SOURCE_PREFIX", "mobilityops-procedures"),
+		RAGcoreTimeout:        time.Duration(p.integer("RAGCORE_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
+		VerifyConcurrency:     p.integer("VERIFY_CONCURRENCY", 16, 1, 64),
+		DynamoDBEndpoint:      p.url("DYNAMODB_ENDPOINT"),
+		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", false),
+		BedrockKnowledgeBase:  p.str("BEDROCK_KNOWLEDGE_BASE_ID", ""),
+		BedrockEndpoint:       p.url("BEDROCK_ENDPOINT"),
+		AuthMode:              p.oneOf("AUTH_MODE", "jwt", "jwt", "local-headers"),
+		TraceRetention:        time.Duration(p.integer("TRACE_RETENTION_DAYS", 30, 1, 3650)) * 24 * time.Hour,
+		TableName:             p.str("TABLE_NAME", "mobilityops-knowledge"),
+		L1Enabled:             p.boolean("RETRIEVAL_L1_ENABLED", true),
+		LogLevel:              p.oneOf("LOG_LEVEL", "info", "debug", "info", "warn", "error"),
+		FunctionName:          p.str("AWS_LAMBDA_FUNCTION_NAME", "local"),
+	}
+	if c.Provider == "ragcore" {
+		// The RAGcore provider is not part of this build yet; refusing is clearer than a
+		// provider that cannot answer.
+		p.errs = append(p.errs, errors.New("KNOWLEDGE_PROVIDER=ragcore: the RAGcore provider is not available in this build; use demo"))
+	}
+	if len(p.errs) > 0 {
+		return Config{}, fmt.Errorf("configuration: %w", errors.Join(p.errs...))
+	}
+	return c, nil
+}
+
+type parser struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (p *parser) str(name, def string) string {
+	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (p *parser) oneOf(name, def string, allowed ...string) string {
+	v := p.str(name, def)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	p.errs = append(p.errs, fmt.Errorf("%s=%q: must be one of %s", name, v, strings.Join(allowed, ", ")))
+	return def
+}
+
+func (p *parser) integer(name string, def, lo, hi int) int {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: must be an integer from %d to %d", name, v, lo, hi))
+		return def
+	}
+	return n
+}
+
+func (p *parser) boolean(name string, def bool) bool {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: must be true or false", name, v))
+		return def
+	}
+	return b
+}
+
+func (p *parser) url(name string) string {
+	v := p.str(name, "")
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.errs = append(p.errs, fmt.Errorf("%s: must be an http or https URL", name))
+		return ""
+	}
+	return strings.TrimRight(v, "/")
+}

@@ -1,0 +1,69 @@
+// Package obs is the service's observability seam: structured JSON logs (log/slog) and
+// CloudWatch Embedded Metric Format metrics on stdout.
+package obs
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Service is the service name in logs and metric dimensions.
+const Service = "mobilityops-knowledge"
+
+// Namespace is the CloudWatch metric namespace.
+const Namespace = "MobilityOpsKnowledge"
+
+// NewLogger returns a JSON logger with the service and function name on every line.
+func NewLogger(w io.Writer, level, function string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})).
+		With("service", Service, "function_name", function)
+}
+
+// EMF writes counters as CloudWatch Embedded Metric Format lines; CloudWatch Logs turns them
+// into metrics with no API call from the function.
+type EMF struct {
+	mu       sync.Mutex
+	w        io.Writer
+	function string
+	now      func() time.Time
+}
+
+// NewEMF returns a metric writer for one function.
+func NewEMF(w io.Writer, function string) *EMF { return &EMF{w: w, function: function, now: time.Now} }
+
+// Count records n occurrences of a count metric.
+func (e *EMF) Count(name string, n int) {
+	line := map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": e.now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  Namespace,
+				"Dimensions": [][]string{{"service", "function_name"}},
+				"Metrics":    []any{map[string]string{"Name": name, "Unit": "Count"}},
+			}},
+		},
+		"service":       Service,
+		"function_name": e.function,
+		name:            n,
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, _ = e.w.Write(append(b, '\n'))
+}
+
+// Discard is a metric sink that records nothing, for tests and tools.
+type Discard struct{}
+
+// Count implements the sink.
+func (Discard) Count(string, int) {}
