@@ -57,7 +57,7 @@ func DefaultOptions() Options {
 }
 
 // GroundedCoverage is the default grounded threshold, shared with the demo provider's answers.
-const GroundedCoverage = 0.55
+const GroundedCoverage = 0.45
 
 // Service runs lookups and asks. It is safe for concurrent use.
 type Service struct {

@@ -1,0 +1,539 @@
+package retrieval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+var (
+	ixOnce sync.Once
+	ix     *lexical.Index
+)
+
+func index(t testing.TB) *lexical.Index {
+	ixOnce.Do(func() {
+		c, err := knowledge.Embedded()
+		if err != nil {
+			panic(err)
+		}
+		ix = lexical.Build(c)
+	})
+	return ix
+}
+
+// provider is a KnowledgeProvider for the scenarios: the demo provider's real BM25 unless a
+// scenario replaces its answer, and a record of every query it received.
+type provider struct {
+	*demo.Provider
+	semantic bool
+	err      error
+	cands    func(q retrieval.Query) []retrieval.Candidate
+
+	mu      sync.Mutex
+	queries []retrieval.Query
+}
+
+func (p *provider) Semantic() bool { return p.semantic }
+
+func (p *provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+	p.mu.Lock()
+	p.queries = append(p.queries, q)
+	p.mu.Unlock()
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.cands != nil {
+		return p.cands(q), nil
+	}
+	return p.Provider.Retrieve(ctx, q)
+}
+
+func (p *provider) calls() []retrieval.Query {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.queries)
+}
+
+type fixture struct {
+	svc    *retrieval.Service
+	p      *provider
+	traces *store.Memory
+	logs   *bytes.Buffer
+}
+
+func newFixture(t *testing.T, opts ...func(*retrieval.Options)) *fixture {
+	t.Helper()
+	ix := index(t)
+	p := &provider{Provider: demo.New(ix)}
+	o := retrieval.DefaultOptions()
+	for _, f := range opts {
+		f(&o)
+	}
+	logs := &bytes.Buffer{}
+	traces := store.NewMemory()
+	return &fixture{svc: retrieval.New(ix, p, traces, o, slog.New(slog.NewJSONHandler(logs, nil))), p: p, traces: traces, logs: logs}
+}
+
+func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
+	t.Helper()
+	res, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
+		Actor: retrieval.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
+	if err != nil {
+		t.Fatalf("lookup: %v", err)
+	}
+	return res
+}
+
+func (f *fixture) trace(t *testing.T, id string) retrieval.Trace {
+	t.Helper()
+	tr, err := f.traces.GetTrace(context.Background(), id)
+	if err != nil {
+		t.Fatalf("trace %s: %v", id, err)
+	}
+	return tr
+}
+
+const damageQuestion = "There is a deep scratch and a dent on the rear door, how do I report the damage?"
+
+// Scenario: L0 produces traceable hint data.
+func TestScenarioL0ProducesTraceableHintData(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", "Damage handling procedure: windscreen crack, where do the photos go?")
+	l0 := res.Retrieval.L0
+	if !slices.Contains(l0.MatchedTitles, "Damage handling procedure") {
+		t.Errorf("matched titles %v", l0.MatchedTitles)
+	}
+	if !slices.Contains(l0.MatchedKeywords, "windscreen") {
+		t.Errorf("matched keywords %v", l0.MatchedKeywords)
+	}
+	if !slices.Equal(l0.Domains, []string{"damage"}) {
+		t.Errorf("domains %v", l0.Domains)
+	}
+	if len(l0.Entities) == 0 {
+		t.Errorf("no entities in %+v", l0)
+	}
+}
+
+// Scenario: L0 does not bypass semantic retrieval by default.
+func TestScenarioL0DoesNotBypassSemanticRetrievalByDefault(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", "windscreen")
+	if len(f.p.calls()) != 1 {
+		t.Fatalf("L1 was called %d times after a single L0 match, want 1", len(f.p.calls()))
+	}
+	if res.Retrieval.L1.Status != retrieval.L1OK || res.Retrieval.Layer != retrieval.LayerBoth {
+		t.Errorf("L1 %+v, layer %s", res.Retrieval.L1, res.Retrieval.Layer)
+	}
+
+	off := newFixture(t, func(o *retrieval.Options) { o.L1Enabled = false })
+	res = off.lookup(t, "en", "windscreen")
+	if len(off.p.calls()) != 0 || res.Retrieval.L1.Status != retrieval.L1Disabled {
+		t.Fatalf("disabled L1 was called or not reported: %+v", res.Retrieval.L1)
+	}
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Retrieval.Layer != retrieval.LayerL0 {
+		t.Errorf("with L1 disabled the L0 evidence must answer: %+v", res.Primary)
+	}
+}
+
+// Scenario: single domain filter.
+func TestScenarioSingleDomainFilter(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "de", "Kratzer und Delle an der Tür, Schaden melden")
+	if !slices.Equal(res.Retrieval.L0.Domains, []string{"damage"}) {
+		t.Fatalf("domains %v", res.Retrieval.L0.Domains)
+	}
+	q := f.p.calls()[0]
+	if q.Category != "damage" || res.Retrieval.L1.CategoryFilter == nil || *res.Retrieval.L1.CategoryFilter != "damage" {
+		t.Fatalf("L1 filter %q, reported %v", q.Category, res.Retrieval.L1.CategoryFilter)
+	}
+	for _, b := range res.EvidenceBlocks {
+		if b.Category != "damage" {
+			t.Errorf("block outside the filter: %s", b.Source)
+		}
+	}
+}
+
+// Scenario: ambiguous domain fallback (several domains, and none).
+func TestScenarioAmbiguousDomainFallback(t *testing.T) {
+	t.Run("several domains", func(t *testing.T) {
+		f := newFixture(t)
+		res := f.lookup(t, "en", "stolen vehicle with a flat tyre and a parking ticket")
+		if len(res.Retrieval.L0.Domains) < 2 {
+			t.Fatalf("domains %v, want several", res.Retrieval.L0.Domains)
+		}
+		if q := f.p.calls()[0]; q.Category != "" || res.Retrieval.L1.CategoryFilter != nil {
+			t.Fatalf("L1 was filtered by %q", q.Category)
+		}
+	})
+	t.Run("no domain", func(t *testing.T) {
+		f := newFixture(t)
+		res := f.lookup(t, "en", "what is the capital of France?")
+		if len(res.Retrieval.L0.Domains) != 0 {
+			t.Fatalf("domains %v", res.Retrieval.L0.Domains)
+		}
+		if q := f.p.calls()[0]; q.Category != "" {
+			t.Fatalf("L1 was filtered by %q", q.Category)
+		}
+	})
+}
+
+// Scenario: L1 has no results.
+func TestScenarioL1HasNoResults(t *testing.T) {
+	f := newFixture(t)
+	f.p.cands = func(retrieval.Query) []retrieval.Candidate { return nil }
+	res := f.lookup(t, "en", damageQuestion)
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 {
+		t.Fatalf("primary %+v, want an L0 block of damage-procedure", res.Primary)
+	}
+	if res.Relevance.SemanticSupport || !strings.Contains(res.Relevance.Reason, "L1 returned no candidates") {
+		t.Errorf("relevance claims L1 support: %+v", res.Relevance)
+	}
+	if res.Retrieval.L1.Status != retrieval.L1Empty || res.Retrieval.Layer != retrieval.LayerL0 {
+		t.Errorf("retrieval %+v", res.Retrieval)
+	}
+	for _, b := range res.EvidenceBlocks {
+		if slices.ContainsFunc(b.HitReasons, func(r string) bool { return strings.HasPrefix(r, "l1:") }) {
+			t.Errorf("block %s has an L1 hit reason", b.Source)
+		}
+	}
+}
+
+// Scenario: L1 fails.
+func TestScenarioL1Fails(t *testing.T) {
+	f := newFixture(t)
+	f.p.err = errors.New("connection reset by peer ragcore.internal:443")
+	res := f.lookup(t, "en", damageQuestion)
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 {
+		t.Fatalf("primary %+v, want an L0 block of damage-procedure", res.Primary)
+	}
+	if res.Retrieval.L1.Status != retrieval.L1Failed || res.Retrieval.L1.ErrorClass != "error" {
+		t.Errorf("l1 %+v", res.Retrieval.L1)
+	}
+	tr := f.trace(t, res.InvocationID)
+	if !slices.Contains(tr.RetrievalDetails.L0.MatchedKeywords, "scratch") || len(tr.RetrievalDetails.L0.Domains) == 0 {
+		t.Errorf("trace lost the L0 hints: %+v", tr.RetrievalDetails.L0)
+	}
+	if tr.RetrievalDetails.L1.Status != retrieval.L1Failed {
+		t.Errorf("trace L1 %+v", tr.RetrievalDetails.L1)
+	}
+	if strings.Contains(mustJSON(t, res), "ragcore.internal") {
+		t.Error("the provider's error text leaked into the response")
+	}
+}
+
+// Degraded mode: the provider is down and L0 has nothing, so the answer is unavailable.
+func TestProviderDownWithoutL0EvidenceIsUnavailable(t *testing.T) {
+	f := newFixture(t)
+	f.p.err = errors.Join(retrieval.ErrUnavailable, context.DeadlineExceeded)
+	res := f.lookup(t, "en", "what is the capital of France?")
+	if res.EvidenceState != retrieval.StateUnavailable || res.Primary != nil || len(res.Supplement) != 0 {
+		t.Fatalf("state %s primary %v", res.EvidenceState, res.Primary)
+	}
+	if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Retrieval.Layer != retrieval.LayerNone {
+		t.Errorf("retrieval %+v", res.Retrieval)
+	}
+}
+
+// Scenario: retrieval details include L0 hints.
+func TestScenarioRetrievalDetailsIncludeL0Hints(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", damageQuestion)
+	tr := f.trace(t, res.InvocationID)
+	d := tr.RetrievalDetails
+	if !slices.Equal(d.L0.MatchedKeywords, res.Retrieval.L0.MatchedKeywords) || !slices.Equal(d.L0.Domains, res.Retrieval.L0.Domains) ||
+		!slices.Equal(d.L0.Entities, res.Retrieval.L0.Entities) || !slices.Equal(d.L0.MatchedTitles, res.Retrieval.L0.MatchedTitles) {
+		t.Fatalf("trace hints %+v differ from the response's %+v", d.L0, res.Retrieval.L0)
+	}
+	if tr.Tool != retrieval.ToolLookup || tr.ActorID != "agent-7" || tr.Language != "en" {
+		t.Errorf("trace header %+v", tr)
+	}
+}
+
+// Scenario: retrieval layer reflects cooperating retrieval.
+func TestScenarioRetrievalLayerReflectsCooperatingRetrieval(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", damageQuestion)
+	if res.Retrieval.Layer != retrieval.LayerBoth || f.trace(t, res.InvocationID).RetrievalDetails.Layer != retrieval.LayerBoth {
+		t.Fatalf("layer %s", res.Retrieval.Layer)
+	}
+	res = f.lookup(t, "en", "xylophone quarantine")
+	if res.Retrieval.Layer != retrieval.LayerNone {
+		t.Errorf("no evidence: layer %s", res.Retrieval.Layer)
+	}
+}
+
+// Scenario: evidence block contains source metadata.
+func TestScenarioEvidenceBlockContainsSourceMetadata(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "de", "Ladekabel steckt fest an der Ladesäule")
+	if len(res.EvidenceBlocks) == 0 {
+		t.Fatal("no evidence")
+	}
+	c, _ := knowledge.Embedded()
+	for i, b := range res.EvidenceBlocks {
+		d := c.Document("de", b.DocumentID)
+		if d == nil {
+			t.Fatalf("block %d: unknown document %q", i, b.DocumentID)
+		}
+		var sec *knowledge.Section
+		for j := range d.Sections {
+			if d.Sections[j].Heading == b.Section {
+				sec = &d.Sections[j]
+			}
+		}
+		if sec == nil {
+			t.Fatalf("block %d: unknown section %q", i, b.Section)
+		}
+		if b.Source != d.Source(sec) || b.Title != d.Title || b.Breadcrumb != d.Breadcrumb(sec) ||
+			b.Version != d.Version || b.EffectiveDate != d.EffectiveDate || b.Category != d.Category {
+			t.Errorf("block %d metadata %+v", i, b)
+		}
+		if b.Content != sec.Content {
+			t.Errorf("block %d content is not the verbatim section", i)
+		}
+		if b.RetrievalLayer == "" || len(b.HitReasons) == 0 || b.Score.Kind == "" || !b.Score.HigherIsBetter || b.Rank != i+1 {
+			t.Errorf("block %d: layer %q reasons %v score %+v rank %d", i, b.RetrievalLayer, b.HitReasons, b.Score, b.Rank)
+		}
+	}
+}
+
+// Scenario: compatibility fields remain available.
+func TestScenarioCompatibilityFieldsRemainAvailable(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", damageQuestion)
+	if res.Primary == nil || res.Primary.Source != res.EvidenceBlocks[0].Source {
+		t.Fatalf("primary %+v", res.Primary)
+	}
+	if len(res.Supplement) != len(res.EvidenceBlocks)-1 || res.Supplement[0].Source != res.EvidenceBlocks[1].Source {
+		t.Fatalf("supplement does not follow the primary")
+	}
+	body := mustJSON(t, f.lookup(t, "en", "xylophone quarantine"))
+	if !strings.Contains(body, `"primary":null`) || !strings.Contains(body, `"supplement":[]`) {
+		t.Errorf("no evidence must give primary null and supplement []: %s", body)
+	}
+}
+
+// Scenario: duplicate source deduplication.
+func TestScenarioDuplicateSourceDeduplication(t *testing.T) {
+	f := newFixture(t)
+	c, _ := knowledge.Embedded()
+	d := c.Document("en", "damage-procedure")
+	cand := func(s int, score float64) retrieval.Candidate {
+		sec := &d.Sections[s]
+		return retrieval.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
+			Section: sec.Heading, Anchor: sec.Anchor, Category: d.Category, Source: d.Source(sec), Content: sec.Content, Score: score}
+	}
+	var l0Source string
+	f.p.cands = func(retrieval.Query) []retrieval.Candidate {
+		// The same section twice (as a provider returning two chunks of it would), and another.
+		out := []retrieval.Candidate{cand(0, 3), cand(1, 2), cand(2, 1), cand(1, 1.5)}
+		return out
+	}
+	res := f.lookup(t, "en", "scratch dent photo")
+	seen := map[string]bool{}
+	for _, b := range res.EvidenceBlocks {
+		if seen[b.Source] {
+			t.Fatalf("duplicate block %s", b.Source)
+		}
+		seen[b.Source] = true
+		if b.RetrievalLayer == retrieval.LayerBoth {
+			l0Source = b.Source
+			if !slices.ContainsFunc(b.HitReasons, func(r string) bool { return strings.HasPrefix(r, "l0:") }) ||
+				!slices.Contains(b.HitReasons, "l1:bm25") {
+				t.Errorf("merged block lacks the reasons of both paths: %v", b.HitReasons)
+			}
+		}
+	}
+	if l0Source == "" {
+		t.Fatalf("no block merged L0 and L1: %+v", res.EvidenceBlocks)
+	}
+	if !seen[d.Source(&d.Sections[0])] || !seen[d.Source(&d.Sections[1])] || !seen[d.Source(&d.Sections[2])] {
+		t.Errorf("distinct sections of one document must stay distinct: %v", seen)
+	}
+	if res.Retrieval.CandidateCount <= res.Retrieval.FinalBlockCount {
+		t.Errorf("candidate count %d must exceed the final count %d after merging", res.Retrieval.CandidateCount, res.Retrieval.FinalBlockCount)
+	}
+}
+
+// Scenario: postprocess count tracking.
+func TestScenarioPostprocessCountTracking(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", damageQuestion)
+	d := f.trace(t, res.InvocationID).RetrievalDetails
+	if d.FinalBlockCount != len(res.EvidenceBlocks) || d.FinalBlockCount == 0 || d.FinalBlockCount > 5 {
+		t.Errorf("final block count %d, blocks %d", d.FinalBlockCount, len(res.EvidenceBlocks))
+	}
+	if d.CandidateCount != res.Retrieval.CandidateCount || d.CandidateCount < d.FinalBlockCount ||
+		d.CandidateCount < res.Retrieval.L1.CandidateCount {
+		t.Errorf("candidate count %d (L1 %d)", d.CandidateCount, res.Retrieval.L1.CandidateCount)
+	}
+}
+
+// Scenario: evidence summaries are persisted; full content is not duplicated.
+func TestScenarioEvidenceSummariesArePersisted(t *testing.T) {
+	f := newFixture(t)
+	question := "Customer reports a cracked windscreen and a scratched bumper after parking"
+	res := f.lookup(t, "en", question)
+	tr := f.trace(t, res.InvocationID)
+	sums := tr.RetrievalDetails.EvidenceSummaries
+	if len(sums) != len(res.EvidenceBlocks) {
+		t.Fatalf("%d summaries for %d blocks", len(sums), len(res.EvidenceBlocks))
+	}
+	for i, s := range sums {
+		b := res.EvidenceBlocks[i]
+		if s.Source != b.Source || s.Title != b.Title || s.RetrievalLayer != b.RetrievalLayer || s.Score != b.Score ||
+			!slices.Equal(s.HitReasons, b.HitReasons) {
+			t.Errorf("summary %d %+v does not match block %+v", i, s, b)
+		}
+		if n := len([]rune(s.Content)); n > retrieval.SummaryChars {
+			t.Errorf("summary %d content has %d characters", i, n)
+		}
+		if len([]rune(b.Content)) > retrieval.SummaryChars && s.Content == b.Content {
+			t.Errorf("summary %d holds the full content", i)
+		}
+	}
+	raw := mustJSON(t, tr)
+	if strings.Contains(raw, question) || strings.Contains(raw, "windscreen and a scratched") {
+		t.Error("the trace holds the question text")
+	}
+	if tr.QuestionChars != len(question) || len(tr.QuestionSHA256) != 64 {
+		t.Errorf("question hash/length %q %d", tr.QuestionSHA256, tr.QuestionChars)
+	}
+	if !tr.ExpiresAt.After(tr.CreatedAt.Add(29 * 24 * 3600e9)) {
+		t.Errorf("retention %v..%v", tr.CreatedAt, tr.ExpiresAt)
+	}
+}
+
+func TestOutOfDomainQuestionsStayInsufficient(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct{ lang, q string }{
+		{"en", "What is the capital of France?"},
+		{"en", "How do I bake sourdough bread?"},
+		{"de", "Wie hoch ist die Zugspitze?"},
+		{"de", "Wann ist das Sommerfest der Firma?"},
+	} {
+		res := f.lookup(t, q.lang, q.q)
+		if res.EvidenceState != retrieval.StateInsufficient || res.Relevance.Assessment == "strong" {
+			t.Errorf("%q: state %s, relevance %+v", q.q, res.EvidenceState, res.Relevance)
+		}
+	}
+}
+
+func TestGroundedAnswerForAClearQuestion(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", "windscreen crack: which form do we fill in for the damage report?")
+	if res.EvidenceState != retrieval.StateGrounded || res.Primary.DocumentID != "damage-procedure" {
+		t.Fatalf("state %s primary %s relevance %+v", res.EvidenceState, res.Primary.DocumentID, res.Relevance)
+	}
+	if res.Relevance.SemanticSupport {
+		t.Error("the demo provider is lexical: no semantic support")
+	}
+}
+
+func TestSemanticSupportOnlyFromASemanticProvider(t *testing.T) {
+	f := newFixture(t)
+	f.p.semantic = true
+	res := f.lookup(t, "en", damageQuestion)
+	if !res.Relevance.SemanticSupport {
+		t.Errorf("semantic candidates in the blocks must give semantic support: %+v", res.Relevance)
+	}
+	f.p.cands = func(retrieval.Query) []retrieval.Candidate { return nil }
+	if res := f.lookup(t, "en", damageQuestion); res.Relevance.SemanticSupport {
+		t.Error("no L1 block, yet semantic support claimed")
+	}
+}
+
+func TestUnsupportedLanguage(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: "x", Language: "fr", TopK: 5})
+	if !errors.Is(err, retrieval.ErrUnsupportedLanguage) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// failingTraces fails every write.
+type failingTraces struct{ *store.Memory }
+
+func (failingTraces) PutTrace(context.Context, retrieval.Trace) error {
+	return errors.New("ProvisionedThroughputExceededException")
+}
+
+type counter struct{ n map[string]int }
+
+func (c *counter) Count(name string, n int) { c.n[name] += n }
+
+func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
+	ix := index(t)
+	logs := &bytes.Buffer{}
+	m := &counter{n: map[string]int{}}
+	o := retrieval.DefaultOptions()
+	o.Metrics = m
+	svc := retrieval.New(ix, demo.New(ix), failingTraces{store.NewMemory()}, o, slog.New(slog.NewJSONHandler(logs, nil)))
+	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, CorrelationID: "c-9"})
+	if err != nil || res.Primary == nil {
+		t.Fatalf("lookup failed with the trace store: %v", err)
+	}
+	if svc.TraceFailures() != 1 || m.n["TraceWriteFailures"] != 1 {
+		t.Errorf("failure not counted: %d / %v", svc.TraceFailures(), m.n)
+	}
+	if !strings.Contains(logs.String(), res.InvocationID) || !strings.Contains(logs.String(), "c-9") {
+		t.Errorf("log lacks the invocation and correlation ids: %s", logs)
+	}
+	if strings.Contains(logs.String(), "scratch") {
+		t.Error("the log holds the question text")
+	}
+}
+
+func TestInvocationVisibility(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "en", damageQuestion)
+	ctx := context.Background()
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "agent-7"}); err != nil {
+		t.Errorf("own invocation: %v", err)
+	}
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "agent-8"}); !errors.Is(err, retrieval.ErrNotFound) {
+		t.Errorf("another actor's invocation: %v", err)
+	}
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "ops-lead", Scopes: []string{"knowledge:admin"}}); err != nil {
+		t.Errorf("admin: %v", err)
+	}
+}
+
+func TestAskIsGroundedTemplateAndTraced(t *testing.T) {
+	f := newFixture(t)
+	ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: "Which severity level and acknowledgement time apply to a SEV2 incident?",
+		Language: "en", Actor: retrieval.Actor{ID: "agent-7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.EvidenceState != retrieval.StateGrounded || ans.AnswerKind != "template" || len(ans.Sources) == 0 ||
+		ans.Sources[0].DocumentID != "incident-escalation" || !strings.Contains(ans.Answer, "not generated text") {
+		t.Fatalf("answer %+v", ans)
+	}
+	tr := f.trace(t, ans.InvocationID)
+	if tr.Tool != retrieval.ToolAsk || len(tr.RetrievalDetails.EvidenceSummaries) != len(ans.Sources) {
+		t.Errorf("trace %+v", tr)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
