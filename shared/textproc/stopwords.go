@@ -28,7 +28,7 @@ var englishStop = stopSet("en",
 	"why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t",
 	"don", "can", "ll", "re", "ve", "d", "m",
 	"please", "hi", "hello", "ok", "okay", "thanks", "need", "want", "get", "got", "let", "tell",
-	"know", "whats", "im", "ive", "someone", "something", "also", "still",
+	"know", "whats", "im", "ive", "several", "someone", "something", "also", "still",
 )
 
 // germanStop is the Snowball German stop list plus question filler, negations kept as terms
