@@ -91,6 +91,7 @@ func (s *Service) fuse(l *lexical.Lang, query []string, matches []l0Match, cands
 		}
 		return a.order - b.order
 	})
+	all = diversify(all, topK)
 	out := make([]EvidenceBlock, 0, min(len(all), topK))
 	for _, f := range all[:min(len(all), topK)] {
 		b := f.block
@@ -109,6 +110,33 @@ func (s *Service) fuse(l *lexical.Lang, query []string, matches []l0Match, cands
 		}
 		b.Rank = len(out) + 1
 		out = append(out, b)
+	}
+	return out
+}
+
+// sameDocDecay discounts each further block of a document already chosen, so that a second
+// procedure that also matches is not crowded out of the first ranks by a third section of the
+// first one. The best block of every document keeps its full score, so no document moves down.
+const sameDocDecay = 0.5
+
+// diversify picks up to topK blocks greedily by fused score, discounting a block by
+// sameDocDecay for every block of its document picked before it. all is sorted by fused score.
+func diversify(all []*fusing, topK int) []*fusing {
+	out := make([]*fusing, 0, min(len(all), topK))
+	picked := map[string]int{}
+	left := slices.Clone(all)
+	for len(out) < topK && len(left) > 0 {
+		best, bestScore := 0, -1.0
+		for i, f := range left {
+			s := f.fused * math.Pow(sameDocDecay, float64(picked[f.block.DocumentID]))
+			if s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		f := left[best]
+		out = append(out, f)
+		picked[f.block.DocumentID]++
+		left = slices.Delete(left, best, best+1)
 	}
 	return out
 }

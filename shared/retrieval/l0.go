@@ -15,10 +15,15 @@ type l0Match struct {
 	passage int // the document's section that best matches the question
 }
 
+// partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
+// matches only part of a keyword or entity phrase.
+const partialWeight = 0.5
+
 // l0 matches the question's terms against every document's front matter (title, keywords,
-// entities, category). A document's weight is the IDF weight of the question terms its front
-// matter holds, each term counted once; a keyword or entity is a named hit when all of its terms
-// are in the question, a title when the question holds at least half of its IDF weight.
+// entities, category). A keyword or entity matches when all of its terms are in the question, a
+// title when the question holds at least half of its IDF weight. A document's weight is the IDF
+// weight of the question terms its matches cover, each term counted once, plus partialWeight of
+// the terms that occur only in phrases it did not fully match.
 // Domains are the categories of the leading matches (see leading).
 func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
@@ -29,45 +34,63 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 	var matches []l0Match
 	for di, d := range l.Docs {
 		f := &l.Front[di]
-		var weight float64
-		for _, t := range query {
-			if _, ok := f.Terms[t]; ok {
-				weight += l.IDF(t)
+		full := map[string]struct{}{} // terms of fully matched keywords, entities, title, category
+		var reasons []string
+		cover := func(terms []string) {
+			for _, t := range terms {
+				full[t] = struct{}{}
 			}
 		}
-		if weight == 0 {
-			continue
-		}
-		var reasons []string
 		for i, kw := range f.Keywords {
 			if containsAll(q, kw) {
 				reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
 				hints.MatchedKeywords = appendNew(hints.MatchedKeywords, d.Keywords[i])
+				cover(kw)
 			}
 		}
 		for i, e := range f.Entities {
 			if containsAll(q, e) {
 				reasons = append(reasons, "l0:entity:"+d.Entities[i])
 				hints.Entities = appendNew(hints.Entities, d.Entities[i])
+				cover(e)
 			}
 		}
 		var have, want float64
+		var inTitle []string
 		for _, t := range f.Title {
 			w := l.IDF(t)
 			want += w
 			if _, ok := q[t]; ok {
 				have += w
+				inTitle = append(inTitle, t)
 			}
 		}
 		if want > 0 && have*2 >= want {
 			reasons = append(reasons, "l0:title")
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
+			cover(inTitle)
 		}
 		if containsAll(q, f.Category) {
 			reasons = append(reasons, "l0:category:"+d.Category)
+			cover(f.Category)
 		}
-		if len(reasons) == 0 {
-			reasons = append(reasons, "l0:front-matter-terms")
+		// Question terms that occur in the front matter only as part of a longer phrase count
+		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
+		var weight float64
+		partial := false
+		for _, t := range query {
+			if _, ok := full[t]; ok {
+				weight += l.IDF(t)
+			} else if _, ok := f.Terms[t]; ok {
+				weight += partialWeight * l.IDF(t)
+				partial = true
+			}
+		}
+		if weight == 0 {
+			continue
+		}
+		if partial {
+			reasons = append(reasons, "l0:partial-phrase")
 		}
 		matches = append(matches, l0Match{doc: di, weight: weight, reasons: reasons, passage: bestSection(l, di, query)})
 	}
