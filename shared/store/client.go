@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientOptions configure the DynamoDB client.
+type ClientOptions struct {
+	// Endpoint overrides the service endpoint (DynamoDB Local); empty means AWS.
+	Endpoint string
+	// Region is used when the environment names none (DynamoDB Local ignores it).
+	Region string
+	// MaxAttempts bounds the standard retryer's attempts (throttling and 5xx are retried).
+	MaxAttempts int
+	// HTTPTimeout bounds one HTTP request.
+	HTTPTimeout time.Duration
+}
+
+// NewDynamoClient builds the DynamoDB client, once per cold start: the SDK's standard retryer
+// with bounded attempts and backoff, and an HTTP client with a timeout. With an endpoint
+// override it signs with fixed local credentials, which DynamoDB Local accepts.
+func NewDynamoClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, error) {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 3
+	}
+	if o.HTTPTimeout <= 0 {
+		o.HTTPTimeout = time.Second
+	}
+	loaders := []func(*config.LoadOptions) error{
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(so *retry.StandardOptions) {
+				so.MaxAttempts = o.MaxAttempts
+				so.MaxBackoff = 500 * time.Millisecond
+			})
+		}),
+		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(o.HTTPTimeout)),
+	}
+	if o.Endpoint != "" {
+		loaders = append(loaders, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = o.Region
+		if cfg.Region == "" {
+			cfg.Region = "eu-central-1"
+		}
+	}
+	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
+		if o.Endpoint != "" {
+			do.BaseEndpoint = aws.String(o.Endpoint)
+		}
+	}), nil
+}

@@ -1,0 +1,330 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// DynamoAPI is the part of the DynamoDB client the store uses.
+type DynamoAPI interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+var _ DynamoAPI = (*dynamodb.Client)(nil)
+
+// Dynamo keeps the records in one DynamoDB table (single-table design, see README.md):
+//
+//	pk                     sk                 record
+//	INV#<invocation_id>    TRACE              invocation trace, TTL expires_at
+//	VERIFY#<namespace>     LANG#<language>    verification cache entry, TTL expires_at
+//	SYNC#<namespace>       RUN#<run_id>       sync report (audit, kept), written once
+//	SYNC#<namespace>       LATEST#<language>  newest sync report of a language
+//
+// <namespace> is tenant#workspace#collection. expires_at is the TTL attribute (epoch seconds);
+// DynamoDB deletes late, so every read also compares the record's own expiry with the clock.
+type Dynamo struct {
+	db      DynamoAPI
+	table   string
+	timeout time.Duration
+	now     func() time.Time
+}
+
+var (
+	_ retrieval.TraceStore = (*Dynamo)(nil)
+	_ Records              = (*Dynamo)(nil)
+)
+
+// DefaultCallTimeout bounds every DynamoDB call, retries included.
+const DefaultCallTimeout = 2 * time.Second
+
+// NewDynamo returns the DynamoDB store on table. callTimeout <= 0 means DefaultCallTimeout;
+// now nil means the wall clock.
+func NewDynamo(db DynamoAPI, table string, callTimeout time.Duration, now func() time.Time) *Dynamo {
+	if callTimeout <= 0 {
+		callTimeout = DefaultCallTimeout
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Dynamo{db: db, table: table, timeout: callTimeout, now: now}
+}
+
+const (
+	attrPK      = "pk"
+	attrSK      = "sk"
+	attrExpires = "expires_at"
+	attrStored  = "stored_at"
+)
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: pk}, attrSK: &types.AttributeValueMemberS{Value: sk}}
+}
+
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// epochCeil is t in whole seconds, rounded up, for the TTL attribute.
+func epochCeil(t time.Time) int64 { return int64(math.Ceil(float64(t.UnixNano()) / 1e9)) }
+
+var jsonTags = func(o *attributevalue.EncoderOptions) { o.TagKey = "json" }
+
+var jsonTagsDecode = func(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
+
+// PutTrace implements retrieval.TraceStore.
+func (d *Dynamo) PutTrace(ctx context.Context, t retrieval.Trace) error {
+	if t.InvocationID == "" {
+		return ErrInvalid
+	}
+	item, err := attributevalue.MarshalMapWithOptions(t, jsonTags)
+	if err != nil {
+		return fmt.Errorf("marshal trace %s: %w", t.InvocationID, err)
+	}
+	for k, v := range key("INV#"+t.InvocationID, "TRACE") {
+		item[k] = v
+	}
+	item[attrExpires] = num(epochCeil(t.ExpiresAt))
+	item["expires_at_time"] = str(t.ExpiresAt.UTC().Format(time.RFC3339Nano))
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if _, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &d.table, Item: item}); err != nil {
+		return fmt.Errorf("put trace %s: %w", t.InvocationID, err)
+	}
+	return nil
+}
+
+// GetTrace implements retrieval.TraceStore.
+func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
+	item, err := d.get(ctx, "INV#"+id, "TRACE")
+	if err != nil {
+		return retrieval.Trace{}, fmt.Errorf("get trace %s: %w", id, err)
+	}
+	exp, err := time.Parse(time.RFC3339Nano, stringAttr(item, "expires_at_time"))
+	if err != nil || !d.now().Before(exp) {
+		return retrieval.Trace{}, ErrNotFound
+	}
+	delete(item, attrExpires) // a number here; the trace's own field is expires_at_time
+	var t retrieval.Trace
+	if err := attributevalue.UnmarshalMapWithOptions(item, &t, jsonTagsDecode); err != nil {
+		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
+	}
+	t.ExpiresAt = exp
+	normaliseTrace(&t)
+	return t, nil
+}
+
+// normaliseTrace turns lists that DynamoDB returns as absent into empty lists, so that a trace
+// reads back as it was written.
+func normaliseTrace(t *retrieval.Trace) {
+	d := &t.RetrievalDetails
+	for _, l := range []*[]string{&d.L0.MatchedTitles, &d.L0.MatchedKeywords, &d.L0.Domains, &d.L0.Entities} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if d.EvidenceSummaries == nil {
+		d.EvidenceSummaries = []retrieval.BlockSummary{}
+	}
+	for i := range d.EvidenceSummaries {
+		if d.EvidenceSummaries[i].HitReasons == nil {
+			d.EvidenceSummaries[i].HitReasons = []string{}
+		}
+	}
+}
+
+// get reads one item with a consistent read; ErrNotFound when absent.
+func (d *Dynamo) get(ctx context.Context, pk, sk string) (map[string]types.AttributeValue, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	out, err := d.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.table, Key: key(pk, sk), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, ErrNotFound
+	}
+	return out.Item, nil
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// PutVerification stores a verification result, valid for VerificationTTL.
+func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return fmt.Errorf("marshal verification: %w", err)
+	}
+	now := d.now().UTC()
+	for k, val := range key("VERIFY#"+ns.key(), "LANG#"+lang) {
+		item[k] = val
+	}
+	item[attrStored] = str(now.Format(time.RFC3339Nano))
+	item[attrExpires] = num(epochCeil(now.Add(VerificationTTL)))
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if _, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &d.table, Item: item}); err != nil {
+		return fmt.Errorf("put verification %s: %w", lang, err)
+	}
+	return nil
+}
+
+// GetVerification returns the cached result unless it is absent or older than VerificationTTL.
+func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
+	item, err := d.get(ctx, "VERIFY#"+ns.key(), "LANG#"+lang)
+	if err != nil {
+		return CachedVerification{}, fmt.Errorf("get verification %s: %w", lang, err)
+	}
+	stored, err := time.Parse(time.RFC3339Nano, stringAttr(item, attrStored))
+	if err != nil {
+		return CachedVerification{}, fmt.Errorf("get verification %s: bad %s: %w", lang, attrStored, err)
+	}
+	c := CachedVerification{StoredAt: stored, ExpiresAt: stored.Add(VerificationTTL)}
+	if !d.now().Before(c.ExpiresAt) {
+		return CachedVerification{}, ErrNotFound
+	}
+	if err := attributevalue.UnmarshalMap(item, &c.Verification); err != nil {
+		return CachedVerification{}, fmt.Errorf("decode verification %s: %w", lang, err)
+	}
+	if c.Missing == nil {
+		c.Missing = []string{}
+	}
+	return c, nil
+}
+
+// PutSyncReport stores a report once per run_id (a condition expression makes the write
+// idempotent under concurrency) and then makes the stored report the latest of its language
+// unless a newer one is there (a second condition expression). The second step also runs for a
+// duplicate, so that a retry after a failure between the two steps completes the first attempt.
+func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
+	if err := checkReport(r); err != nil {
+		return PutReportResult{}, err
+	}
+	if r.ReceivedAt.IsZero() {
+		r.ReceivedAt = d.now().UTC()
+	}
+	pk := "SYNC#" + ns.key()
+	item, err := attributevalue.MarshalMap(r)
+	if err != nil {
+		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
+	}
+	for k, v := range key(pk, "RUN#"+r.RunID) {
+		item[k] = v
+	}
+	var res PutReportResult
+	putCtx, cancel := context.WithTimeout(ctx, d.timeout)
+	_, err = d.db.PutItem(putCtx, &dynamodb.PutItemInput{TableName: &d.table, Item: item,
+		ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	cancel()
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		res.Duplicate = true
+		stored, err := d.get(ctx, pk, "RUN#"+r.RunID)
+		if err != nil {
+			return PutReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
+		}
+		if err := attributevalue.UnmarshalMap(stored, &r); err != nil {
+			return PutReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
+		}
+	case err != nil:
+		return PutReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
+	}
+	latest, err := d.promote(ctx, pk, r)
+	if err != nil {
+		return PutReportResult{}, err
+	}
+	res.Latest = latest && !res.Duplicate
+	return res, nil
+}
+
+// promote makes r the latest report of its language if it is newer than the stored one.
+func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	_, err := d.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &d.table,
+		Key:       key(pk, "LATEST#"+r.Language),
+		UpdateExpression: aws.String("SET run_id = :r, #lang = :l, synced_document_count = :s, " +
+			"failed_document_count = :f, finished_at = :fa, finished_at_ns = :fn, received_at = :ra"),
+		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id < :r)"),
+		ExpressionAttributeNames: map[string]string{"#lang": "language"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":r": str(r.RunID), ":l": str(r.Language), ":s": num(int64(r.Synced)), ":f": num(int64(r.Failed)),
+			":fa": str(r.FinishedAt.UTC().Format(time.RFC3339Nano)), ":fn": num(r.FinishedAt.UnixNano()),
+			":ra": str(r.ReceivedAt.UTC().Format(time.RFC3339Nano)),
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("promote sync report %s: %w", r.RunID, err)
+	}
+	return true, nil
+}
+
+// LatestSyncReport returns the newest report of a language.
+func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
+	item, err := d.get(ctx, "SYNC#"+ns.key(), "LATEST#"+lang)
+	if err != nil {
+		return SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
+	}
+	var r SyncReport
+	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+		return SyncReport{}, fmt.Errorf("decode latest sync report %s: %w", lang, err)
+	}
+	return r, nil
+}
+
+// SyncReports returns every stored report of a namespace, ordered by run_id.
+func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
+	var out []SyncReport
+	var start map[string]types.AttributeValue
+	for {
+		qctx, cancel := context.WithTimeout(ctx, d.timeout)
+		page, err := d.db.Query(qctx, &dynamodb.QueryInput{
+			TableName:              &d.table,
+			KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :run)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": str("SYNC#" + ns.key()), ":run": str("RUN#"),
+			},
+			ExclusiveStartKey: start,
+			ConsistentRead:    aws.Bool(true),
+		})
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("query sync reports: %w", err)
+		}
+		var reports []SyncReport
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &reports); err != nil {
+			return nil, fmt.Errorf("decode sync reports: %w", err)
+		}
+		out = append(out, reports...)
+		if len(page.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		start = page.LastEvaluatedKey
+	}
+}

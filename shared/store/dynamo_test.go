@@ -1,0 +1,203 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
+)
+
+// local is the DynamoDB Local every test of this package shares; TestMain starts and stops it.
+var (
+	local  *ddblocal.Local
+	client *dynamodb.Client
+	root   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	if root, err = ddblocal.RepoRoot(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := ddblocal.JarDir(root)
+	if err != nil {
+		// Never a skip: the integration tests are part of the suite, in CI and everywhere else.
+		fmt.Fprintln(os.Stderr, "store tests need DynamoDB Local:", err)
+		return 1
+	}
+	ctx := context.Background()
+	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer local.Stop()
+	if client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+var tables atomic.Int64
+
+// newTable creates a fresh table from template.yaml's definition.
+func newTable(t *testing.T) string {
+	t.Helper()
+	name := fmt.Sprintf("knowledge-test-%d", tables.Add(1))
+	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ddblocal.CreateTable(ctx, client, def); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func TestDynamoConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Records {
+		return store.NewDynamo(client, newTable(t), 0, now)
+	})
+}
+
+func TestTableMatchesTemplate(t *testing.T) {
+	name := newTable(t)
+	out, err := client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: &name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Table.KeySchema) != 2 || aws.ToString(out.Table.KeySchema[0].AttributeName) != "pk" || out.Table.KeySchema[1].KeyType != types.KeyTypeRange {
+		t.Fatalf("key schema %+v", out.Table.KeySchema)
+	}
+	ttl, err := client.DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: &name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(ttl.TimeToLiveDescription.AttributeName) != "expires_at" {
+		t.Fatalf("TTL %+v", ttl.TimeToLiveDescription)
+	}
+}
+
+// TestTraceItemLayout reads a stored trace the way an operator would with the AWS CLI: the TTL
+// attribute is a number, the details are a map, and no attribute holds the question.
+func TestTraceItemLayout(t *testing.T) {
+	name := newTable(t)
+	s := store.NewDynamo(client, name, 0, nil)
+	now := time.Now().UTC()
+	tr := retrieval.Trace{InvocationID: "INVLAYOUT", Tool: retrieval.ToolLookup, CreatedAt: now, ActorID: "agent-7",
+		QuestionSHA256: "abc", QuestionChars: 12, Language: "en", ExpiresAt: now.Add(30 * 24 * time.Hour),
+		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, L0: retrieval.L0Hints{MatchedKeywords: []string{"scratch"}}}}
+	if err := s.PutTrace(context.Background(), tr); err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "INV#INVLAYOUT"}, "sk": &types.AttributeValueMemberS{Value: "TRACE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, ok := out.Item["expires_at"].(*types.AttributeValueMemberN)
+	if !ok || exp.Value != fmt.Sprint(tr.ExpiresAt.Unix()+1) && exp.Value != fmt.Sprint(tr.ExpiresAt.Unix()) {
+		t.Fatalf("expires_at %#v, want epoch seconds %d", out.Item["expires_at"], tr.ExpiresAt.Unix())
+	}
+	if _, ok := out.Item["retrieval_details"].(*types.AttributeValueMemberM); !ok {
+		t.Fatalf("retrieval_details is %T, want a map", out.Item["retrieval_details"])
+	}
+	for k := range out.Item {
+		if k == "question" || k == "question_text" {
+			t.Fatalf("attribute %q holds question text", k)
+		}
+	}
+}
+
+// TestStoreErrorsCarryContext checks that a failing table is reported with what failed.
+func TestStoreErrorsCarryContext(t *testing.T) {
+	s := store.NewDynamo(client, "no-such-table", 0, nil)
+	err := s.PutTrace(context.Background(), retrieval.Trace{InvocationID: "X1", ExpiresAt: time.Now().Add(time.Hour)})
+	var rnf *types.ResourceNotFoundException
+	if !errors.As(err, &rnf) || !strings.Contains(err.Error(), "put trace X1") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestThrottlingIsRetriedBounded points the client at a server that answers like DynamoDB under
+// throttling: the SDK's standard retryer tries a bounded number of times and then reports it.
+func TestThrottlingIsRetriedBounded(t *testing.T) {
+	var calls atomic.Int64
+	failures := int64(2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		if n <= failures {
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException", "message": "Rate exceeded"})
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	c, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: srv.URL, MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.NewDynamo(c, "t", 5*time.Second, nil)
+	tr := retrieval.Trace{InvocationID: "R1", ExpiresAt: time.Now().Add(time.Hour)}
+	if err := s.PutTrace(context.Background(), tr); err != nil {
+		t.Fatalf("two throttles then success: %v", err)
+	}
+	if calls.Load() != 3 {
+		t.Fatalf("%d calls, want 3", calls.Load())
+	}
+	calls.Store(0)
+	failures = 100
+	if err := s.PutTrace(context.Background(), tr); err == nil {
+		t.Fatal("endless throttling succeeded")
+	}
+	if calls.Load() != 3 {
+		t.Fatalf("%d attempts, want the bound of 3", calls.Load())
+	}
+}
+
+// TestEveryCallHasADeadline points the store at a server that never answers.
+func TestEveryCallHasADeadline(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
+	defer srv.Close()
+	defer close(block)
+	c, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: srv.URL, MaxAttempts: 1, HTTPTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.NewDynamo(c, "t", 200*time.Millisecond, nil)
+	start := time.Now()
+	_, err = s.GetTrace(context.Background(), "X")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("the call outlived its deadline by far")
+	}
+}

@@ -1,0 +1,109 @@
+// Package store keeps the service's records: invocation traces, the verification cache and sync
+// reports. Dynamo keeps them in one DynamoDB table; Memory keeps them in process with the same
+// semantics (conditional writes, expiry checked on every read) for the embedded default and unit
+// tests. One conformance suite (storetest) runs against both.
+package store
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// ErrNotFound is returned for a record that does not exist or has expired. It is the retrieval
+// package's sentinel, so that the service and the API need not know the store.
+var ErrNotFound = retrieval.ErrNotFound
+
+// ErrInvalid is returned for a record that cannot be stored as given.
+var ErrInvalid = errors.New("invalid record")
+
+// VerificationTTL is how long a verification result is valid (api.md: five minutes).
+const VerificationTTL = 300 * time.Second
+
+// Namespace is the RAGcore namespace a verification or sync report belongs to.
+type Namespace struct {
+	Tenant, Workspace, Collection string
+}
+
+func (n Namespace) key() string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
+
+// Verification is the outcome of verifying every managed source of one language by exact
+// identity lookups.
+type Verification struct {
+	Checked    int       `json:"checked" dynamodbav:"checked"`
+	Confirmed  int       `json:"confirmed" dynamodbav:"confirmed"`
+	Missing    []string  `json:"missing" dynamodbav:"missing"`
+	Errors     int       `json:"errors" dynamodbav:"errors"`
+	VerifiedAt time.Time `json:"verified_at" dynamodbav:"verified_at"`
+	// Complete is true when every managed source got an answer: only then is the count verified.
+	Complete bool `json:"complete" dynamodbav:"complete"`
+}
+
+// CachedVerification is a verification read back from the cache.
+type CachedVerification struct {
+	Verification
+	StoredAt  time.Time
+	ExpiresAt time.Time
+}
+
+// Age is how old the cached result is at now.
+func (c CachedVerification) Age(now time.Time) time.Duration { return now.Sub(c.StoredAt) }
+
+// SyncReport is the result the central sync workflow reports for one run and language.
+type SyncReport struct {
+	RunID      string    `json:"run_id" dynamodbav:"run_id"`
+	Language   string    `json:"language" dynamodbav:"language"`
+	Synced     int       `json:"synced_document_count" dynamodbav:"synced_document_count"`
+	Failed     int       `json:"failed_document_count" dynamodbav:"failed_document_count"`
+	FinishedAt time.Time `json:"finished_at" dynamodbav:"finished_at"`
+	ReceivedAt time.Time `json:"received_at" dynamodbav:"received_at"`
+}
+
+// PutReportResult says what storing a sync report did.
+type PutReportResult struct {
+	// Duplicate is true when a report with this run_id was already stored; nothing changed.
+	Duplicate bool
+	// Latest is true when this report is now the newest of its language.
+	Latest bool
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// ValidRunID reports whether a run_id can be stored.
+func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
+
+func checkReport(r SyncReport) error {
+	switch {
+	case !ValidRunID(r.RunID):
+		return errors.Join(ErrInvalid, errors.New("run_id"))
+	case r.Language == "":
+		return errors.Join(ErrInvalid, errors.New("language"))
+	case r.Synced < 0 || r.Failed < 0:
+		return errors.Join(ErrInvalid, errors.New("counts"))
+	case r.FinishedAt.IsZero():
+		return errors.Join(ErrInvalid, errors.New("finished_at"))
+	}
+	return nil
+}
+
+// newer reports whether report a wins over report b as the latest of a language: the later
+// finished_at, and on a tie the greater run_id, so that the winner does not depend on arrival order.
+func newer(a, b SyncReport) bool {
+	if !a.FinishedAt.Equal(b.FinishedAt) {
+		return a.FinishedAt.After(b.FinishedAt)
+	}
+	return a.RunID > b.RunID
+}
+
+// Records is everything a store keeps; Memory and Dynamo implement it.
+type Records interface {
+	retrieval.TraceStore
+	PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error
+	GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error)
+	PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error)
+	LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error)
+	SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error)
+}

@@ -1,0 +1,335 @@
+// Package storetest is the conformance suite every store.Records implementation passes: the
+// in-memory store in unit tests and the DynamoDB store against DynamoDB Local.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// Clock is a settable clock for expiry tests.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Factory returns a fresh, empty store on the given clock.
+type Factory func(t *testing.T, now func() time.Time) store.Records
+
+var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+
+// Run runs the conformance suite.
+func Run(t *testing.T, newStore Factory) {
+	t.Run("TraceRoundTrip", func(t *testing.T) { t.Parallel(); traceRoundTrip(t, newStore) })
+	t.Run("TraceExpiryIsCheckedOnRead", func(t *testing.T) { t.Parallel(); traceExpiry(t, newStore) })
+	t.Run("VerificationCacheValidFor300s", func(t *testing.T) { t.Parallel(); verificationCache(t, newStore) })
+	t.Run("VerificationCacheKeyedByNamespaceAndLanguage", func(t *testing.T) { t.Parallel(); verificationKeys(t, newStore) })
+	t.Run("SyncReportStoredOncePerRunID", func(t *testing.T) { t.Parallel(); reportOnce(t, newStore) })
+	t.Run("OlderSyncReportNeverReplacesNewer", func(t *testing.T) { t.Parallel(); reportOrder(t, newStore) })
+	t.Run("SyncReportTieBreaksByRunID", func(t *testing.T) { t.Parallel(); reportTie(t, newStore) })
+	t.Run("SyncReportRejectsInvalid", func(t *testing.T) { t.Parallel(); reportInvalid(t, newStore) })
+	t.Run("ConcurrentSameRunIDStoredExactlyOnce", func(t *testing.T) { t.Parallel(); concurrentSameRun(t, newStore) })
+	t.Run("ConcurrentCompetingReportsNewestWins", func(t *testing.T) { t.Parallel(); concurrentCompeting(t, newStore) })
+}
+
+var t0 = time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
+
+func sampleTrace(id string, created time.Time) retrieval.Trace {
+	return retrieval.Trace{
+		InvocationID: id, Tool: retrieval.ToolLookup, CreatedAt: created, ActorID: "agent-7",
+		QuestionSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", QuestionChars: 42, Language: "de",
+		ExpiresAt: created.Add(30 * 24 * time.Hour),
+		RetrievalDetails: retrieval.TraceDetails{
+			Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+			L0:             retrieval.L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{"kratzer", "delle"}, Domains: []string{"damage"}, Entities: []string{}},
+			L1:             retrieval.L1Details{Status: retrieval.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
+			CandidateCount: 5, FinalBlockCount: 3,
+			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/damage-procedure.md#2-sofortmaßnahmen", Title: "Schadensbearbeitung",
+				RetrievalLayer: retrieval.LayerBoth, Score: retrieval.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
+				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"}},
+			Sidecar:   retrieval.SidecarStatus{Status: "disabled"},
+			LatencyMs: retrieval.Latency{L0: 0.05, L1: 0.021, Total: 0.12},
+		},
+	}
+}
+
+func strPtr(s string) *string { return &s }
+
+func asJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func traceRoundTrip(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	want := sampleTrace("INV1", t0)
+	if err := s.PutTrace(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetTrace(ctx, "INV1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asJSON(t, got) != asJSON(t, want) {
+		t.Fatalf("trace changed in the store:\n got %s\nwant %s", asJSON(t, got), asJSON(t, want))
+	}
+	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown trace: %v", err)
+	}
+	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("trace without id: %v", err)
+	}
+}
+
+func traceExpiry(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	tr := sampleTrace("INV2", t0)
+	tr.ExpiresAt = t0.Add(time.Hour)
+	if err := s.PutTrace(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(59 * time.Minute)
+	if _, err := s.GetTrace(ctx, "INV2"); err != nil {
+		t.Fatalf("trace gone before its expiry: %v", err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := s.GetTrace(ctx, "INV2"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("expired trace still readable: %v", err)
+	}
+}
+
+func verificationCache(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("empty cache: %v", err)
+	}
+	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true}
+	if err := s.PutVerification(ctx, ns, "en", v); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(299 * time.Second)
+	got, err := s.GetVerification(ctx, ns, "en")
+	if err != nil {
+		t.Fatalf("cache entry gone after 299 s: %v", err)
+	}
+	if asJSON(t, got.Verification) != asJSON(t, v) {
+		t.Fatalf("verification changed: %s", asJSON(t, got.Verification))
+	}
+	if age := got.Age(clock.Now()); age != 299*time.Second {
+		t.Fatalf("age %v", age)
+	}
+	clock.Advance(time.Second)
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("cache entry valid after 300 s: %v", err)
+	}
+	// A new result refreshes the entry.
+	if err := s.PutVerification(ctx, ns, "en", v); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetVerification(ctx, ns, "en"); err != nil || got.Age(clock.Now()) != 0 {
+		t.Fatalf("refreshed entry: %v age %v", err, got.Age(clock.Now()))
+	}
+}
+
+func verificationKeys(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	if err := s.PutVerification(ctx, ns, "en", store.Verification{Checked: 11, Confirmed: 11, Missing: []string{}, Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	other := ns
+	other.Collection = "other-collection"
+	for _, c := range []struct {
+		ns   store.Namespace
+		lang string
+	}{{ns, "de"}, {other, "en"}} {
+		if _, err := s.GetVerification(ctx, c.ns, c.lang); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%+v/%s sees another key's entry: %v", c.ns, c.lang, err)
+		}
+	}
+}
+
+func report(run string, lang string, finished time.Time, synced int) store.SyncReport {
+	return store.SyncReport{RunID: run, Language: lang, Synced: synced, Failed: 11 - synced, FinishedAt: finished}
+}
+
+func reportOnce(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	res, err := s.PutSyncReport(ctx, ns, report("run-1", "en", t0, 11))
+	if err != nil || res.Duplicate || !res.Latest {
+		t.Fatalf("first report: %+v %v", res, err)
+	}
+	// The same run_id again, even with other figures, stores nothing.
+	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0.Add(time.Hour), 3))
+	if err != nil || !res.Duplicate || res.Latest {
+		t.Fatalf("duplicate: %+v %v", res, err)
+	}
+	latest, err := s.LatestSyncReport(ctx, ns, "en")
+	if err != nil || latest.Synced != 11 || !latest.FinishedAt.Equal(t0) {
+		t.Fatalf("latest %+v %v", latest, err)
+	}
+	all, err := s.SyncReports(ctx, ns)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("audit %+v %v", all, err)
+	}
+	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("latest of another language: %v", err)
+	}
+}
+
+func reportOrder(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	if _, err := s.PutSyncReport(ctx, ns, report("run-new", "en", t0, 11)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.PutSyncReport(ctx, ns, report("run-old", "en", t0.Add(-time.Hour), 9))
+	if err != nil || res.Duplicate || res.Latest {
+		t.Fatalf("older report: %+v %v", res, err)
+	}
+	latest, _ := s.LatestSyncReport(ctx, ns, "en")
+	if latest.RunID != "run-new" {
+		t.Fatalf("latest is %s", latest.RunID)
+	}
+	// Offsets do not fool the ordering: 19:30+02:00 is 17:30Z, older than 18:00Z.
+	offset := report("run-offset", "en", time.Date(2026, 11, 29, 19, 30, 0, 0, time.FixedZone("", 2*3600)), 5)
+	if res, _ := s.PutSyncReport(ctx, ns, offset); res.Latest {
+		t.Fatal("a report older in UTC replaced the latest")
+	}
+	all, _ := s.SyncReports(ctx, ns)
+	if len(all) != 3 {
+		t.Fatalf("every report is kept for audit: %d", len(all))
+	}
+	res, err = s.PutSyncReport(ctx, ns, report("run-newer", "en", t0.Add(time.Minute), 10))
+	if err != nil || !res.Latest {
+		t.Fatalf("newer report: %+v %v", res, err)
+	}
+	if latest, _ := s.LatestSyncReport(ctx, ns, "en"); latest.RunID != "run-newer" || latest.Synced != 10 || latest.Failed != 1 {
+		t.Fatalf("latest %+v", latest)
+	}
+}
+
+func reportTie(t *testing.T, newStore Factory) {
+	for _, order := range [][]string{{"run-a", "run-b"}, {"run-b", "run-a"}} {
+		s := newStore(t, NewClock(t0).Now)
+		for _, id := range order {
+			if _, err := s.PutSyncReport(context.Background(), ns, report(id, "de", t0, 11)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if latest, _ := s.LatestSyncReport(context.Background(), ns, "de"); latest.RunID != "run-b" {
+			t.Fatalf("order %v: latest %s, want run-b", order, latest.RunID)
+		}
+	}
+}
+
+func reportInvalid(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	for _, r := range []store.SyncReport{
+		{RunID: "", Language: "en", FinishedAt: t0},
+		{RunID: "run with spaces", Language: "en", FinishedAt: t0},
+		{RunID: "r", Language: "", FinishedAt: t0},
+		{RunID: "r", Language: "en", Synced: -1, FinishedAt: t0},
+		{RunID: "r", Language: "en"},
+	} {
+		if _, err := s.PutSyncReport(context.Background(), ns, r); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+}
+
+func concurrentSameRun(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	const n = 24
+	var wg sync.WaitGroup
+	results := make([]store.PutReportResult, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			results[i], errs[i] = s.PutSyncReport(context.Background(), ns, report("run-same", "en", t0, 11))
+		})
+	}
+	wg.Wait()
+	stored := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("goroutine %d: %v", i, errs[i])
+		}
+		if !results[i].Duplicate {
+			stored++
+		}
+	}
+	if stored != 1 {
+		t.Fatalf("%d goroutines stored the report, want exactly 1", stored)
+	}
+	if all, _ := s.SyncReports(context.Background(), ns); len(all) != 1 {
+		t.Fatalf("audit holds %d reports", len(all))
+	}
+}
+
+func concurrentCompeting(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	const n = 24
+	order := rand.Perm(n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for _, i := range order {
+		wg.Go(func() {
+			_, errs[i] = s.PutSyncReport(context.Background(), ns,
+				report(fmt.Sprintf("run-%02d", i), "en", t0.Add(time.Duration(i)*time.Minute), i%12))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("report %d: %v", i, err)
+		}
+	}
+	latest, err := s.LatestSyncReport(context.Background(), ns, "en")
+	if err != nil || latest.RunID != fmt.Sprintf("run-%02d", n-1) || !latest.FinishedAt.Equal(t0.Add((n-1)*time.Minute)) {
+		t.Fatalf("latest %+v %v, want run-%02d", latest, err, n-1)
+	}
+	if all, _ := s.SyncReports(context.Background(), ns); len(all) != n {
+		t.Fatalf("audit holds %d of %d reports", len(all), n)
+	}
+}
