@@ -144,11 +144,13 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 		return nil, notFound
 	}
 	t, err := h.svc.Invocation(ctx, c.param, c.actor)
-	if errors.Is(err, retrieval.ErrNotFound) {
+	switch {
+	case errors.Is(err, retrieval.ErrNotFound):
 		return nil, notFound
-	}
-	if err != nil {
-		return nil, h.domainError(ctx, c, err)
+	case err != nil:
+		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", c.param, "error", err)
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "the trace store is unavailable; try again shortly"}
 	}
 	return invocationResponse{Trace: t, CorrelationID: c.correlationID}, nil
 }

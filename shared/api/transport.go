@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -33,6 +34,14 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 	}
 	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil {
 		req.Claims = a.JWT.Claims
+		// The authorizer also lists the token's scopes; use them when the claim is absent.
+		if req.Claims["scope"] == "" && len(a.JWT.Scopes) > 0 {
+			req.Claims = maps.Clone(req.Claims)
+			if req.Claims == nil {
+				req.Claims = map[string]string{}
+			}
+			req.Claims["scope"] = strings.Join(a.JWT.Scopes, " ")
+		}
 	}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		req.RequestID = lc.AwsRequestID

@@ -25,6 +25,7 @@ type App struct {
 	Config  config.Config
 	Corpus  *knowledge.Corpus
 	Service *retrieval.Service
+	Records store.Records
 	Handler *api.Handler
 	Log     *slog.Logger
 }
@@ -43,11 +44,28 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
-	svc := retrieval.New(ix, provider, store.NewMemory(), opts, log)
-	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "trace_store", "memory",
+	records, storeName, err := newStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	svc := retrieval.New(ix, provider, records, opts, log)
+	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
-	return &App{Config: cfg, Corpus: corpus, Service: svc, Handler: api.New(svc, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
+	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records,
+		Handler: api.New(svc, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
+}
+
+// newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
+func newStore(ctx context.Context, cfg config.Config) (store.Records, string, error) {
+	if !cfg.UseDynamoDB() {
+		return store.NewMemory(), "memory", nil
+	}
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	if err != nil {
+		return nil, "", err
+	}
+	return store.NewDynamo(client, cfg.TableName, cfg.DynamoDBTimeout, nil), "dynamodb:" + cfg.TableName, nil
 }
 
 func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {

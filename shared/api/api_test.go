@@ -1,0 +1,374 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+func newHandler(t testing.TB, mode api.AuthMode) (*api.Handler, *bytes.Buffer) {
+	t.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := lexical.Build(c)
+	logs := &bytes.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), log)
+	return api.New(svc, mode, log), logs
+}
+
+// event builds an API Gateway HTTP API (payload 2.0) request as the JWT authorizer delivers it.
+func event(method, path, body string, claims map[string]string, headers map[string]string) events.APIGatewayV2HTTPRequest {
+	h := map[string]string{}
+	if body != "" {
+		h["content-type"] = "application/json"
+	}
+	for k, v := range headers {
+		h[k] = v
+	}
+	ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RawPath: path, Headers: h, Body: body}
+	ev.RequestContext.HTTP.Method = method
+	ev.RequestContext.HTTP.Path = path
+	ev.RequestContext.Stage = "$default"
+	if claims != nil {
+		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+			JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: claims}}
+	}
+	return ev
+}
+
+var reader = map[string]string{"sub": "agent-7", "scope": "knowledge:read"}
+
+type errorBody struct {
+	Error struct {
+		Code, Message, Field string
+	}
+	CorrelationID string `json:"correlation_id"`
+}
+
+func call(t *testing.T, h *api.Handler, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, map[string]any) {
+	t.Helper()
+	resp, err := h.Lambda(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("the handler returned a Go error: %v", err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+		t.Fatalf("body is not JSON: %q", resp.Body)
+	}
+	if resp.Headers["Content-Type"] != "application/json" {
+		t.Errorf("content type %q", resp.Headers["Content-Type"])
+	}
+	id, _ := body["correlation_id"].(string)
+	if id == "" || resp.Headers["X-Correlation-Id"] != id {
+		t.Errorf("correlation id body %q header %q", id, resp.Headers["X-Correlation-Id"])
+	}
+	return resp, body
+}
+
+func TestLookupOverAPIGatewayV2(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	resp, body := call(t, h, event("POST", "/api/v1/knowledge/lookup",
+		`{"question":"Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?","language":"de","top_k":3}`, reader,
+		map[string]string{"X-Correlation-Id": "agent-call-42"}))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
+	}
+	if body["correlation_id"] != "agent-call-42" {
+		t.Errorf("caller's correlation id not reused: %v", body["correlation_id"])
+	}
+	for _, k := range []string{"evidence_state", "primary", "supplement", "evidence_blocks", "relevance", "retrieval", "provider", "invocation_id"} {
+		if _, ok := body[k]; !ok {
+			t.Errorf("response lacks %q", k)
+		}
+	}
+	blocks := body["evidence_blocks"].([]any)
+	if len(blocks) == 0 || len(blocks) > 3 {
+		t.Fatalf("%d blocks for top_k 3", len(blocks))
+	}
+	for _, k := range []string{"source", "document_id", "version", "effective_date", "title", "breadcrumb", "section",
+		"category", "retrieval_layer", "content", "hit_reasons", "score", "rank"} {
+		if _, ok := blocks[0].(map[string]any)[k]; !ok {
+			t.Errorf("evidence block lacks %q", k)
+		}
+	}
+	if p := body["primary"].(map[string]any); p["document_id"] != "damage-procedure" {
+		t.Errorf("primary %v", p["document_id"])
+	}
+	l1 := body["retrieval"].(map[string]any)["l1"].(map[string]any)
+	for _, k := range []string{"status", "provider", "category_filter", "candidate_count", "score_kind"} {
+		if _, ok := l1[k]; !ok {
+			t.Errorf("retrieval.l1 lacks %q", k)
+		}
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	h, logs := newHandler(t, api.AuthJWT)
+	long := strings.Repeat("a", 2001)
+	cases := []struct {
+		name, method, path, body string
+		headers                  map[string]string
+		claims                   map[string]string
+		status                   int
+		code, field              string
+	}{
+		{"not JSON", "POST", "/lookup", `{"question": `, nil, reader, 400, "invalid_request", ""},
+		{"array body", "POST", "/lookup", `["windscreen"]`, nil, reader, 400, "invalid_request", ""},
+		{"two objects", "POST", "/lookup", `{"question":"a"}{"question":"b"}`, nil, reader, 400, "invalid_request", ""},
+		{"wrong type", "POST", "/lookup", `{"question": 42}`, nil, reader, 400, "invalid_request", "question"},
+		{"fractional top_k", "POST", "/lookup", `{"question":"tyre","top_k":2.5}`, nil, reader, 400, "invalid_request", "top_k"},
+		{"missing question", "POST", "/lookup", `{"language":"en"}`, nil, reader, 400, "invalid_request", "question"},
+		{"blank question", "POST", "/lookup", `{"question":"   "}`, nil, reader, 400, "invalid_request", "question"},
+		{"question too long", "POST", "/lookup", `{"question":"` + long + `"}`, nil, reader, 400, "invalid_request", "question"},
+		{"top_k zero", "POST", "/lookup", `{"question":"tyre","top_k":0}`, nil, reader, 400, "invalid_request", "top_k"},
+		{"top_k too big", "POST", "/lookup", `{"question":"tyre","top_k":21}`, nil, reader, 400, "invalid_request", "top_k"},
+		{"unsupported language", "POST", "/lookup", `{"question":"pneu crevé","language":"fr"}`, nil, reader, 400, "unsupported_language", "language"},
+		{"empty language", "POST", "/ask", `{"question":"tyre","language":""}`, nil, reader, 400, "unsupported_language", "language"},
+		{"empty body", "POST", "/lookup", ``, map[string]string{"content-type": "application/json"}, reader, 400, "invalid_request", ""},
+		{"too large", "POST", "/lookup", `{"question":"` + strings.Repeat("x", api.MaxBody) + `"}`, nil, reader, 413, "payload_too_large", ""},
+		{"wrong content type", "POST", "/lookup", `{"question":"tyre"}`, map[string]string{"content-type": "text/plain"}, reader, 415, "unsupported_media_type", ""},
+		{"no actor", "POST", "/lookup", `{"question":"tyre"}`, nil, nil, 401, "unauthorized", ""},
+		{"missing scope", "POST", "/lookup", `{"question":"tyre"}`, nil, map[string]string{"sub": "agent-9", "scope": "profile"}, 403, "forbidden", ""},
+		{"unknown route", "GET", "/nothing", ``, nil, reader, 404, "not_found", ""},
+		{"outside the base path", "GET", "/../etc/passwd", ``, nil, reader, 404, "not_found", ""},
+		{"wrong method", "GET", "/lookup", ``, nil, reader, 405, "method_not_allowed", ""},
+		{"unknown invocation", "GET", "/invocations/NOPE", ``, nil, reader, 404, "not_found", ""},
+		{"malformed invocation id", "GET", "/invocations/" + strings.Repeat("z", 80), ``, nil, reader, 404, "not_found", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/api/v1/knowledge" + tc.path
+			if tc.name == "outside the base path" {
+				path = tc.path
+			}
+			resp, _ := call(t, h, event(tc.method, path, tc.body, tc.claims, tc.headers))
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, resp.Body)
+			}
+			var e errorBody
+			if err := json.Unmarshal([]byte(resp.Body), &e); err != nil {
+				t.Fatal(err)
+			}
+			if e.Error.Code != tc.code || e.Error.Field != tc.field || e.Error.Message == "" {
+				t.Errorf("error %+v, want code %s field %q", e.Error, tc.code, tc.field)
+			}
+			if tc.code == "unsupported_language" && !strings.Contains(e.Error.Message, "en, de") {
+				t.Errorf("message lacks the supported languages: %q", e.Error.Message)
+			}
+			if tc.status == 405 && resp.Headers["Allow"] != "POST" {
+				t.Errorf("Allow %q", resp.Headers["Allow"])
+			}
+			if strings.Contains(resp.Body, "goroutine") || strings.Contains(resp.Body, ".go:") {
+				t.Errorf("stack trace in the response: %s", resp.Body)
+			}
+		})
+	}
+	if strings.Contains(logs.String(), long[:100]) {
+		t.Error("the log holds the question text")
+	}
+}
+
+func TestCorrelationIDIsReplacedWhenInvalid(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	_, body := call(t, h, event("GET", "/api/v1/knowledge/health", "", reader, map[string]string{"x-correlation-id": "bad id with spaces"}))
+	id := body["correlation_id"].(string)
+	if id == "bad id with spaces" || !regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`).MatchString(id) {
+		t.Fatalf("correlation id %q", id)
+	}
+}
+
+func TestBodyFieldsNeverOverrideTheActor(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	_, body := call(t, h, event("POST", "/api/v1/knowledge/lookup",
+		`{"question":"flat tyre on the motorway","actor_id":"ops-lead","scope":"knowledge:admin","sub":"ops-lead"}`, reader, nil))
+	id := body["invocation_id"].(string)
+	_, tr := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", reader, nil))
+	if tr["actor_id"] != "agent-7" {
+		t.Fatalf("trace actor %v, want the authenticated agent-7", tr["actor_id"])
+	}
+	resp, _ := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "ops-lead", "scope": "knowledge:read"}, nil))
+	if resp.StatusCode != 404 {
+		t.Fatalf("another actor read the trace: %d", resp.StatusCode)
+	}
+	resp, _ = call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "ops-lead", "scope": "knowledge:read knowledge:admin"}, nil))
+	if resp.StatusCode != 200 {
+		t.Fatalf("admin could not read the trace: %d", resp.StatusCode)
+	}
+}
+
+func TestInvocationTraceShape(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	q := "Customer left a wallet in the car, how long do we keep found items?"
+	_, body := call(t, h, event("POST", "/api/v1/knowledge/lookup", `{"question":"`+q+`"}`, reader, nil))
+	resp, tr := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+body["invocation_id"].(string), "", reader, nil))
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for _, k := range []string{"invocation_id", "tool", "created_at", "actor_id", "question_sha256", "question_chars", "language", "retrieval_details"} {
+		if _, ok := tr[k]; !ok {
+			t.Errorf("trace lacks %q", k)
+		}
+	}
+	if strings.Contains(resp.Body, "wallet in the car") {
+		t.Error("the trace holds the question")
+	}
+	d := tr["retrieval_details"].(map[string]any)
+	for _, k := range []string{"layer", "l0", "l1", "candidate_count", "final_block_count", "evidence_summaries", "sidecar", "latency_ms"} {
+		if _, ok := d[k]; !ok {
+			t.Errorf("retrieval_details lacks %q", k)
+		}
+	}
+}
+
+func TestLocalHeadersAuth(t *testing.T) {
+	h, _ := newHandler(t, api.AuthLocalHeaders)
+	resp, _ := call(t, h, event("GET", "/api/v1/knowledge/health", "", nil, map[string]string{"x-actor-id": "dev", "x-actor-scope": "knowledge:read"}))
+	if resp.StatusCode != 200 {
+		t.Fatalf("local headers refused: %d %s", resp.StatusCode, resp.Body)
+	}
+	// In local-headers mode JWT claims are not an actor, and in jwt mode headers are not.
+	if resp, _ := call(t, h, event("GET", "/api/v1/knowledge/health", "", reader, nil)); resp.StatusCode != 401 {
+		t.Errorf("claims accepted in local-headers mode: %d", resp.StatusCode)
+	}
+	jwt, _ := newHandler(t, api.AuthJWT)
+	if resp, _ := call(t, jwt, event("GET", "/api/v1/knowledge/health", "", nil, map[string]string{"x-actor-id": "dev", "x-actor-scope": "knowledge:admin"})); resp.StatusCode != 401 {
+		t.Errorf("headers accepted in jwt mode: %d", resp.StatusCode)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	resp, body := call(t, h, event("GET", "/api/v1/knowledge/health", "", reader, nil))
+	if resp.StatusCode != 200 || body["status"] != "ok" || body["provider"] != "demo" {
+		t.Fatalf("health %d %v", resp.StatusCode, body)
+	}
+	if sc := body["sidecar"].(map[string]any); sc["enabled"] != false || sc["status"] != "disabled" {
+		t.Errorf("sidecar %v", sc)
+	}
+}
+
+func TestAsk(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	resp, body := call(t, h, event("POST", "/api/v1/knowledge/ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?","language":"de"}`, reader, nil))
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d %s", resp.StatusCode, resp.Body)
+	}
+	for _, k := range []string{"answer", "evidence_state", "sources", "provider", "invocation_id"} {
+		if _, ok := body[k]; !ok {
+			t.Errorf("ask response lacks %q", k)
+		}
+	}
+	src := body["sources"].([]any)
+	if len(src) == 0 {
+		t.Fatal("no sources")
+	}
+	for _, k := range []string{"document_id", "title", "version", "section", "excerpt"} {
+		if _, ok := src[0].(map[string]any)[k]; !ok {
+			t.Errorf("source lacks %q", k)
+		}
+	}
+}
+
+func TestBase64BodyAndNamedStage(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	ev := event("POST", "/prod/api/v1/knowledge/lookup", base64.StdEncoding.EncodeToString([]byte(`{"question":"flat tyre"}`)), reader, map[string]string{"content-type": "application/json"})
+	ev.IsBase64Encoded = true
+	ev.RequestContext.Stage = "prod"
+	if resp, _ := call(t, h, ev); resp.StatusCode != 200 {
+		t.Fatalf("status %d %s", resp.StatusCode, resp.Body)
+	}
+}
+
+// TestSampleEvents feeds events/*.json, the payloads for `sam local invoke -e`, to the handler.
+func TestSampleEvents(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	want := map[string]int{"lookup.json": 200, "lookup-de.json": 200, "lookup-out-of-domain.json": 200, "ask.json": 200,
+		"health.json": 200, "lookup-invalid.json": 400, "lookup-no-scope.json": 403}
+	files, _ := filepath.Glob("../../events/*.json")
+	if len(files) < len(want) {
+		t.Fatalf("found %d sample events", len(files))
+	}
+	for _, f := range files {
+		status, ok := want[filepath.Base(f)]
+		if !ok {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev events.APIGatewayV2HTTPRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		resp, body := call(t, h, ev)
+		if resp.StatusCode != status {
+			t.Errorf("%s: status %d, want %d: %s", f, resp.StatusCode, status, resp.Body)
+		}
+		if filepath.Base(f) == "lookup-out-of-domain.json" && body["evidence_state"] != "insufficient" {
+			t.Errorf("out-of-domain sample: %v", body["evidence_state"])
+		}
+	}
+}
+
+// TestAWSSamplePayload feeds the JWT-authorizer payload that ships with aws-lambda-go, pointed at
+// this API, to the handler.
+func TestAWSSamplePayload(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/aws/aws-lambda-go").Output()
+	if err != nil {
+		t.Fatalf("locate aws-lambda-go: %v", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "events", "testdata", "apigw-v2-request-jwt-authorizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	// As delivered, the payload has no subject claim and a JSON-less body on an unknown path.
+	if resp, _ := call(t, h(t), ev); resp.StatusCode != 404 {
+		t.Errorf("unknown path: %d", resp.StatusCode)
+	}
+	ev.RawPath = "/api/v1/knowledge/lookup"
+	ev.RequestContext.HTTP.Method = "POST"
+	if resp, _ := call(t, h(t), ev); resp.StatusCode != 401 {
+		t.Errorf("no subject claim: %d", resp.StatusCode)
+	}
+	ev.RequestContext.Authorizer.JWT.Claims["sub"] = "agent-7"
+	ev.RequestContext.Authorizer.JWT.Scopes = []string{"knowledge:read"}
+	if resp, _ := call(t, h(t), ev); resp.StatusCode != 415 {
+		t.Errorf("no content type: %d", resp.StatusCode)
+	}
+	ev.Headers["content-type"] = "application/json"
+	resp, body := call(t, h(t), ev)
+	if resp.StatusCode != 400 || body["error"].(map[string]any)["field"] != "question" {
+		t.Errorf(`body {"a": 1}: %d %s`, resp.StatusCode, resp.Body)
+	}
+}
+
+func h(t *testing.T) *api.Handler {
+	hd, _ := newHandler(t, api.AuthJWT)
+	return hd
+}
