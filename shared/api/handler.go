@@ -4,6 +4,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -254,6 +255,18 @@ func jsonKind(goKind string) string {
 	return "value of another type"
 }
 
+// marshal encodes v as compact JSON without HTML escaping, so that "Title > Section" reads as
+// written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 type errorBody struct {
 	Error         *Error `json:"error"`
 	CorrelationID string `json:"correlation_id"`
@@ -276,7 +289,7 @@ func (h *Handler) errorResponse(c *call, e *Error) Response {
 // jsonResponse encodes v, adding correlation_id to it: v is a struct whose JSON form is an
 // object, or a map.
 func (h *Handler) jsonResponse(c *call, status int, v any) Response {
-	body, err := json.Marshal(v)
+	body, err := marshal(v)
 	if err != nil {
 		h.log.Error("encode response", "correlation_id", c.correlationID, "error", err)
 		status = http.StatusInternalServerError

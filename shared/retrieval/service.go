@@ -53,7 +53,7 @@ type Options struct {
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 0.5}
+	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 1}
 }
 
 // GroundedCoverage is the default grounded threshold, shared with the demo provider's answers.
@@ -108,7 +108,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 		}
-		q := Query{Question: req.Question, Language: req.Language, TopK: min(2*req.TopK, 40),
+		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
 			Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if l1.CategoryFilter != nil {
 			q.Category = *l1.CategoryFilter
@@ -272,3 +272,7 @@ func uniqueTerms(terms []string) []string {
 	}
 	return out
 }
+
+// l1Pool is how many candidates L1 is asked for: twice the blocks wanted, at least 10, so that
+// fusion and de-duplication choose from the same pool whatever top_k is.
+func l1Pool(topK int) int { return min(max(2*topK, 10), 40) }
