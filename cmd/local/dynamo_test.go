@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -126,7 +127,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 // TestLookupSurvivesAFailingTraceStore points the local API at a DynamoDB endpoint that is not
 // there: lookups still answer, the failure is logged and counted, reads of traces say so.
 func TestLookupSurvivesAFailingTraceStore(t *testing.T) {
-	l := startLocal(t, "DYNAMODB_ENDPOINT=http://"+freeAddr(t), "DYNAMODB_TIMEOUT_MS=300")
+	l := startLocal(t, "DYNAMODB_ENDPOINT=http://"+testutil.FreeAddr(t), "DYNAMODB_TIMEOUT_MS=300")
 	status, body := post(t, l.base+"/lookup", `{"question":"flat tyre on the motorway, what now?"}`)
 	if status != 200 {
 		t.Fatalf("lookup failed with the store down: %d %s", status, body)
@@ -145,7 +146,7 @@ func TestLookupSurvivesAFailingTraceStore(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, logs *syncBuffer, what string) string {
+func waitFor(t *testing.T, logs *testutil.SyncBuffer, what string) string {
 	t.Helper()
 	for range 50 {
 		if s := logs.String(); strings.Contains(s, what) {

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -94,7 +93,7 @@ type localAPI struct {
 	base   string
 	cmd    *exec.Cmd
 	exited chan error
-	logs   *syncBuffer
+	logs   *testutil.SyncBuffer
 }
 
 var (
@@ -121,8 +120,8 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	addr := freeAddr(t)
-	l := &localAPI{base: "http://" + addr + "/api/v1/knowledge", exited: make(chan error, 1), logs: &syncBuffer{}}
+	addr := testutil.FreeAddr(t)
+	l := &localAPI{base: "http://" + addr + "/api/v1/knowledge", exited: make(chan error, 1), logs: &testutil.SyncBuffer{}}
 	l.cmd = exec.Command(binPath)
 	l.cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
 	l.cmd.Env = append(l.cmd.Env, env...)
@@ -134,24 +133,6 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 	t.Cleanup(func() { _ = l.cmd.Process.Kill() })
 	waitReady(t, l.base+"/health", l.exited, l.logs)
 	return l
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's concurrent writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func post(t *testing.T, url, body string) (int, []byte) {
@@ -187,16 +168,6 @@ func mustDecode(t *testing.T, body []byte, v any) {
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("%v: %s", err, body)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func waitReady(t *testing.T, url string, exited <-chan error, logs fmt.Stringer) {
