@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean deps dynamodb-local $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval build clean deps dynamodb-local build-LookupFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -41,7 +41,7 @@ bench:
 
 ## eval: retrieval quality on the evaluation sets.
 eval:
-	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml
+	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml eval/probe.yaml
 
 ## build: the Lambda bootstrap binaries for $(GOARCH_LAMBDA) under bin/<function>/bootstrap.
 build: $(addprefix build-,$(FUNCTIONS))
@@ -49,6 +49,11 @@ build: $(addprefix build-,$(FUNCTIONS))
 $(addprefix build-,$(FUNCTIONS)): build-%:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_LAMBDA) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
 		-o bin/$*/bootstrap ./functions/$*
+
+## build-LookupFunction: the target `sam build` calls (BuildMethod: makefile) with ARTIFACTS_DIR.
+build-LookupFunction:
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
+		-o $(ARTIFACTS_DIR)/bootstrap ./functions/lookup
 
 clean:
 	rm -rf bin .aws-sam
