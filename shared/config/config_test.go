@@ -1,0 +1,70 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LocalAddr != "127.0.0.1:3000" || c.Provider != "demo" || c.AuthMode != "jwt" || c.Tenant != "northstar-mobility-demo" ||
+		c.Workspace != "mobilityops" || c.Collection != "internal-procedures" || c.RAGcoreTimeout != 2*time.Second ||
+		c.VerifyConcurrency != 16 || c.TraceRetention != 30*24*time.Hour || !c.L1Enabled || c.SidecarEnabled {
+		t.Fatalf("defaults %+v", c)
+	}
+	if c.UseDynamoDB() {
+		t.Error("outside Lambda without DYNAMODB_ENDPOINT the in-memory store is the default")
+	}
+}
+
+func TestStoreChoice(t *testing.T) {
+	c, _ := FromEnv(env(map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}))
+	if !c.UseDynamoDB() {
+		t.Error("in Lambda records go to DynamoDB")
+	}
+	c, _ = FromEnv(env(map[string]string{"DYNAMODB_ENDPOINT": "http://127.0.0.1:8000/"}))
+	if !c.UseDynamoDB() || c.DynamoDBEndpoint != "http://127.0.0.1:8000" {
+		t.Errorf("endpoint %q", c.DynamoDBEndpoint)
+	}
+}
+
+func TestEveryBadVariableIsReported(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{
+		"KNOWLEDGE_PROVIDER":   "openai",
+		"AUTH_MODE":            "none",
+		"RAGCORE_TIMEOUT_MS":   "fast",
+		"VERIFY_CONCURRENCY":   "1000",
+		"SIDECAR_ENABLED":      "maybe",
+		"DYNAMODB_ENDPOINT":    "localhost:8000",
+		"TRACE_RETENTION_DAYS": "0",
+	}))
+	if err == nil {
+		t.Fatal("bad configuration accepted")
+	}
+	for _, name := range []string{"KNOWLEDGE_PROVIDER", "AUTH_MODE", "RAGCORE_TIMEOUT_MS", "VERIFY_CONCURRENCY",
+		"SIDECAR_ENABLED", "DYNAMODB_ENDPOINT", "TRACE_RETENTION_DAYS"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s: %v", name, err)
+		}
+	}
+}
+
+func TestRAGcoreIsRefusedUntilItExists(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": "https://ragcore.example"}))
+	if err == nil || !strings.Contains(err.Error(), "ragcore") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestTokenIsNeverInErrors(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{"RAGCORE_TOKEN": "s3cr3t-token", "RAGCORE_BASE_URL": "not a url s3cr3t-token"}))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t-token") {
+		t.Fatalf("err = %v", err)
+	}
+}
