@@ -35,8 +35,11 @@ type Lang struct {
 	Passages []Passage
 
 	postings map[string][]posting
+	idf      map[string]float64 // per indexed term; unseen terms get unseenIDF
+	unseen   float64
 	avgLen   float64
 	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
+	docStart []int          // first passage of each document, plus len(Passages) at the end
 }
 
 // Front is the analysed front matter of one document.
@@ -90,6 +93,7 @@ func buildLang(lang string, docs []*knowledge.Document) *Lang {
 	l := &Lang{Analyzer: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
 	total := 0
 	for di, d := range docs {
+		l.docStart = append(l.docStart, len(l.Passages))
 		l.Front = append(l.Front, analyseFront(a, d))
 		meta := strings.Join(d.Keywords, "\n")
 		for si, s := range d.Sections {
@@ -109,11 +113,24 @@ func buildLang(lang string, docs []*knowledge.Document) *Lang {
 			total += len(terms)
 		}
 	}
+	l.docStart = append(l.docStart, len(l.Passages))
 	if len(l.Passages) > 0 {
 		l.avgLen = float64(total) / float64(len(l.Passages))
 	}
+	// IDF depends only on the corpus: computed once here instead of on every lookup.
+	N := float64(len(l.Passages))
+	l.idf = make(map[string]float64, len(l.postings))
+	for t, ps := range l.postings {
+		l.idf[t] = bm25IDF(N, float64(len(ps)))
+	}
+	l.unseen = bm25IDF(N, 0)
 	return l
 }
+
+func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
+
+// DocPassages returns the passages of one document as the range [lo, hi).
+func (l *Lang) DocPassages(doc int) (lo, hi int) { return l.docStart[doc], l.docStart[doc+1] }
 
 func analyseFront(a *textproc.Analyzer, d *knowledge.Document) Front {
 	f := Front{Terms: map[string]struct{}{}}
@@ -151,9 +168,10 @@ func (l *Lang) Doc(passage int) (*knowledge.Document, *knowledge.Section) {
 // IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for
 // a term that no passage contains.
 func (l *Lang) IDF(term string) float64 {
-	n := float64(len(l.postings[term]))
-	N := float64(len(l.Passages))
-	return math.Log(1 + (N-n+0.5)/(n+0.5))
+	if w, ok := l.idf[term]; ok {
+		return w
+	}
+	return l.unseen
 }
 
 // Hit is one scored passage.

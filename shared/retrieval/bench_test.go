@@ -2,11 +2,18 @@ package retrieval_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -29,5 +36,42 @@ func BenchmarkLookup(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLookupLargeCorpus measures a lookup on a corpus twenty times the embedded one (220
+// procedures per language), loaded through knowledge.LoadDir as KNOWLEDGE_DIR would.
+func BenchmarkLookupLargeCorpus(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for _, lang := range knowledge.Languages {
+		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range c.Documents(lang) {
+			for i := range 20 {
+				id := fmt.Sprintf("%s-%02d", d.ID, i)
+				raw := strings.Replace(string(d.Raw), "id: "+d.ID+"\n", "id: "+id+"\n", 1)
+				if err := os.WriteFile(filepath.Join(dir, lang, id+".md"), []byte(raw), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	large, err := knowledge.LoadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := lexical.Build(large)
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	req := retrieval.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: retrieval.Actor{ID: "bench"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := svc.Lookup(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -117,21 +117,12 @@ func leading(matches []l0Match) []l0Match {
 // bestSection picks the section of a matched document that shares the most IDF weight with the
 // question; the first section (the procedure's scope) when none shares any.
 func bestSection(l *lexical.Lang, doc int, query []string) int {
-	best, bestW := -1, 0.0
-	for pi := range l.Passages {
-		p := &l.Passages[pi]
-		if p.Doc != doc {
-			if best >= 0 {
-				break // passages of one document are contiguous
-			}
-			continue
-		}
-		if best < 0 {
-			best = pi
-		}
+	lo, hi := l.DocPassages(doc)
+	best, bestW := lo, 0.0
+	for pi := lo; pi < hi; pi++ {
 		var w float64
 		for _, t := range query {
-			if _, ok := p.Terms[t]; ok {
+			if _, ok := l.Passages[pi].Terms[t]; ok {
 				w += l.IDF(t)
 			}
 		}
