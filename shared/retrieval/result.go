@@ -144,11 +144,12 @@ type TraceDetails struct {
 }
 
 // BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.
+// Score is absent when the path had none (the sources of an answer).
 type BlockSummary struct {
 	Source         string   `json:"source"`
 	Title          string   `json:"title"`
 	RetrievalLayer string   `json:"retrieval_layer"`
-	Score          Score    `json:"score"`
+	Score          *Score   `json:"score,omitempty"`
 	HitReasons     []string `json:"hit_reasons"`
 	Content        string   `json:"content"`
 }

@@ -394,7 +394,7 @@ func TestScenarioEvidenceSummariesArePersisted(t *testing.T) {
 	}
 	for i, s := range sums {
 		b := res.EvidenceBlocks[i]
-		if s.Source != b.Source || s.Title != b.Title || s.RetrievalLayer != b.RetrievalLayer || s.Score != b.Score ||
+		if s.Source != b.Source || s.Title != b.Title || s.RetrievalLayer != b.RetrievalLayer || s.Score == nil || *s.Score != b.Score ||
 			!slices.Equal(s.HitReasons, b.HitReasons) {
 			t.Errorf("summary %d %+v does not match block %+v", i, s, b)
 		}

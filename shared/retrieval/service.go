@@ -244,7 +244,7 @@ func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
 	for _, b := range blocks {
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars)})
+			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars)})
 	}
 	return out
 }
