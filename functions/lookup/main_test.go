@@ -120,6 +120,12 @@ func TestBootstrapUnderRuntimeInterfaceEmulator(t *testing.T) {
 	if !strings.Contains(logs.String(), `"store":"dynamodb:rie-knowledge"`) {
 		t.Errorf("the function did not use DynamoDB:\n%s", logs)
 	}
+	if n := strings.Count(logs.String(), `"cold_start":true`); n != 1 || !strings.Contains(logs.String(), `"cold_start":false`) {
+		t.Errorf("cold_start logged true %d times, want once, then false", n)
+	}
+	if strings.Contains(logs.String(), "deep scratch") {
+		t.Error("the log holds the question text")
+	}
 	if strings.Contains(logs.String(), "trace write failed") {
 		t.Errorf("trace writes failed:\n%s", logs)
 	}

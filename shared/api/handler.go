@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -58,6 +59,8 @@ type Request struct {
 	Claims map[string]string
 	// RequestID is the platform's request id (Lambda), for logs.
 	RequestID string
+	// TraceID is the X-Ray trace header of the invocation (Lambda), for logs.
+	TraceID string
 }
 
 // Response is a transport-neutral HTTP response.
@@ -74,6 +77,7 @@ type Handler struct {
 	log    *slog.Logger
 	routes []route
 	now    func() time.Time
+	warm   atomic.Bool // false until the first request: cold_start in the request log
 }
 
 type route struct {
@@ -114,7 +118,8 @@ func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 	if !correlationPattern.MatchString(c.correlationID) {
 		c.correlationID = rand.Text()
 	}
-	log := h.log.With("correlation_id", c.correlationID, "request_id", req.RequestID)
+	log := h.log.With("correlation_id", c.correlationID, "request_id", req.RequestID,
+		"xray_trace_id", req.TraceID, "cold_start", !h.warm.Swap(true))
 	defer func() {
 		if p := recover(); p != nil {
 			log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))

@@ -46,6 +46,10 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		req.RequestID = lc.AwsRequestID
 	}
+	// aws-lambda-go puts the invocation's X-Ray trace header under this plain string key.
+	if v, ok := ctx.Value("x-amzn-trace-id").(string); ok {
+		req.TraceID = v
+	}
 	if ev.IsBase64Encoded {
 		body, err := base64.StdEncoding.DecodeString(ev.Body)
 		if err != nil {
