@@ -108,6 +108,16 @@ func New(svc *retrieval.Service, auth AuthMode, log *slog.Logger) *Handler {
 	return h
 }
 
+// Routes lists the handler's routes as "METHOD /path" under BasePath, path parameters written
+// "{}", for checks against the deployment template.
+func (h *Handler) Routes() []string {
+	out := make([]string, 0, len(h.routes))
+	for _, r := range h.routes {
+		out = append(out, r.method+" "+BasePath+r.path)
+	}
+	return out
+}
+
 var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Serve handles one request. It never returns a Go error: every failure is a response in the
