@@ -10,6 +10,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Provider is the demo knowledge provider.
@@ -75,8 +76,8 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 	if l == nil {
 		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
 	}
-	terms := l.Analyzer.Terms(q.Question)
-	hits := l.Search(terms, q.Category, answerPassages)
+	words := l.Analyzer.Groups(q.Question)
+	hits := l.Search(textproc.Flatten(words), q.Category, answerPassages)
 	if len(hits) == 0 {
 		return retrieval.GroundedAnswer{
 			Answer: "No procedure passage matches this question, so no answer is given. " +
@@ -86,7 +87,7 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 	}
 	state := retrieval.StateGrounded
 	var b strings.Builder
-	if l.Coverage(terms, hits[0].Passage) >= retrieval.GroundedCoverage {
+	if l.Coverage(words, hits[0].Passage) >= retrieval.GroundedCoverage {
 		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(hits))
 	} else {
 		state = retrieval.StateInsufficient

@@ -225,21 +225,50 @@ func (l *Lang) Search(query []string, category string, topK int) []Hit {
 	return hits
 }
 
-// Coverage is the IDF-weighted share of the query's terms that occur in the passage or in its
-// document's front matter: 1 when every query term is there, 0 when none is. It is how the
+// Coverage is the IDF-weighted share of the question's words that occur in the passage or in its
+// document's front matter: 1 when every word is there, 0 when none is. A compound the passage
+// lacks counts by the share of its parts that are there, at most half when only part of it is
+// known, so that a known tail does not make an unknown compound look covered. It is how the
 // service tells a passage that answers the question from one that shares a word with it.
-func (l *Lang) Coverage(query []string, passage int) float64 {
+func (l *Lang) Coverage(query []textproc.Group, passage int) float64 {
 	p := l.Passages[passage]
 	front := l.Front[p.Doc].Terms
-	var have, want float64
-	for _, t := range unique(query) {
-		w := l.IDF(t)
-		want += w
+	has := func(t string) bool {
 		if _, ok := p.Terms[t]; ok {
-			have += w
-		} else if _, ok := front[t]; ok {
-			have += w
+			return true
 		}
+		_, ok := front[t]
+		return ok
+	}
+	var have, want float64
+	seen := make(map[string]bool, len(query))
+	for _, g := range query {
+		if seen[g.Term] {
+			continue
+		}
+		seen[g.Term] = true
+		w := l.IDF(g.Term)
+		want += w
+		if has(g.Term) {
+			have += w
+			continue
+		}
+		var partHave, partWant float64
+		for _, part := range g.Parts {
+			pw := l.IDF(part)
+			partWant += pw
+			if has(part) {
+				partHave += pw
+			}
+		}
+		if partWant == 0 {
+			continue
+		}
+		share := partHave / partWant
+		if !g.Complete {
+			share /= 2
+		}
+		have += w * share
 	}
 	if want == 0 {
 		return 0

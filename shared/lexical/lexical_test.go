@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 func doc(id, category string, sections ...string) *knowledge.Document {
@@ -81,16 +82,33 @@ func TestCategoryFilterKeepsCorpusStatistics(t *testing.T) {
 	}
 }
 
+func words(terms ...string) []textproc.Group {
+	out := make([]textproc.Group, 0, len(terms))
+	for _, t := range terms {
+		out = append(out, textproc.Group{Term: t})
+	}
+	return out
+}
+
 func TestCoverage(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")})
-	if got := l.Coverage([]string{"batteri", "low"}, 0); got != 1 {
+	if got := l.Coverage(words("batteri", "low"), 0); got != 1 {
 		t.Errorf("full coverage = %v", got)
 	}
-	if got := l.Coverage([]string{"batteri", "pari"}, 0); got <= 0 || got >= 0.5 {
+	if got := l.Coverage(words("batteri", "pari"), 0); got <= 0 || got >= 0.5 {
 		t.Errorf("an unknown term must weigh more than half: coverage %v", got)
 	}
 	if got := l.Coverage(nil, 0); got != 0 {
 		t.Errorf("empty query coverage = %v", got)
+	}
+	// A compound the passage lacks counts by its parts; only half when part of it is unknown.
+	full := []textproc.Group{{Term: "batterylow", Parts: []string{"batteri", "low"}, Complete: true}}
+	if got := l.Coverage(full, 0); got != 1 {
+		t.Errorf("compound of present parts = %v", got)
+	}
+	half := []textproc.Group{{Term: "batteryxyz", Parts: []string{"batteri"}, Complete: false}}
+	if got := l.Coverage(half, 0); got != 0.5 {
+		t.Errorf("compound with an unknown part = %v, want 0.5", got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
@@ -144,7 +145,7 @@ func diversify(all []*fusing, topK int) []*fusing {
 // assess judges the evidence: strong when the primary block covers enough of the question's
 // weighted terms, weak when something matched but not enough, none when nothing did. Semantic
 // support is claimed only for candidates of a semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, query []string, blocks []EvidenceBlock, l1 L1Details) Relevance {
+func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []EvidenceBlock, l1 L1Details) Relevance {
 	if len(blocks) == 0 {
 		r := Relevance{Assessment: "none", Reason: "no procedure matched the question"}
 		if l1.Status == L1Failed || l1.Status == L1Unavailable {
@@ -161,7 +162,7 @@ func (s *Service) assess(l *lexical.Lang, query []string, blocks []EvidenceBlock
 	p := blocks[0]
 	cov := 0.0
 	if pi, ok := l.PassageOf(p.DocumentID, anchorOf(p.Source)); ok {
-		cov = l.Coverage(query, pi)
+		cov = l.Coverage(words, pi)
 	}
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(cov)}
 	basis := "lexical evidence (L0 keywords and BM25), no semantic support"

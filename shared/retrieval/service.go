@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Errors the transport maps to status codes.
@@ -98,7 +99,8 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		return Result{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	query := uniqueTerms(l.Analyzer.Terms(req.Question))
+	words := l.Analyzer.Groups(req.Question)
+	query := uniqueTerms(textproc.Flatten(words))
 	hints, matches := l0(l, query)
 	l0Done := s.now()
 
@@ -152,7 +154,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		res.Primary = &blocks[0]
 		res.Supplement = blocks[1:]
 	}
-	res.Relevance = s.assess(l, query, blocks, l1)
+	res.Relevance = s.assess(l, words, blocks, l1)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
 
 	res.InvocationID = newID()

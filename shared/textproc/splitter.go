@@ -39,27 +39,27 @@ func (s *Splitter) known(part string) bool {
 }
 
 // Split returns the parts of a folded compound, or nil when it has none: the longest known head
-// whose tail is known or itself a compound of known words; failing that, a known head or tail of
-// at least partMin bytes on its own, so that "Bereitschaftsdienst" still yields "bereitschaft".
-// A linking "s" or "n" after the head is allowed.
-func (s *Splitter) Split(tok string) []string {
+// whose tail is known or itself a compound of known words (complete); failing that, a known head
+// or tail of at least partMin bytes on its own (not complete), so that "Bereitschaftsdienst"
+// still yields "bereitschaft". A linking "s" or "n" after the head is allowed.
+func (s *Splitter) Split(tok string) (parts []string, complete bool) {
 	if len(tok) < 2*minPart {
-		return nil
+		return nil, false
 	}
 	if parts := s.split(tok, 3); parts != nil {
-		return parts
+		return parts, true
 	}
 	for i := len(tok) - minPart; i >= partMin; i-- {
 		if s.known(tok[:i]) {
-			return []string{tok[:i]}
+			return []string{tok[:i]}, false
 		}
 	}
 	for i := minPart; i <= len(tok)-partMin; i++ {
 		if s.known(tok[i:]) {
-			return []string{tok[i:]}
+			return []string{tok[i:]}, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // partMin is the shortest part kept when the rest of the compound is unknown.

@@ -121,21 +121,44 @@ func (a *Analyzer) Stem(tok string) string {
 	return env.Current()
 }
 
-// Terms returns the index terms of text: folded, stop words removed, stemmed, with the known
-// parts of German compounds appended after the compound itself.
-func (a *Analyzer) Terms(text string) []string {
+// Group is one word of a text as index terms: its stem and, for a German compound, the stems
+// of its known parts. Complete is false when only part of the compound is known.
+type Group struct {
+	Term     string
+	Parts    []string
+	Complete bool
+}
+
+// Groups returns the words of text, folded, stop words removed, stemmed, with compound parts.
+func (a *Analyzer) Groups(text string) []Group {
 	toks := a.Tokens(text)
-	out := make([]string, 0, len(toks))
+	out := make([]Group, 0, len(toks))
 	for _, t := range toks {
 		if a.IsStop(t) {
 			continue
 		}
-		out = append(out, a.Stem(t))
+		g := Group{Term: a.Stem(t)}
 		if a.split != nil {
-			for _, part := range a.split.Split(t) {
-				out = append(out, a.Stem(part))
+			parts, complete := a.split.Split(t)
+			for _, p := range parts {
+				g.Parts = append(g.Parts, a.Stem(p))
 			}
+			g.Complete = complete
 		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// Terms returns the index terms of text: every group's stem, followed by its parts.
+func (a *Analyzer) Terms(text string) []string { return Flatten(a.Groups(text)) }
+
+// Flatten lists the terms of groups: each stem followed by its parts.
+func Flatten(groups []Group) []string {
+	out := make([]string, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g.Term)
+		out = append(out, g.Parts...)
 	}
 	return out
 }

@@ -52,7 +52,7 @@ func TestSplitterFindsCompoundParts(t *testing.T) {
 		"kaputt":              nil,
 	}
 	for tok, want := range cases {
-		got := s.Split(base.Fold(tok))
+		got, _ := s.Split(base.Fold(tok))
 		var stems []string
 		for _, p := range got {
 			stems = append(stems, base.Stem(p))
