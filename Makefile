@@ -41,7 +41,7 @@ bench:
 
 ## eval: retrieval quality on the evaluation sets.
 eval:
-	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml eval/probe.yaml
+	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/probe.yaml
 
 ## build: the Lambda bootstrap binaries for $(GOARCH_LAMBDA) under bin/<function>/bootstrap.
 build: $(addprefix build-,$(FUNCTIONS))

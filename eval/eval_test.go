@@ -31,6 +31,7 @@ func TestRetrievalQualityFloors(t *testing.T) {
 	}{
 		{"dev.yaml", 0.90, 0.95, 0.90, 60, 16},
 		{"holdout.yaml", 0.85, 0.85, 0.90, 60, 16},
+		{"fresh.yaml", 0.85, 0.92, 0.90, 112, 24},
 		{"probe.yaml", 0.95, 0.95, 0, 300, 0},
 	} {
 		t.Run(set.file, func(t *testing.T) {
