@@ -211,9 +211,15 @@ func TestBodyFieldsNeverOverrideTheActor(t *testing.T) {
 	if resp.StatusCode != 404 {
 		t.Fatalf("another actor read the trace: %d", resp.StatusCode)
 	}
-	resp, _ = call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "ops-lead", "scope": "knowledge:read knowledge:admin"}, nil))
-	if resp.StatusCode != 200 {
-		t.Fatalf("admin could not read the trace: %d", resp.StatusCode)
+	for _, scope := range []string{"knowledge:read knowledge:admin", "knowledge:admin"} {
+		resp, _ = call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "ops-lead", "scope": scope}, nil))
+		if resp.StatusCode != 200 {
+			t.Fatalf("admin (%s) could not read the trace: %d", scope, resp.StatusCode)
+		}
+	}
+	resp, _ = call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "agent-7", "scope": "knowledge:sync"}, nil))
+	if resp.StatusCode != 403 {
+		t.Fatalf("an actor with neither read nor admin: %d", resp.StatusCode)
 	}
 }
 

@@ -83,7 +83,7 @@ type Handler struct {
 type route struct {
 	method string
 	path   string // relative to BasePath; a trailing "/{}" matches one path segment
-	scope  string
+	scopes []string // any one of them admits the actor
 	serve  func(ctx context.Context, c *call) (any, *Error)
 }
 
@@ -100,10 +100,11 @@ type call struct {
 func New(svc *retrieval.Service, auth AuthMode, log *slog.Logger) *Handler {
 	h := &Handler{svc: svc, auth: auth, log: log, now: time.Now}
 	h.routes = []route{
-		{http.MethodPost, "/lookup", ScopeRead, h.lookup},
-		{http.MethodPost, "/ask", ScopeRead, h.ask},
-		{http.MethodGet, "/health", ScopeRead, h.health},
-		{http.MethodGet, "/invocations/{}", ScopeRead, h.invocation},
+		{http.MethodPost, "/lookup", []string{ScopeRead}, h.lookup},
+		{http.MethodPost, "/ask", []string{ScopeRead}, h.ask},
+		{http.MethodGet, "/health", []string{ScopeRead}, h.health},
+		// Own invocations need knowledge:read; knowledge:admin reads any (the service checks which).
+		{http.MethodGet, "/invocations/{}", []string{ScopeRead, ScopeAdmin}, h.invocation},
 	}
 	return h
 }
@@ -164,7 +165,7 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 			continue
 		}
 		c.param = param
-		if err := h.authorize(c, r.scope); err != nil {
+		if err := h.authorize(c, r.scopes); err != nil {
 			return nil, err
 		}
 		return r.serve(ctx, c)
@@ -192,14 +193,14 @@ func match(pattern, rel string) (string, bool) {
 var actorPattern = regexp.MustCompile(`^[A-Za-z0-9@._:|+-]{1,128}$`)
 
 // authorize resolves the actor from the transport's authentication, never from the body, and
-// checks the route's scope.
-func (h *Handler) authorize(c *call, scope string) *Error {
-	var id, scopes string
+// checks that it holds one of the route's scopes.
+func (h *Handler) authorize(c *call, scopes []string) *Error {
+	var id, held string
 	switch h.auth {
 	case AuthLocalHeaders:
-		id, scopes = c.req.Header["x-actor-id"], c.req.Header["x-actor-scope"]
+		id, held = c.req.Header["x-actor-id"], c.req.Header["x-actor-scope"]
 	default:
-		id, scopes = c.req.Claims["sub"], c.req.Claims["scope"]
+		id, held = c.req.Claims["sub"], c.req.Claims["scope"]
 	}
 	id = strings.TrimSpace(id)
 	if id == "" || !actorPattern.MatchString(id) {
@@ -209,11 +210,14 @@ func (h *Handler) authorize(c *call, scope string) *Error {
 		}
 		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 	}
-	c.actor = retrieval.Actor{ID: id, Scopes: strings.Fields(scopes)}
-	if !c.actor.HasScope(scope) {
-		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "this call needs the scope " + scope}
+	c.actor = retrieval.Actor{ID: id, Scopes: strings.Fields(held)}
+	for _, s := range scopes {
+		if c.actor.HasScope(s) {
+			return nil
+		}
 	}
-	return nil
+	return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }
 
 // decode reads a JSON object body into v after the content-type and size checks of api.md.
