@@ -82,7 +82,7 @@ type Handler struct {
 
 type route struct {
 	method string
-	path   string // relative to BasePath; a trailing "/{}" matches one path segment
+	path   string   // relative to BasePath; a trailing "/{}" matches one path segment
 	scopes []string // any one of them admits the actor
 	serve  func(ctx context.Context, c *call) (any, *Error)
 }

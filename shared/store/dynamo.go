@@ -31,7 +31,7 @@ var _ DynamoAPI = (*dynamodb.Client)(nil)
 //	pk                     sk                 record
 //	INV#<invocation_id>    TRACE              invocation trace, TTL expires_at
 //	VERIFY#<namespace>     LANG#<language>    verification cache entry, TTL expires_at
-//	SYNC#<namespace>       RUN#<run_id>       sync report (audit, kept), written once
+//	SYNC#<namespace>       RUN#<run_id>#<lang> sync report (audit, kept), written once
 //	SYNC#<namespace>       LATEST#<language>  newest sync report of a language
 //
 // <namespace> is tenant#workspace#collection. expires_at is the TTL attribute (epoch seconds);
@@ -212,7 +212,7 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string)
 	return c, nil
 }
 
-// PutSyncReport stores a report once per run_id (a condition expression makes the write
+// PutSyncReport stores a report once per run_id and language (a condition expression makes the write
 // idempotent under concurrency) and then makes the stored report the latest of its language
 // unless a newer one is there (a second condition expression). The second step also runs for a
 // duplicate, so that a retry after a failure between the two steps completes the first attempt.
@@ -228,7 +228,8 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	if err != nil {
 		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
 	}
-	for k, v := range key(pk, "RUN#"+r.RunID) {
+	sk := "RUN#" + r.RunID + "#" + r.Language
+	for k, v := range key(pk, sk) {
 		item[k] = v
 	}
 	var res PutReportResult
@@ -240,13 +241,16 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	switch {
 	case errors.As(err, &ccf):
 		res.Duplicate = true
-		stored, err := d.get(ctx, pk, "RUN#"+r.RunID)
+		item, err := d.get(ctx, pk, sk)
 		if err != nil {
 			return PutReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
 		}
-		if err := attributevalue.UnmarshalMap(stored, &r); err != nil {
+		var stored SyncReport
+		if err := attributevalue.UnmarshalMap(item, &stored); err != nil {
 			return PutReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
 		}
+		res.Differs = !sameResult(stored, r)
+		r = stored
 	case err != nil:
 		return PutReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
 	}
@@ -298,7 +302,7 @@ func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string
 	return r, nil
 }
 
-// SyncReports returns every stored report of a namespace, ordered by run_id.
+// SyncReports returns every stored report of a namespace, ordered by run_id, then language.
 func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
 	var out []SyncReport
 	var start map[string]types.AttributeValue

@@ -17,7 +17,7 @@ type Memory struct {
 	mu       sync.RWMutex
 	traces   map[string]retrieval.Trace
 	verify   map[string]CachedVerification
-	reports  map[string]SyncReport // namespace#run_id
+	reports  map[string]SyncReport // namespace#run_id#language
 	latest   map[string]SyncReport // namespace#language
 	now      func() time.Time
 	maxTrace int
@@ -118,7 +118,7 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 	return c, nil
 }
 
-// PutSyncReport stores a report once per run_id and makes it the latest of its language unless
+// PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
 // a newer one is stored; every report is kept for audit.
 func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
 	if err := ctx.Err(); err != nil {
@@ -132,10 +132,11 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.reports[ns.key()+"#"+r.RunID]; ok {
-		return PutReportResult{Duplicate: true}, nil
+	rk := ns.key() + "#" + r.RunID + "#" + r.Language
+	if stored, ok := m.reports[rk]; ok {
+		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r)}, nil
 	}
-	m.reports[ns.key()+"#"+r.RunID] = r
+	m.reports[rk] = r
 	lk := ns.key() + "#" + r.Language
 	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
 		return PutReportResult{}, nil
@@ -158,7 +159,7 @@ func (m *Memory) LatestSyncReport(ctx context.Context, ns Namespace, lang string
 	return r, nil
 }
 
-// SyncReports returns every stored report of a namespace, ordered by run_id.
+// SyncReports returns every stored report of a namespace, ordered by run_id, then language.
 func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -172,7 +173,12 @@ func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b SyncReport) int { return strings.Compare(a.RunID, b.RunID) })
+	slices.SortFunc(out, func(a, b SyncReport) int {
+		if c := strings.Compare(a.RunID, b.RunID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Language, b.Language)
+	})
 	return out, nil
 }
 

@@ -52,7 +52,8 @@ type CachedVerification struct {
 // Age is how old the cached result is at now.
 func (c CachedVerification) Age(now time.Time) time.Duration { return now.Sub(c.StoredAt) }
 
-// SyncReport is the result the central sync workflow reports for one run and language.
+// SyncReport is the result the central sync workflow reports for one run and language. A run
+// that syncs several languages reports each under the same run_id.
 type SyncReport struct {
 	RunID      string    `json:"run_id" dynamodbav:"run_id"`
 	Language   string    `json:"language" dynamodbav:"language"`
@@ -64,8 +65,12 @@ type SyncReport struct {
 
 // PutReportResult says what storing a sync report did.
 type PutReportResult struct {
-	// Duplicate is true when a report with this run_id was already stored; nothing changed.
+	// Duplicate is true when a report with this run_id and language was already stored; nothing
+	// changed.
 	Duplicate bool
+	// Differs is true for a duplicate whose figures or finished_at differ from the stored
+	// report's: the caller reused a run_id for another result.
+	Differs bool
 	// Latest is true when this report is now the newest of its language.
 	Latest bool
 }
@@ -87,6 +92,11 @@ func checkReport(r SyncReport) error {
 		return errors.Join(ErrInvalid, errors.New("finished_at"))
 	}
 	return nil
+}
+
+// sameResult reports whether two reports of one run and language carry the same result.
+func sameResult(a, b SyncReport) bool {
+	return a.Synced == b.Synced && a.Failed == b.Failed && a.FinishedAt.Equal(b.FinishedAt)
 }
 
 // newer reports whether report a wins over report b as the latest of a language: the later

@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore Factory) {
 	t.Run("VerificationCacheValidFor300s", func(t *testing.T) { t.Parallel(); verificationCache(t, newStore) })
 	t.Run("VerificationCacheKeyedByNamespaceAndLanguage", func(t *testing.T) { t.Parallel(); verificationKeys(t, newStore) })
 	t.Run("SyncReportStoredOncePerRunID", func(t *testing.T) { t.Parallel(); reportOnce(t, newStore) })
+	t.Run("OneRunReportsEveryLanguage", func(t *testing.T) { t.Parallel(); reportLanguages(t, newStore) })
 	t.Run("OlderSyncReportNeverReplacesNewer", func(t *testing.T) { t.Parallel(); reportOrder(t, newStore) })
 	t.Run("SyncReportTieBreaksByRunID", func(t *testing.T) { t.Parallel(); reportTie(t, newStore) })
 	t.Run("SyncReportRejectsInvalid", func(t *testing.T) { t.Parallel(); reportInvalid(t, newStore) })
@@ -200,10 +201,15 @@ func reportOnce(t *testing.T, newStore Factory) {
 	if err != nil || res.Duplicate || !res.Latest {
 		t.Fatalf("first report: %+v %v", res, err)
 	}
-	// The same run_id again, even with other figures, stores nothing.
-	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0.Add(time.Hour), 3))
-	if err != nil || !res.Duplicate || res.Latest {
+	// The same report again is a plain duplicate.
+	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0, 11))
+	if err != nil || !res.Duplicate || res.Differs || res.Latest {
 		t.Fatalf("duplicate: %+v %v", res, err)
+	}
+	// The same run_id with other figures stores nothing and says they differ.
+	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0.Add(time.Hour), 3))
+	if err != nil || !res.Duplicate || !res.Differs || res.Latest {
+		t.Fatalf("conflicting duplicate: %+v %v", res, err)
 	}
 	latest, err := s.LatestSyncReport(ctx, ns, "en")
 	if err != nil || latest.Synced != 11 || !latest.FinishedAt.Equal(t0) {
@@ -215,6 +221,25 @@ func reportOnce(t *testing.T, newStore Factory) {
 	}
 	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("latest of another language: %v", err)
+	}
+}
+
+func reportLanguages(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	ctx := context.Background()
+	for _, lang := range []string{"en", "de"} {
+		res, err := s.PutSyncReport(ctx, ns, report("run-all", lang, t0, 11))
+		if err != nil || res.Duplicate || !res.Latest {
+			t.Fatalf("%s: %+v %v", lang, res, err)
+		}
+	}
+	for _, lang := range []string{"en", "de"} {
+		if latest, err := s.LatestSyncReport(ctx, ns, lang); err != nil || latest.RunID != "run-all" || latest.Language != lang {
+			t.Fatalf("latest %s: %+v %v", lang, latest, err)
+		}
+	}
+	if all, _ := s.SyncReports(ctx, ns); len(all) != 2 || all[0].Language != "de" || all[1].Language != "en" {
+		t.Fatalf("audit %+v", all)
 	}
 }
 
