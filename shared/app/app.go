@@ -43,6 +43,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	opts := retrieval.DefaultOptions()
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
+	opts.ProviderTimeout = cfg.RAGcoreTimeout
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
 	records, storeName, err := newStore(ctx, cfg)
 	if err != nil {
@@ -61,7 +62,8 @@ func newStore(ctx context.Context, cfg config.Config) (store.Records, string, er
 	if !cfg.UseDynamoDB() {
 		return store.NewMemory(), "memory", nil
 	}
-	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
+		HTTPTimeout: cfg.DynamoDBTimeout})
 	if err != nil {
 		return nil, "", err
 	}

@@ -80,6 +80,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
 	}
+	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
+		// Headers name the actor only on a developer's machine; deployed, that would let any
+		// caller choose its identity and scopes.
+		p.errs = append(p.errs, errors.New("AUTH_MODE=local-headers is refused in Lambda outside sam local; use jwt"))
+	}
 	if c.Provider == "ragcore" {
 		// The RAGcore provider is not part of this build yet; refusing is clearer than a
 		// provider that cannot answer.

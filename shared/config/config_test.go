@@ -68,3 +68,17 @@ func TestTokenIsNeverInErrors(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestLocalHeadersAreRefusedInDeployedLambda(t *testing.T) {
+	lambda := map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "AUTH_MODE": "local-headers"}
+	if _, err := FromEnv(env(lambda)); err == nil || !strings.Contains(err.Error(), "AUTH_MODE") {
+		t.Fatalf("local-headers accepted in Lambda: %v", err)
+	}
+	lambda["AWS_SAM_LOCAL"] = "true"
+	if c, err := FromEnv(env(lambda)); err != nil || c.AuthMode != "local-headers" {
+		t.Fatalf("sam local: %v", err)
+	}
+	if _, err := FromEnv(env(map[string]string{"AUTH_MODE": "local-headers"})); err != nil {
+		t.Fatalf("outside Lambda: %v", err)
+	}
+}

@@ -37,7 +37,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		q.Category = hints.Domains[0]
 	}
 	ans := Answer{Provider: s.provider.Name(), Sources: []AnswerSource{}}
-	ga, err := s.provider.Ask(ctx, q)
+	pctx, cancel := s.providerContext(ctx)
+	ga, err := s.provider.Ask(pctx, q)
+	cancel()
 	switch {
 	case err != nil:
 		l1.Status = L1Failed
@@ -46,7 +48,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		}
 		l1.ErrorClass = errorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
-			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", err)
+			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", SafeError(err))
 		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer, StateUnavailable, "none"
 	default:
 		ans.Answer, ans.EvidenceState = ga.Answer, ga.EvidenceState

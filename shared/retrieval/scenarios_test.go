@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
@@ -536,4 +540,55 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// blockingProvider never answers until its context ends, like an unreachable RAGcore.
+type blockingProvider struct{ *demo.Provider }
+
+func (blockingProvider) Retrieve(ctx context.Context, _ retrieval.Query) ([]retrieval.Candidate, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (blockingProvider) Ask(ctx context.Context, _ retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+	<-ctx.Done()
+	return retrieval.GroundedAnswer{}, ctx.Err()
+}
+
+func TestProviderCallsHaveADeadline(t *testing.T) {
+	ix := index(t)
+	o := retrieval.DefaultOptions()
+	o.ProviderTimeout = 50 * time.Millisecond
+	traces := store.NewMemory()
+	svc := retrieval.New(ix, blockingProvider{demo.New(ix)}, traces, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Retrieval.L1.Status != retrieval.L1Failed || res.Retrieval.L1.ErrorClass != "timeout" || res.Primary == nil {
+		t.Fatalf("l1 %+v primary %v", res.Retrieval.L1, res.Primary)
+	}
+	ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: damageQuestion, Language: "en"})
+	if err != nil || ans.EvidenceState != retrieval.StateUnavailable || !strings.Contains(ans.Answer, "No procedure has been inferred") {
+		t.Fatalf("ask %+v %v", ans, err)
+	}
+}
+
+func TestTraceIsWrittenWhenTheCallerHangsUp(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := f.svc.Lookup(ctx, retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Actor: retrieval.Actor{ID: "agent-7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.trace(t, res.InvocationID)
+}
+
+func TestSafeErrorDropsRequestURLs(t *testing.T) {
+	err := fmt.Errorf("retrieve: %w", &url.Error{Op: "Post", URL: "https://ragcore.internal/v1/retrieve?token=s3cr3t", Err: context.DeadlineExceeded})
+	got := retrieval.SafeError(err)
+	if strings.Contains(got, "s3cr3t") || strings.Contains(got, "ragcore.internal") || !strings.Contains(got, "deadline exceeded") {
+		t.Fatalf("SafeError = %q", got)
+	}
 }

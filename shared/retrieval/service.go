@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net/url"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,8 @@ type Options struct {
 	L1Enabled bool
 	// TraceRetention is how long traces are kept.
 	TraceRetention time.Duration
+	// ProviderTimeout bounds every provider call (Retrieve, Ask); <= 0 means no bound of its own.
+	ProviderTimeout time.Duration
 	// GroundedCoverage is the smallest coverage of the question by the primary block that counts as
 	// strong evidence (see lexical.Lang.Coverage).
 	GroundedCoverage float64
@@ -54,7 +57,8 @@ type Options struct {
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 1}
+	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 1,
+		ProviderTimeout: 2 * time.Second}
 }
 
 // GroundedCoverage is the default grounded threshold, shared with the demo provider's answers.
@@ -115,8 +119,10 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		if l1.CategoryFilter != nil {
 			q.Category = *l1.CategoryFilter
 		}
+		pctx, cancel := s.providerContext(ctx)
 		var err error
-		cands, err = s.provider.Retrieve(ctx, q)
+		cands, err = s.provider.Retrieve(pctx, q)
+		cancel()
 		switch {
 		case errors.Is(err, ErrUnavailable):
 			l1.Status, l1.ErrorClass = L1Unavailable, errorClass(err)
@@ -130,7 +136,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		if err != nil {
 			cands = nil
 			s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
-				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", err)
+				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", SafeError(err))
 		}
 		l1.CandidateCount = len(cands)
 	}
@@ -185,9 +191,19 @@ func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace
 	return t, nil
 }
 
+// providerContext bounds one provider call.
+func (s *Service) providerContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.opts.ProviderTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, s.opts.ProviderTimeout)
+}
+
 // record completes and stores a trace. A failed write never fails the caller's request: it is
-// logged with the invocation id and counted.
+// logged with the invocation id and counted. The write outlives a caller that hung up (the
+// store's own deadline bounds it), so that every answered call leaves its trace.
 func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
+	ctx = context.WithoutCancel(ctx)
 	sum := sha256.Sum256([]byte(question))
 	t.QuestionSHA256 = hex.EncodeToString(sum[:])
 	t.QuestionChars = utf8.RuneCountInString(question)
@@ -199,7 +215,7 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 			s.opts.Metrics.Count("TraceWriteFailures", 1)
 		}
 		s.log.ErrorContext(ctx, "trace write failed; the response is unaffected",
-			"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n, "error", err)
+			"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n, "error", SafeError(err))
 	}
 }
 
@@ -240,6 +256,16 @@ func errorClass(err error) string {
 		return "unavailable"
 	}
 	return "error"
+}
+
+// SafeError is an error's text for logs without a request URL: an HTTP client's *url.Error
+// names the URL, which could carry a question or a token in its query.
+func SafeError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + " request: " + SafeError(ue.Err)
+	}
+	return err.Error()
 }
 
 func summaries(blocks []EvidenceBlock) []BlockSummary {
