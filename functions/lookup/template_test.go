@@ -60,7 +60,12 @@ func TestTemplateRoutesMatchTheHandler(t *testing.T) {
 	}
 	var routes []string
 	param := regexp.MustCompile(`\{[a-z_]+\}`)
+	catchAll := false
 	for _, ev := range tpl.Resources["LookupFunction"].Properties.Events {
+		if ev.Type == "HttpApi" && ev.Properties.Method == "ANY" && ev.Properties.Path == api.BasePath+"/{proxy+}" {
+			catchAll = true
+			continue
+		}
 		if ev.Type == "HttpApi" {
 			routes = append(routes, ev.Properties.Method+" "+param.ReplaceAllString(ev.Properties.Path, "{}"))
 		}
@@ -71,6 +76,9 @@ func TestTemplateRoutesMatchTheHandler(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(routes, want) {
 		t.Errorf("template routes %v, handler routes %v", routes, want)
+	}
+	if !catchAll {
+		t.Error("no catch-all route: API Gateway would answer wrong methods and paths outside the contract")
 	}
 	// Every variable the template sets must be one the configuration reads: setting it changes
 	// the configuration (or makes it invalid, which also changes it).
