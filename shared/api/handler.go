@@ -53,7 +53,6 @@ type Request struct {
 	Path string
 	// Header holds request headers with lower-case names.
 	Header map[string]string
-	Query  map[string]string
 	Body   []byte
 	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
 	Claims map[string]string

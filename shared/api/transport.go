@@ -20,7 +20,6 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 		Method: ev.RequestContext.HTTP.Method,
 		Path:   ev.RawPath,
 		Header: make(map[string]string, len(ev.Headers)),
-		Query:  ev.QueryStringParameters,
 	}
 	if req.Path == "" {
 		req.Path = ev.RequestContext.HTTP.Path
@@ -70,12 +69,9 @@ func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: map[string]string{}}
+		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}}
 		for k, v := range r.Header {
 			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
-		}
-		for k, v := range r.URL.Query() {
-			req.Query[k] = strings.Join(v, ",")
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 		if err != nil && !errors.Is(err, io.EOF) {

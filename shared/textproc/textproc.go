@@ -44,9 +44,6 @@ func New(lang string) *Analyzer {
 	return &Analyzer{lang: "en", stop: englishStop, stem: english.Stem}
 }
 
-// Language is the analyzer's language.
-func (a *Analyzer) Language() string { return a.lang }
-
 // WithSplitter returns a copy of a that also emits the parts of compounds known to s.
 func (a *Analyzer) WithSplitter(s *Splitter) *Analyzer {
 	c := *a
