@@ -46,7 +46,11 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	if l == nil {
 		return nil, retrieval.ErrUnsupportedLanguage
 	}
-	hits := l.Search(l.Analyzer.Terms(q.Question), q.Category, q.TopK)
+	terms := q.Terms
+	if terms == nil {
+		terms = l.Analyzer.Terms(q.Question)
+	}
+	hits := l.Search(terms, q.Category, q.TopK)
 	out := make([]retrieval.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)

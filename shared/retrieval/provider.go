@@ -54,7 +54,10 @@ type Query struct {
 	Language string
 	TopK     int
 	// Category is the L0-derived metadata filter; empty means no filter.
-	Category      string
+	Category string
+	// Terms are the question's index terms as the service analysed them; a lexical provider
+	// may use them instead of analysing the question again.
+	Terms         []string
 	Actor         Actor
 	CorrelationID string
 }

@@ -115,7 +115,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 			l1.CategoryFilter = &hints.Domains[0]
 		}
 		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
-			Actor: req.Actor, CorrelationID: req.CorrelationID}
+			Terms: query, Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if l1.CategoryFilter != nil {
 			q.Category = *l1.CategoryFilter
 		}
