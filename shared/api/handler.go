@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -91,8 +90,9 @@ type call struct {
 	req           Request
 	correlationID string
 	actor         retrieval.Actor
-	param         string // the {} segment of the route
-	status        int    // success status, 200 unless set
+	param         string   // the {} segment of the route
+	allow         []string // methods the path takes, when the request's method is not one
+	status        int      // success status, 200 unless set
 }
 
 // New builds the handler for the lookup function's routes.
@@ -153,14 +153,13 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 	if !ok {
 		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath}
 	}
-	var allowed []string
 	for _, r := range h.routes {
 		param, ok := match(r.path, rel)
 		if !ok {
 			continue
 		}
 		if r.method != c.req.Method {
-			allowed = append(allowed, r.method)
+			c.allow = append(c.allow, r.method)
 			continue
 		}
 		c.param = param
@@ -169,9 +168,9 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 		}
 		return r.serve(ctx, c)
 	}
-	if len(allowed) > 0 {
+	if len(c.allow) > 0 {
 		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
-			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(allowed, ", ")}
+			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")}
 	}
 	return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
 }
@@ -292,14 +291,8 @@ type errorBody struct {
 
 func (h *Handler) errorResponse(c *call, e *Error) Response {
 	r := h.jsonResponse(c, e.Status, errorBody{Error: e, CorrelationID: c.correlationID})
-	if e.Status == http.StatusMethodNotAllowed {
-		var allow []string
-		for _, rt := range h.routes {
-			if _, ok := match(rt.path, strings.TrimPrefix(c.req.Path, BasePath)); ok && !slices.Contains(allow, rt.method) {
-				allow = append(allow, rt.method)
-			}
-		}
-		r.Header["Allow"] = strings.Join(allow, ", ")
+	if len(c.allow) > 0 {
+		r.Header["Allow"] = strings.Join(c.allow, ", ")
 	}
 	return r
 }
