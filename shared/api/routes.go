@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -122,14 +121,9 @@ type sidecarHealth struct {
 	Status  string `json:"status"`
 }
 
-// healthTimeout bounds the provider's health check.
-const healthTimeout = 2 * time.Second
-
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
-	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
-	defer cancel()
-	p := h.svc.Provider()
-	return healthResponse{Status: p.Health(ctx).Status, Provider: p.Name(),
+	hl := h.svc.Health(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	return healthResponse{Status: hl.Status, Provider: h.svc.Provider().Name(),
 		Sidecar: sidecarHealth{Status: "disabled"}, CorrelationID: c.correlationID}, nil
 }
 

@@ -33,7 +33,7 @@ func (p *Provider) Semantic() bool { return false }
 func (p *Provider) ScoreKind() string { return "bm25" }
 
 // Health implements retrieval.KnowledgeProvider: the embedded corpus is always there.
-func (p *Provider) Health(context.Context) retrieval.Health {
+func (p *Provider) Health(context.Context, retrieval.Call) retrieval.Health {
 	return retrieval.Health{Status: "ok", Detail: "deterministic BM25 over the loaded procedures"}
 }
 
@@ -111,7 +111,7 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 
 // SyncManifest implements retrieval.KnowledgeProvider. The demo provider reads the procedures
 // directly, so there is nothing to upload; it counts the manifest and says so.
-func (p *Provider) SyncManifest(ctx context.Context, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+func (p *Provider) SyncManifest(ctx context.Context, _ retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
 	if err := ctx.Err(); err != nil {
 		return retrieval.SyncResult{}, err
 	}

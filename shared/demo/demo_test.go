@@ -95,7 +95,7 @@ func TestAskSaysInsufficientPlainly(t *testing.T) {
 
 func TestSyncManifestSaysNothingWasUploaded(t *testing.T) {
 	p := provider(t)
-	r, err := p.SyncManifest(context.Background(), []retrieval.DocumentRef{{DocumentID: "damage-procedure"}, {DocumentID: "ev-charging"}})
+	r, err := p.SyncManifest(context.Background(), retrieval.Call{}, []retrieval.DocumentRef{{DocumentID: "damage-procedure"}, {DocumentID: "ev-charging"}})
 	if err != nil || r.Documents != 2 || r.Uploaded != 0 || !strings.Contains(r.Note, "nothing was uploaded") {
 		t.Fatalf("%+v %v", r, err)
 	}
@@ -108,7 +108,7 @@ func TestCancelledContext(t *testing.T) {
 	if _, err := p.Retrieve(ctx, retrieval.Query{Question: "tyre", Language: "en", TopK: 3}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if h := p.Health(context.Background()); h.Status != "ok" {
+	if h := p.Health(context.Background(), retrieval.Call{}); h.Status != "ok" {
 		t.Fatalf("health %+v", h)
 	}
 }

@@ -15,10 +15,17 @@ type KnowledgeProvider interface {
 	Semantic() bool
 	// ScoreKind names the meaning of Candidate.Score ("bm25", "cosine_similarity").
 	ScoreKind() string
-	Health(ctx context.Context) Health
+	Health(ctx context.Context, call Call) Health
 	Retrieve(ctx context.Context, q Query) ([]Candidate, error)
 	Ask(ctx context.Context, q AskQuery) (GroundedAnswer, error)
-	SyncManifest(ctx context.Context, docs []DocumentRef) (SyncResult, error)
+	SyncManifest(ctx context.Context, call Call, docs []DocumentRef) (SyncResult, error)
+}
+
+// Call names whom a provider call is made for: RAGcore receives the actor and the correlation id
+// with every request.
+type Call struct {
+	Actor         Actor
+	CorrelationID string
 }
 
 // ErrUnavailable marks a provider that cannot be reached at all (as opposed to one that failed a

@@ -191,6 +191,13 @@ func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace
 	return t, nil
 }
 
+// Health is the provider's health, asked within the provider timeout.
+func (s *Service) Health(ctx context.Context, call Call) Health {
+	pctx, cancel := s.providerContext(ctx)
+	defer cancel()
+	return s.provider.Health(pctx, call)
+}
+
 // providerContext bounds one provider call.
 func (s *Service) providerContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if s.opts.ProviderTimeout <= 0 {
@@ -244,10 +251,10 @@ func evidenceState(r Relevance, blocks int, l1Status string) string {
 // errorClass names an error for traces and logs without its message: "timeout", "canceled",
 // "unavailable" or "error".
 func errorClass(err error) string {
-	var c interface{ Class() string }
+	var c interface{ ErrorClass() string }
 	switch {
 	case errors.As(err, &c):
-		return c.Class()
+		return c.ErrorClass()
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
