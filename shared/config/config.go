@@ -86,9 +86,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		p.errs = append(p.errs, errors.New("AUTH_MODE=local-headers is refused in Lambda outside sam local; use jwt"))
 	}
 	if c.Provider == "ragcore" {
-		// The RAGcore provider is not part of this build yet; refusing is clearer than a
-		// provider that cannot answer.
-		p.errs = append(p.errs, errors.New("KNOWLEDGE_PROVIDER=ragcore: the RAGcore provider is not available in this build; use demo"))
+		if c.RAGcoreBaseURL == "" && getenv("RAGCORE_BASE_URL") == "" {
+			p.errs = append(p.errs, errors.New("RAGCORE_BASE_URL: required when KNOWLEDGE_PROVIDER=ragcore"))
+		}
+		if c.RAGcoreToken == "" && c.RAGcoreTokenParameter == "" {
+			p.errs = append(p.errs, errors.New("RAGCORE_TOKEN or RAGCORE_TOKEN_PARAMETER: one is required when KNOWLEDGE_PROVIDER=ragcore"))
+		}
 	}
 	if len(p.errs) > 0 {
 		return Config{}, fmt.Errorf("configuration: %w", errors.Join(p.errs...))

@@ -55,10 +55,23 @@ func TestEveryBadVariableIsReported(t *testing.T) {
 	}
 }
 
-func TestRAGcoreIsRefusedUntilItExists(t *testing.T) {
-	_, err := FromEnv(env(map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": "https://ragcore.example"}))
-	if err == nil || !strings.Contains(err.Error(), "ragcore") {
+func TestRAGcoreNeedsURLAndToken(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{"KNOWLEDGE_PROVIDER": "ragcore"}))
+	if err == nil || !strings.Contains(err.Error(), "RAGCORE_BASE_URL") || !strings.Contains(err.Error(), "RAGCORE_TOKEN_PARAMETER") {
 		t.Fatalf("err = %v", err)
+	}
+	for _, tok := range []map[string]string{{"RAGCORE_TOKEN": "t"}, {"RAGCORE_TOKEN_PARAMETER": "/mobilityops/ragcore-token"}} {
+		vars := map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": "https://ragcore.example/"}
+		for k, v := range tok {
+			vars[k] = v
+		}
+		c, err := FromEnv(env(vars))
+		if err != nil {
+			t.Fatalf("%v: %v", tok, err)
+		}
+		if c.Provider != "ragcore" || c.RAGcoreBaseURL != "https://ragcore.example" {
+			t.Errorf("config = %+v", c)
+		}
 	}
 }
 

@@ -232,9 +232,23 @@ func (l *Lang) Search(query []string, category string, topK int) []Hit {
 // service tells a passage that answers the question from one that shares a word with it.
 func (l *Lang) Coverage(query []textproc.Group, passage int) float64 {
 	p := l.Passages[passage]
-	front := l.Front[p.Doc].Terms
+	return l.coverage(query, p.Terms, l.Front[p.Doc].Terms)
+}
+
+// CoverageText is Coverage for a passage that is not in the index, such as a RAGcore chunk: text
+// (its title, section and content) is analysed here, and the front matter of the document docID
+// counts as it does for an indexed passage.
+func (l *Lang) CoverageText(query []textproc.Group, text, docID string) float64 {
+	var front map[string]struct{}
+	if i := slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == docID }); i >= 0 {
+		front = l.Front[i].Terms
+	}
+	return l.coverage(query, set(l.Analyzer.Terms(text)), front)
+}
+
+func (l *Lang) coverage(query []textproc.Group, terms, front map[string]struct{}) float64 {
 	has := func(t string) bool {
-		if _, ok := p.Terms[t]; ok {
+		if _, ok := terms[t]; ok {
 			return true
 		}
 		_, ok := front[t]

@@ -160,9 +160,13 @@ func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []Evide
 		}
 	}
 	p := blocks[0]
-	cov := 0.0
+	var cov float64
 	if pi, ok := l.PassageOf(p.DocumentID, anchorOf(p.Source)); ok {
 		cov = l.Coverage(words, pi)
+	} else {
+		// An L1 passage whose section is not one of the local copy's (another version, or
+		// RAGcore's own chunking) is judged on its own text.
+		cov = l.CoverageText(words, p.Title+"\n"+p.Section+"\n"+p.Content, p.DocumentID)
 	}
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(cov)}
 	basis := "lexical evidence (L0 keywords and BM25), no semantic support"

@@ -1,0 +1,386 @@
+// Package ragcore owns the RAGcore v1 contract (ragcore-v1.md): a typed client for every endpoint,
+// the allow-list of managed sources, the exact identity verification rule and the
+// RAGcoreKnowledgeProvider built on them. A change on RAGcore's side touches this package alone.
+package ragcore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error classes. They name what went wrong without RAGcore's message, a URL or a token, so they
+// are safe for traces, logs and metrics.
+const (
+	ClassTimeout      = "timeout"      // the deadline passed
+	ClassUnavailable  = "unavailable"  // not reachable, 5xx, or 429 until the deadline
+	ClassUnauthorized = "unauthorized" // 401 or 403: the token or the namespace is refused
+	ClassBadResponse  = "bad_response" // not JSON, wrong shape, too large, or an unexpected status
+	ClassRejected     = "rejected"     // 400, 404 or 409: RAGcore refused the request itself
+	ClassCanceled     = "canceled"     // the caller went away
+)
+
+// Error is a failed RAGcore call.
+type Error struct {
+	Op     string // "retrieve", "answer", "documents", "upload", "health"
+	Class  string
+	Status int    // HTTP status, 0 when no response came
+	Code   string // the contract error code when RAGcore sent one
+	err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ragcore %s: %s", e.Op, e.Class)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d", e.Status)
+		if e.Code != "" {
+			b.WriteString(" " + e.Code)
+		}
+		b.WriteString(")")
+	}
+	if e.err != nil {
+		b.WriteString(": " + safeCause(e.err))
+	}
+	return b.String()
+}
+
+// ErrorClass returns the class of a RAGcore error for traces: one of the Class constants.
+func (e *Error) ErrorClass() string { return e.Class }
+
+func (e *Error) Unwrap() error { return e.err }
+
+// Actor is the caller on whose behalf a request is made: every request names it to RAGcore.
+type Actor struct {
+	ID            string
+	Scopes        []string
+	CorrelationID string
+}
+
+// Namespace is the RAGcore space this service manages.
+type Namespace struct {
+	Tenant     string
+	Workspace  string
+	Collection string
+}
+
+// Options configure a Client.
+type Options struct {
+	BaseURL   string
+	Token     string
+	Namespace Namespace
+	// Timeout bounds one HTTP attempt from dial to the last byte; the caller's context bounds the
+	// whole call, retries included.
+	Timeout time.Duration
+	// MaxAttempts is the number of attempts for a 429 or 503 (default 3).
+	MaxAttempts int
+	// MaxResponseBytes is the largest response body read (default 4 MiB).
+	MaxResponseBytes int64
+	// HTTPClient replaces the client NewHTTPClient would build (for instrumentation).
+	HTTPClient *http.Client
+}
+
+// Client calls RAGcore. It is safe for concurrent use; build one per cold start.
+type Client struct {
+	base    *url.URL
+	token   string
+	ns      Namespace
+	http    *http.Client
+	retries int
+	limit   int64
+	sleep   func(context.Context, time.Duration) error
+	jitter  func(time.Duration) time.Duration
+}
+
+// NewHTTPClient returns the HTTP client for RAGcore: a dial and TLS handshake bounded by the
+// smaller of timeout and two seconds, and timeout for a whole attempt.
+func NewHTTPClient(timeout time.Duration) *http.Client {
+	connect := min(timeout, 2*time.Second)
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connect
+	t.ResponseHeaderTimeout = timeout
+	t.MaxIdleConnsPerHost = 64
+	t.Proxy = nil // RAGcore is reached directly; a proxy from the environment would see the token
+	return &http.Client{Timeout: timeout, Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// New builds a client. BaseURL and Token are required.
+func New(o Options) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(o.BaseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("ragcore: base URL must be an http or https URL")
+	}
+	if o.Token == "" {
+		return nil, errors.New("ragcore: a bearer token is required")
+	}
+	if o.Namespace.Tenant == "" || o.Namespace.Workspace == "" || o.Namespace.Collection == "" {
+		return nil, errors.New("ragcore: tenant, workspace and collection are required")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	c := &Client{base: u, token: o.Token, ns: o.Namespace, http: o.HTTPClient, retries: o.MaxAttempts,
+		limit: o.MaxResponseBytes, sleep: sleepCtx, jitter: fullJitter}
+	if c.http == nil {
+		c.http = NewHTTPClient(o.Timeout)
+	}
+	if c.retries <= 0 {
+		c.retries = 3
+	}
+	if c.limit <= 0 {
+		c.limit = 4 << 20
+	}
+	return c, nil
+}
+
+// Namespace is the space the client was built for.
+func (c *Client) Namespace() Namespace { return c.ns }
+
+// Health calls GET /v1/health.
+func (c *Client) Health(ctx context.Context, a Actor) (HealthResponse, error) {
+	var r HealthResponse
+	err := c.do(ctx, "health", http.MethodGet, "/v1/health", nil, a, nil, &r)
+	return r, err
+}
+
+// Documents calls GET /v1/documents, the exact identity lookup of one source.
+func (c *Client) Documents(ctx context.Context, a Actor, sourceID, externalID string) (DocumentsResponse, error) {
+	q := url.Values{"source_id": {sourceID}, "external_id": {externalID}}
+	var r DocumentsResponse
+	err := c.do(ctx, "documents", http.MethodGet, "/v1/documents?"+q.Encode(), nil, a, nil, &r)
+	return r, err
+}
+
+// Retrieve calls POST /v1/retrieve.
+func (c *Client) Retrieve(ctx context.Context, a Actor, req RetrieveRequest) (RetrieveResponse, error) {
+	var r RetrieveResponse
+	err := c.do(ctx, "retrieve", http.MethodPost, "/v1/retrieve", req, a, nil, &r)
+	return r, err
+}
+
+// Answer calls POST /v1/answer.
+func (c *Client) Answer(ctx context.Context, a Actor, req AnswerRequest) (AnswerResponse, error) {
+	var r AnswerResponse
+	err := c.do(ctx, "answer", http.MethodPost, "/v1/answer", req, a, nil, &r)
+	return r, err
+}
+
+// Upload calls PUT /v1/sources/{source_id}/documents/{external_id}: 202 "processing" or
+// 200 "unchanged".
+func (c *Client) Upload(ctx context.Context, a Actor, sourceID, externalID string, req UploadRequest) (UploadResponse, error) {
+	var r UploadResponse
+	path := "/v1/sources/" + url.PathEscape(sourceID) + "/documents/" + url.PathEscape(externalID)
+	err := c.do(ctx, "upload", http.MethodPut, path, req, a, []int{http.StatusOK, http.StatusAccepted}, &r)
+	return r, err
+}
+
+type validator interface{ validate() error }
+
+// do sends one request, retrying 429 and 503 with jittered exponential backoff while the
+// context's deadline allows, honouring Retry-After; it decodes and validates a 2xx body into out.
+func (c *Client) do(ctx context.Context, op, method, path string, body any, a Actor, okStatus []int, out validator) error {
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return &Error{Op: op, Class: ClassRejected, err: err}
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		status, retryAfter, err := c.attempt(ctx, op, method, path, payload, a, okStatus, out)
+		if err == nil {
+			return nil
+		}
+		if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable || attempt >= c.retries {
+			return err
+		}
+		wait := c.jitter(backoff(attempt))
+		wait = max(wait, retryAfter)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
+			return err // the wait alone would pass the deadline: give up now rather than late
+		}
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return err
+		}
+	}
+}
+
+func (c *Client) attempt(ctx context.Context, op, method, path string, payload []byte, a Actor, okStatus []int, out validator) (status int, retryAfter time.Duration, err error) {
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, rd)
+	if err != nil {
+		return 0, 0, &Error{Op: op, Class: ClassRejected, err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("X-RAGcore-Tenant", c.ns.Tenant)
+	req.Header.Set("X-RAGcore-Workspace", c.ns.Workspace)
+	req.Header.Set("X-Actor-Id", a.ID)
+	req.Header.Set("X-Actor-Scope", strings.Join(a.Scopes, " "))
+	req.Header.Set("X-Correlation-Id", a.CorrelationID)
+	req.Header.Set("Accept", "application/json")
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, 0, &Error{Op: op, Class: transportClass(ctx, err), err: err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
+	if err != nil {
+		return resp.StatusCode, 0, &Error{Op: op, Class: transportClass(ctx, err), Status: resp.StatusCode, err: err}
+	}
+	if int64(len(raw)) > c.limit {
+		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
+			err: fmt.Errorf("response body over %d bytes", c.limit)}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := &Error{Op: op, Class: statusClass(resp.StatusCode), Status: resp.StatusCode}
+		var eb errorResponse
+		if json.Unmarshal(raw, &eb) == nil {
+			e.Code = clipCode(eb.Error.Code)
+		}
+		return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), e
+	}
+	if okStatus != nil && !containsInt(okStatus, resp.StatusCode) || okStatus == nil && resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
+			err: errors.New("unexpected success status")}
+	}
+	if err := decodeStrict(raw, out); err != nil {
+		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode, err: err}
+	}
+	return resp.StatusCode, 0, nil
+}
+
+// decodeStrict decodes exactly one JSON value into out and validates it: trailing data, wrong
+// types and missing required fields are all errors.
+func decodeStrict(raw []byte, out validator) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("decode: data after the JSON value")
+	}
+	return out.validate()
+}
+
+func statusClass(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return ClassUnauthorized
+	case status == http.StatusTooManyRequests || status >= 500:
+		return ClassUnavailable
+	case status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusConflict:
+		return ClassRejected
+	}
+	return ClassBadResponse
+}
+
+func transportClass(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	case errors.Is(ctx.Err(), context.Canceled):
+		return ClassCanceled
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ClassTimeout
+	}
+	return ClassUnavailable
+}
+
+// backoff is the base wait before attempt n+1: 100 ms, 200 ms, 400 ms, ... at most 2 s.
+func backoff(attempt int) time.Duration {
+	return min(100*time.Millisecond<<(attempt-1), 2*time.Second)
+}
+
+// fullJitter picks a wait in [d/2, d], so that clients that failed together do not retry together.
+func fullJitter(d time.Duration) time.Duration {
+	return d/2 + rand.N(d/2+1)
+}
+
+// parseRetryAfter reads Retry-After as seconds or an HTTP date; anything else is no hint.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// safeCause is an error's text without the peer's URL, address or host name (*url.Error,
+// *net.OpError and *net.DNSError name them): RAGcore's location is an internal name.
+func safeCause(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "name resolution failed"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		if op.Err != nil {
+			return op.Op + ": " + op.Err.Error()
+		}
+		return op.Op + " failed"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + " request: " + safeCause(ue.Err)
+	}
+	return err.Error()
+}
+
+// clipCode keeps an error code short and printable: it comes from the peer and reaches logs.
+func clipCode(code string) string {
+	code = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' {
+			return r
+		}
+		return -1
+	}, code)
+	if len(code) > 40 {
+		code = code[:40]
+	}
+	return code
+}
+
+func containsInt(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
