@@ -10,13 +10,19 @@ import (
 	"log/slog"
 	"time"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -39,7 +45,10 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 		return nil, err
 	}
 	ix := lexical.Build(corpus)
-	provider := demo.New(ix)
+	provider, err := newProvider(ctx, cfg, corpus, ix, log)
+	if err != nil {
+		return nil, err
+	}
 	opts := retrieval.DefaultOptions()
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
@@ -56,6 +65,40 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records,
 		Handler: api.New(svc, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
 }
+
+// newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
+// the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
+func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, ix *lexical.Index, log *slog.Logger) (retrieval.KnowledgeProvider, error) {
+	if cfg.Provider != "ragcore" {
+		return demo.New(ix), nil
+	}
+	token, source := cfg.RAGcoreToken, "environment"
+	if cfg.RAGcoreTokenParameter != "" {
+		awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithHTTPClient(
+			awshttp.NewBuildableClient().WithTimeout(ssmTimeout)))
+		if err != nil {
+			return nil, fmt.Errorf("load AWS configuration: %w", err)
+		}
+		if awsCfg.Region == "" {
+			awsCfg.Region = cfg.AWSRegion
+		}
+		if token, err = secret.Parameter(ctx, ssm.NewFromConfig(awsCfg), cfg.RAGcoreTokenParameter, ssmTimeout); err != nil {
+			return nil, err
+		}
+		source = "ssm:" + cfg.RAGcoreTokenParameter
+	}
+	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
+		Namespace: ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}})
+	if err != nil {
+		return nil, err
+	}
+	log.InfoContext(ctx, "RAGcore provider", "token_source", source, "tenant", cfg.Tenant, "workspace", cfg.Workspace,
+		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds())
+	return ragcore.NewProvider(client, corpus, ragcore.ProviderOptions{SourcePrefix: cfg.RAGcoreSourcePrefix, Log: log}), nil
+}
+
+// ssmTimeout bounds reading the token at a cold start.
+const ssmTimeout = 3 * time.Second
 
 // newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
 func newStore(ctx context.Context, cfg config.Config) (store.Records, string, error) {

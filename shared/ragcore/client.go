@@ -6,6 +6,7 @@ package ragcore
 import (
 	"bytes"
 	"context"
+	cryptorand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Error classes. They name what went wrong without RAGcore's message, a URL or a token, so they
@@ -50,7 +53,7 @@ func (e *Error) Error() string {
 		b.WriteString(")")
 	}
 	if e.err != nil {
-		b.WriteString(": " + safeCause(e.err))
+		b.WriteString(": " + retrieval.SafeError(e.err))
 	}
 	return b.String()
 }
@@ -191,6 +194,9 @@ type validator interface{ validate() error }
 // do sends one request, retrying 429 and 503 with jittered exponential backoff while the
 // context's deadline allows, honouring Retry-After; it decodes and validates a 2xx body into out.
 func (c *Client) do(ctx context.Context, op, method, path string, body any, a Actor, okStatus []int, out validator) error {
+	if a.CorrelationID == "" {
+		a.CorrelationID = "ragcore-" + strings.ToLower(cryptorand.Text()) // every request is traceable on both sides
+	}
 	var payload []byte
 	if body != nil {
 		var err error
@@ -339,27 +345,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// safeCause is an error's text without the peer's URL, address or host name (*url.Error,
-// *net.OpError and *net.DNSError name them): RAGcore's location is an internal name.
-func safeCause(err error) string {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return "name resolution failed"
-	}
-	var op *net.OpError
-	if errors.As(err, &op) {
-		if op.Err != nil {
-			return op.Op + ": " + op.Err.Error()
-		}
-		return op.Op + " failed"
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Op + " request: " + safeCause(ue.Err)
-	}
-	return err.Error()
 }
 
 // clipCode keeps an error code short and printable: it comes from the peer and reaches logs.

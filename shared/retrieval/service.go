@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net"
 	"net/url"
 	"slices"
 	"sync/atomic"
@@ -265,9 +266,25 @@ func errorClass(err error) string {
 	return "error"
 }
 
-// SafeError is an error's text for logs without a request URL: an HTTP client's *url.Error
-// names the URL, which could carry a question or a token in its query.
+// SafeError is an error's text for logs without the peer's URL, address or host name: an HTTP
+// client's *url.Error names the URL (which could carry a question or a token in its query), and
+// *net.OpError and *net.DNSError name internal hosts. An error that classifies itself
+// (ErrorClass) is a provider's own, written to be safe, and is kept whole.
 func SafeError(err error) string {
+	if _, ok := err.(interface{ ErrorClass() string }); ok {
+		return err.Error()
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "name resolution failed"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		if op.Err != nil {
+			return op.Op + ": " + op.Err.Error()
+		}
+		return op.Op + " failed"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return ue.Op + " request: " + SafeError(ue.Err)

@@ -1,0 +1,92 @@
+package ragcore
+
+import (
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// AllowList is the set of managed sources: source_id "<prefix>-<language>" with an external_id
+// among the corpus's procedure ids of that language. Every RAGcore result (candidate, citation,
+// document) passes through it before anything else sees it.
+type AllowList struct {
+	prefix string
+	corpus *knowledge.Corpus
+}
+
+// NewAllowList returns the allow-list of the corpus under a source-id prefix.
+func NewAllowList(prefix string, corpus *knowledge.Corpus) *AllowList {
+	return &AllowList{prefix: prefix, corpus: corpus}
+}
+
+// SourceID is the source_id of a language's procedures.
+func (a *AllowList) SourceID(lang string) string { return a.prefix + "-" + lang }
+
+// Managed returns the procedure a RAGcore result names when it is a managed source of lang.
+func (a *AllowList) Managed(lang, sourceID, externalID string) (*knowledge.Document, bool) {
+	if sourceID != a.SourceID(lang) {
+		return nil, false
+	}
+	d := a.corpus.Document(lang, externalID)
+	return d, d != nil
+}
+
+// Sources lists the managed external ids of a language, in corpus order.
+func (a *AllowList) Sources(lang string) []string {
+	docs := a.corpus.Documents(lang)
+	out := make([]string, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.ID)
+	}
+	return out
+}
+
+// Verification outcomes of one managed source (see Indexed).
+const (
+	Indexed        = "indexed"
+	NotFound       = "missing"         // no document with that identity
+	NotActive      = "not_active"      // archived or deleted
+	NotPublished   = "not_published"   // no active version, or one still processing or failed
+	Duplicated     = "duplicated"      // more than one active document in the namespace
+	OtherNamespace = "other_namespace" // active only in another tenant, workspace or collection
+)
+
+// Verdict applies ragcore-v1.md's rule to the documents of one identity lookup: the source counts
+// as indexed only when exactly one returned document is active, in the configured tenant,
+// workspace and collection, with a published active version. content_sha256 is deliberately not
+// compared: it hashes RAGcore's parsed artifact, not the uploaded bytes.
+func Verdict(docs []Document, ns Namespace, sourceID, externalID string) string {
+	if len(docs) == 0 {
+		return NotFound
+	}
+	var inSpace, active, elsewhere int
+	var published bool
+	for _, d := range docs {
+		if d.SourceID != sourceID || d.ExternalID != externalID {
+			continue // not the identity asked for: never counts
+		}
+		if d.Tenant != ns.Tenant || d.Workspace != ns.Workspace || d.Collection != ns.Collection {
+			if d.Status == "active" {
+				elsewhere++
+			}
+			continue
+		}
+		inSpace++
+		if d.Status != "active" {
+			continue
+		}
+		active++
+		published = d.ActiveVersion != nil && d.ActiveVersion.Status == "published"
+	}
+	switch {
+	case active > 1:
+		return Duplicated
+	case active == 1 && published:
+		return Indexed
+	case active == 1:
+		return NotPublished
+	case inSpace > 0:
+		return NotActive
+	case elsewhere > 0:
+		return OtherNamespace
+	}
+	return NotFound
+}

@@ -1,0 +1,241 @@
+package ragcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// ServiceActorID names this service to RAGcore for calls no user made (the schedule).
+const ServiceActorID = "service:mobilityops-knowledge"
+
+// ScoreSemantics is the score meaning the contract fixes for /v1/retrieve.
+const ScoreSemantics = "cosine_similarity"
+
+// ProviderOptions tune the provider.
+type ProviderOptions struct {
+	// SourcePrefix is the source_id prefix (default "mobilityops-procedures").
+	SourcePrefix string
+	// UploadConcurrency bounds parallel uploads of a manifest sync (default 8).
+	UploadConcurrency int
+	// Log receives one line per response from which the allow-list dropped something.
+	Log *slog.Logger
+}
+
+// Provider is RAGcoreKnowledgeProvider: health, L1 retrieval, grounded answers and manifest sync
+// through RAGcore, with every result filtered through the allow-list of managed sources.
+type Provider struct {
+	c       *Client
+	allow   *AllowList
+	uploads int
+	log     *slog.Logger
+}
+
+var _ retrieval.KnowledgeProvider = (*Provider)(nil)
+
+// NewProvider returns the RAGcore provider for a corpus.
+func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provider {
+	if o.SourcePrefix == "" {
+		o.SourcePrefix = "mobilityops-procedures"
+	}
+	if o.UploadConcurrency <= 0 {
+		o.UploadConcurrency = 8
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Provider{c: c, allow: NewAllowList(o.SourcePrefix, corpus), uploads: o.UploadConcurrency, log: o.Log}
+}
+
+// AllowList is the provider's allow-list of managed sources.
+func (p *Provider) AllowList() *AllowList { return p.allow }
+
+// Client is the provider's RAGcore client.
+func (p *Provider) Client() *Client { return p.c }
+
+// Name implements retrieval.KnowledgeProvider.
+func (p *Provider) Name() string { return "ragcore" }
+
+// Semantic implements retrieval.KnowledgeProvider: RAGcore retrieval is embedding search.
+func (p *Provider) Semantic() bool { return true }
+
+// ScoreKind implements retrieval.KnowledgeProvider.
+func (p *Provider) ScoreKind() string { return ScoreSemantics }
+
+// Health implements retrieval.KnowledgeProvider.
+func (p *Provider) Health(ctx context.Context, call retrieval.Call) retrieval.Health {
+	r, err := p.c.Health(ctx, actorOf(call.Actor, call.CorrelationID))
+	if err != nil {
+		return retrieval.Health{Status: "unavailable", Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
+	}
+	return retrieval.Health{Status: r.Status, Detail: "RAGcore reports " + r.Status}
+}
+
+// Retrieve implements retrieval.KnowledgeProvider through POST /v1/retrieve. Candidates of
+// sources that are not managed for the question's language are dropped here.
+func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+	req := RetrieveRequest{Collection: p.c.ns.Collection, Query: q.Question, Language: q.Language, TopK: q.TopK}
+	if q.Category != "" {
+		req.Filters = &Filters{Category: q.Category}
+	}
+	r, err := p.c.Retrieve(ctx, actorOf(q.Actor, q.CorrelationID), req)
+	if err != nil {
+		return nil, err
+	}
+	if r.ScoreSemantics != ScoreSemantics {
+		// A score of another meaning would be fused as if it were a cosine similarity.
+		return nil, &Error{Op: "retrieve", Class: ClassBadResponse,
+			err: fmt.Errorf("score_semantics %q, the contract says %q", r.ScoreSemantics, ScoreSemantics)}
+	}
+	out := make([]retrieval.Candidate, 0, len(r.Candidates))
+	var dropped []string
+	for _, c := range r.Candidates {
+		d, ok := p.allow.Managed(q.Language, c.SourceID, c.ExternalID)
+		if !ok {
+			dropped = append(dropped, c.SourceID+"/"+c.ExternalID)
+			continue
+		}
+		anchor := knowledge.Anchor(c.Section)
+		cand := retrieval.Candidate{
+			DocumentID: d.ID, Version: c.Version, Title: firstOf(c.Title, d.Title), Section: c.Section,
+			Anchor: anchor, Category: firstOf(c.Category, d.Category), Source: d.Path + "#" + anchor,
+			Content: c.Content, Score: *c.Score, Rank: len(out) + 1,
+		}
+		if c.Version == d.Version {
+			// The effective date belongs to a version: only the local copy's own version has it.
+			cand.EffectiveDate = d.EffectiveDate
+		}
+		out = append(out, cand)
+	}
+	p.logDropped(ctx, "retrieve", q.CorrelationID, dropped)
+	return out, nil
+}
+
+// unmanagedAnswer replaces an answer that cites nothing the service manages: it is never passed on.
+const unmanagedAnswer = "RAGcore's answer cites no managed procedure, so it is not passed on. " +
+	"No procedure is inferred; use lookup for the closest procedure passages."
+
+// insufficientAnswer replaces RAGcore's own wording when it reports insufficient evidence, so that
+// no generated text reaches the caller without managed citations behind it.
+const insufficientAnswer = "The procedures do not clearly cover this question; no procedure is inferred. " +
+	"The closest managed sources RAGcore cited, if any, are listed."
+
+// Ask implements retrieval.KnowledgeProvider through POST /v1/answer. Citations of unmanaged
+// sources are dropped; an answer left with no managed citation is insufficient.
+func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+	req := AnswerRequest{Collection: p.c.ns.Collection, Question: q.Question, Language: q.Language}
+	if q.Category != "" {
+		req.Filters = &Filters{Category: q.Category}
+	}
+	r, err := p.c.Answer(ctx, actorOf(q.Actor, q.CorrelationID), req)
+	if err != nil {
+		return retrieval.GroundedAnswer{}, err
+	}
+	sources := make([]retrieval.AnswerSource, 0, len(r.Citations))
+	var dropped []string
+	for _, c := range r.Citations {
+		d, ok := p.allow.Managed(q.Language, c.SourceID, c.ExternalID)
+		if !ok {
+			dropped = append(dropped, c.SourceID+"/"+c.ExternalID)
+			continue
+		}
+		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: firstOf(c.Title, d.Title),
+			Version: firstOf(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt})
+	}
+	p.logDropped(ctx, "answer", q.CorrelationID, dropped)
+	switch {
+	case len(sources) == 0 && r.EvidenceState == retrieval.StateGrounded:
+		return retrieval.GroundedAnswer{Answer: unmanagedAnswer, EvidenceState: retrieval.StateInsufficient,
+			Sources: sources}, nil
+	case r.EvidenceState != retrieval.StateGrounded:
+		return retrieval.GroundedAnswer{Answer: insufficientAnswer, EvidenceState: retrieval.StateInsufficient,
+			Sources: sources}, nil
+	}
+	return retrieval.GroundedAnswer{Answer: r.Answer, EvidenceState: retrieval.StateGrounded, Sources: sources,
+		Generated: true}, nil
+}
+
+// SyncManifest implements retrieval.KnowledgeProvider: every document is uploaded, at most
+// UploadConcurrency at a time; RAGcore answers "unchanged" for a version it already published.
+// One failed upload never stops the others; it is reported by document with its error class.
+func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+	a := actorOf(call.Actor, call.CorrelationID)
+	res := retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{}}
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(p.uploads)
+	for _, d := range docs {
+		g.Go(func() error {
+			r, err := p.c.Upload(ctx, a, p.allow.SourceID(d.Language), d.DocumentID, UploadRequest{
+				Collection: p.c.ns.Collection, Content: string(d.Content), ContentType: "text/markdown",
+				Metadata: UploadMetadata{Title: d.Title, Version: d.Version, EffectiveDate: d.EffectiveDate,
+					Language: d.Language, Category: d.Category},
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				res.Failed = append(res.Failed, retrieval.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
+			case r.Status == "unchanged":
+				res.Unchanged++
+			default:
+				res.Uploaded++
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the functions never return an error: failures are per document
+	res.Note = fmt.Sprintf("%d new version(s) uploaded to RAGcore (searchable once RAGcore has processed them), "+
+		"%d unchanged, %d failed", res.Uploaded, res.Unchanged, len(res.Failed))
+	return res, nil
+}
+
+func (p *Provider) logDropped(ctx context.Context, op, correlationID string, dropped []string) {
+	if len(dropped) == 0 {
+		return
+	}
+	p.log.WarnContext(ctx, "RAGcore returned unmanaged sources; dropped by the allow-list",
+		"operation", op, "correlation_id", correlationID, "dropped", len(dropped), "sources", dropped[:min(len(dropped), 10)])
+}
+
+func actorOf(a retrieval.Actor, correlationID string) Actor {
+	if a.ID == "" {
+		return Actor{ID: ServiceActorID, Scopes: []string{"knowledge:read"}, CorrelationID: correlationID}
+	}
+	return Actor{ID: a.ID, Scopes: a.Scopes, CorrelationID: correlationID}
+}
+
+// classOf is the class of a RAGcore error, "error" for anything else.
+func classOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return "error"
+}
+
+// reasonOf says why an upload failed, in words safe for a response: the class and the status.
+func reasonOf(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return "error"
+	}
+	if e.Status != 0 {
+		return fmt.Sprintf("%s (HTTP %d)", e.Class, e.Status)
+	}
+	return e.Class
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
