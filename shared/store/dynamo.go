@@ -22,6 +22,7 @@ type DynamoAPI interface {
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
 var _ DynamoAPI = (*dynamodb.Client)(nil)
@@ -33,6 +34,7 @@ var _ DynamoAPI = (*dynamodb.Client)(nil)
 //	VERIFY#<namespace>     LANG#<language>    verification cache entry, TTL expires_at
 //	SYNC#<namespace>       RUN#<run_id>#<lang> sync report (audit, kept), written once
 //	SYNC#<namespace>       LATEST#<language>  newest sync report of a language
+//	LEASE#<name>           LEASE              short lease against duplicate work, TTL expires_at
 //
 // <namespace> is tenant#workspace#collection. expires_at is the TTL attribute (epoch seconds);
 // DynamoDB deletes late, so every read also compares the record's own expiry with the clock.
@@ -331,4 +333,52 @@ func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 		}
 		start = page.LastEvaluatedKey
 	}
+}
+
+// AcquireLease takes the named lease for owner with one conditional write: it succeeds when no
+// lease exists, when the existing one has expired (its own expires_at_ms, not the TTL
+// attribute, decides), or when owner already holds it.
+func (d *Dynamo) AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
+	now := d.now()
+	item := key("LEASE#"+name, "LEASE")
+	item["owner"] = str(owner)
+	item["expires_at_ms"] = num(now.Add(ttl).UnixMilli())
+	item[attrExpires] = num(epochCeil(now.Add(ttl)) + 60) // TTL only cleans up
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	_, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &d.table,
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(pk) OR expires_at_ms < :now OR #owner = :owner"),
+		ExpressionAttributeNames: map[string]string{"#owner": "owner"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": num(now.UnixMilli()), ":owner": str(owner),
+		},
+	})
+	var failed *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &failed):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("acquire lease %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// ReleaseLease deletes the lease if owner still holds it.
+func (d *Dynamo) ReleaseLease(ctx context.Context, name, owner string) error {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	_, err := d.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &d.table,
+		Key:                       key("LEASE#"+name, "LEASE"),
+		ConditionExpression:       aws.String("#owner = :owner"),
+		ExpressionAttributeNames:  map[string]string{"#owner": "owner"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner)},
+	})
+	var failed *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &failed) {
+		return fmt.Errorf("release lease %s: %w", name, err)
+	}
+	return nil
 }

@@ -19,8 +19,14 @@ type Memory struct {
 	verify   map[string]CachedVerification
 	reports  map[string]SyncReport // namespace#run_id#language
 	latest   map[string]SyncReport // namespace#language
+	leases   map[string]lease
 	now      func() time.Time
 	maxTrace int
+}
+
+type lease struct {
+	owner   string
+	expires time.Time
 }
 
 var (
@@ -37,7 +43,7 @@ func NewMemory() *Memory { return NewMemoryAt(time.Now) }
 // NewMemoryAt returns an empty in-memory store on the given clock (tests move time).
 func NewMemoryAt(now func() time.Time) *Memory {
 	return &Memory{traces: map[string]retrieval.Trace{}, verify: map[string]CachedVerification{},
-		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, now: now, maxTrace: maxTraces}
+		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces}
 }
 
 // PutTrace implements retrieval.TraceStore.
@@ -187,4 +193,32 @@ func (m *Memory) Len() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.traces)
+}
+
+// AcquireLease takes the named lease for owner unless another owner holds an unexpired one.
+func (m *Memory) AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l, ok := m.leases[name]; ok && l.owner != owner && now.Before(l.expires) {
+		return false, nil
+	}
+	m.leases[name] = lease{owner: owner, expires: now.Add(ttl)}
+	return true, nil
+}
+
+// ReleaseLease gives the lease up if owner still holds it.
+func (m *Memory) ReleaseLease(ctx context.Context, name, owner string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l, ok := m.leases[name]; ok && l.owner == owner {
+		delete(m.leases, name)
+	}
+	return nil
 }

@@ -40,6 +40,19 @@ type Verification struct {
 	VerifiedAt time.Time `json:"verified_at" dynamodbav:"verified_at"`
 	// Complete is true when every managed source got an answer: only then is the count verified.
 	Complete bool `json:"complete" dynamodbav:"complete"`
+	// NotIndexed says why each source of Missing does not count (missing, not_active,
+	// not_published, duplicated, other_namespace).
+	NotIndexed []SourceOutcome `json:"not_indexed" dynamodbav:"not_indexed"`
+	// Failed lists the sources whose lookup failed, with the error class.
+	Failed []SourceOutcome `json:"failed" dynamodbav:"failed"`
+	// DurationMs is how long the verification took.
+	DurationMs float64 `json:"duration_ms" dynamodbav:"duration_ms"`
+}
+
+// SourceOutcome is what verification found for one managed source that did not count.
+type SourceOutcome struct {
+	DocumentID string `json:"document_id" dynamodbav:"document_id"`
+	Reason     string `json:"reason" dynamodbav:"reason"`
 }
 
 // CachedVerification is a verification read back from the cache.
@@ -116,4 +129,10 @@ type Records interface {
 	PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error)
 	LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error)
 	SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error)
+	// AcquireLease takes the named lease for owner until ttl has passed, unless another owner
+	// holds an unexpired one; it reports whether owner holds it now. It keeps processes from
+	// doing the same expensive work at once.
+	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives the lease up if owner still holds it.
+	ReleaseLease(ctx context.Context, name, owner string) error
 }

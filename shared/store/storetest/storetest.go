@@ -57,6 +57,8 @@ func Run(t *testing.T, newStore Factory) {
 	t.Run("SyncReportRejectsInvalid", func(t *testing.T) { t.Parallel(); reportInvalid(t, newStore) })
 	t.Run("ConcurrentSameRunIDStoredExactlyOnce", func(t *testing.T) { t.Parallel(); concurrentSameRun(t, newStore) })
 	t.Run("ConcurrentCompetingReportsNewestWins", func(t *testing.T) { t.Parallel(); concurrentCompeting(t, newStore) })
+	t.Run("LeaseHasOneOwnerUntilItExpires", func(t *testing.T) { t.Parallel(); leaseOwner(t, newStore) })
+	t.Run("ConcurrentLeaseHasExactlyOneWinner", func(t *testing.T) { t.Parallel(); leaseConcurrent(t, newStore) })
 }
 
 var t0 = time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
@@ -142,7 +144,9 @@ func verificationCache(t *testing.T, newStore Factory) {
 	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)
 	}
-	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true}
+	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true,
+		NotIndexed: []store.SourceOutcome{{DocumentID: "lost-and-found", Reason: "not_published"}},
+		Failed:     []store.SourceOutcome{}, DurationMs: 12.5}
 	if err := s.PutVerification(ctx, ns, "en", v); err != nil {
 		t.Fatal(err)
 	}
@@ -358,5 +362,62 @@ func concurrentCompeting(t *testing.T, newStore Factory) {
 	}
 	if all, _ := s.SyncReports(context.Background(), ns); len(all) != n {
 		t.Fatalf("audit holds %d of %d reports", len(all), n)
+	}
+}
+
+func leaseOwner(t *testing.T, newStore Factory) {
+	clock := NewClock(t0)
+	s := newStore(t, clock.Now)
+	ctx := context.Background()
+	acquire := func(owner string, want bool) {
+		t.Helper()
+		got, err := s.AcquireLease(ctx, "verify#en", owner, 5*time.Second)
+		if err != nil || got != want {
+			t.Fatalf("AcquireLease(%s) = %v, %v; want %v", owner, got, err, want)
+		}
+	}
+	acquire("a", true)
+	acquire("b", false)
+	acquire("a", true) // the holder may renew
+	clock.Advance(4 * time.Second)
+	acquire("b", false)
+	if err := s.ReleaseLease(ctx, "verify#en", "b"); err != nil { // not b's: no effect
+		t.Fatal(err)
+	}
+	acquire("b", false)
+	clock.Advance(2 * time.Second) // past a's renewed lease
+	acquire("b", true)
+	if err := s.ReleaseLease(ctx, "verify#en", "b"); err != nil {
+		t.Fatal(err)
+	}
+	acquire("c", true)
+	if ok, err := s.AcquireLease(ctx, "verify#de", "d", time.Second); err != nil || !ok {
+		t.Fatalf("another lease name: %v, %v", ok, err)
+	}
+}
+
+func leaseConcurrent(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners := 0
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.AcquireLease(context.Background(), "verify#en", fmt.Sprintf("owner-%d", i), 10*time.Second)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				winners++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if winners != 1 {
+		t.Fatalf("%d owners hold the lease", winners)
 	}
 }
