@@ -1,0 +1,99 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// TestLocalAPIWithRAGcore runs the local API binary as
+// `KNOWLEDGE_PROVIDER=ragcore RAGCORE_BASE_URL=... RAGCORE_TOKEN=... make local` does, against the
+// fake RAGcore, then stops RAGcore and checks the degraded answers.
+func TestLocalAPIWithRAGcore(t *testing.T) {
+	const token = "local-test-token-5f2a"
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: token})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	rc := httptest.NewServer(fake)
+	defer rc.Close()
+	l := startLocal(t, "KNOWLEDGE_PROVIDER=ragcore", "RAGCORE_BASE_URL="+rc.URL, "RAGCORE_TOKEN="+token, "RAGCORE_TIMEOUT_MS=400")
+
+	type lookup struct {
+		EvidenceState string `json:"evidence_state"`
+		Primary       *struct {
+			DocumentID     string `json:"document_id"`
+			RetrievalLayer string `json:"retrieval_layer"`
+		} `json:"primary"`
+		Relevance struct {
+			SemanticSupport bool `json:"semantic_support"`
+		} `json:"relevance"`
+		Retrieval struct {
+			Layer string `json:"layer"`
+			L1    struct {
+				Status     string `json:"status"`
+				Provider   string `json:"provider"`
+				ErrorClass string `json:"error_class"`
+			} `json:"l1"`
+		} `json:"retrieval"`
+		Provider string `json:"provider"`
+	}
+	questions := map[string]string{
+		"en": "The windscreen has a crack after a stone hit it, how do I report the damage?",
+		"de": "Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?",
+	}
+	for lang, q := range questions {
+		status, body := post(t, l.base+"/lookup", `{"question":"`+q+`","language":"`+lang+`"}`)
+		var res lookup
+		mustDecode(t, body, &res)
+		if status != 200 || res.Provider != "ragcore" || res.Retrieval.Layer != "L0+L1" || res.Retrieval.L1.Status != "ok" ||
+			!res.Relevance.SemanticSupport || res.Primary == nil || res.Primary.DocumentID != "damage-procedure" {
+			t.Errorf("%s lookup with RAGcore up: %d %s", lang, status, body)
+		}
+	}
+	if n := fake.Count(http.MethodPost, "/v1/retrieve"); n != 2 {
+		t.Errorf("RAGcore saw %d retrieve requests, want 2", n)
+	}
+
+	rc.Close()
+	for lang, q := range questions {
+		start := time.Now()
+		status, body := post(t, l.base+"/lookup", `{"question":"`+q+`","language":"`+lang+`"}`)
+		took := time.Since(start)
+		var res lookup
+		mustDecode(t, body, &res)
+		if status != 200 || res.Retrieval.L1.Status != "failed" || res.Retrieval.L1.ErrorClass != "unavailable" ||
+			res.Retrieval.Layer != "L0" || res.Relevance.SemanticSupport || res.Primary == nil ||
+			res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != "L0" {
+			t.Errorf("%s lookup with RAGcore down: %d %s", lang, status, body)
+		}
+		if took > 400*time.Millisecond+time.Second {
+			t.Errorf("%s lookup took %v with RAGCORE_TIMEOUT_MS=400", lang, took)
+		}
+	}
+	status, body := post(t, l.base+"/ask", `{"question":"How do I report windscreen damage?"}`)
+	if status != 200 || !strings.Contains(string(body), `"evidence_state":"unavailable"`) || !strings.Contains(string(body), `"sources":[]`) {
+		t.Errorf("ask with RAGcore down: %d %s", status, body)
+	}
+	req, _ := http.NewRequest("GET", l.base+"/health", nil)
+	req.Header.Set("X-Actor-Id", "agent-7")
+	req.Header.Set("X-Actor-Scope", "knowledge:read")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("health with RAGcore down: %d", resp.StatusCode)
+	}
+	if logs := l.logs.String(); strings.Contains(logs, token) || strings.Contains(logs, rc.URL) {
+		t.Errorf("the logs name the token or RAGcore's address:\n%s", logs)
+	}
+}
