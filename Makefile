@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean deps dynamodb-local build-LookupFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval build clean deps dynamodb-local ragcore-fake build-LookupFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -29,6 +29,12 @@ $(DDB_DIR)/node_modules/.package-lock.json: $(DDB_DIR)/package.json $(DDB_DIR)/p
 ## foreground; then `DYNAMODB_ENDPOINT=http://127.0.0.1:8000 make local` uses it.
 dynamodb-local: deps
 	$(GO) run ./cmd/dynamodb-local -port 8000
+
+## ragcore-fake: the fake RAGcore (ragcore-v1.md) on 127.0.0.1:8089 with the corpus published, token
+## local-token; then `KNOWLEDGE_PROVIDER=ragcore RAGCORE_BASE_URL=http://127.0.0.1:8089
+## RAGCORE_TOKEN=local-token make local` uses it.
+ragcore-fake:
+	$(GO) run ./cmd/ragcore-fake -addr 127.0.0.1:8089 -token local-token
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
