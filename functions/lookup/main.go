@@ -1,4 +1,4 @@
-// Command lookup is the lookup Lambda function: POST /lookup, POST /ask, GET /health and
+// Command lookup is the lookup Lambda function: POST /lookup, POST /ask and
 // GET /invocations/{invocation_id} behind API Gateway (HTTP API, payload 2.0).
 package main
 
@@ -24,5 +24,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "init:", err)
 		os.Exit(1)
 	}
-	lambda.Start(a.Handler.Lambda)
+	lambda.Start(a.FunctionHandler(app.FunctionLookup).Lambda)
 }

@@ -19,8 +19,10 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -33,9 +35,15 @@ func newHandler(t testing.TB, mode api.AuthMode) (*api.Handler, *bytes.Buffer) {
 	ix := lexical.Build(c)
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), log)
-	return api.New(svc, mode, log), logs
+	records := store.NewMemory()
+	p := demo.New(ix)
+	svc := retrieval.New(ix, p, records, retrieval.DefaultOptions(), log)
+	st := status.New(c, p, p, records, status.Options{Namespace: testNS}, log)
+	sy := indexsync.New(c, p, records, st, testNS, log)
+	return api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, mode, log), logs
 }
+
+var testNS = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // event builds an API Gateway HTTP API (payload 2.0) request as the JWT authorizer delivers it.
 func event(method, path, body string, claims map[string]string, headers map[string]string) events.APIGatewayV2HTTPRequest {

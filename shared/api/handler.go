@@ -13,13 +13,16 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 )
 
 // BasePath is the base path of every route.
@@ -52,7 +55,9 @@ type Request struct {
 	Path string
 	// Header holds request headers with lower-case names.
 	Header map[string]string
-	Body   []byte
+	// Query holds the query string parameters.
+	Query url.Values
+	Body  []byte
 	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
 	Claims map[string]string
 	// RequestID is the platform's request id (Lambda), for logs.
@@ -71,6 +76,8 @@ type Response struct {
 // Handler serves the routes of api.md.
 type Handler struct {
 	svc    *retrieval.Service
+	status *status.Service
+	sync   *indexsync.Service
 	auth   AuthMode
 	log    *slog.Logger
 	routes []route
@@ -95,15 +102,34 @@ type call struct {
 	status        int      // success status, 200 unless set
 }
 
-// New builds the handler for the lookup function's routes.
-func New(svc *retrieval.Service, auth AuthMode, log *slog.Logger) *Handler {
-	h := &Handler{svc: svc, auth: auth, log: log, now: time.Now}
+// Services are the domain services behind the routes. A function wires the ones it serves; the
+// routes of a nil service are not served (404), so each function answers only its own routes.
+type Services struct {
+	Lookup *retrieval.Service // POST /lookup, POST /ask, GET /invocations/{id}
+	Status *status.Service    // GET /status, GET /health
+	Sync   *indexsync.Service // POST /sync, POST /sync-reports
+}
+
+// New builds the handler. Every route of api.md is known, so that a wrong method gets its 405
+// with the right Allow header whichever function receives it; only the routes of the services
+// given are served, the others answer 404.
+func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
+	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, auth: auth, log: log, now: time.Now}
+	when := func(on bool, f func(context.Context, *call) (any, *Error)) func(context.Context, *call) (any, *Error) {
+		if on {
+			return f
+		}
+		return nil
+	}
 	h.routes = []route{
-		{http.MethodPost, "/lookup", []string{ScopeRead}, h.lookup},
-		{http.MethodPost, "/ask", []string{ScopeRead}, h.ask},
-		{http.MethodGet, "/health", []string{ScopeRead}, h.health},
+		{http.MethodPost, "/lookup", []string{ScopeRead}, when(s.Lookup != nil, h.lookup)},
+		{http.MethodPost, "/ask", []string{ScopeRead}, when(s.Lookup != nil, h.ask)},
 		// Own invocations need knowledge:read; knowledge:admin reads any (the service checks which).
-		{http.MethodGet, "/invocations/{}", []string{ScopeRead, ScopeAdmin}, h.invocation},
+		{http.MethodGet, "/invocations/{}", []string{ScopeRead, ScopeAdmin}, when(s.Lookup != nil, h.invocation)},
+		{http.MethodGet, "/status", []string{ScopeRead}, when(s.Status != nil, h.getStatus)},
+		{http.MethodGet, "/health", []string{ScopeRead}, when(s.Status != nil, h.health)},
+		{http.MethodPost, "/sync", []string{ScopeSync}, when(s.Sync != nil, h.postSync)},
+		{http.MethodPost, "/sync-reports", []string{ScopeSyncReport}, when(s.Sync != nil, h.postSyncReport)},
 	}
 	return h
 }
@@ -113,7 +139,9 @@ func New(svc *retrieval.Service, auth AuthMode, log *slog.Logger) *Handler {
 func (h *Handler) Routes() []string {
 	out := make([]string, 0, len(h.routes))
 	for _, r := range h.routes {
-		out = append(out, r.method+" "+BasePath+r.path)
+		if r.serve != nil {
+			out = append(out, r.method+" "+BasePath+r.path)
+		}
 	}
 	return out
 }
@@ -161,6 +189,9 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 		if r.method != c.req.Method {
 			c.allow = append(c.allow, r.method)
 			continue
+		}
+		if r.serve == nil {
+			return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"}
 		}
 		c.param = param
 		if err := h.authorize(c, r.scopes); err != nil {

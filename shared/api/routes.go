@@ -122,8 +122,8 @@ type sidecarHealth struct {
 }
 
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
-	hl := h.svc.Health(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
-	return healthResponse{Status: hl.Status, Provider: h.svc.Provider().Name(),
+	hl := h.status.Health(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	return healthResponse{Status: hl.Status, Provider: h.status.ProviderName(),
 		Sidecar: sidecarHealth{Status: "disabled"}, CorrelationID: c.correlationID}, nil
 }
 

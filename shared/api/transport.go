@@ -3,10 +3,12 @@ package api
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -49,6 +51,7 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 	if v, ok := ctx.Value("x-amzn-trace-id").(string); ok {
 		req.TraceID = v
 	}
+	req.Query, _ = url.ParseQuery(ev.RawQueryString) // a malformed pair is dropped, as net/http does
 	if ev.IsBase64Encoded {
 		body, err := base64.StdEncoding.DecodeString(ev.Body)
 		if err != nil {
@@ -69,7 +72,7 @@ func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}}
+		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: r.URL.Query()}
 		for k, v := range r.Header {
 			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
 		}
@@ -87,4 +90,36 @@ func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 			h.log.DebugContext(ctx, "write response", "error", err)
 		}
 	})
+}
+
+// ScheduleFunc runs the work of a scheduled event; its result is the invocation's result.
+type ScheduleFunc func(ctx context.Context, eventID string) (any, error)
+
+// LambdaWithSchedule adapts the handler to a function that receives both API Gateway HTTP API
+// events and EventBridge scheduled events: the latter go to onSchedule. Anything else is refused
+// with an error, which the runtime reports, since no HTTP client waits for it.
+func (h *Handler) LambdaWithSchedule(onSchedule ScheduleFunc) func(context.Context, json.RawMessage) (any, error) {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var probe struct {
+			Version    string `json:"version"`
+			Source     string `json:"source"`
+			DetailType string `json:"detail-type"`
+			ID         string `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return nil, errors.New("event is not a JSON object")
+		}
+		switch {
+		case probe.Source == "aws.events" && probe.DetailType == "Scheduled Event":
+			return onSchedule(ctx, probe.ID)
+		case probe.Version == "2.0":
+			var ev events.APIGatewayV2HTTPRequest
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				return nil, errors.New("API Gateway event does not decode")
+			}
+			return h.Lambda(ctx, ev)
+		}
+		h.log.ErrorContext(ctx, "unknown event", "source", probe.Source, "detail_type", probe.DetailType)
+		return nil, errors.New("unknown event: expected an API Gateway HTTP API (2.0) or EventBridge scheduled event")
+	}
 }

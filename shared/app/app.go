@@ -18,11 +18,13 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -32,8 +34,32 @@ type App struct {
 	Corpus  *knowledge.Corpus
 	Service *retrieval.Service
 	Records store.Records
+	Status  *status.Service
+	Sync    *indexsync.Service
+	// Handler serves every route (the local API); FunctionHandler serves one function's.
 	Handler *api.Handler
 	Log     *slog.Logger
+}
+
+// Functions are the Lambda functions and the routes each serves.
+const (
+	FunctionLookup = "lookup" // POST /lookup, POST /ask, GET /invocations/{id}
+	FunctionStatus = "status" // GET /status, GET /health
+	FunctionSync   = "sync"   // POST /sync, POST /sync-reports, the schedule
+)
+
+// FunctionHandler is the handler of one Lambda function: only that function's routes.
+func (a *App) FunctionHandler(function string) *api.Handler {
+	var s api.Services
+	switch function {
+	case FunctionLookup:
+		s.Lookup = a.Service
+	case FunctionStatus:
+		s.Status = a.Status
+	case FunctionSync:
+		s.Sync = a.Sync
+	}
+	return api.New(s, api.AuthMode(a.Config.AuthMode), a.Log)
 }
 
 // New builds the application. out receives logs and metrics (stdout in Lambda).
@@ -59,11 +85,19 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 		return nil, err
 	}
 	svc := retrieval.New(ix, provider, records, opts, log)
+	ns := store.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}
+	verifier, ok := provider.(retrieval.Verifier)
+	if !ok {
+		return nil, fmt.Errorf("provider %s cannot verify its sources", provider.Name())
+	}
+	st := status.New(corpus, provider, verifier, records, status.Options{Namespace: ns, Concurrency: cfg.VerifyConcurrency,
+		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics}, log)
+	sy := indexsync.New(corpus, provider, records, st, ns, log)
 	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
-	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records,
-		Handler: api.New(svc, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
+	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,
+		Handler: api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
 }
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
@@ -122,4 +156,15 @@ func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
 		return c, nil
 	}
 	return knowledge.Embedded()
+}
+
+// SchedulerActorID names the scheduled refresh to RAGcore.
+const SchedulerActorID = "service:scheduler"
+
+// Refresh is the scheduled event's work: verify every language now and cache the results.
+func (a *App) Refresh(ctx context.Context, eventID string) (any, error) {
+	call := retrieval.Call{Actor: retrieval.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
+		CorrelationID: eventID}
+	res := a.Sync.Refresh(ctx, call)
+	return map[string]any{"refreshed": res}, nil
 }

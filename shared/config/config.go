@@ -26,15 +26,18 @@ type Config struct {
 	RAGcoreSourcePrefix   string
 	RAGcoreTimeout        time.Duration
 	VerifyConcurrency     int
-	DynamoDBEndpoint      string
-	SidecarEnabled        bool
-	BedrockKnowledgeBase  string
-	BedrockEndpoint       string
-	AuthMode              string // "jwt" or "local-headers"
-	TraceRetention        time.Duration
-	TableName             string
-	L1Enabled             bool
-	LogLevel              string
+	// VerifyBudget bounds one verification of a language's sources (cut further to the Lambda
+	// invocation's deadline).
+	VerifyBudget         time.Duration
+	DynamoDBEndpoint     string
+	SidecarEnabled       bool
+	BedrockKnowledgeBase string
+	BedrockEndpoint      string
+	AuthMode             string // "jwt" or "local-headers"
+	TraceRetention       time.Duration
+	TableName            string
+	L1Enabled            bool
+	LogLevel             string
 	// FunctionName is the Lambda function's name (AWS_LAMBDA_FUNCTION_NAME), "local" outside Lambda.
 	FunctionName string
 	// InLambda is true inside the Lambda runtime (deployed, sam local or the emulator).
@@ -66,6 +69,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		RAGcoreSourcePrefix:   p.str("RAGCORE_SOURCE_PREFIX", "mobilityops-procedures"),
 		RAGcoreTimeout:        time.Duration(p.integer("RAGCORE_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		VerifyConcurrency:     p.integer("VERIFY_CONCURRENCY", 16, 1, 64),
+		VerifyBudget:          time.Duration(p.integer("VERIFY_BUDGET_MS", 8000, 100, 60000)) * time.Millisecond,
 		DynamoDBEndpoint:      p.url("DYNAMODB_ENDPOINT"),
 		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", false),
 		BedrockKnowledgeBase:  p.str("BEDROCK_KNOWLEDGE_BASE_ID", ""),

@@ -109,6 +109,26 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 	return retrieval.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
 }
 
+var _ retrieval.Verifier = (*Provider)(nil)
+
+// VerifySource implements retrieval.Verifier: a source is indexed when the demo provider's own
+// index holds it, which is what seed 004 asks the demo provider to report.
+func (p *Provider) VerifySource(ctx context.Context, _ retrieval.Call, lang, documentID string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	l := p.ix.Lang(lang)
+	if l == nil {
+		return "", retrieval.ErrUnsupportedLanguage
+	}
+	for _, d := range l.Docs {
+		if d.ID == documentID {
+			return retrieval.SourceIndexed, nil
+		}
+	}
+	return "missing", nil
+}
+
 // SyncManifest implements retrieval.KnowledgeProvider. The demo provider reads the procedures
 // directly, so there is nothing to upload; it counts the manifest and says so.
 func (p *Provider) SyncManifest(ctx context.Context, _ retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {

@@ -2,6 +2,7 @@ package ragcore
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // AllowList is the set of managed sources: source_id "<prefix>-<language>" with an external_id
@@ -41,7 +42,7 @@ func (a *AllowList) Sources(lang string) []string {
 
 // Verification outcomes of one managed source (see Indexed).
 const (
-	Indexed        = "indexed"
+	Indexed        = retrieval.SourceIndexed
 	NotFound       = "missing"         // no document with that identity
 	NotActive      = "not_active"      // archived or deleted
 	NotPublished   = "not_published"   // no active version, or one still processing or failed

@@ -197,6 +197,18 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 	return res, nil
 }
 
+var _ retrieval.Verifier = (*Provider)(nil)
+
+// VerifySource implements retrieval.Verifier with one exact identity lookup, judged by Verdict.
+func (p *Provider) VerifySource(ctx context.Context, call retrieval.Call, lang, documentID string) (string, error) {
+	sourceID := p.allow.SourceID(lang)
+	r, err := p.c.Documents(ctx, actorOf(call.Actor, call.CorrelationID), sourceID, documentID)
+	if err != nil {
+		return "", err
+	}
+	return Verdict(r.Documents, p.c.ns, sourceID, documentID), nil
+}
+
 func (p *Provider) logDropped(ctx context.Context, op, correlationID string, dropped []string) {
 	if len(dropped) == 0 {
 		return

@@ -46,7 +46,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		if errors.Is(err, ErrUnavailable) {
 			l1.Status = L1Unavailable
 		}
-		l1.ErrorClass = errorClass(err)
+		l1.ErrorClass = ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
 			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", SafeError(err))
 		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer, StateUnavailable, "none"

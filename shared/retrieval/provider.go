@@ -28,6 +28,16 @@ type Call struct {
 	CorrelationID string
 }
 
+// SourceIndexed is the outcome of VerifySource for a source that counts as indexed; any other
+// outcome names why it does not ("missing", "not_published", ...).
+const SourceIndexed = "indexed"
+
+// Verifier is implemented by providers that can confirm, one source at a time, that a managed
+// source is indexed: the independent evidence behind the status's document_count.
+type Verifier interface {
+	VerifySource(ctx context.Context, call Call, lang, documentID string) (outcome string, err error)
+}
+
 // ErrUnavailable marks a provider that cannot be reached at all (as opposed to one that failed a
 // request). Providers wrap it; the service checks it with errors.Is.
 var ErrUnavailable = errors.New("provider unavailable")

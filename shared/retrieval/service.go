@@ -126,9 +126,9 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		cancel()
 		switch {
 		case errors.Is(err, ErrUnavailable):
-			l1.Status, l1.ErrorClass = L1Unavailable, errorClass(err)
+			l1.Status, l1.ErrorClass = L1Unavailable, ErrorClass(err)
 		case err != nil:
-			l1.Status, l1.ErrorClass = L1Failed, errorClass(err)
+			l1.Status, l1.ErrorClass = L1Failed, ErrorClass(err)
 		case len(cands) == 0:
 			l1.Status = L1Empty
 		default:
@@ -249,9 +249,9 @@ func evidenceState(r Relevance, blocks int, l1Status string) string {
 	return StateInsufficient
 }
 
-// errorClass names an error for traces and logs without its message: "timeout", "canceled",
-// "unavailable" or "error".
-func errorClass(err error) string {
+// ErrorClass names an error for traces and logs without its message: the provider's own class,
+// else "timeout", "canceled", "unavailable" or "error".
+func ErrorClass(err error) string {
 	var c interface{ ErrorClass() string }
 	switch {
 	case errors.As(err, &c):

@@ -1,0 +1,149 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+type statusResponse struct {
+	status.Status
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) getStatus(ctx context.Context, c *call) (any, *Error) {
+	var lang *string
+	switch v := c.req.Query["language"]; len(v) {
+	case 0:
+	case 1:
+		lang = &v[0]
+	default:
+		return nil, invalid("language", "give language once")
+	}
+	l, e := languageOf(lang)
+	if e != nil {
+		return nil, e
+	}
+	st, err := h.status.Status(ctx, l, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	if err != nil {
+		return nil, h.domainError(ctx, c, err)
+	}
+	return statusResponse{Status: st, CorrelationID: c.correlationID}, nil
+}
+
+type syncBody struct {
+	Language *string `json:"language"`
+}
+
+type syncResponse struct {
+	indexsync.Run
+	CorrelationID string `json:"correlation_id"`
+}
+
+func (h *Handler) postSync(ctx context.Context, c *call) (any, *Error) {
+	var b syncBody
+	if err := decode(c, &b); err != nil {
+		return nil, err
+	}
+	lang := "all"
+	if b.Language != nil && *b.Language != "all" {
+		l, e := languageOf(b.Language)
+		if e != nil {
+			e.Message += " (or all)"
+			return nil, e
+		}
+		lang = l
+	} else if b.Language == nil {
+		return nil, invalid("language", `language is required: one of `+strings.Join(knowledge.Languages, ", ")+`, or "all"`)
+	}
+	run, err := h.sync.Sync(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, lang)
+	if err != nil {
+		return nil, h.domainError(ctx, c, err)
+	}
+	return syncResponse{Run: run, CorrelationID: c.correlationID}, nil
+}
+
+type syncReportBody struct {
+	RunID      *string `json:"run_id"`
+	Language   *string `json:"language"`
+	Synced     *int    `json:"synced_document_count"`
+	Failed     *int    `json:"failed_document_count"`
+	FinishedAt *string `json:"finished_at"`
+}
+
+type syncReportResponse struct {
+	RunID         string `json:"run_id"`
+	Language      string `json:"language"`
+	Stored        bool   `json:"stored"`
+	Duplicate     bool   `json:"duplicate"`
+	Differs       bool   `json:"differs,omitempty"`
+	Latest        bool   `json:"latest"`
+	CorrelationID string `json:"correlation_id"`
+}
+
+// maxClockSkew is how far in the future a report's finished_at may be: a report from the future
+// would stay the newest for good.
+const maxClockSkew = 5 * time.Minute
+
+// maxReportedDocuments bounds the counts of a report: more than any corpus holds is a mistake.
+const maxReportedDocuments = 100000
+
+func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
+	var b syncReportBody
+	if err := decode(c, &b); err != nil {
+		return nil, err
+	}
+	if b.RunID == nil || !store.ValidRunID(*b.RunID) {
+		return nil, invalid("run_id", "run_id is required: 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+	}
+	if b.Language == nil {
+		return nil, invalid("language", "language is required: one of "+strings.Join(knowledge.Languages, ", "))
+	}
+	lang, e := languageOf(b.Language)
+	if e != nil {
+		return nil, e
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"synced_document_count", b.Synced}, {"failed_document_count", b.Failed}} {
+		if f.v == nil || *f.v < 0 || *f.v > maxReportedDocuments {
+			return nil, invalid(f.name, fmt.Sprintf("%s is required: an integer from 0 to %d", f.name, maxReportedDocuments))
+		}
+	}
+	if b.FinishedAt == nil {
+		return nil, invalid("finished_at", "finished_at is required: an RFC 3339 time such as 2026-11-29T18:00:00Z")
+	}
+	finished, err := time.Parse(time.RFC3339, *b.FinishedAt)
+	if err != nil {
+		return nil, invalid("finished_at", "finished_at must be an RFC 3339 time such as 2026-11-29T18:00:00Z")
+	}
+	if finished.After(h.now().Add(maxClockSkew)) {
+		return nil, invalid("finished_at", "finished_at is in the future")
+	}
+	res, err := h.sync.Report(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, store.SyncReport{
+		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})
+	switch {
+	case errors.Is(err, indexsync.ErrInvalidReport):
+		return nil, invalid("", "the report cannot be stored as given")
+	case err != nil:
+		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,
+			"error", retrieval.SafeError(err))
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "the report could not be stored; send it again (the same run_id is stored once)"}
+	}
+	if !res.Duplicate {
+		c.status = http.StatusAccepted
+	}
+	return syncReportResponse{RunID: *b.RunID, Language: lang, Stored: !res.Duplicate, Duplicate: res.Duplicate,
+		Differs: res.Differs, Latest: res.Latest, CorrelationID: c.correlationID}, nil
+}

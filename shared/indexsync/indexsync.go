@@ -1,0 +1,143 @@
+// Package indexsync is the sync function's domain: the manifest sync that sends the
+// authoritative procedures to the active provider, the intake of the central sync workflow's
+// reports (idempotent per run_id, newest wins) and the scheduled refresh of the verification
+// cache of every language.
+package indexsync
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// Reports is what the service needs from the store.
+type Reports interface {
+	PutSyncReport(ctx context.Context, ns store.Namespace, r store.SyncReport) (store.PutReportResult, error)
+}
+
+// Service runs manifest syncs, takes sync reports and refreshes verifications.
+type Service struct {
+	corpus   *knowledge.Corpus
+	provider retrieval.KnowledgeProvider
+	reports  Reports
+	status   *status.Service
+	ns       store.Namespace
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New builds the service.
+func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports Reports, st *status.Service,
+	ns store.Namespace, log *slog.Logger) *Service {
+	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now}
+}
+
+// LanguageResult is the manifest sync of one language (api.md's results[]).
+type LanguageResult struct {
+	Language  string                  `json:"language"`
+	Documents int                     `json:"documents"`
+	Uploaded  int                     `json:"uploaded"`
+	Unchanged int                     `json:"unchanged"`
+	Failed    []retrieval.SyncFailure `json:"failed"`
+	Note      string                  `json:"note"`
+}
+
+// Run is one manifest sync.
+type Run struct {
+	RunID   string           `json:"run_id"`
+	Results []LanguageResult `json:"results"`
+}
+
+// Sync sends the manifest of one language, or of all ("all"), to the provider.
+func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string) (Run, error) {
+	langs := []string{language}
+	if language == "all" {
+		langs = knowledge.Languages
+	} else if s.corpus.Documents(language) == nil {
+		return Run{}, retrieval.ErrUnsupportedLanguage
+	}
+	run := Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
+	for _, lang := range langs {
+		docs := s.corpus.Documents(lang)
+		refs := make([]retrieval.DocumentRef, 0, len(docs))
+		for _, d := range docs {
+			refs = append(refs, retrieval.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
+				EffectiveDate: d.EffectiveDate, Category: d.Category, SHA256: d.SHA256, Content: d.Raw})
+		}
+		res, err := s.provider.SyncManifest(ctx, call, refs)
+		if err != nil {
+			return Run{}, fmt.Errorf("sync %s: %w", lang, err)
+		}
+		if res.Failed == nil {
+			res.Failed = []retrieval.SyncFailure{}
+		}
+		run.Results = append(run.Results, LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
+			Unchanged: res.Unchanged, Failed: res.Failed, Note: res.Note})
+		s.log.InfoContext(ctx, "manifest synced", "correlation_id", call.CorrelationID, "run_id", run.RunID,
+			"language", lang, "provider", s.provider.Name(), "documents", res.Documents, "uploaded", res.Uploaded,
+			"unchanged", res.Unchanged, "failed", len(res.Failed))
+	}
+	return run, nil
+}
+
+// ErrInvalidReport wraps a report that cannot be stored as given.
+var ErrInvalidReport = errors.New("invalid sync report")
+
+// Report stores a sync report: once per (run_id, language), and as the newest of its language
+// only when no newer one is stored.
+func (s *Service) Report(ctx context.Context, call retrieval.Call, r store.SyncReport) (store.PutReportResult, error) {
+	if s.corpus.Documents(r.Language) == nil {
+		return store.PutReportResult{}, retrieval.ErrUnsupportedLanguage
+	}
+	r.ReceivedAt = s.now().UTC()
+	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
+	if errors.Is(err, store.ErrInvalid) {
+		return res, fmt.Errorf("%w: %v", ErrInvalidReport, err)
+	}
+	if err != nil {
+		return res, err
+	}
+	level := slog.LevelInfo
+	if res.Differs {
+		// A run_id reused for another result: the first stays; the second is only in this log.
+		level = slog.LevelWarn
+	}
+	s.log.Log(ctx, level, "sync report", "correlation_id", call.CorrelationID, "actor_id", call.Actor.ID,
+		"run_id", r.RunID, "language", r.Language, "synced", r.Synced, "failed", r.Failed,
+		"finished_at", r.FinishedAt, "duplicate", res.Duplicate, "differs", res.Differs, "latest", res.Latest)
+	return res, nil
+}
+
+// RefreshResult is the scheduled refresh of one language.
+type RefreshResult struct {
+	Language  string `json:"language"`
+	Checked   int    `json:"checked"`
+	Confirmed int    `json:"confirmed"`
+	Errors    int    `json:"errors"`
+	Complete  bool   `json:"complete"`
+}
+
+// Refresh verifies every language now and caches the complete results, one language after the
+// other so that the concurrency bound holds for the whole run.
+func (s *Service) Refresh(ctx context.Context, call retrieval.Call) []RefreshResult {
+	out := make([]RefreshResult, 0, len(knowledge.Languages))
+	for _, lang := range knowledge.Languages {
+		v, err := s.status.Refresh(ctx, lang, call)
+		if err != nil {
+			s.log.ErrorContext(ctx, "refresh failed", "language", lang, "error", retrieval.SafeError(err))
+			continue
+		}
+		out = append(out, RefreshResult{Language: lang, Checked: v.Checked, Confirmed: v.Confirmed, Errors: v.Errors,
+			Complete: v.Complete})
+	}
+	return out
+}

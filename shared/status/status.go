@@ -1,0 +1,366 @@
+// Package status answers GET /status: seed 004's three measurements kept apart. The source count
+// comes from the corpus, the reported counts from the newest sync report, and document_count only
+// from exact verification of every managed source through the provider, run concurrently under a
+// bound and a budget, cached for five minutes, and never labelled verified when it is partial.
+package status
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// Statistics states of api.md.
+const (
+	StateVerified    = "verified"
+	StateUnavailable = "unavailable"
+)
+
+// Records is what the status needs from the store.
+type Records interface {
+	GetVerification(ctx context.Context, ns store.Namespace, lang string) (store.CachedVerification, error)
+	PutVerification(ctx context.Context, ns store.Namespace, lang string, v store.Verification) error
+	LatestSyncReport(ctx context.Context, ns store.Namespace, lang string) (store.SyncReport, error)
+	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
+	ReleaseLease(ctx context.Context, name, owner string) error
+}
+
+// Metrics counts events; obs.EMF implements it.
+type Metrics interface {
+	Count(name string, n int)
+}
+
+// Options tune the service.
+type Options struct {
+	Namespace store.Namespace
+	// Concurrency bounds parallel identity lookups (VERIFY_CONCURRENCY, default 16).
+	Concurrency int
+	// RequestTimeout bounds one identity lookup (RAGCORE_TIMEOUT_MS).
+	RequestTimeout time.Duration
+	// Budget bounds one whole verification (default 8 s). In Lambda it is further cut to the
+	// invocation's deadline less DeadlineMargin, so that a slow RAGcore never times the
+	// function out: the answer is then "unavailable", on time.
+	Budget time.Duration
+	// Poll is how often a process waiting for another's verification reads the cache (100 ms).
+	Poll time.Duration
+	// Metrics receives VerificationCacheHits/Misses; nil records nothing.
+	Metrics Metrics
+}
+
+// DeadlineMargin is kept free before an invocation's deadline to answer and write the cache.
+const DeadlineMargin = time.Second
+
+// Service answers status requests. It is safe for concurrent use.
+type Service struct {
+	corpus   *knowledge.Corpus
+	provider retrieval.KnowledgeProvider
+	verifier retrieval.Verifier
+	records  Records
+	opts     Options
+	log      *slog.Logger
+	now      func() time.Time
+	owner    string // this process's lease owner id
+	flight   singleflight.Group
+}
+
+// New builds the status service over a provider that can verify its sources.
+func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifier retrieval.Verifier, records Records,
+	opts Options, log *slog.Logger) *Service {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 16
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 2 * time.Second
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = 8 * time.Second
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 100 * time.Millisecond
+	}
+	return &Service{corpus: corpus, provider: provider, verifier: verifier, records: records, opts: opts, log: log,
+		now: time.Now, owner: "status-" + strings.ToLower(rand.Text())}
+}
+
+// Namespace is the RAGcore namespace of a status.
+type Namespace struct {
+	Tenant     string `json:"tenant"`
+	Workspace  string `json:"workspace"`
+	Collection string `json:"collection"`
+}
+
+// Status is the body of GET /status (api.md), without correlation_id.
+type Status struct {
+	Language            string    `json:"language"`
+	Namespace           Namespace `json:"namespace"`
+	Provider            string    `json:"provider"`
+	SourceDocumentCount int       `json:"source_document_count"`
+	// The newest sync report; null until one has been received.
+	ReportedSynced *int       `json:"reported_synced_document_count"`
+	ReportedFailed *int       `json:"reported_failed_document_count"`
+	LastSyncAt     *time.Time `json:"last_sync_at"`
+	LastSyncRunID  *string    `json:"last_sync_run_id"`
+	// SyncReportState is "received", "none" (no report yet) or "unavailable" (the store could not
+	// be read), so that a null count is never ambiguous.
+	SyncReportState string `json:"sync_report_state"`
+	// DocumentCount is null unless every managed source was verified.
+	DocumentCount   *int         `json:"document_count"`
+	StatisticsState string       `json:"statistics_state"`
+	Verification    Verification `json:"verification"`
+}
+
+// Verification is the "verification" object of a status.
+type Verification struct {
+	store.Verification
+	Cache Cache `json:"cache"`
+}
+
+// Cache says whether the verification came from the cache, and how old it is.
+type Cache struct {
+	Hit        bool `json:"hit"`
+	AgeSeconds int  `json:"age_seconds"`
+	TTLSeconds int  `json:"ttl_seconds"`
+}
+
+// Status reports the three measurements for one language.
+func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) (Status, error) {
+	docs := s.corpus.Documents(lang)
+	if docs == nil {
+		return Status{}, retrieval.ErrUnsupportedLanguage
+	}
+	st := Status{
+		Language:            lang,
+		Namespace:           Namespace{s.opts.Namespace.Tenant, s.opts.Namespace.Workspace, s.opts.Namespace.Collection},
+		Provider:            s.provider.Name(),
+		SourceDocumentCount: len(docs),
+		SyncReportState:     "none",
+	}
+	switch r, err := s.records.LatestSyncReport(ctx, s.opts.Namespace, lang); {
+	case err == nil:
+		st.ReportedSynced, st.ReportedFailed = &r.Synced, &r.Failed
+		finished := r.FinishedAt.UTC()
+		st.LastSyncAt, st.LastSyncRunID = &finished, &r.RunID
+		st.SyncReportState = "received"
+	case errors.Is(err, store.ErrNotFound):
+	default:
+		st.SyncReportState = "unavailable"
+		s.log.WarnContext(ctx, "sync report could not be read", "correlation_id", call.CorrelationID,
+			"language", lang, "error", retrieval.SafeError(err))
+	}
+	v, cache := s.verification(ctx, lang, call, false)
+	st.Verification = Verification{Verification: v, Cache: cache}
+	st.StatisticsState = StateUnavailable
+	if v.Complete && v.Checked == len(docs) {
+		n := v.Confirmed
+		st.DocumentCount, st.StatisticsState = &n, StateVerified
+	}
+	return st, nil
+}
+
+// Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
+// scheduled event calls it so that GET /status is normally a cache hit.
+func (s *Service) Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error) {
+	if s.corpus.Documents(lang) == nil {
+		return store.Verification{}, retrieval.ErrUnsupportedLanguage
+	}
+	v, _ := s.verification(ctx, lang, call, true)
+	return v, nil
+}
+
+// Health is the provider's health within the provider's request timeout.
+func (s *Service) Health(ctx context.Context, call retrieval.Call) retrieval.Health {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	return s.provider.Health(ctx, call)
+}
+
+// ProviderName is the active provider's name.
+func (s *Service) ProviderName() string { return s.provider.Name() }
+
+func (s *Service) count(name string) {
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Count(name, 1)
+	}
+}
+
+// verification returns the cached result when there is one (and force is false), else one
+// verification shared by every concurrent caller in this process (single-flight) and, through a
+// lease in the store, by other processes: a process that finds the lease taken waits for the
+// holder's result to appear in the cache instead of asking RAGcore again.
+func (s *Service) verification(ctx context.Context, lang string, call retrieval.Call, force bool) (store.Verification, Cache) {
+	ttl := int(store.VerificationTTL / time.Second)
+	if !force {
+		c, err := s.records.GetVerification(ctx, s.opts.Namespace, lang)
+		if err == nil {
+			s.count("VerificationCacheHits")
+			return normalise(c.Verification), Cache{Hit: true, AgeSeconds: int(c.Age(s.now()) / time.Second), TTLSeconds: ttl}
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			s.log.WarnContext(ctx, "verification cache could not be read; verifying", "correlation_id",
+				call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
+		}
+		s.count("VerificationCacheMisses")
+	}
+	budget := s.budget(ctx)
+	key := lang
+	if force {
+		key += "#refresh"
+	}
+	// The shared work must not end because the first caller hung up: it has its own budget.
+	ch := s.flight.DoChan(key, func() (any, error) {
+		return s.verifyOnce(context.WithoutCancel(ctx), lang, call, budget, force), nil
+	})
+	select {
+	case r := <-ch:
+		out := r.Val.(shared)
+		return normalise(out.v), Cache{Hit: out.hit, AgeSeconds: out.age, TTLSeconds: ttl}
+	case <-ctx.Done():
+		// The caller went away; the shared verification goes on for the others.
+		v := store.Verification{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}
+		for _, d := range s.corpus.Documents(lang) {
+			v.Errors++
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: retrieval.ErrorClass(ctx.Err())})
+		}
+		return normalise(v), Cache{TTLSeconds: ttl}
+	}
+}
+
+type shared struct {
+	v   store.Verification
+	hit bool // another process's result, read from the cache
+	age int
+}
+
+// budget is the time one verification may take: Options.Budget, cut to the caller's deadline
+// less DeadlineMargin.
+func (s *Service) budget(ctx context.Context) time.Duration {
+	b := s.opts.Budget
+	if dl, ok := ctx.Deadline(); ok {
+		b = min(b, time.Until(dl)-DeadlineMargin)
+	}
+	return max(b, 100*time.Millisecond)
+}
+
+func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Call, budget time.Duration, force bool) shared {
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	lease := "verify#" + s.opts.Namespace.Tenant + "#" + s.opts.Namespace.Workspace + "#" +
+		s.opts.Namespace.Collection + "#" + lang
+	start := s.now()
+	held, err := s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
+	if err != nil {
+		// Without the store there is no lease; verifying anyway is better than no answer.
+		s.log.WarnContext(ctx, "verification lease unavailable; verifying without it", "correlation_id",
+			call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
+	}
+	for err == nil && !held {
+		// Another process verifies this language: wait for its result in the cache. If it
+		// gives up (its lease released or expired without a cached result), take over.
+		if !sleep(ctx, s.opts.Poll) {
+			break
+		}
+		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(start.Add(-time.Second)) {
+			return shared{v: c.Verification, hit: true, age: int(c.Age(s.now()) / time.Second)}
+		}
+		held, err = s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
+	}
+	if held {
+		defer func() {
+			if rerr := s.records.ReleaseLease(context.WithoutCancel(ctx), lease, s.owner); rerr != nil {
+				s.log.WarnContext(ctx, "verification lease not released; it expires by itself", "language", lang,
+					"error", retrieval.SafeError(rerr))
+			}
+		}()
+	}
+	v := s.verify(ctx, lang, call)
+	if v.Complete {
+		if perr := s.records.PutVerification(context.WithoutCancel(ctx), s.opts.Namespace, lang, v); perr != nil {
+			s.log.WarnContext(ctx, "verification not cached", "correlation_id", call.CorrelationID, "language", lang,
+				"error", retrieval.SafeError(perr))
+		}
+	}
+	s.log.InfoContext(ctx, "verified", "correlation_id", call.CorrelationID, "language", lang, "forced", force,
+		"checked", v.Checked, "confirmed", v.Confirmed, "errors", v.Errors, "complete", v.Complete, "duration_ms", v.DurationMs)
+	return shared{v: v}
+}
+
+// verify looks up every managed source of a language, at most Concurrency at a time, each under
+// RequestTimeout, all under ctx's budget. A source that fails or is not reached in time is an
+// error: the result is then incomplete.
+func (s *Service) verify(ctx context.Context, lang string, call retrieval.Call) store.Verification {
+	start := s.now()
+	docs := s.corpus.Documents(lang)
+	type result struct {
+		outcome string
+		err     error
+	}
+	results := make([]result, len(docs))
+	var g errgroup.Group
+	g.SetLimit(s.opts.Concurrency)
+	for i, d := range docs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				results[i].err = err
+				return nil
+			}
+			rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+			defer cancel()
+			results[i].outcome, results[i].err = s.verifier.VerifySource(rctx, call, lang, d.ID)
+			return nil
+		})
+	}
+	_ = g.Wait() // per-source errors are in results
+	v := store.Verification{Checked: len(docs), VerifiedAt: s.now().UTC()}
+	for i, r := range results {
+		id := docs[i].ID
+		switch {
+		case r.err != nil:
+			v.Errors++
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: id, Reason: retrieval.ErrorClass(r.err)})
+		case r.outcome == retrieval.SourceIndexed:
+			v.Confirmed++
+		default:
+			v.Missing = append(v.Missing, id)
+			v.NotIndexed = append(v.NotIndexed, store.SourceOutcome{DocumentID: id, Reason: r.outcome})
+		}
+	}
+	v.Complete = v.Errors == 0
+	v.DurationMs = math.Round(float64(s.now().Sub(start).Microseconds())/10) / 100
+	return normalise(v)
+}
+
+// normalise gives every list a value, so that JSON says [] rather than null.
+func normalise(v store.Verification) store.Verification {
+	if v.Missing == nil {
+		v.Missing = []string{}
+	}
+	if v.NotIndexed == nil {
+		v.NotIndexed = []store.SourceOutcome{}
+	}
+	if v.Failed == nil {
+		v.Failed = []store.SourceOutcome{}
+	}
+	return v
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
