@@ -5,10 +5,10 @@ GO        ?= go
 LOCAL_ADDR ?= 127.0.0.1:3000
 GOARCH_LAMBDA ?= arm64
 LDFLAGS   := -s -w
-FUNCTIONS := lookup
+FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean deps dynamodb-local ragcore-fake build-LookupFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval build clean deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -41,9 +41,10 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-## bench: the in-process lookup benchmark (figures in README.md).
+## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in README.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
+	$(GO) test -run '^$$' -bench Verify1000 -benchtime 3x -count 3 ./shared/status
 
 ## eval: retrieval quality on the evaluation sets.
 eval:
@@ -56,10 +57,11 @@ $(addprefix build-,$(FUNCTIONS)): build-%:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_LAMBDA) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
 		-o bin/$*/bootstrap ./functions/$*
 
-## build-LookupFunction: the target `sam build` calls (BuildMethod: makefile) with ARTIFACTS_DIR.
-build-LookupFunction:
+## build-LookupFunction, build-StatusFunction, build-SyncFunction: the targets `sam build` calls
+## (BuildMethod: makefile) with ARTIFACTS_DIR.
+build-LookupFunction build-StatusFunction build-SyncFunction: build-%Function:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
-		-o $(ARTIFACTS_DIR)/bootstrap ./functions/lookup
+		-o $(ARTIFACTS_DIR)/bootstrap ./functions/$(shell echo $* | tr A-Z a-z)
 
 clean:
 	rm -rf bin .aws-sam

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -62,6 +63,51 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 		t.Errorf("RAGcore saw %d retrieve requests, want 2", n)
 	}
 
+	// Status: 9 of the 11 English sources properly published; the two others are named, and a
+	// second call within five minutes sends RAGcore nothing.
+	fake.Remove("mobilityops-procedures-en", "lost-and-found")
+	fake.SetVersionStatus("mobilityops-procedures-en", "ev-charging", ragcorefake.VersionProcessing)
+	var st struct {
+		Source        int    `json:"source_document_count"`
+		DocumentCount *int   `json:"document_count"`
+		State         string `json:"statistics_state"`
+		Verification  struct {
+			Missing []string `json:"missing"`
+			Cache   struct {
+				Hit bool `json:"hit"`
+			} `json:"cache"`
+		} `json:"verification"`
+	}
+	for i := range 2 {
+		code, body := getBody(t, l.base+"/status?language=en")
+		mustDecode(t, body, &st)
+		if code != 200 || st.Source != 11 || st.DocumentCount == nil || *st.DocumentCount != 9 || st.State != "verified" ||
+			strings.Join(st.Verification.Missing, ",") != "ev-charging,lost-and-found" || st.Verification.Cache.Hit != (i == 1) {
+			t.Errorf("status call %d: %d %s", i+1, code, body)
+		}
+	}
+	if n := fake.Count(http.MethodGet, "/v1/documents"); n != 11 {
+		t.Errorf("RAGcore saw %d identity lookups for two status calls, want 11", n)
+	}
+
+	// Manifest sync through RAGcore: every German procedure is already published there.
+	req, _ := http.NewRequest("POST", l.base+"/sync", strings.NewReader(`{"language":"de"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Actor-Id", "sync-operator")
+	req.Header.Set("X-Actor-Scope", "knowledge:sync")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncBody, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(syncBody), `"documents":11,"uploaded":0,"unchanged":11,"failed":[]`) {
+		t.Errorf("sync: %d %s", resp.StatusCode, syncBody)
+	}
+	if n := fake.Count(http.MethodPut, "/v1/sources/mobilityops-procedures-de/"); n != 11 {
+		t.Errorf("%d uploads, want 11", n)
+	}
+
 	rc.Close()
 	for lang, q := range questions {
 		start := time.Now()
@@ -82,10 +128,10 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 	if status != 200 || !strings.Contains(string(body), `"evidence_state":"unavailable"`) || !strings.Contains(string(body), `"sources":[]`) {
 		t.Errorf("ask with RAGcore down: %d %s", status, body)
 	}
-	req, _ := http.NewRequest("GET", l.base+"/health", nil)
+	req, _ = http.NewRequest("GET", l.base+"/health", nil)
 	req.Header.Set("X-Actor-Id", "agent-7")
 	req.Header.Set("X-Actor-Scope", "knowledge:read")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +142,18 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 	if logs := l.logs.String(); strings.Contains(logs, token) || strings.Contains(logs, rc.URL) {
 		t.Errorf("the logs name the token or RAGcore's address:\n%s", logs)
 	}
+}
+
+func getBody(t *testing.T, url string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-Actor-Id", "console-1")
+	req.Header.Set("X-Actor-Scope", "knowledge:read")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }

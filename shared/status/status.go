@@ -56,6 +56,8 @@ type Options struct {
 	Poll time.Duration
 	// Metrics receives VerificationCacheHits/Misses; nil records nothing.
 	Metrics Metrics
+	// Now is the clock (the store's, in tests); nil means the wall clock.
+	Now func() time.Time
 }
 
 // DeadlineMargin is kept free before an invocation's deadline to answer and write the cache.
@@ -89,8 +91,11 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifie
 	if opts.Poll <= 0 {
 		opts.Poll = 100 * time.Millisecond
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	return &Service{corpus: corpus, provider: provider, verifier: verifier, records: records, opts: opts, log: log,
-		now: time.Now, owner: "status-" + strings.ToLower(rand.Text())}
+		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text())}
 }
 
 // Namespace is the RAGcore namespace of a status.

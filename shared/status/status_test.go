@@ -1,0 +1,395 @@
+package status_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
+)
+
+// The tests verify against the fake RAGcore over loopback HTTP and keep the cache and leases in
+// DynamoDB Local, which TestMain starts (never skipped), or in the memory store where a test
+// needs a clock it can move.
+var (
+	local  *ddblocal.Local
+	client *dynamodb.Client
+	root   string
+	tables atomic.Int64
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	var err error
+	if root, err = ddblocal.RepoRoot(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := ddblocal.JarDir(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "status tests need DynamoDB Local:", err)
+		return 1
+	}
+	ctx := context.Background()
+	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer local.Stop()
+	if client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
+	t.Helper()
+	name := fmt.Sprintf("status-test-%d", tables.Add(1))
+	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ddblocal.CreateTable(context.Background(), client, def); err != nil {
+		t.Fatal(err)
+	}
+	return store.NewDynamo(client, name, 5*time.Second, now)
+}
+
+const token = "status-test-token"
+
+var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+
+var reader = retrieval.Call{Actor: retrieval.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
+
+type rig struct {
+	corpus *knowledge.Corpus
+	fake   *ragcorefake.Server
+	srv    *httptest.Server
+	logs   *bytes.Buffer
+	mu     sync.Mutex
+}
+
+func newRig(t testing.TB, corpus *knowledge.Corpus) *rig {
+	t.Helper()
+	if corpus == nil {
+		var err error
+		if corpus, err = knowledge.Embedded(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: token})
+	fake.LoadCorpus(corpus, "mobilityops-procedures")
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	return &rig{corpus: corpus, fake: fake, srv: srv, logs: &bytes.Buffer{}}
+}
+
+func (r *rig) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logs.Write(p)
+}
+
+// service builds one status service ("one process") over the rig's RAGcore and the records.
+func (r *rig) service(t testing.TB, records status.Records, o status.Options) *status.Service {
+	t.Helper()
+	c, err := ragcore.New(ragcore.Options{BaseURL: r.srv.URL, Token: token, Timeout: 2 * time.Second,
+		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ragcore.NewProvider(c, r.corpus, ragcore.ProviderOptions{})
+	o.Namespace = ns
+	return status.New(r.corpus, p, p, records, o, slog.New(slog.NewJSONHandler(r, nil)))
+}
+
+func (r *rig) lookups() int { return r.fake.Count(http.MethodGet, "/v1/documents") }
+
+func TestAllVerified(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	s := r.service(t, newDynamo(t, nil), status.Options{})
+	for _, lang := range knowledge.Languages {
+		st, err := s.Status(context.Background(), lang, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SourceDocumentCount != 11 || st.DocumentCount == nil || *st.DocumentCount != 11 ||
+			st.StatisticsState != status.StateVerified || len(st.Verification.Missing) != 0 || !st.Verification.Complete ||
+			st.Verification.Cache.Hit || st.Verification.Cache.TTLSeconds != 300 {
+			t.Errorf("%s: %+v", lang, st)
+		}
+		if st.ReportedSynced != nil || st.LastSyncAt != nil || st.SyncReportState != "none" {
+			t.Errorf("%s: reported figures before any report: %+v", lang, st)
+		}
+	}
+	for _, req := range r.fake.Requests() {
+		if req.ActorID != "console-1" || req.CorrelationID != "st-1" || req.Tenant != ns.Tenant || !req.Authorized {
+			t.Fatalf("lookup identity %+v", req)
+		}
+	}
+}
+
+// TestNineOfElevenPublished is the issue's acceptance: two sources are not there, and a second
+// call within five minutes sends RAGcore nothing.
+func TestNineOfElevenPublished(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
+	r.fake.SetVersionStatus("mobilityops-procedures-en", "ev-charging", ragcorefake.VersionProcessing)
+	s := r.service(t, newDynamo(t, nil), status.Options{})
+	st, err := s.Status(context.Background(), "en", reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SourceDocumentCount != 11 || st.DocumentCount == nil || *st.DocumentCount != 9 || st.StatisticsState != status.StateVerified ||
+		!slices.Equal(st.Verification.Missing, []string{"ev-charging", "lost-and-found"}) {
+		t.Fatalf("status %+v", st)
+	}
+	before := r.lookups()
+	if before != 11 {
+		t.Errorf("%d identity lookups, want one per source (11)", before)
+	}
+	st, _ = s.Status(context.Background(), "en", reader)
+	if r.lookups() != before || !st.Verification.Cache.Hit || *st.DocumentCount != 9 {
+		t.Errorf("second call: %d new lookups, cache %+v", r.lookups()-before, st.Verification.Cache)
+	}
+	// A different process (another service on the same table) also reads the cache.
+	if got := len(r.fake.Requests()); got != 11 {
+		t.Errorf("%d requests to RAGcore in all", got)
+	}
+}
+
+func TestEveryReasonNotToCount(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	src := "mobilityops-procedures-en"
+	r.fake.Remove(src, "lost-and-found")
+	r.fake.SetDocumentStatus(src, "damage-procedure", ragcorefake.StatusArchived)
+	r.fake.SetVersionStatus(src, "ev-charging", ragcorefake.VersionProcessing)
+	r.fake.Duplicate(src, "accident-procedure")
+	r.fake.MoveToNamespace(src, "vehicle-cleaning", ns.Tenant, "another-workspace", ns.Collection)
+	s := r.service(t, store.NewMemory(), status.Options{})
+	st, err := s.Status(context.Background(), "en", reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"lost-and-found": ragcore.NotFound, "damage-procedure": ragcore.NotActive, "ev-charging": ragcore.NotPublished,
+		"accident-procedure": ragcore.Duplicated, "vehicle-cleaning": ragcore.OtherNamespace,
+	}
+	got := map[string]string{}
+	for _, o := range st.Verification.NotIndexed {
+		got[o.DocumentID] = o.Reason
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reasons %v, want %v", got, want)
+	}
+	if st.DocumentCount == nil || *st.DocumentCount != 6 || st.StatisticsState != status.StateVerified || st.Verification.Errors != 0 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestFailuresLeaveTheCountNull(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		faults ragcorefake.Faults
+		errors int
+		reason string
+	}{
+		{"every lookup times out", ragcorefake.Faults{Paths: []string{"/v1/documents"}, Latency: 2 * time.Second}, 11, "timeout"},
+		{"every lookup gets 500", ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500}, 11, "unavailable"},
+		{"one lookup gets 500", ragcorefake.Faults{Paths: []string{"/v1/documents"}, FailNext: 1, FailStatus: 500}, 1, "unavailable"},
+		{"malformed answers", ragcorefake.Faults{Paths: []string{"/v1/documents"}, Malformed: true}, 11, "bad_response"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, nil)
+			r.fake.SetFaults(tc.faults)
+			records := store.NewMemory()
+			s := r.service(t, records, status.Options{RequestTimeout: 200 * time.Millisecond, Budget: 2 * time.Second})
+			st, err := s.Status(context.Background(), "en", reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.DocumentCount != nil || st.StatisticsState != status.StateUnavailable || st.Verification.Complete ||
+				st.Verification.Errors != tc.errors || len(st.Verification.Failed) != tc.errors ||
+				st.Verification.Failed[0].Reason != tc.reason {
+				t.Fatalf("status %+v", st)
+			}
+			// A partial result is not cached: the next call verifies again.
+			if _, err := records.GetVerification(context.Background(), ns, "en"); err == nil {
+				t.Error("an incomplete verification was cached")
+			}
+			r.fake.SetFaults(ragcorefake.Faults{})
+			st, _ = s.Status(context.Background(), "en", reader)
+			if st.DocumentCount == nil || *st.DocumentCount != 11 || st.Verification.Cache.Hit {
+				t.Errorf("after recovery %+v", st)
+			}
+		})
+	}
+}
+
+func TestBudgetBoundsAHangingRAGcore(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, Latency: time.Minute})
+	s := r.service(t, store.NewMemory(), status.Options{RequestTimeout: 10 * time.Second, Budget: 300 * time.Millisecond})
+	// The invocation's own deadline cuts the budget further.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	st, _ := s.Status(ctx, "en", reader)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("status took %v with a 300 ms budget", took)
+	}
+	if st.DocumentCount != nil || st.StatisticsState != status.StateUnavailable || st.Verification.Errors != 11 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestCacheValidFor300Seconds(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	clock := storetest.NewClock(time.Now())
+	s := r.service(t, newDynamo(t, clock.Now), status.Options{Now: clock.Now})
+	s.Status(context.Background(), "de", reader)
+	clock.Advance(299 * time.Second)
+	st, _ := s.Status(context.Background(), "de", reader)
+	if r.lookups() != 11 || !st.Verification.Cache.Hit || st.Verification.Cache.AgeSeconds != 299 {
+		t.Fatalf("at 299 s: %d lookups, cache %+v", r.lookups(), st.Verification.Cache)
+	}
+	clock.Advance(2 * time.Second)
+	st, _ = s.Status(context.Background(), "de", reader)
+	if r.lookups() != 22 || st.Verification.Cache.Hit {
+		t.Fatalf("at 301 s: %d lookups, cache %+v", r.lookups(), st.Verification.Cache)
+	}
+}
+
+// TestNoStampede sends 24 concurrent status calls through three services ("processes") that
+// share one DynamoDB table: single-flight inside each, the lease across them. Every source is
+// looked up exactly once.
+func TestNoStampede(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, Latency: 100 * time.Millisecond})
+	records := newDynamo(t, nil)
+	var services []*status.Service
+	for range 3 {
+		services = append(services, r.service(t, records, status.Options{Concurrency: 4, Poll: 20 * time.Millisecond}))
+	}
+	var wg sync.WaitGroup
+	counts := make([]*int, 24)
+	for i := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := services[i%3].Status(context.Background(), "en", reader)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			counts[i] = st.DocumentCount
+		}()
+	}
+	wg.Wait()
+	for i, c := range counts {
+		if c == nil || *c != 11 {
+			t.Fatalf("call %d: document_count %v", i, c)
+		}
+	}
+	if n := r.lookups(); n != 11 {
+		t.Errorf("%d identity lookups for 24 concurrent calls in 3 processes, want 11", n)
+	}
+}
+
+func TestRefreshIgnoresTheCache(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	s := r.service(t, store.NewMemory(), status.Options{})
+	s.Status(context.Background(), "en", reader)
+	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
+	v, err := s.Refresh(context.Background(), "en", reader)
+	if err != nil || v.Confirmed != 10 || r.lookups() != 22 {
+		t.Fatalf("refresh %+v, %v, %d lookups", v, err, r.lookups())
+	}
+	st, _ := s.Status(context.Background(), "en", reader)
+	if !st.Verification.Cache.Hit || *st.DocumentCount != 10 {
+		t.Errorf("status after refresh %+v", st)
+	}
+}
+
+func TestSyncReportIsKeptApart(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
+	records := newDynamo(t, nil)
+	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
+	if _, err := records.PutSyncReport(context.Background(), ns, store.SyncReport{RunID: "run-1", Language: "en",
+		Synced: 11, Failed: 0, FinishedAt: finished}); err != nil {
+		t.Fatal(err)
+	}
+	s := r.service(t, records, status.Options{})
+	st, _ := s.Status(context.Background(), "en", reader)
+	// The workflow says 11 synced; RAGcore confirms 10. Both are shown, neither replaces the other.
+	if st.ReportedSynced == nil || *st.ReportedSynced != 11 || *st.ReportedFailed != 0 || !st.LastSyncAt.Equal(finished) ||
+		*st.LastSyncRunID != "run-1" || st.SyncReportState != "received" || *st.DocumentCount != 10 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestDemoProviderCountsWhatItIndexed(t *testing.T) {
+	t.Parallel()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := demo.New(lexical.Build(c))
+	s := status.New(c, p, p, store.NewMemory(), status.Options{Namespace: ns}, slog.New(slog.DiscardHandler))
+	st, err := s.Status(context.Background(), "de", reader)
+	if err != nil || st.Provider != "demo" || st.DocumentCount == nil || *st.DocumentCount != 11 || st.StatisticsState != status.StateVerified {
+		t.Fatalf("demo status %+v, %v", st, err)
+	}
+	if _, err := s.Status(context.Background(), "fr", reader); err == nil {
+		t.Error("fr accepted")
+	}
+}
+
+func TestLogsNameNoToken(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1})
+	s := r.service(t, store.NewMemory(), status.Options{})
+	s.Status(context.Background(), "en", reader)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if logs := r.logs.String(); strings.Contains(logs, token) || strings.Contains(logs, r.srv.URL) || !strings.Contains(logs, `"errors":11`) {
+		t.Errorf("logs: %s", logs)
+	}
+}
