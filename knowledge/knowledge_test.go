@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,4 +276,32 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted a document without its sections: %+v", d)
 		}
 	})
+}
+
+// TestEmbeddedCorpusPassesEveryRule runs every rule, the personal-data scan included, on the
+// embedded files: Embedded skips that scan at start-up because this test has run it.
+func TestEmbeddedCorpusPassesEveryRule(t *testing.T) {
+	sub, err := fs.Sub(embedded, "procedures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Load(sub)
+	if err != nil {
+		t.Fatalf("the embedded corpus breaks a rule: %v", err)
+	}
+	fast, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range Languages {
+		if len(full.Documents(lang)) != len(fast.Documents(lang)) || len(full.Documents(lang)) == 0 {
+			t.Errorf("%s: %d documents with every rule, %d from Embedded", lang, len(full.Documents(lang)), len(fast.Documents(lang)))
+		}
+	}
+	// The scan does run in Load: a phone number in an embedded file's copy is found.
+	raw, _ := fs.ReadFile(sub, "en/damage-procedure.md")
+	if _, err := Parse("procedures/en/damage-procedure.md", append(raw, []byte("\nCall +49 170 1234567.\n")...)); err == nil ||
+		!strings.Contains(err.Error(), "personal-data") {
+		t.Errorf("Parse did not scan for personal data: %v", err)
+	}
 }

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Service is the service name in logs and metric dimensions.
@@ -40,18 +44,30 @@ func NewEMF(w io.Writer, function string) *EMF { return &EMF{w: w, function: fun
 
 // Count records n occurrences of a count metric.
 func (e *EMF) Count(name string, n int) {
-	line := map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": e.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  Namespace,
-				"Dimensions": [][]string{{"service", "function_name"}},
-				"Metrics":    []any{map[string]string{"Name": name, "Unit": "Count"}},
-			}},
-		},
-		"service":       Service,
-		"function_name": e.function,
-		name:            n,
+	e.Emit(nil, retrieval.Metric{Name: name, Unit: "Count", Value: float64(n)})
+}
+
+// Emit writes one EMF line with several metrics that share extra dimensions (for example the
+// retrieval layer of a lookup) besides service and function_name.
+func (e *EMF) Emit(dims map[string]string, metrics ...retrieval.Metric) {
+	names := []string{"service", "function_name"}
+	line := map[string]any{"service": Service, "function_name": e.function}
+	for _, k := range slices.Sorted(maps.Keys(dims)) {
+		names = append(names, k)
+		line[k] = dims[k]
+	}
+	defs := make([]any, 0, len(metrics))
+	for _, m := range metrics {
+		defs = append(defs, map[string]string{"Name": m.Name, "Unit": m.Unit})
+		line[m.Name] = m.Value
+	}
+	line["_aws"] = map[string]any{
+		"Timestamp": e.now().UnixMilli(),
+		"CloudWatchMetrics": []any{map[string]any{
+			"Namespace":  Namespace,
+			"Dimensions": [][]string{names},
+			"Metrics":    defs,
+		}},
 	}
 	b, err := json.Marshal(line)
 	if err != nil {
@@ -67,3 +83,6 @@ type Discard struct{}
 
 // Count implements the sink.
 func (Discard) Count(string, int) {}
+
+// Emit implements the sink.
+func (Discard) Emit(map[string]string, ...retrieval.Metric) {}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 func TestEMFLineIsAMetric(t *testing.T) {
@@ -37,5 +39,22 @@ func TestLoggerCarriesServiceAndFunction(t *testing.T) {
 	NewLogger(&b, "warn", "f").Info("dropped")
 	if b.Len() != 0 {
 		t.Fatal("level not applied")
+	}
+}
+
+func TestEmitSharesDimensions(t *testing.T) {
+	var b bytes.Buffer
+	NewEMF(&b, "LookupFunction").Emit(map[string]string{"layer": "L0+L1", "provider": "ragcore"},
+		retrieval.Metric{Name: "LookupLatency", Unit: "Milliseconds", Value: 3.5},
+		retrieval.Metric{Name: "L1Failures", Unit: "Count", Value: 0})
+	var line map[string]any
+	if err := json.Unmarshal(b.Bytes(), &line); err != nil {
+		t.Fatal(err)
+	}
+	m := line["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)
+	dims := m["Dimensions"].([]any)[0].([]any)
+	if len(dims) != 4 || dims[2] != "layer" || dims[3] != "provider" || line["layer"] != "L0+L1" || line["LookupLatency"] != 3.5 ||
+		len(m["Metrics"].([]any)) != 2 {
+		t.Fatalf("line %s", b.String())
 	}
 }

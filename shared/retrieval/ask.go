@@ -75,6 +75,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		})
 	}
 	ans.InvocationID = newID()
+	s.emit(ToolAsk, layerOf(len(matches) > 0, len(ans.Sources) > 0), l1.Status, s.now().Sub(start))
 	s.record(ctx, Trace{
 		InvocationID: ans.InvocationID, Tool: ToolAsk, ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: TraceDetails{

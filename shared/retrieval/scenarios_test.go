@@ -475,14 +475,25 @@ func (failingTraces) PutTrace(context.Context, retrieval.Trace) error {
 	return errors.New("ProvisionedThroughputExceededException")
 }
 
-type counter struct{ n map[string]int }
+type counter struct {
+	n    map[string]int
+	dims []map[string]string
+	vals map[string]float64
+}
 
 func (c *counter) Count(name string, n int) { c.n[name] += n }
+
+func (c *counter) Emit(dims map[string]string, ms ...retrieval.Metric) {
+	c.dims = append(c.dims, dims)
+	for _, m := range ms {
+		c.vals[m.Name] += m.Value
+	}
+}
 
 func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
 	ix := index(t)
 	logs := &bytes.Buffer{}
-	m := &counter{n: map[string]int{}}
+	m := &counter{n: map[string]int{}, vals: map[string]float64{}}
 	o := retrieval.DefaultOptions()
 	o.Metrics = m
 	svc := retrieval.New(ix, demo.New(ix), failingTraces{store.NewMemory()}, o, slog.New(slog.NewJSONHandler(logs, nil)))
@@ -590,5 +601,30 @@ func TestSafeErrorDropsRequestURLs(t *testing.T) {
 	got := retrieval.SafeError(err)
 	if strings.Contains(got, "s3cr3t") || strings.Contains(got, "ragcore.internal") || !strings.Contains(got, "deadline exceeded") {
 		t.Fatalf("SafeError = %q", got)
+	}
+}
+
+func TestLookupAndAskEmitMetrics(t *testing.T) {
+	ix := index(t)
+	m := &counter{n: map[string]int{}, vals: map[string]float64{}}
+	o := retrieval.DefaultOptions()
+	o.Metrics = m
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), o, slog.New(slog.DiscardHandler))
+	if _, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
+		t.Fatal(err)
+	}
+	o.L1Enabled = false
+	off := retrieval.New(ix, demo.New(ix), store.NewMemory(), o, slog.New(slog.DiscardHandler))
+	if _, err := off.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: damageQuestion, Language: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	if m.vals["Lookups"] != 2 || m.vals["Asks"] != 1 || m.vals["LookupLatency"] <= 0 || m.vals["L1Failures"] != 0 {
+		t.Errorf("metrics %v", m.vals)
+	}
+	if len(m.dims) != 3 || m.dims[0]["layer"] != retrieval.LayerBoth || m.dims[1]["layer"] != retrieval.LayerL0 || m.dims[0]["provider"] != "demo" {
+		t.Errorf("dimensions %v", m.dims)
 	}
 }

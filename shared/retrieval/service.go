@@ -34,9 +34,18 @@ type TraceStore interface {
 	GetTrace(ctx context.Context, invocationID string) (Trace, error) // ErrNotFound when absent or expired
 }
 
-// Metrics counts events; obs.EMF implements it.
+// Metrics records metrics; obs.EMF implements it.
 type Metrics interface {
 	Count(name string, n int)
+	// Emit records several metrics at once with extra dimensions.
+	Emit(dims map[string]string, metrics ...Metric)
+}
+
+// Metric is one value of a metric, with its CloudWatch unit ("Count", "Milliseconds").
+type Metric struct {
+	Name  string
+	Unit  string
+	Value float64
 }
 
 // Options tune the service; the zero value is not valid, start from DefaultOptions.
@@ -166,6 +175,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 
 	res.InvocationID = newID()
 	end := s.now()
+	s.emit(ToolLookup, res.Retrieval.Layer, l1.Status, end.Sub(start))
 	s.record(ctx, Trace{
 		InvocationID: res.InvocationID, Tool: ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: TraceDetails{
@@ -177,6 +187,26 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil
+}
+
+// emit records one call's metrics: its latency and count by layer and provider, and whether L1
+// failed.
+func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	failed := 0.0
+	if l1Status == L1Failed || l1Status == L1Unavailable {
+		failed = 1
+	}
+	prefix := "Lookup"
+	if tool == ToolAsk {
+		prefix = "Ask"
+	}
+	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()},
+		Metric{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
+		Metric{Name: prefix + "s", Unit: "Count", Value: 1},
+		Metric{Name: "L1Failures", Unit: "Count", Value: failed})
 }
 
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
