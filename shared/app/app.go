@@ -26,6 +26,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
 // App is the wired service.
@@ -71,7 +72,8 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 		return nil, err
 	}
 	ix := lexical.Build(corpus)
-	provider, err := newProvider(ctx, cfg, corpus, ix, log)
+	tracer := tracing.New(cfg.XRayDaemonAddress, log)
+	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
-	records, storeName, err := newStore(ctx, cfg)
+	records, storeName, err := newStore(ctx, cfg, tracer)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +95,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	st := status.New(corpus, provider, verifier, records, status.Options{Namespace: ns, Concurrency: cfg.VerifyConcurrency,
 		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics}, log)
 	sy := indexsync.New(corpus, provider, records, st, ns, log)
-	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName,
+	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName, "xray", tracer.Active(),
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
 	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,
@@ -102,7 +104,8 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
-func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, ix *lexical.Index, log *slog.Logger) (retrieval.KnowledgeProvider, error) {
+func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, ix *lexical.Index, tracer *tracing.Tracer,
+	log *slog.Logger) (retrieval.KnowledgeProvider, error) {
 	if cfg.Provider != "ragcore" {
 		return demo.New(ix), nil
 	}
@@ -116,13 +119,15 @@ func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpu
 		if awsCfg.Region == "" {
 			awsCfg.Region = cfg.AWSRegion
 		}
+		tracer.AWS(&awsCfg)
 		if token, err = secret.Parameter(ctx, ssm.NewFromConfig(awsCfg), cfg.RAGcoreTokenParameter, ssmTimeout); err != nil {
 			return nil, err
 		}
 		source = "ssm:" + cfg.RAGcoreTokenParameter
 	}
 	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
-		Namespace: ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}})
+		HTTPClient: tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
+		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}})
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +140,12 @@ func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpu
 const ssmTimeout = 3 * time.Second
 
 // newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
-func newStore(ctx context.Context, cfg config.Config) (store.Records, string, error) {
+func newStore(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (store.Records, string, error) {
 	if !cfg.UseDynamoDB() {
 		return store.NewMemory(), "memory", nil
 	}
 	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
-		HTTPTimeout: cfg.DynamoDBTimeout})
+		HTTPTimeout: cfg.DynamoDBTimeout, Configure: tracer.AWS})
 	if err != nil {
 		return nil, "", err
 	}

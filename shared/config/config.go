@@ -46,6 +46,8 @@ type Config struct {
 	DynamoDBTimeout time.Duration
 	// AWSRegion is the region for AWS clients when the SDK's own configuration names none.
 	AWSRegion string
+	// XRayDaemonAddress is set by Lambda when active tracing is on; empty means no tracing.
+	XRayDaemonAddress string
 }
 
 // UseDynamoDB reports whether records go to DynamoDB: always in Lambda, and locally when
@@ -83,6 +85,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		InLambda:              getenv("AWS_LAMBDA_RUNTIME_API") != "",
 		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
+		XRayDaemonAddress:     p.str("AWS_XRAY_DAEMON_ADDRESS", ""),
 	}
 	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
 		// Headers name the actor only on a developer's machine; deployed, that would let any

@@ -23,6 +23,8 @@ type ClientOptions struct {
 	MaxAttempts int
 	// HTTPTimeout bounds one HTTP request.
 	HTTPTimeout time.Duration
+	// Configure, when set, adjusts the loaded AWS configuration (tracing instrumentation).
+	Configure func(*aws.Config)
 }
 
 // NewDynamoClient builds the DynamoDB client, once per cold start: the SDK's standard retryer
@@ -56,6 +58,9 @@ func NewDynamoClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, er
 		if cfg.Region == "" {
 			cfg.Region = "eu-central-1"
 		}
+	}
+	if o.Configure != nil {
+		o.Configure(&cfg)
 	}
 	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
 		if o.Endpoint != "" {

@@ -1,0 +1,101 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-xray-sdk-go/xray"
+)
+
+func TestInactiveTracerChangesNothing(t *testing.T) {
+	tr := New("", slog.New(slog.DiscardHandler))
+	c := &http.Client{}
+	var cfg aws.Config
+	tr.AWS(&cfg)
+	if tr.Active() || tr.HTTP(c) != c || len(cfg.APIOptions) != 0 {
+		t.Fatal("an inactive tracer instrumented a client")
+	}
+}
+
+// TestActiveTracer runs the real X-Ray SDK against a UDP listener standing in for the daemon.
+func TestActiveTracer(t *testing.T) {
+	daemon, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer daemon.Close()
+	var logs bytes.Buffer
+	tr := New(daemon.LocalAddr().String(), slog.New(slog.NewTextHandler(&logs, nil)))
+	var cfg aws.Config
+	tr.AWS(&cfg)
+	if !tr.Active() || len(cfg.APIOptions) == 0 {
+		t.Fatal("the AWS configuration was not instrumented")
+	}
+
+	headers := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		headers <- r.Header.Get("X-Amzn-Trace-Id")
+	}))
+	defer srv.Close()
+	client := tr.HTTP(&http.Client{Timeout: time.Second})
+
+	// Outside any segment (work before or after an invocation): the call works, nothing is logged.
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	<-headers
+	if logs.Len() != 0 {
+		t.Errorf("the tracer logged without a segment: %s", logs.String())
+	}
+
+	// An AWS SDK call outside a segment (the token read at a cold start) is quiet too.
+	ssmSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		w.Write([]byte(`{"Parameter":{"Name":"/t","Value":"v"}}`))
+	}))
+	defer ssmSrv.Close()
+	cfg.Region, cfg.Credentials = "eu-central-1", credentials.NewStaticCredentialsProvider("k", "s", "")
+	out, err := ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.BaseEndpoint = aws.String(ssmSrv.URL) }).
+		GetParameter(context.Background(), &ssm.GetParameterInput{Name: aws.String("/t")})
+	if err != nil || aws.ToString(out.Parameter.Value) != "v" {
+		t.Fatalf("instrumented SDK call: %v", err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("the tracer logged for an SDK call without a segment: %s", logs.String())
+	}
+
+	// Inside a segment: the request carries the trace header and a subsegment reaches the daemon.
+	ctx, seg := xray.BeginSegment(context.Background(), "knowledge-test")
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/health", nil)
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	seg.Close(nil)
+	if h := <-headers; !strings.Contains(h, "Root="+seg.TraceID) {
+		t.Errorf("trace header %q does not name the segment's trace %s", h, seg.TraceID)
+	}
+	buf := make([]byte, 64<<10)
+	_ = daemon.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, _, err := daemon.ReadFrom(buf)
+	if err != nil {
+		t.Fatalf("no segment reached the daemon: %v", err)
+	}
+	doc := string(buf[:n])
+	if !strings.Contains(doc, `"name":"knowledge-test"`) || !strings.Contains(doc, `"subsegments"`) || !strings.Contains(doc, "/v1/health") {
+		t.Errorf("segment document %s", doc)
+	}
+}
