@@ -235,7 +235,7 @@ func startTable(t *testing.T, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, "rie-knowledge")
+	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, "rie-knowledge")
 	if err != nil {
 		t.Fatal(err)
 	}

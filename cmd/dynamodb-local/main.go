@@ -44,7 +44,7 @@ func run(port int, table string) error {
 		return err
 	}
 	defer local.Stop()
-	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, table)
+	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, table)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func dynamoDBLocal(t *testing.T, table string) (*ddblocal.Local, *dynamodb.Clien
 		t.Fatal(err)
 	}
 	root, _ := ddblocal.RepoRoot()
-	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, table)
+	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, table)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func (l *Local) Logs() string { return l.logs.String() }
 
 // CreateTable creates a table from its template definition, waits until it is active and turns
 // on its TTL.
-func CreateTable(ctx context.Context, db *dynamodb.Client, def store.TableDefinition) error {
+func CreateTable(ctx context.Context, db *dynamodb.Client, def TableDefinition) error {
 	in := def.Create
 	if _, err := db.CreateTable(ctx, &in); err != nil {
 		var inUse *types.ResourceInUseException

@@ -388,3 +388,52 @@ func h(t *testing.T) *api.Handler {
 	hd, _ := newHandler(t, api.AuthJWT)
 	return hd
 }
+
+// TestEveryAWSHTTPAPISample feeds each API Gateway HTTP API (2.0) payload that ships with
+// aws-lambda-go, raw, through the sync function's entry point (which must recognise them as API
+// events, not schedules), then retargeted at GET /status: only the JWT authorizer's payload
+// carries an actor; the others (IAM, Lambda authorizer, none) are refused with 401.
+func TestEveryAWSHTTPAPISample(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/aws/aws-lambda-go").Output()
+	if err != nil {
+		t.Fatalf("locate aws-lambda-go: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "events", "testdata", "apigw-v2-request-*.json"))
+	if len(files) < 4 {
+		t.Fatalf("found %d samples", len(files))
+	}
+	hd := h(t)
+	entry := hd.LambdaWithSchedule(func(context.Context, string) (any, error) {
+		t.Error("an API payload was taken for a schedule")
+		return nil, nil
+	})
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := entry(context.Background(), raw)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(f), err)
+		}
+		if r, ok := res.(events.APIGatewayV2HTTPResponse); !ok || r.StatusCode != 404 {
+			t.Errorf("%s as delivered: %+v", filepath.Base(f), res)
+		}
+		var ev events.APIGatewayV2HTTPRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatal(err)
+		}
+		ev.RawPath, ev.RequestContext.HTTP.Method, ev.Body = "/api/v1/knowledge/status", "GET", ""
+		want := 401
+		if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil {
+			a.JWT.Claims["sub"], a.JWT.Scopes = "console-1", []string{"knowledge:read"}
+			want = 200
+		}
+		if resp, body := call(t, hd, ev); resp.StatusCode != want {
+			t.Errorf("%s at /status: %d, want %d: %v", filepath.Base(f), resp.StatusCode, want, body)
+		}
+	}
+	if _, err := entry(context.Background(), []byte(`{"source":"aws.s3","detail-type":"Object Created"}`)); err == nil {
+		t.Error("an unknown event was accepted")
+	}
+}

@@ -69,7 +69,7 @@ func run(m *testing.M) int {
 func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
 	t.Helper()
 	name := fmt.Sprintf("status-test-%d", tables.Add(1))
-	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, name)
+	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, name)
 	if err != nil {
 		t.Fatal(err)
 	}

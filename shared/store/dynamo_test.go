@@ -66,7 +66,7 @@ var tables atomic.Int64
 func newTable(t *testing.T) string {
 	t.Helper()
 	name := fmt.Sprintf("knowledge-test-%d", tables.Add(1))
-	def, err := store.TableFromTemplate(filepath.Join(root, "template.yaml"), store.TableLogicalID, name)
+	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, name)
 	if err != nil {
 		t.Fatal(err)
 	}
