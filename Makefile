@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -45,6 +45,11 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
 	$(GO) test -run '^$$' -bench Verify1000 -benchtime 3x -count 3 ./shared/status
+
+## init-duration: each function's Init Duration under aws-lambda-rie beside a hello-world Go
+## function built the same way, measured in one run (figures in README.md).
+init-duration: deps
+	$(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
 
 ## eval: retrieval quality on the evaluation sets.
 eval:

@@ -241,3 +241,27 @@ func TestTemplateTableAndSchedule(t *testing.T) {
 		t.Error("SyncFunction has no rate(5 minutes) schedule")
 	}
 }
+
+// TestSamconfigNamesTemplateParameters keeps the parameter overrides of samconfig.toml's
+// environments to parameters the template has.
+func TestSamconfigNamesTemplateParameters(t *testing.T) {
+	tpl := openTemplate(t, nil)
+	root, _ := ddblocal.RepoRoot()
+	raw, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := 0
+	for _, m := range regexp.MustCompile(`(?m)^parameter_overrides = "(.*)"$`).FindAllStringSubmatch(string(raw), -1) {
+		envs++
+		for _, kv := range strings.Fields(m[1]) {
+			name, _, _ := strings.Cut(kv, "=")
+			if _, ok := tpl.Parameters[name]; !ok {
+				t.Errorf("samconfig.toml overrides %s, which template.yaml does not declare", name)
+			}
+		}
+	}
+	if envs < 2 || !strings.Contains(string(raw), "[prod.deploy.parameters]") {
+		t.Errorf("samconfig.toml should configure default and prod deployments")
+	}
+}
