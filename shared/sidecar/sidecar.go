@@ -1,0 +1,477 @@
+// Package sidecar is the disabled-by-default comparison path of lookup_knowledge: it asks an Amazon
+// Bedrock knowledge base (the Retrieve API of Bedrock Agent Runtime) the same question as the main
+// retrieval path and normalises the answer into Comparable results, so that the two paths can be
+// put side by side without ever treating their scores as the same kind of number.
+//
+// The sidecar never decides a lookup. Query reports every failure as a Result status instead of an
+// error, has its own short deadline and sends exactly one request (SDK retries are off), so an
+// enabled but broken or slow knowledge base cannot delay or break the main answer.
+//
+// # What the knowledge base's documents must carry
+//
+// The knowledge base is an S3 data source holding the corpus files at the S3 key
+// procedures/<lang>/<id>.md (any prefix before "procedures/" is allowed), chunked by section, with
+// these metadata attributes (the "metadataAttributes" of each file's <file>.metadata.json):
+//
+//	language     "en" | "de"                  filtered on: every query sends language = Query.Language
+//	category     e.g. "damage"                filtered on when Query.Category is set
+//	document_id  the procedure id             Comparable.DocumentID; fallback: <id> of the S3 key
+//	title        the procedure title          Comparable.Title and the first half of the breadcrumb
+//	section      the section heading as in the corpus, "2. Immediate actions": the breadcrumb's
+//	             second half and, through knowledge.Anchor, the anchor of Comparable.Source
+//	version      the procedure version        Comparable.Version
+//
+// Metadata values are read as strings (JSON numbers are taken by their text); other shapes count
+// as absent.
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockagentruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockagentruntime/document"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockagentruntime/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// Result statuses.
+const (
+	StatusOK     = "ok"     // at least one result
+	StatusEmpty  = "empty"  // the knowledge base answered with no result
+	StatusFailed = "failed" // no usable answer; ErrorClass says why
+)
+
+// Error classes of a failed Result.
+const (
+	ClassTimeout       = "timeout"        // the sidecar's deadline (or the caller's) passed
+	ClassThrottled     = "throttled"      // ThrottlingException or HTTP 429; not retried
+	ClassUnauthorized  = "unauthorized"   // AccessDeniedException, HTTP 401 or 403
+	ClassBadResponse   = "bad_response"   // a body the SDK could not decode, or a result of the wrong shape
+	ClassUnavailable   = "unavailable"    // unreachable, 5xx, or any other failure
+	ClassInvalidConfig = "invalid_config" // ResourceNotFound/Validation, an unusable query, or no sidecar
+	ClassCanceled      = "canceled"       // the caller's context was canceled before an answer
+)
+
+// ScoreKind labels the sidecar's scores: Bedrock's relevance score, higher is better. It has no
+// numeric relation to the main path's scores (bm25, cosine similarity, fused weights).
+const ScoreKind = "bedrock_relevance"
+
+// Query limits and defaults.
+const (
+	DefaultTopK    = 5
+	MaxTopK        = 20
+	DefaultTimeout = 1500 * time.Millisecond
+	// PreviewRunes is the longest Comparable.Preview, the ellipsis included.
+	PreviewRunes = 200
+)
+
+// ErrInvalidOptions is wrapped by every error of New: the options cannot make a sidecar.
+var ErrInvalidOptions = errors.New("invalid sidecar options")
+
+// Options configure the sidecar. It is built only when SIDECAR_ENABLED is true.
+type Options struct {
+	KnowledgeBaseID string                  // BEDROCK_KNOWLEDGE_BASE_ID, required
+	Endpoint        string                  // BEDROCK_ENDPOINT override (tests, VPC endpoints); empty = AWS
+	Region          string                  // used when the SDK's environment names none
+	Timeout         time.Duration           // the sidecar's own deadline per query (default 1500 ms)
+	Credentials     aws.CredentialsProvider // optional; tests pass static credentials
+	HTTPClient      *http.Client            // optional (instrumentation); default one with the timeout
+	// APIOptions are added to the SDK client's middleware stack: the seam for AWS SDK
+	// instrumentation such as X-Ray's awsv2.AWSV2Instrumentor. Optional.
+	APIOptions []func(*middleware.Stack) error
+	// Log receives failures with their SDK error text, which Results never carry. Never the
+	// question. Optional: nil discards.
+	Log *slog.Logger
+}
+
+// Sidecar queries one Bedrock knowledge base. It is safe for concurrent use.
+type Sidecar struct {
+	client  *bedrockagentruntime.Client
+	kbID    string
+	timeout time.Duration
+	log     *slog.Logger
+}
+
+// kbIDPattern is the API's rule for a knowledge base id.
+var kbIDPattern = regexp.MustCompile(`^[0-9a-zA-Z]{1,10}$`)
+
+// New builds the Bedrock Agent Runtime client once. It makes no network call: a knowledge base
+// that does not exist shows only in the first Query (invalid_config).
+func New(ctx context.Context, o Options) (*Sidecar, error) {
+	kbID := strings.TrimSpace(o.KnowledgeBaseID)
+	switch {
+	case kbID == "":
+		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID is empty", ErrInvalidOptions)
+	case !kbIDPattern.MatchString(kbID):
+		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID %q is not 1 to 10 letters and digits", ErrInvalidOptions, kbID)
+	case o.Timeout < 0:
+		return nil, fmt.Errorf("%w: timeout %s is negative", ErrInvalidOptions, o.Timeout)
+	}
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%w: BEDROCK_ENDPOINT %q is not an http(s) URL", ErrInvalidOptions, o.Endpoint)
+		}
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+
+	var load []func(*config.LoadOptions) error
+	if o.Credentials != nil {
+		load = append(load, config.WithCredentialsProvider(o.Credentials))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: load AWS configuration: %w", ErrInvalidOptions, err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = strings.TrimSpace(o.Region)
+	}
+	if cfg.Region == "" {
+		return nil, fmt.Errorf("%w: no AWS region: the environment names none and Options.Region is empty", ErrInvalidOptions)
+	}
+	cfg.APIOptions = append(cfg.APIOptions, o.APIOptions...)
+
+	var httpClient aws.HTTPClient = o.HTTPClient
+	if o.HTTPClient == nil {
+		// The SDK's own client keeps what the environment configured (AWS_CA_BUNDLE).
+		b, ok := cfg.HTTPClient.(*awshttp.BuildableClient)
+		if !ok || b == nil {
+			b = awshttp.NewBuildableClient()
+		}
+		httpClient = b.WithTimeout(timeout)
+	}
+	client := bedrockagentruntime.NewFromConfig(cfg, func(co *bedrockagentruntime.Options) {
+		// One attempt: a throttled or failing call must fail fast, not delay the main answer.
+		co.RetryMaxAttempts = 1
+		co.HTTPClient = plainBodyClient{next: httpClient}
+		if o.Endpoint != "" {
+			co.BaseEndpoint = aws.String(o.Endpoint)
+		}
+	})
+
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Sidecar{client: client, kbID: kbID, timeout: timeout, log: log.With("component", "sidecar")}, nil
+}
+
+// Query is one sidecar question.
+type Query struct {
+	Question string
+	Language string // required: every query filters on it
+	Category string // optional: filtered on when non-empty
+	TopK     int    // default 5, at most 20
+}
+
+// Result is the outcome of a sidecar query.
+type Result struct {
+	Status     string       `json:"status"`                // "ok" | "empty" | "failed"
+	ErrorClass string       `json:"error_class,omitempty"` // one of the Class constants when failed
+	ScoreKind  string       `json:"score_kind"`            // always ScoreKind
+	Results    []Comparable `json:"results"`               // never nil
+	LatencyMs  float64      `json:"latency_ms"`
+}
+
+// Comparable is one result normalised to the comparable structure of seed 000, aligned with the
+// main path's evidence blocks.
+type Comparable struct {
+	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
+	// only with a section), else the location URI.
+	Source     string `json:"source"`
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title,omitempty"`
+	Breadcrumb string `json:"breadcrumb,omitempty"` // "Title > Section"
+	Category   string `json:"category,omitempty"`
+	Version    string `json:"version,omitempty"`
+	Rank       int    `json:"rank"`    // from 1, in the order the path returned the results
+	Preview    string `json:"preview"` // content cut to at most 200 runes, "…" marking the cut
+	Score      Score  `json:"score"`
+}
+
+// Score is a score with its meaning. Scores of different kinds are never compared as numbers.
+type Score struct {
+	Value          float64 `json:"value"`
+	Kind           string  `json:"kind"`
+	HigherIsBetter bool    `json:"higher_is_better"`
+}
+
+// Query asks the knowledge base. It never returns an error and never panics: a failure is a
+// Result with Status "failed" and an ErrorClass, and its details go to Options.Log only. The
+// sidecar's own deadline applies on top of ctx's.
+func (s *Sidecar) Query(ctx context.Context, q Query) (res Result) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger().Error("sidecar query panicked", "panic", fmt.Sprint(p))
+			res = failed(ClassUnavailable)
+		}
+		res.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+	}()
+	if s == nil || s.client == nil {
+		return failed(ClassInvalidConfig)
+	}
+	q.Language = strings.TrimSpace(q.Language)
+	q.Category = strings.TrimSpace(q.Category)
+	if strings.TrimSpace(q.Question) == "" || q.Language == "" {
+		// Nothing to send: a blank question or an unfiltered language would be a different query.
+		s.log.Warn("sidecar query not sent", "error_class", ClassInvalidConfig,
+			"reason", "blank question or language")
+		return failed(ClassInvalidConfig)
+	}
+	topK := q.TopK
+	switch {
+	case topK <= 0:
+		topK = DefaultTopK
+	case topK > MaxTopK:
+		topK = MaxTopK
+	}
+
+	qctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	out, err := s.client.Retrieve(qctx, &bedrockagentruntime.RetrieveInput{
+		KnowledgeBaseId: aws.String(s.kbID),
+		RetrievalQuery:  &types.KnowledgeBaseQuery{Text: aws.String(q.Question)},
+		RetrievalConfiguration: &types.KnowledgeBaseRetrievalConfiguration{
+			VectorSearchConfiguration: &types.KnowledgeBaseVectorSearchConfiguration{
+				NumberOfResults: aws.Int32(int32(topK)),
+				Filter:          filterFor(q.Language, q.Category),
+			},
+		},
+	})
+	if err != nil {
+		class := classify(qctx, err)
+		s.log.Warn("sidecar query failed", "error_class", class, "error", err.Error(),
+			"latency_ms", float64(time.Since(start).Microseconds())/1000)
+		return failed(class)
+	}
+	results, err := mapResults(q.Language, out.RetrievalResults, topK)
+	if err != nil {
+		s.log.Warn("sidecar query failed", "error_class", ClassBadResponse, "error", err.Error())
+		return failed(ClassBadResponse)
+	}
+	res = Result{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
+	if len(results) == 0 {
+		res.Status = StatusEmpty
+	}
+	return res
+}
+
+func (s *Sidecar) logger() *slog.Logger {
+	if s == nil || s.log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return s.log
+}
+
+// plainBodyClient hands net/http the SDK's request body without its WriterTo method. The SDK
+// closes the body as soon as the round trip returns, and a closed body's WriteTo reports io.EOF;
+// net/http's final "is there more?" copy of a request body treats that as a write error and
+// closes the connection, cutting off a response still being read. An answer that arrives within
+// microseconds of the request hits this (seen against the loopback fake); with plain Read, a
+// closed body reads as an ordinary end of body.
+type plainBodyClient struct{ next aws.HTTPClient }
+
+func (c plainBodyClient) Do(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = plainBody{req.Body}
+	}
+	return c.next.Do(req)
+}
+
+// plainBody is an io.ReadCloser and nothing else.
+type plainBody struct{ rc io.ReadCloser }
+
+func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
+func (b plainBody) Close() error               { return b.rc.Close() }
+
+func failed(class string) Result {
+	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []Comparable{}}
+}
+
+// filterFor is language = lang, and category = category when one is given (andAll of both).
+func filterFor(lang, category string) types.RetrievalFilter {
+	language := equals("language", lang)
+	if category == "" {
+		return language
+	}
+	return &types.RetrievalFilterMemberAndAll{Value: []types.RetrievalFilter{language, equals("category", category)}}
+}
+
+func equals(key, value string) types.RetrievalFilter {
+	return &types.RetrievalFilterMemberEquals{Value: types.FilterAttribute{
+		Key: aws.String(key), Value: document.NewLazyDocument(value),
+	}}
+}
+
+// sourceURIKey is the metadata attribute in which Bedrock itself reports a chunk's source.
+const sourceURIKey = "x-amz-bedrock-kb-source-uri"
+
+// mapResults turns Bedrock's results into Comparables, ranked from 1 in the order returned. A
+// result without text content or without a finite score is a wrong shape: the whole answer is
+// then a bad_response rather than a list with invented values. At most topK results are kept.
+func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]Comparable, error) {
+	out := make([]Comparable, 0, min(len(in), topK))
+	for i, r := range in {
+		if len(out) == topK {
+			break
+		}
+		if r.Content == nil || r.Content.Text == nil {
+			return nil, fmt.Errorf("result %d has no text content", i+1)
+		}
+		if r.Score == nil || math.IsNaN(*r.Score) || math.IsInf(*r.Score, 0) {
+			return nil, fmt.Errorf("result %d has no finite score", i+1)
+		}
+		out = append(out, comparable(lang, r, len(out)+1))
+	}
+	return out, nil
+}
+
+func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) Comparable {
+	md := func(key string) string { return metadataString(r.Metadata, key) }
+	uri := locationURI(r.Location)
+	if uri == "" {
+		uri = md(sourceURIKey)
+	}
+	keyLang, keyID := procedureKey(uri)
+
+	docID := md("document_id")
+	if !plainSegment(docID) {
+		docID = keyID
+	}
+	lang := md("language")
+	if !plainSegment(lang) {
+		lang = firstOf(keyLang, queryLang)
+	}
+	title, section := md("title"), md("section")
+
+	c := Comparable{
+		Source:     uri,
+		DocumentID: docID,
+		Title:      title,
+		Breadcrumb: breadcrumb(title, section),
+		Category:   md("category"),
+		Version:    md("version"),
+		Rank:       rank,
+		Preview:    preview(*r.Content.Text),
+		Score:      Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
+	}
+	if docID != "" && plainSegment(lang) {
+		c.Source = "procedures/" + lang + "/" + docID + ".md"
+		if anchor := knowledge.Anchor(section); anchor != "" {
+			c.Source += "#" + anchor
+		}
+	}
+	return c
+}
+
+// metadataString is a metadata value as a string: JSON strings as they are, numbers by their text.
+func metadataString(md map[string]document.Interface, key string) string {
+	v, ok := md[key]
+	if !ok || v == nil {
+		return ""
+	}
+	var s string
+	if err := v.UnmarshalSmithyDocument(&s); err != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+func locationURI(l *types.RetrievalResultLocation) string {
+	if l == nil {
+		return ""
+	}
+	switch {
+	case l.S3Location != nil && l.S3Location.Uri != nil:
+		return *l.S3Location.Uri
+	case l.WebLocation != nil && l.WebLocation.Url != nil:
+		return *l.WebLocation.Url
+	case l.CustomDocumentLocation != nil && l.CustomDocumentLocation.Id != nil:
+		return *l.CustomDocumentLocation.Id
+	}
+	return ""
+}
+
+// procedureKey reads <lang> and <id> from a location ending in procedures/<lang>/<id>.md, e.g.
+// "s3://bucket/kb/procedures/en/damage-procedure.md"; empty strings otherwise.
+func procedureKey(uri string) (lang, id string) {
+	if u, err := url.Parse(uri); err == nil && u.Path != "" {
+		uri = u.Path
+	}
+	dir, file := path.Split(uri)
+	dir, lang = path.Split(strings.TrimSuffix(dir, "/"))
+	if path.Base(dir) != "procedures" || path.Ext(file) != ".md" {
+		return "", ""
+	}
+	id = strings.TrimSuffix(file, ".md")
+	if !plainSegment(lang) || !plainSegment(id) {
+		return "", ""
+	}
+	return lang, id
+}
+
+// plainSegment reports whether s can stand as one segment of "procedures/<lang>/<id>.md#...":
+// letters, digits, '-', '_' and '.', and not "." or "..".
+func plainSegment(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		ok := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func breadcrumb(title, section string) string {
+	switch {
+	case title == "":
+		return section
+	case section == "":
+		return title
+	}
+	return title + " > " + section
+}
+
+// preview is text with its whitespace runs folded to single spaces, cut to at most PreviewRunes
+// runes; a cut ends in "…" (which counts towards the limit).
+func preview(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= PreviewRunes {
+		return text
+	}
+	kept := []rune(text)[:PreviewRunes-1]
+	return strings.TrimRight(string(kept), " ") + "…"
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
