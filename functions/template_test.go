@@ -11,9 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/awslabs/goformation/v7"
 	"github.com/awslabs/goformation/v7/cloudformation"
-	"github.com/awslabs/goformation/v7/intrinsics"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
@@ -39,8 +37,7 @@ func openTemplate(t *testing.T, overrides map[string]any) *cloudformation.Templa
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := goformation.OpenWithOptions(filepath.Join(root, "template.yaml"),
-		&intrinsics.ProcessorOptions{ParameterOverrides: overrides, EvaluateConditions: true})
+	tpl, err := ddblocal.OpenTemplate(filepath.Join(root, "template.yaml"), overrides)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,5 +260,27 @@ func TestSamconfigNamesTemplateParameters(t *testing.T) {
 	}
 	if envs < 2 || !strings.Contains(string(raw), "[prod.deploy.parameters]") {
 		t.Errorf("samconfig.toml should configure default and prod deployments")
+	}
+}
+
+// TestSidecarPermissionOnlyWhenOn: off (the default), no function may call Bedrock; on, the
+// lookup function alone may call Retrieve on the one knowledge base.
+func TestSidecarPermissionOnlyWhenOn(t *testing.T) {
+	off := openTemplate(t, nil)
+	for logicalID := range functionsOf {
+		if got, _ := statements(t, off, logicalID); slices.ContainsFunc(got, func(a string) bool { return strings.HasPrefix(a, "bedrock:") }) {
+			t.Errorf("sidecar off: %s may %v", logicalID, got)
+		}
+	}
+	on := openTemplate(t, map[string]any{"SidecarEnabled": "true", "BedrockKnowledgeBaseId": "KB12345678"})
+	for logicalID := range functionsOf {
+		got, resources := statements(t, on, logicalID)
+		has := slices.Contains(got, "bedrock:Retrieve")
+		if has != (logicalID == "LookupFunction") {
+			t.Errorf("sidecar on: %s actions %v", logicalID, got)
+		}
+		if has && !strings.Contains(strings.Join(resources, " "), ":knowledge-base/KB12345678") {
+			t.Errorf("the Bedrock statement does not name the knowledge base: %v", resources)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -110,21 +111,16 @@ func languageOf(language *string) (string, *Error) {
 }
 
 type healthResponse struct {
-	Status        string        `json:"status"`
-	Provider      string        `json:"provider"`
-	Sidecar       sidecarHealth `json:"sidecar"`
-	CorrelationID string        `json:"correlation_id"`
-}
-
-type sidecarHealth struct {
-	Enabled bool   `json:"enabled"`
-	Status  string `json:"status"`
+	Status        string               `json:"status"`
+	Provider      string               `json:"provider"`
+	Sidecar       status.SidecarHealth `json:"sidecar"`
+	CorrelationID string               `json:"correlation_id"`
 }
 
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
 	hl := h.status.Health(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	return healthResponse{Status: hl.Status, Provider: h.status.ProviderName(),
-		Sidecar: sidecarHealth{Status: "disabled"}, CorrelationID: c.correlationID}, nil
+		Sidecar: h.status.SidecarHealth(), CorrelationID: c.correlationID}, nil
 }
 
 type invocationResponse struct {

@@ -82,6 +82,13 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
+	side, sideHealth, err := newSidecar(ctx, cfg, tracer, log)
+	if err != nil {
+		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
+		// the main path.
+		log.ErrorContext(ctx, "sidecar could not be built; lookups report it failed", "error", err.Error())
+	}
+	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
 	records, storeName, err := newStore(ctx, cfg, tracer)
 	if err != nil {
 		return nil, err
@@ -93,9 +100,11 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 		return nil, fmt.Errorf("provider %s cannot verify its sources", provider.Name())
 	}
 	st := status.New(corpus, provider, verifier, records, status.Options{Namespace: ns, Concurrency: cfg.VerifyConcurrency,
-		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics}, log)
+		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics,
+		Sidecar: sideHealth}, log)
 	sy := indexsync.New(corpus, provider, records, st, ns, log)
 	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName, "xray", tracer.Active(),
+		"sidecar", sideHealth.Status,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
 	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,

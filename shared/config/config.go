@@ -28,9 +28,11 @@ type Config struct {
 	VerifyConcurrency     int
 	// VerifyBudget bounds one verification of a language's sources (cut further to the Lambda
 	// invocation's deadline).
-	VerifyBudget         time.Duration
-	DynamoDBEndpoint     string
-	SidecarEnabled       bool
+	VerifyBudget     time.Duration
+	DynamoDBEndpoint string
+	SidecarEnabled   bool
+	// SidecarTimeout bounds the sidecar's part in a lookup.
+	SidecarTimeout       time.Duration
 	BedrockKnowledgeBase string
 	BedrockEndpoint      string
 	AuthMode             string // "jwt" or "local-headers"
@@ -74,6 +76,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		VerifyBudget:          time.Duration(p.integer("VERIFY_BUDGET_MS", 8000, 100, 60000)) * time.Millisecond,
 		DynamoDBEndpoint:      p.url("DYNAMODB_ENDPOINT"),
 		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", false),
+		SidecarTimeout:        time.Duration(p.integer("SIDECAR_TIMEOUT_MS", 1500, 50, 10000)) * time.Millisecond,
 		BedrockKnowledgeBase:  p.str("BEDROCK_KNOWLEDGE_BASE_ID", ""),
 		BedrockEndpoint:       p.url("BEDROCK_ENDPOINT"),
 		AuthMode:              p.oneOf("AUTH_MODE", "jwt", "jwt", "local-headers"),

@@ -81,9 +81,17 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		RetrievalDetails: TraceDetails{
 			Layer: layerOf(len(matches) > 0, len(ans.Sources) > 0), EvidenceState: ans.EvidenceState,
 			L0: hints, L1: l1, CandidateCount: len(ans.Sources), FinalBlockCount: len(ans.Sources),
-			EvidenceSummaries: sums, Sidecar: SidecarStatus{Status: "disabled"},
+			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
 			LatencyMs: Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil
+}
+
+// askSidecarStatus is the sidecar's part in an ask: it compares lookups only.
+func (s *Service) askSidecarStatus() SidecarStatus {
+	if s.opts.Sidecar == nil {
+		return SidecarStatus{Status: "disabled"}
+	}
+	return SidecarStatus{Enabled: true, Status: "skipped"}
 }

@@ -83,6 +83,20 @@ type Details struct {
 	L1              L1Details `json:"l1"`
 	CandidateCount  int       `json:"candidate_count"`
 	FinalBlockCount int       `json:"final_block_count"`
+	// Sidecar is the comparison path's outcome: {"enabled": false, "status": "disabled"} unless
+	// it is switched on. It never changes the fields above.
+	Sidecar SidecarReport `json:"sidecar"`
+}
+
+// SidecarReport is the sidecar's part in a lookup response.
+type SidecarReport struct {
+	SidecarStatus
+	ScoreKind string  `json:"score_kind,omitempty"`
+	LatencyMs float64 `json:"latency_ms,omitempty"`
+	// Results are the sidecar's comparable results (source, title, breadcrumb, category, rank,
+	// preview, score with its label); the comparison (in SidecarStatus) compares them with the
+	// evidence blocks by identity and rank only, never by score.
+	Results any `json:"results,omitempty"`
 }
 
 // Result is the outcome of a lookup, shaped as the POST /lookup response.
@@ -159,8 +173,12 @@ const SummaryChars = 200
 
 // SidecarStatus is the sidecar's part in a call.
 type SidecarStatus struct {
-	Enabled bool   `json:"enabled"`
-	Status  string `json:"status"` // disabled | ok | failed
+	Enabled    bool   `json:"enabled"`
+	Status     string `json:"status"` // disabled | ok | empty | failed
+	ErrorClass string `json:"error_class,omitempty"`
+	// Comparison is the trace's comparison summary (overlap@k, rank agreement, sources found
+	// by one path only); absent when the sidecar is off or failed.
+	Comparison any `json:"comparison,omitempty"`
 }
 
 // Latency is per-layer latency in milliseconds.

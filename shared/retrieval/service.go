@@ -63,6 +63,19 @@ type Options struct {
 	Metrics Metrics
 	// L0Weight is how much the L0 layer counts in fusion against the L1 layer (see fuse).
 	L0Weight float64
+	// Sidecar is the optional comparison path; nil means off: nothing is built or called.
+	Sidecar Sidecar
+	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
+	SidecarTimeout time.Duration
+}
+
+// Sidecar is seed 000's disabled-by-default comparison path: it runs beside L1 under its own
+// deadline and reports its results and a comparison with the main blocks, never changing them.
+type Sidecar interface {
+	// Query runs the sidecar; it never fails: a failure is a report with status "failed".
+	Query(ctx context.Context, q Query) SidecarReport
+	// Compare summarises the sidecar's results against the main evidence blocks.
+	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) any
 }
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
@@ -119,6 +132,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 	l0Done := s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
+	side := s.startSidecar(ctx, req, hints)
 	var cands []Candidate
 	if s.opts.L1Enabled {
 		if len(hints.Domains) == 1 {
@@ -172,6 +186,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 	}
 	res.Relevance = s.assess(l, words, blocks, l1)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
+	res.Retrieval.Sidecar = side.wait(blocks, s.provider.ScoreKind())
 
 	res.InvocationID = newID()
 	end := s.now()
@@ -182,12 +197,63 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: hints, L1: l1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(blocks),
 			EvidenceSummaries: summaries(blocks),
-			Sidecar:           SidecarStatus{Status: "disabled"},
+			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(end.Sub(start))},
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil
 }
+
+// pendingSidecar is a sidecar query in flight.
+type pendingSidecar struct {
+	s        *Service
+	done     chan SidecarReport
+	deadline time.Time
+}
+
+// startSidecar starts the sidecar beside L1, with the L0 domain as its filter when unambiguous,
+// under its own deadline. Off, it does nothing.
+func (s *Service) startSidecar(ctx context.Context, req LookupRequest, hints L0Hints) *pendingSidecar {
+	if s.opts.Sidecar == nil {
+		return nil
+	}
+	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
+	q := Query{Question: req.Question, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	if len(hints.Domains) == 1 {
+		q.Category = hints.Domains[0]
+	}
+	// The sidecar's context does not end with the caller's: its deadline alone bounds it.
+	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
+	go func() {
+		defer cancel()
+		p.done <- s.opts.Sidecar.Query(sctx, q)
+	}()
+	return p
+}
+
+// wait takes the sidecar's report, waiting no longer than the sidecar's deadline (plus a
+// moment for the report to arrive), and adds the comparison with the main blocks.
+func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarReport {
+	if p == nil {
+		return SidecarReport{SidecarStatus: SidecarStatus{Status: "disabled"}}
+	}
+	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
+	defer t.Stop()
+	var r SidecarReport
+	select {
+	case r = <-p.done:
+	case <-t.C:
+		r = SidecarReport{SidecarStatus: SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
+	}
+	r.Enabled = true
+	if r.Status == "ok" {
+		r.Comparison = p.s.opts.Sidecar.Compare(r, blocks, scoreKind)
+	}
+	return r
+}
+
+// sidecarGrace is how long after its deadline a sidecar's report may still arrive.
+const sidecarGrace = 20 * time.Millisecond
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
 // failed.

@@ -58,6 +58,14 @@ type Options struct {
 	Metrics Metrics
 	// Now is the clock (the store's, in tests); nil means the wall clock.
 	Now func() time.Time
+	// Sidecar is the comparison path's state for GET /health (zero: disabled).
+	Sidecar SidecarHealth
+}
+
+// SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
+type SidecarHealth struct {
+	Enabled bool   `json:"enabled"`
+	Status  string `json:"status"`
 }
 
 // DeadlineMargin is kept free before an invocation's deadline to answer and write the cache.
@@ -188,6 +196,14 @@ func (s *Service) Health(ctx context.Context, call retrieval.Call) retrieval.Hea
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	return s.provider.Health(ctx, call)
+}
+
+// SidecarHealth is the sidecar's state for GET /health.
+func (s *Service) SidecarHealth() SidecarHealth {
+	if s.opts.Sidecar.Status == "" {
+		return SidecarHealth{Status: "disabled"}
+	}
+	return s.opts.Sidecar
 }
 
 // ProviderName is the active provider's name.

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-xray-sdk-go/strategy/ctxmissing"
 	"github.com/aws/aws-xray-sdk-go/xray"
 	"github.com/aws/aws-xray-sdk-go/xraylog"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // Tracer instruments clients when tracing is active and leaves them untouched otherwise.
@@ -51,6 +52,17 @@ func (t *Tracer) AWS(cfg *aws.Config) {
 	if t.active {
 		awsv2.AWSV2Instrumentor(&cfg.APIOptions)
 	}
+}
+
+// APIOptions are the middleware that AWS adds, for clients built from options rather than a
+// configuration; nil when tracing is off.
+func (t *Tracer) APIOptions() []func(*middleware.Stack) error {
+	if !t.active {
+		return nil
+	}
+	var opts []func(*middleware.Stack) error
+	awsv2.AWSV2Instrumentor(&opts)
+	return opts
 }
 
 // HTTP returns c wrapped so that every request made within a trace (an invocation's, or a

@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// fakeBedrock answers the Bedrock Agent Runtime Retrieve call (POST /knowledgebases/{id}/retrieve)
+// as mode says, counting the calls.
+func fakeBedrock(t *testing.T, mode string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/retrieve") {
+			http.Error(w, "unexpected", http.StatusNotFound)
+			return
+		}
+		switch mode {
+		case "hang":
+			<-r.Context().Done()
+			return
+		case "throttle":
+			w.Header().Set("X-Amzn-ErrorType", "ThrottlingException")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"message":"Rate exceeded"}`))
+			return
+		case "500":
+			w.Header().Set("X-Amzn-ErrorType", "InternalServerException")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte(`{"message":"boom"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"retrievalResults": []any{
+			map[string]any{"content": map[string]any{"text": "Photograph the damage before the trip starts."},
+				"location": map[string]any{"type": "S3", "s3Location": map[string]any{"uri": "s3://kb/procedures/en/damage-procedure.md"}},
+				"metadata": map[string]any{"document_id": "damage-procedure", "title": "Damage handling procedure",
+					"section": "2. Immediate actions", "category": "damage", "language": "en"},
+				"score": 0.71},
+			map[string]any{"content": map[string]any{"text": "Other text."},
+				"location": map[string]any{"type": "S3", "s3Location": map[string]any{"uri": "s3://kb/procedures/en/ev-charging.md"}},
+				"metadata": map[string]any{"document_id": "ev-charging", "title": "EV charging", "section": "1. Scope",
+					"category": "charging", "language": "en"},
+				"score": 0.32},
+		}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func newApp(t *testing.T, env map[string]string) *App {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-central-1")
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var questions = []string{
+	"A customer found a deep scratch on the rear door before starting the trip. What do we do?",
+	"The battery is at 8 percent and the customer is stuck at a charging station",
+	"Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?",
+	"How do I bake a chocolate cake?",
+}
+
+func lookup(t *testing.T, a *App, q string) retrieval.Result {
+	t.Helper()
+	lang := "en"
+	if strings.HasPrefix(q, "Die ") {
+		lang = "de"
+	}
+	res, err := a.Service.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
+		Actor: retrieval.Actor{ID: "agent-7"}, CorrelationID: "side-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestSidecarOffMakesNoCall: with SIDECAR_ENABLED unset, even a configured knowledge base and
+// endpoint are never called, and the lookup says the sidecar is disabled.
+func TestSidecarOffMakesNoCall(t *testing.T) {
+	srv, calls := fakeBedrock(t, "ok")
+	a := newApp(t, map[string]string{"BEDROCK_KNOWLEDGE_BASE_ID": "KB1", "BEDROCK_ENDPOINT": srv.URL})
+	for _, q := range questions {
+		if r := lookup(t, a, q); r.Retrieval.Sidecar.Enabled || r.Retrieval.Sidecar.Status != "disabled" {
+			t.Errorf("sidecar %+v", r.Retrieval.Sidecar)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d sidecar calls with the sidecar off", n)
+	}
+	if h := a.Status.SidecarHealth(); h.Enabled || h.Status != "disabled" {
+		t.Errorf("health %+v", h)
+	}
+}
+
+func TestSidecarOnComparesWithoutChangingTheAnswer(t *testing.T) {
+	srv, calls := fakeBedrock(t, "ok")
+	off := newApp(t, nil)
+	on := newApp(t, map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB1", "BEDROCK_ENDPOINT": srv.URL})
+	q := questions[0]
+	a, b := lookup(t, off, q), lookup(t, on, q)
+	if calls.Load() != 1 {
+		t.Fatalf("%d sidecar calls for one lookup", calls.Load())
+	}
+	if a.Primary == nil || b.Primary == nil || a.Primary.Source != b.Primary.Source || a.EvidenceState != b.EvidenceState ||
+		len(a.EvidenceBlocks) != len(b.EvidenceBlocks) {
+		t.Errorf("the sidecar changed the main result: %+v / %+v", a.Primary, b.Primary)
+	}
+	sc := b.Retrieval.Sidecar
+	if !sc.Enabled || sc.Status != "ok" || sc.ScoreKind != "bedrock_relevance" || sc.Comparison == nil || sc.Results == nil {
+		t.Fatalf("sidecar report %+v", sc)
+	}
+	raw, _ := json.Marshal(sc)
+	for _, want := range []string{`"overlap_at_k"`, `"rank_agreement"`, `"only_sidecar"`, `"score_semantics"`, `"bedrock_relevance"`,
+		`"procedures/en/damage-procedure.md#2-immediate-actions"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("sidecar report lacks %s: %s", want, raw)
+		}
+	}
+	tr, err := on.Service.Invocation(context.Background(), b.InvocationID, retrieval.Actor{ID: "agent-7"})
+	if err != nil || tr.RetrievalDetails.Sidecar.Status != "ok" || tr.RetrievalDetails.Sidecar.Comparison == nil {
+		t.Errorf("trace sidecar %+v, %v", tr.RetrievalDetails.Sidecar, err)
+	}
+}
+
+// TestFailingSidecarNeverChangesOrDelaysTheAnswer is the issue's acceptance: with the sidecar on
+// against a failing or hanging endpoint, every lookup returns the primary block it returns with
+// the sidecar off, within the sidecar deadline plus a small margin.
+func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {
+	off := newApp(t, nil)
+	for _, mode := range []string{"hang", "throttle", "500"} {
+		srv, _ := fakeBedrock(t, mode)
+		on := newApp(t, map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB1",
+			"BEDROCK_ENDPOINT": srv.URL, "SIDECAR_TIMEOUT_MS": "300"})
+		for _, q := range questions {
+			want := lookup(t, off, q)
+			start := time.Now()
+			got := lookup(t, on, q)
+			took := time.Since(start)
+			if (want.Primary == nil) != (got.Primary == nil) || want.Primary != nil && want.Primary.Source != got.Primary.Source ||
+				want.EvidenceState != got.EvidenceState {
+				t.Errorf("%s, %q: primary %+v, want %+v", mode, q, got.Primary, want.Primary)
+			}
+			if took > 300*time.Millisecond+500*time.Millisecond {
+				t.Errorf("%s: lookup took %v with a 300 ms sidecar deadline", mode, took)
+			}
+			sc := got.Retrieval.Sidecar
+			if !sc.Enabled || sc.Status != "failed" || sc.ErrorClass == "" || got.Retrieval.L1.Status == retrieval.L1Failed {
+				t.Errorf("%s: sidecar %+v, l1 %+v: a sidecar failure is the sidecar's status only", mode, sc, got.Retrieval.L1)
+			}
+		}
+	}
+	// A sidecar that cannot be built (no knowledge base) is reported, never fatal.
+	broken := newApp(t, map[string]string{"SIDECAR_ENABLED": "true"})
+	if r := lookup(t, broken, questions[0]); r.Retrieval.Sidecar.Status != "failed" || r.Retrieval.Sidecar.ErrorClass != "invalid_config" || r.Primary == nil {
+		t.Errorf("broken sidecar: %+v", r.Retrieval.Sidecar)
+	}
+	if h := broken.Status.SidecarHealth(); !h.Enabled || h.Status != "failed" {
+		t.Errorf("broken sidecar health %+v", h)
+	}
+}
