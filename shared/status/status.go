@@ -279,6 +279,12 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 	lease := "verify#" + s.opts.Namespace.Tenant + "#" + s.opts.Namespace.Workspace + "#" +
 		s.opts.Namespace.Collection + "#" + lang
 	start := s.now()
+	// A result cached by another process while this one waited or took the lease serves too;
+	// a forced refresh takes only one made after it started.
+	var cutoff time.Time
+	if force {
+		cutoff = start
+	}
 	held, err := s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
 	if err != nil {
 		// Without the store there is no lease; verifying anyway is better than no answer.
@@ -291,12 +297,18 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 		if !sleep(ctx, s.opts.Poll) {
 			break
 		}
-		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(start.Add(-time.Second)) {
+		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(cutoff) {
 			return shared{v: c.Verification, hit: true, age: int(c.Age(s.now()) / time.Second)}
 		}
 		held, err = s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
 	}
 	if held {
+		// The previous holder may have cached its result and let go between this process's
+		// last look at the cache and its taking the lease: look once more before asking RAGcore.
+		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(cutoff) {
+			_ = s.records.ReleaseLease(context.WithoutCancel(ctx), lease, s.owner)
+			return shared{v: c.Verification, hit: true, age: int(c.Age(s.now()) / time.Second)}
+		}
 		defer func() {
 			if rerr := s.records.ReleaseLease(context.WithoutCancel(ctx), lease, s.owner); rerr != nil {
 				s.log.WarnContext(ctx, "verification lease not released; it expires by itself", "language", lang,
