@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,69 +11,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
-var (
-	ddbOnce  sync.Once
-	ddb      *ddblocal.Local
-	ddbError error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if ddb != nil {
-		_ = ddb.Stop()
-	}
-	os.Exit(code)
-}
-
-// dynamoDBLocal starts DynamoDB Local once for this package and creates the table of
-// template.yaml under name.
-func dynamoDBLocal(t *testing.T, table string) (*ddblocal.Local, *dynamodb.Client) {
-	t.Helper()
-	ddbOnce.Do(func() {
-		root, err := ddblocal.RepoRoot()
-		if err != nil {
-			ddbError = err
-			return
-		}
-		dir, err := ddblocal.JarDir(root)
-		if err != nil {
-			ddbError = err
-			return
-		}
-		ddb, ddbError = ddblocal.Start(context.Background(), dir, 0)
-	})
-	if ddbError != nil {
-		t.Fatal(ddbError)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: ddb.Endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _ := ddblocal.RepoRoot()
-	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ddblocal.CreateTable(ctx, client, def); err != nil {
-		t.Fatal(err)
-	}
-	return ddb, client
-}
+func TestMain(m *testing.M) { ddbtest.Main(m) }
 
 // TestLookupTraceLandsInDynamoDBLocal is issue 3's acceptance: after a lookup through the local
 // API on DynamoDB Local, the trace is in the table with the L0 hints, the layer, the counts and
 // the evidence summaries, and without the question text.
 func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
-	local, client := dynamoDBLocal(t, "e2e-traces")
-	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME=e2e-traces")
+	local, client := ddbtest.Local(t)
+	table := ddbtest.NewTable(t, "e2e-traces")
+	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table)
 	question := "Kunde meldet Kratzer und eine Delle an der Fahrertür nach dem Parken"
 	status, body := post(t, l.base+"/lookup", `{"question":"`+question+`","language":"de"}`)
 	if status != 200 {
@@ -85,7 +33,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	var res retrieval.Result
 	mustDecode(t, body, &res)
 
-	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: strPtr("e2e-traces"), Key: map[string]types.AttributeValue{
+	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: "INV#" + res.InvocationID}, "sk": &types.AttributeValueMemberS{Value: "TRACE"}}})
 	if err != nil || len(out.Item) == 0 {
 		t.Fatalf("trace %s not in the table: %v\n%s", res.InvocationID, err, l.logs)
@@ -157,5 +105,3 @@ func waitFor(t *testing.T, logs *testutil.SyncBuffer, what string) string {
 	t.Fatalf("the log never said %q:\n%s", what, logs)
 	return ""
 }
-
-func strPtr(s string) *string { return &s }

@@ -1,28 +1,8 @@
 // Command lookup is the lookup Lambda function: POST /lookup, POST /ask and
-// GET /invocations/{invocation_id} behind API Gateway (HTTP API, payload 2.0).
+// GET /invocations/{invocation_id} behind API Gateway (HTTP API, payload 2.0), and the catch-all
+// route that answers 404 and 405 for the whole API.
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
-)
-
-func main() {
-	cfg, err := config.FromEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	a, err := app.New(context.Background(), cfg, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "init:", err)
-		os.Exit(1)
-	}
-	lambda.Start(a.FunctionHandler(app.FunctionLookup).Lambda)
-}
+func main() { app.Start(app.FunctionLookup) }

@@ -7,18 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
@@ -31,52 +26,14 @@ import (
 )
 
 // The tests verify against the fake RAGcore over loopback HTTP and keep the cache and leases in
-// DynamoDB Local, which TestMain starts (never skipped), or in the memory store where a test
-// needs a clock it can move.
-var (
-	local  *ddblocal.Local
-	client *dynamodb.Client
-	root   string
-	tables atomic.Int64
-)
-
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	var err error
-	if root, err = ddblocal.RepoRoot(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	dir, err := ddblocal.JarDir(root)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "status tests need DynamoDB Local:", err)
-		return 1
-	}
-	ctx := context.Background()
-	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer local.Stop()
-	if client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
+// DynamoDB Local (ddbtest starts it on first use; never skipped), or in the memory store where a
+// test needs a clock it can move.
+func TestMain(m *testing.M) { ddbtest.Main(m) }
 
 func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
 	t.Helper()
-	name := fmt.Sprintf("status-test-%d", tables.Add(1))
-	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ddblocal.CreateTable(context.Background(), client, def); err != nil {
-		t.Fatal(err)
-	}
-	return store.NewDynamo(client, name, 5*time.Second, now)
+	_, client := ddbtest.Local(t)
+	return store.NewDynamo(client, ddbtest.NewTable(t, "status-test"), 5*time.Second, now)
 }
 
 const token = "status-test-token"

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,82 +16,40 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
 )
 
-// local is the DynamoDB Local every test of this package shares; TestMain starts and stops it.
-var (
-	local  *ddblocal.Local
-	client *dynamodb.Client
-	root   string
-)
+// One DynamoDB Local serves every test of this package (ddbtest starts it on first use).
+func TestMain(m *testing.M) { ddbtest.Main(m) }
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
+// dynamo is the client for the package's DynamoDB Local.
+func dynamo(t *testing.T) *dynamodb.Client {
+	_, c := ddbtest.Local(t)
+	return c
 }
-
-func run(m *testing.M) int {
-	var err error
-	if root, err = ddblocal.RepoRoot(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	dir, err := ddblocal.JarDir(root)
-	if err != nil {
-		// Never a skip: the integration tests are part of the suite, in CI and everywhere else.
-		fmt.Fprintln(os.Stderr, "store tests need DynamoDB Local:", err)
-		return 1
-	}
-	ctx := context.Background()
-	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer local.Stop()
-	if client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
-
-var tables atomic.Int64
 
 // newTable creates a fresh table from template.yaml's definition.
-func newTable(t *testing.T) string {
-	t.Helper()
-	name := fmt.Sprintf("knowledge-test-%d", tables.Add(1))
-	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := ddblocal.CreateTable(ctx, client, def); err != nil {
-		t.Fatal(err)
-	}
-	return name
-}
+func newTable(t *testing.T) string { return ddbtest.NewTable(t, "knowledge-test") }
 
 func TestDynamoConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Records {
-		return store.NewDynamo(client, newTable(t), 0, now)
+		return store.NewDynamo(dynamo(t), newTable(t), 0, now)
 	})
 }
 
 func TestTableMatchesTemplate(t *testing.T) {
 	name := newTable(t)
-	out, err := client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: &name})
+	out, err := dynamo(t).DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: &name})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Table.KeySchema) != 2 || aws.ToString(out.Table.KeySchema[0].AttributeName) != "pk" || out.Table.KeySchema[1].KeyType != types.KeyTypeRange {
 		t.Fatalf("key schema %+v", out.Table.KeySchema)
 	}
-	ttl, err := client.DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: &name})
+	ttl, err := dynamo(t).DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: &name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +62,7 @@ func TestTableMatchesTemplate(t *testing.T) {
 // attribute is a number, the details are a map, and no attribute holds the question.
 func TestTraceItemLayout(t *testing.T) {
 	name := newTable(t)
-	s := store.NewDynamo(client, name, 0, nil)
+	s := store.NewDynamo(dynamo(t), name, 0, nil)
 	now := time.Now().UTC()
 	tr := retrieval.Trace{InvocationID: "INVLAYOUT", Tool: retrieval.ToolLookup, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "en", ExpiresAt: now.Add(30 * 24 * time.Hour),
@@ -114,7 +70,7 @@ func TestTraceItemLayout(t *testing.T) {
 	if err := s.PutTrace(context.Background(), tr); err != nil {
 		t.Fatal(err)
 	}
-	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
+	out, err := dynamo(t).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: "INV#INVLAYOUT"}, "sk": &types.AttributeValueMemberS{Value: "TRACE"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +91,7 @@ func TestTraceItemLayout(t *testing.T) {
 
 // TestStoreErrorsCarryContext checks that a failing table is reported with what failed.
 func TestStoreErrorsCarryContext(t *testing.T) {
-	s := store.NewDynamo(client, "no-such-table", 0, nil)
+	s := store.NewDynamo(dynamo(t), "no-such-table", 0, nil)
 	err := s.PutTrace(context.Background(), retrieval.Trace{InvocationID: "X1", ExpiresAt: time.Now().Add(time.Hour)})
 	var rnf *types.ResourceNotFoundException
 	if !errors.As(err, &rnf) || !strings.Contains(err.Error(), "put trace X1") {

@@ -1,0 +1,81 @@
+// Package ddbtest gives a test binary one DynamoDB Local, started on first use and stopped by
+// Main, with fresh tables created from template.yaml. A test that needs it fails, never skips,
+// when it cannot start: the integration tests are part of the suite, in CI and everywhere else.
+package ddbtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+var (
+	once   sync.Once
+	local  *ddblocal.Local
+	client *dynamodb.Client
+	root   string
+	err    error
+	tables atomic.Int64
+)
+
+// Main runs the package's tests and stops DynamoDB Local afterwards; call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if local != nil {
+		_ = local.Stop()
+	}
+	os.Exit(code)
+}
+
+func start() {
+	if root, err = ddblocal.RepoRoot(); err != nil {
+		return
+	}
+	dir, jerr := ddblocal.JarDir(root)
+	if jerr != nil {
+		err = fmt.Errorf("DynamoDB Local is needed (make deps): %w", jerr)
+		return
+	}
+	ctx := context.Background()
+	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
+		return
+	}
+	client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint})
+}
+
+// Local returns the running DynamoDB Local and a client for it, starting it on first use.
+func Local(t testing.TB) (*ddblocal.Local, *dynamodb.Client) {
+	t.Helper()
+	once.Do(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return local, client
+}
+
+// NewTable creates a fresh table with template.yaml's definition and returns its name.
+func NewTable(t testing.TB, prefix string) string {
+	t.Helper()
+	_, c := Local(t)
+	name := fmt.Sprintf("%s-%d", prefix, tables.Add(1))
+	def, terr := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, name)
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if cerr := ddblocal.CreateTable(ctx, c, def); cerr != nil {
+		t.Fatal(cerr)
+	}
+	return name
+}
