@@ -7,7 +7,10 @@ package status
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
@@ -82,6 +85,7 @@ type Service struct {
 	now      func() time.Time
 	owner    string // this process's lease owner id
 	flight   singleflight.Group
+	prints   map[string]string // corpus fingerprint per language
 }
 
 // New builds the status service over a provider that can verify its sources.
@@ -102,8 +106,26 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifie
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	prints := map[string]string{}
+	for _, lang := range knowledge.Languages {
+		prints[lang] = fingerprint(corpus.Documents(lang))
+	}
 	return &Service{corpus: corpus, provider: provider, verifier: verifier, records: records, opts: opts, log: log,
-		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text())}
+		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text()), prints: prints}
+}
+
+// fingerprint names a language's managed sources: a hash of their ids and versions.
+func fingerprint(docs []*knowledge.Document) string {
+	h := sha256.New()
+	for _, d := range docs { // sorted by id
+		fmt.Fprintf(h, "%s@%s\n", d.ID, d.Version)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// current reports whether a cached verification is about this corpus.
+func (s *Service) current(lang string, c store.CachedVerification) bool {
+	return c.CorpusFingerprint == s.prints[lang]
 }
 
 // Namespace is the RAGcore namespace of a status.
@@ -223,6 +245,9 @@ func (s *Service) verification(ctx context.Context, lang string, call retrieval.
 	ttl := int(store.VerificationTTL / time.Second)
 	if !force {
 		c, err := s.records.GetVerification(ctx, s.opts.Namespace, lang)
+		if err == nil && !s.current(lang, c) {
+			err = store.ErrNotFound // about another corpus: as good as absent
+		}
 		if err == nil {
 			s.count("VerificationCacheHits")
 			return normalise(c.Verification), Cache{Hit: true, AgeSeconds: int(c.Age(s.now()) / time.Second), TTLSeconds: ttl}
@@ -285,7 +310,10 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 	if force {
 		cutoff = start
 	}
-	held, err := s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
+	// Each flight has its own owner id, so that two flights of one process (a status and a
+	// forced refresh) cannot both hold the lease, nor one release the other's.
+	owner := s.owner + "#" + strings.ToLower(rand.Text()[:8])
+	held, err := s.records.AcquireLease(ctx, lease, owner, budget+DeadlineMargin)
 	if err != nil {
 		// Without the store there is no lease; verifying anyway is better than no answer.
 		s.log.WarnContext(ctx, "verification lease unavailable; verifying without it", "correlation_id",
@@ -297,20 +325,20 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 		if !sleep(ctx, s.opts.Poll) {
 			break
 		}
-		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(cutoff) {
+		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && s.current(lang, c) && !c.StoredAt.Before(cutoff) {
 			return shared{v: c.Verification, hit: true, age: int(c.Age(s.now()) / time.Second)}
 		}
-		held, err = s.records.AcquireLease(ctx, lease, s.owner, budget+DeadlineMargin)
+		held, err = s.records.AcquireLease(ctx, lease, owner, budget+DeadlineMargin)
 	}
 	if held {
 		// The previous holder may have cached its result and let go between this process's
 		// last look at the cache and its taking the lease: look once more before asking RAGcore.
-		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && !c.StoredAt.Before(cutoff) {
-			_ = s.records.ReleaseLease(context.WithoutCancel(ctx), lease, s.owner)
+		if c, gerr := s.records.GetVerification(ctx, s.opts.Namespace, lang); gerr == nil && s.current(lang, c) && !c.StoredAt.Before(cutoff) {
+			_ = s.records.ReleaseLease(context.WithoutCancel(ctx), lease, owner)
 			return shared{v: c.Verification, hit: true, age: int(c.Age(s.now()) / time.Second)}
 		}
 		defer func() {
-			if rerr := s.records.ReleaseLease(context.WithoutCancel(ctx), lease, s.owner); rerr != nil {
+			if rerr := s.records.ReleaseLease(context.WithoutCancel(ctx), lease, owner); rerr != nil {
 				s.log.WarnContext(ctx, "verification lease not released; it expires by itself", "language", lang,
 					"error", retrieval.SafeError(rerr))
 			}
@@ -369,6 +397,7 @@ func (s *Service) verify(ctx context.Context, lang string, call retrieval.Call) 
 		}
 	}
 	v.Complete = v.Errors == 0
+	v.CorpusFingerprint = s.prints[lang]
 	v.DurationMs = math.Round(float64(s.now().Sub(start).Microseconds())/10) / 100
 	return normalise(v)
 }

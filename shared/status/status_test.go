@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -348,5 +350,46 @@ func TestLogsNameNoToken(t *testing.T) {
 	defer r.mu.Unlock()
 	if logs := r.logs.String(); strings.Contains(logs, token) || strings.Contains(logs, r.srv.URL) || !strings.Contains(logs, `"errors":11`) {
 		t.Errorf("logs: %s", logs)
+	}
+}
+
+// TestCacheOfAnotherCorpusIsNotUsed: after a deploy that changes a procedure's version (same
+// count), the cached result of the old corpus is not reported as this one's.
+func TestCacheOfAnotherCorpusIsNotUsed(t *testing.T) {
+	t.Parallel()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, lang := range knowledge.Languages {
+		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range c.Documents(lang) {
+			raw := string(d.Raw)
+			if d.ID == "damage-procedure" {
+				raw = strings.Replace(raw, "version: \""+d.Version+"\"", "version: \"9.9\"", 1)
+				raw = strings.Replace(raw, "version: "+d.Version+"\n", "version: \"9.9\"\n", 1)
+			}
+			if err := os.WriteFile(filepath.Join(dir, lang, d.ID+".md"), []byte(raw), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	next, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Document("en", "damage-procedure").Version != "9.9" {
+		t.Fatal("the changed corpus did not change")
+	}
+	records := store.NewMemory()
+	before := newRig(t, c)
+	before.service(t, records, status.Options{}).Status(context.Background(), "en", reader)
+	after := newRig(t, next)
+	st, _ := after.service(t, records, status.Options{}).Status(context.Background(), "en", reader)
+	if st.Verification.Cache.Hit || after.lookups() != 11 {
+		t.Fatalf("the new corpus used the old corpus's cache: %+v, %d lookups", st.Verification.Cache, after.lookups())
 	}
 }

@@ -47,6 +47,9 @@ type Verification struct {
 	Failed []SourceOutcome `json:"failed" dynamodbav:"failed"`
 	// DurationMs is how long the verification took.
 	DurationMs float64 `json:"duration_ms" dynamodbav:"duration_ms"`
+	// CorpusFingerprint names the managed sources it checked (their ids and versions), so that
+	// a result about another corpus (before a deploy) is never read as this one's.
+	CorpusFingerprint string `json:"corpus_fingerprint" dynamodbav:"corpus_fingerprint"`
 }
 
 // SourceOutcome is what verification found for one managed source that did not count.
