@@ -33,12 +33,20 @@ type Service struct {
 	ns       store.Namespace
 	log      *slog.Logger
 	now      func() time.Time
+	budget   time.Duration
 }
 
 // New builds the service.
 func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports Reports, st *status.Service,
 	ns store.Namespace, log *slog.Logger) *Service {
-	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now}
+	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
+		budget: HTTPBudget}
+}
+
+// WithBudget replaces HTTPBudget (tests).
+func (s *Service) WithBudget(d time.Duration) *Service {
+	s.budget = d
+	return s
 }
 
 // LanguageResult is the manifest sync of one language (api.md's results[]).
@@ -57,8 +65,17 @@ type Run struct {
 	Results []LanguageResult `json:"results"`
 }
 
-// Sync sends the manifest of one language, or of all ("all"), to the provider.
+// HTTPBudget bounds a manifest sync made through the API: API Gateway ends an HTTP API
+// integration after 30 s, and an answer cut off there would carry neither the per-document
+// results nor a correlation id. Uploads still running when it ends are reported as failed
+// ("timeout"); RAGcore answers "unchanged" for them next time if they landed.
+const HTTPBudget = 25 * time.Second
+
+// Sync sends the manifest of one language, or of all ("all"), to the provider, within
+// HTTPBudget (or the caller's earlier deadline).
 func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string) (Run, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.budget)
+	defer cancel()
 	langs := []string{language}
 	if language == "all" {
 		langs = knowledge.Languages
