@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/awslabs/goformation/v7/cloudformation"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
@@ -281,6 +282,42 @@ func TestSidecarPermissionOnlyWhenOn(t *testing.T) {
 		}
 		if has && !strings.Contains(strings.Join(resources, " "), ":knowledge-base/KB12345678") {
 			t.Errorf("the Bedrock statement does not name the knowledge base: %v", resources)
+		}
+	}
+}
+
+// TestTemplateRulesRefuseStacksThatCannotStart: goformation does not model Rules, so they are
+// read from the YAML itself.
+func TestTemplateRulesRefuseStacksThatCannotStart(t *testing.T) {
+	root, _ := ddblocal.RepoRoot()
+	raw, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Rules map[string]struct {
+			Assertions []struct {
+				AssertDescription string `yaml:"AssertDescription"`
+			} `yaml:"Assertions"`
+		} `yaml:"Rules"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"RagcoreNeedsUrlAndToken":   {"RagcoreBaseUrl", "RagcoreTokenParameter"},
+		"SidecarNeedsKnowledgeBase": {"BedrockKnowledgeBaseId"},
+	}
+	for rule, params := range want {
+		r, ok := doc.Rules[rule]
+		if !ok || len(r.Assertions) != len(params) {
+			t.Errorf("rule %s: %+v", rule, r)
+			continue
+		}
+		for i, p := range params {
+			if !strings.Contains(r.Assertions[i].AssertDescription, p) {
+				t.Errorf("rule %s does not require %s", rule, p)
+			}
 		}
 	}
 }

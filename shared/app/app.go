@@ -82,7 +82,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
-	side, sideHealth, err := newSidecar(ctx, cfg, tracer, log)
+	side, sideHealth, err := newSidecar(ctx, cfg, corpus, tracer, log)
 	if err != nil {
 		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
 		// the main path.

@@ -50,6 +50,10 @@ func fakeBedrock(t *testing.T, mode string) (*httptest.Server, *atomic.Int32) {
 				"metadata": map[string]any{"document_id": "damage-procedure", "title": "Damage handling procedure",
 					"section": "2. Immediate actions", "category": "damage", "language": "en"},
 				"score": 0.71},
+			map[string]any{"content": map[string]any{"text": "A wiki page outside the corpus."},
+				"location": map[string]any{"type": "WEB", "webLocation": map[string]any{"url": "https://wiki.internal.example/page"}},
+				"metadata": map[string]any{"title": "Internal wiki"},
+				"score":    0.5},
 			map[string]any{"content": map[string]any{"text": "Other text."},
 				"location": map[string]any{"type": "S3", "s3Location": map[string]any{"uri": "s3://kb/procedures/en/ev-charging.md"}},
 				"metadata": map[string]any{"document_id": "ev-charging", "title": "EV charging", "section": "1. Scope",
@@ -135,9 +139,14 @@ func TestSidecarOnComparesWithoutChangingTheAnswer(t *testing.T) {
 	}
 	raw, _ := json.Marshal(sc)
 	for _, want := range []string{`"overlap_at_k"`, `"rank_agreement"`, `"only_sidecar"`, `"score_semantics"`, `"bedrock_relevance"`,
-		`"procedures/en/damage-procedure.md#2-immediate-actions"`} {
+		`"procedures/en/damage-procedure.md#2-immediate-actions"`, `"unmanaged:2"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("sidecar report lacks %s: %s", want, raw)
+		}
+	}
+	for _, leak := range []string{"wiki.internal.example", "Internal wiki", "outside the corpus"} {
+		if strings.Contains(string(raw), leak) {
+			t.Errorf("an unmanaged result leaks %q: %s", leak, raw)
 		}
 	}
 	tr, err := on.Service.Invocation(context.Background(), b.InvocationID, retrieval.Actor{ID: "agent-7"})

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar"
@@ -14,7 +16,7 @@ import (
 // newSidecar builds the comparison path only when SIDECAR_ENABLED is true: off, no client exists
 // and no call can be made. A sidecar that cannot be built is reported as failed on every lookup
 // and in /health; the main path never depends on it.
-func newSidecar(ctx context.Context, cfg config.Config, tracer *tracing.Tracer, log *slog.Logger) (retrieval.Sidecar, status.SidecarHealth, error) {
+func newSidecar(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, tracer *tracing.Tracer, log *slog.Logger) (retrieval.Sidecar, status.SidecarHealth, error) {
 	if !cfg.SidecarEnabled {
 		return nil, status.SidecarHealth{Status: "disabled"}, nil
 	}
@@ -27,14 +29,26 @@ func newSidecar(ctx context.Context, cfg config.Config, tracer *tracing.Tracer, 
 	if err != nil {
 		return brokenSidecar{class: sidecar.ClassInvalidConfig}, status.SidecarHealth{Enabled: true, Status: "failed"}, err
 	}
-	return bedrockSidecar{s: s}, status.SidecarHealth{Enabled: true, Status: "ok"}, nil
+	return bedrockSidecar{s: s, corpus: corpus}, status.SidecarHealth{Enabled: true, Status: "ok"}, nil
 }
 
 // bedrockSidecar adapts the Bedrock knowledge base sidecar to the lookup flow.
-type bedrockSidecar struct{ s *sidecar.Sidecar }
+type bedrockSidecar struct {
+	s      *sidecar.Sidecar
+	corpus *knowledge.Corpus
+}
 
 func (b bedrockSidecar) Query(ctx context.Context, q retrieval.Query) retrieval.SidecarReport {
-	r := b.s.Query(ctx, sidecar.Query{Question: q.Question, Language: q.Language, Category: q.Category, TopK: q.TopK})
+	r := b.s.Query(ctx, sidecar.Query{Question: q.Question, Language: q.Language, Category: q.Category, TopK: q.TopK,
+		CorrelationID: q.CorrelationID})
+	for i, c := range r.Results {
+		if c.DocumentID == "" || b.corpus.Document(q.Language, c.DocumentID) == nil {
+			// Not a managed procedure: the allow-list applies to the sidecar too. Only its rank and
+			// score stay, so the comparison still counts it; no location URI, title or text of a
+			// document outside the corpus reaches a caller.
+			r.Results[i] = sidecar.Comparable{Source: fmt.Sprintf("unmanaged:%d", c.Rank), Rank: c.Rank, Score: c.Score}
+		}
+	}
 	return retrieval.SidecarReport{SidecarStatus: retrieval.SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
 		ScoreKind: r.ScoreKind, LatencyMs: r.LatencyMs, Results: r.Results}
 }

@@ -182,6 +182,8 @@ type Query struct {
 	Language string // required: every query filters on it
 	Category string // optional: filtered on when non-empty
 	TopK     int    // default 5, at most 20
+	// CorrelationID joins the sidecar's log lines to the lookup's.
+	CorrelationID string
 }
 
 // Result is the outcome of a sidecar query.
@@ -235,7 +237,7 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res Result) {
 	q.Category = strings.TrimSpace(q.Category)
 	if strings.TrimSpace(q.Question) == "" || q.Language == "" {
 		// Nothing to send: a blank question or an unfiltered language would be a different query.
-		s.log.Warn("sidecar query not sent", "error_class", ClassInvalidConfig,
+		s.log.WarnContext(ctx, "sidecar query not sent", "correlation_id", q.CorrelationID, "error_class", ClassInvalidConfig,
 			"reason", "blank question or language")
 		return failed(ClassInvalidConfig)
 	}
@@ -261,13 +263,21 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res Result) {
 	})
 	if err != nil {
 		class := classify(qctx, err)
-		s.log.Warn("sidecar query failed", "error_class", class, "error", err.Error(),
-			"latency_ms", float64(time.Since(start).Microseconds())/1000)
+		attrs := []any{"correlation_id", q.CorrelationID, "error_class", class,
+			"latency_ms", float64(time.Since(start).Microseconds()) / 1000}
+		// The SDK's message names the endpoint's host and the resolver's address: log the HTTP
+		// status and the request id AWS support can trace instead.
+		var re *awshttp.ResponseError
+		if errors.As(err, &re) {
+			attrs = append(attrs, "http_status", re.HTTPStatusCode(), "aws_request_id", re.ServiceRequestID())
+		}
+		s.log.WarnContext(ctx, "sidecar query failed", attrs...)
 		return failed(class)
 	}
 	results, err := mapResults(q.Language, out.RetrievalResults, topK)
 	if err != nil {
-		s.log.Warn("sidecar query failed", "error_class", ClassBadResponse, "error", err.Error())
+		s.log.WarnContext(ctx, "sidecar query failed", "correlation_id", q.CorrelationID, "error_class", ClassBadResponse,
+			"error", err.Error())
 		return failed(ClassBadResponse)
 	}
 	res = Result{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
