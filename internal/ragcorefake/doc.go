@@ -8,14 +8,15 @@
 //
 //   - Order of checks on every request: the request is logged; Authorization must equal
 //     "Bearer <token>" exactly (401; a server built with an empty token rejects everything); the
-//     path must be known (404) and the method right (405, with Allow); the five identity headers
+//     path and method must name an endpoint (404); the five identity headers
 //     must be present and non-blank (400), also on /v1/health, because the contract says "every
-//     request"; tenant and workspace must be this server's (403); a body over 1 MiB is 413; a
-//     POST or PUT body must be sent as application/json (415) and be one JSON object with exactly
+//     request"; tenant and workspace must be this server's (403); a body over 1 MiB is
+//     400 payload_too_large; a POST or PUT body must be sent as application/json (else 400
+//     unsupported_media_type) and be one JSON object with exactly
 //     the contract's field names, case-sensitive, and no others (400). Faults apply only after
 //     all of that, so a bad request stays a bad request whatever faults are set.
-//   - Error bodies are always {"error":{"code","message"}}; 405, 413 and 415 are outside the
-//     contract's list of statuses, which a client must treat as a failure anyway. 409 is listed
+//   - Error bodies are always {"error":{"code","message"}}, and every status is one of the
+//     contract's list (400, 401, 403, 404, 409, 429, 500, 503), so no 405, 413 or 415. 409 is listed
 //     by the contract but no endpoint defines when it happens, so the fake sends it only as an
 //     injected fault.
 //   - A 429 always carries Retry-After (Faults.RetryAfter, else "1").

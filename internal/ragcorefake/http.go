@@ -14,7 +14,7 @@ import (
 	"unicode"
 )
 
-// maxBodyBytes is the largest request body accepted; larger ones get 413.
+// maxBodyBytes is the largest request body accepted; larger ones get 400 payload_too_large.
 const maxBodyBytes = 1 << 20
 
 // requiredHeaders must be on every request, non-blank.
@@ -58,8 +58,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != ep.method {
-		w.Header().Set("Allow", ep.method)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed here; use "+ep.method)
+		// The contract's statuses have no 405: a method the path does not take is no endpoint.
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)
 		return
 	}
 	for _, h := range requiredHeaders {
@@ -74,14 +74,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if readErr != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](readErr); tooLarge {
-			writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("request body exceeds %d bytes", maxBodyBytes))
+			writeError(w, http.StatusBadRequest, "payload_too_large", fmt.Sprintf("request body exceeds %d bytes", maxBodyBytes))
 		}
 		// Otherwise the client went away while sending; nobody is left to answer.
 		return
 	}
 	if ep.hasBody {
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
+			writeError(w, http.StatusBadRequest, "unsupported_media_type", "Content-Type must be application/json")
 			return
 		}
 	}
