@@ -63,15 +63,27 @@ func (a *App) FunctionHandler(function string) *api.Handler {
 	return api.New(s, api.AuthMode(a.Config.AuthMode), a.Log)
 }
 
-// New builds the application. out receives logs and metrics (stdout in Lambda).
+// New builds the whole application (every route: the local API). out receives logs and
+// metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
+	return NewFunction(ctx, cfg, out, "")
+}
+
+// NewFunction builds what one Lambda function needs ("" for all). The analysed index, the
+// largest part of a cold start (about 15 ms), is built only where something reads it: the
+// lookup function, and any function of the demo provider, which retrieves and verifies through
+// it. The status and sync functions of the RAGcore provider start without it.
+func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function string) (*App, error) {
 	log := obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName)
 	start := time.Now()
 	corpus, err := loadCorpus(cfg)
 	if err != nil {
 		return nil, err
 	}
-	ix := lexical.Build(corpus)
+	var ix *lexical.Index
+	if function == "" || function == FunctionLookup || cfg.Provider != "ragcore" {
+		ix = lexical.Build(corpus)
+	}
 	tracer := tracing.New(cfg.XRayDaemonAddress, log)
 	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log)
 	if err != nil {
@@ -93,7 +105,10 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := retrieval.New(ix, provider, records, opts, log)
+	var svc *retrieval.Service
+	if ix != nil {
+		svc = retrieval.New(ix, provider, records, opts, log)
+	}
 	ns := store.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}
 	verifier, ok := provider.(retrieval.Verifier)
 	if !ok {
@@ -104,7 +119,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 		Sidecar: sideHealth}, log)
 	sy := indexsync.New(corpus, provider, records, st, ns, log)
 	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName, "xray", tracer.Active(),
-		"sidecar", sideHealth.Status,
+		"sidecar", sideHealth.Status, "index", ix != nil,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
 	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -189,5 +191,40 @@ func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {
 	}
 	if h := broken.Status.SidecarHealth(); !h.Enabled || h.Status != "failed" {
 		t.Errorf("broken sidecar health %+v", h)
+	}
+}
+
+// TestStatusAndSyncOfRAGcoreStartWithoutTheIndex: the index is built only where it is read.
+func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	env := map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": srv.URL, "RAGCORE_TOKEN": "t"}
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{FunctionStatus, FunctionSync, FunctionLookup} {
+		a, err := NewFunction(context.Background(), cfg, io.Discard, fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (a.Service != nil) != (fn == FunctionLookup) {
+			t.Errorf("%s: lookup service built: %v", fn, a.Service != nil)
+		}
+		st, err := a.Status.Status(context.Background(), "en", retrieval.Call{Actor: retrieval.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
+		if err != nil || st.DocumentCount == nil || *st.DocumentCount != 11 {
+			t.Errorf("%s: status %+v, %v", fn, st, err)
+		}
+	}
+	// The demo provider reads through the index in every function.
+	demo, _ := config.FromEnv(func(string) string { return "" })
+	if a, _ := NewFunction(context.Background(), demo, io.Discard, FunctionStatus); a.Service == nil {
+		t.Error("demo status function without the index")
 	}
 }

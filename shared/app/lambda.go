@@ -20,7 +20,7 @@ func Start(function string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	a, err := New(context.Background(), cfg, os.Stdout)
+	a, err := NewFunction(context.Background(), cfg, os.Stdout, function)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "init:", err)
 		os.Exit(1)
