@@ -59,7 +59,10 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 
 	fns := map[string]*fn{}
 	// hello is the smallest Go function, built the same way: the baseline for Init Duration.
-	for _, name := range []string{"lookup", "status", "sync", "hello"} {
+	names := []string{"lookup", "status", "sync", "hello"}
+	// Two ports per emulator (its invoke API and the Runtime API), all distinct.
+	addrs := testutil.FreeAddrs(t, 2*len(names))
+	for i, name := range names {
 		bootstrap := filepath.Join(dir, name, "bootstrap")
 		pkg := "./functions/" + name
 		if name == "hello" {
@@ -72,10 +75,10 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", name, err, out)
 		}
-		f := &fn{name: name, addr: testutil.FreeAddr(t), logs: &testutil.SyncBuffer{}}
+		f := &fn{name: name, addr: addrs[2*i], logs: &testutil.SyncBuffer{}}
 		// Each emulator also needs its own Runtime API port (9001 by default).
 		cmd := exec.Command(rie, "--runtime-interface-emulator-address", f.addr,
-			"--runtime-api-address", testutil.FreeAddr(t), bootstrap)
+			"--runtime-api-address", addrs[2*i+1], bootstrap)
 		cmd.Env = append(os.Environ(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge", "DYNAMODB_ENDPOINT="+table,
 			"AWS_LAMBDA_FUNCTION_NAME="+name, "KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR=")
 		cmd.Stdout, cmd.Stderr = f.logs, f.logs
