@@ -5,8 +5,12 @@ package testutil
 import (
 	"bytes"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
 // FreeAddr returns a loopback address with a port that was free a moment ago.
@@ -53,4 +57,27 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// WriteCorpus writes procedures into a new folder laid out as KNOWLEDGE_DIR expects
+// (<language>/<id>.md), files(lang) giving each language's files by id, and loads it with
+// knowledge.LoadDir, as a function would.
+func WriteCorpus(t testing.TB, files func(lang string) map[string]string) *knowledge.Corpus {
+	t.Helper()
+	dir := t.TempDir()
+	for _, lang := range knowledge.Languages {
+		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for id, raw := range files(lang) {
+			if err := os.WriteFile(filepath.Join(dir, lang, id+".md"), []byte(raw), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
@@ -46,25 +45,16 @@ func BenchmarkLookupLargeCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	for _, lang := range knowledge.Languages {
-		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
-			b.Fatal(err)
-		}
+	large := testutil.WriteCorpus(b, func(lang string) map[string]string {
+		files := map[string]string{}
 		for _, d := range c.Documents(lang) {
 			for i := range 20 {
 				id := fmt.Sprintf("%s-%02d", d.ID, i)
-				raw := strings.Replace(string(d.Raw), "id: "+d.ID+"\n", "id: "+id+"\n", 1)
-				if err := os.WriteFile(filepath.Join(dir, lang, id+".md"), []byte(raw), 0o644); err != nil {
-					b.Fatal(err)
-				}
+				files[id] = strings.Replace(string(d.Raw), "id: "+d.ID+"\n", "id: "+id+"\n", 1)
 			}
 		}
-	}
-	large, err := knowledge.LoadDir(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+		return files
+	})
 	ix := lexical.Build(large)
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	req := retrieval.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: retrieval.Actor{ID: "bench"}}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -24,26 +23,16 @@ func generated(b *testing.B, n int) *knowledge.Corpus {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	for _, lang := range knowledge.Languages {
-		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
-			b.Fatal(err)
-		}
+	return testutil.WriteCorpus(b, func(lang string) map[string]string {
+		files := map[string]string{}
 		docs := c.Documents(lang)
 		for i := range n {
 			d := docs[i%len(docs)]
 			id := fmt.Sprintf("%s-%04d", d.ID, i)
-			raw := strings.Replace(string(d.Raw), "id: "+d.ID+"\n", "id: "+id+"\n", 1)
-			if err := os.WriteFile(filepath.Join(dir, lang, id+".md"), []byte(raw), 0o644); err != nil {
-				b.Fatal(err)
-			}
+			files[id] = strings.Replace(string(d.Raw), "id: "+d.ID+"\n", "id: "+id+"\n", 1)
 		}
-	}
-	large, err := knowledge.LoadDir(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return large
+		return files
+	})
 }
 
 // BenchmarkVerify1000Sources verifies 1,000 managed sources against a RAGcore that takes 50 ms

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -361,26 +360,18 @@ func TestCacheOfAnotherCorpusIsNotUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, lang := range knowledge.Languages {
-		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	next := testutil.WriteCorpus(t, func(lang string) map[string]string {
+		files := map[string]string{}
 		for _, d := range c.Documents(lang) {
 			raw := string(d.Raw)
 			if d.ID == "damage-procedure" {
 				raw = strings.Replace(raw, "version: \""+d.Version+"\"", "version: \"9.9\"", 1)
 				raw = strings.Replace(raw, "version: "+d.Version+"\n", "version: \"9.9\"\n", 1)
 			}
-			if err := os.WriteFile(filepath.Join(dir, lang, d.ID+".md"), []byte(raw), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			files[d.ID] = raw
 		}
-	}
-	next, err := knowledge.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+		return files
+	})
 	if next.Document("en", "damage-procedure").Version != "9.9" {
 		t.Fatal("the changed corpus did not change")
 	}
