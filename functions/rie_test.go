@@ -58,15 +58,19 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 	table := startTable(t, root)
 
 	fns := map[string]*fn{}
-	// hello is the smallest Go function, built the same way: the baseline for Init Duration.
-	names := []string{"lookup", "status", "sync", "hello"}
+	// hello is the smallest Go function, built the same way: the baseline for Init Duration;
+	// deps is hello linking the X-Ray SDK and the AWS clients every function carries.
+	names := []string{"lookup", "status", "sync", "hello", "deps"}
 	// Two ports per emulator (its invoke API and the Runtime API), all distinct.
 	addrs := testutil.FreeAddrs(t, 2*len(names))
 	for i, name := range names {
 		bootstrap := filepath.Join(dir, name, "bootstrap")
 		pkg := "./functions/" + name
-		if name == "hello" {
+		switch name {
+		case "hello":
 			pkg = "./internal/hellolambda"
+		case "deps":
+			pkg = "./internal/hellodeps"
 		}
 		// As `make build` builds them, for this machine's architecture.
 		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", "lambda.norpc", "-o", bootstrap, pkg)
@@ -181,8 +185,10 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 			invocationID = id
 		}
 	}
-	if r := invoke(t, fns["hello"], []byte(`{}`)); r.StatusCode != 0 {
-		t.Errorf("hello: %+v", r)
+	for _, name := range []string{"hello", "deps"} {
+		if r := invoke(t, fns[name], []byte(`{}`)); r.StatusCode != 0 {
+			t.Errorf("%s: %+v", name, r)
+		}
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "events", "*.json"))
 	for _, f := range files {
@@ -198,10 +204,11 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 			initMs[name], _ = strconv.ParseFloat(m[1], 64)
 		}
 	}
-	for _, name := range []string{"hello", "lookup", "status", "sync"} {
+	for _, name := range []string{"hello", "deps", "lookup", "status", "sync"} {
 		t.Logf("INIT %-7s %7.2f ms  %5.1fx hello", name, initMs[name], initMs[name]/initMs["hello"])
 	}
 	delete(fns, "hello")
+	delete(fns, "deps")
 	for _, f := range fns {
 		logs := f.logs.String()
 		if !strings.Contains(logs, `"store":"dynamodb:rie-knowledge"`) {
