@@ -30,16 +30,6 @@ func (a *AllowList) Managed(lang, sourceID, externalID string) (*knowledge.Docum
 	return d, d != nil
 }
 
-// Sources lists the managed external ids of a language, in corpus order.
-func (a *AllowList) Sources(lang string) []string {
-	docs := a.corpus.Documents(lang)
-	out := make([]string, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.ID)
-	}
-	return out
-}
-
 // Verification outcomes of one managed source (see Indexed).
 const (
 	Indexed        = retrieval.SourceIndexed

@@ -148,9 +148,6 @@ func New(o Options) (*Client, error) {
 	return c, nil
 }
 
-// Namespace is the space the client was built for.
-func (c *Client) Namespace() Namespace { return c.ns }
-
 // Health calls GET /v1/health.
 func (c *Client) Health(ctx context.Context, a Actor) (HealthResponse, error) {
 	var r HealthResponse

@@ -163,7 +163,10 @@ func TestDegradedMode(t *testing.T) {
 				!strings.Contains(ans.Answer, "No procedure has been inferred") {
 				t.Errorf("ask = %+v, %v", ans, err)
 			}
-			if h := s.svc.Health(context.Background(), retrieval.Call{Actor: actor}); h.Status == "ok" && tc.faults.Paths == nil {
+			hctx, cancel := context.WithTimeout(context.Background(), providerTimeout)
+			h := s.provider.Health(hctx, retrieval.Call{Actor: actor})
+			cancel()
+			if h.Status == "ok" && tc.faults.Paths == nil {
 				t.Errorf("health = %+v while RAGcore fails every request", h)
 			}
 			for _, leak := range []string{token, "127.0.0.1"} {

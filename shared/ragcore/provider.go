@@ -54,9 +54,6 @@ func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provid
 	return &Provider{c: c, allow: NewAllowList(o.SourcePrefix, corpus), uploads: o.UploadConcurrency, log: o.Log}
 }
 
-// AllowList is the provider's allow-list of managed sources.
-func (p *Provider) AllowList() *AllowList { return p.allow }
-
 // Client is the provider's RAGcore client.
 func (p *Provider) Client() *Client { return p.c }
 

@@ -104,9 +104,6 @@ func New(ix *lexical.Index, p KnowledgeProvider, traces TraceStore, opts Options
 	return &Service{ix: ix, provider: p, traces: traces, opts: opts, log: log, now: time.Now}
 }
 
-// Provider is the active knowledge provider.
-func (s *Service) Provider() KnowledgeProvider { return s.provider }
-
 // TraceFailures counts trace writes that failed since start.
 func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 
@@ -286,13 +283,6 @@ func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace
 		return Trace{}, ErrNotFound
 	}
 	return t, nil
-}
-
-// Health is the provider's health, asked within the provider timeout.
-func (s *Service) Health(ctx context.Context, call Call) Health {
-	pctx, cancel := s.providerContext(ctx)
-	defer cancel()
-	return s.provider.Health(pctx, call)
 }
 
 // providerContext bounds one provider call.
