@@ -1,6 +1,8 @@
 // Package eval measures retrieval quality on operator questions: how often the right procedure is
-// the primary block and in the top three, and how often out-of-domain questions stay
-// insufficient. The question sets are YAML files in this folder.
+// the primary block and in the first three, how often the block holding the deciding fact is among
+// the first three and in /ask's excerpts, how often answerable questions come back grounded, and
+// how often off-topic and near-domain questions do not. The question sets are YAML files in this
+// folder; semantic.go is the scripted RAGcore stand-in that measures the semantic path.
 package eval
 
 import (
@@ -8,18 +10,32 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// Question is one evaluation question; Expect is a procedure id or "none" (out of domain).
+// Kinds of question.
+const (
+	KindAnswerable = "answerable"
+	KindOffTopic   = "off-topic"
+	KindNearDomain = "near-domain"
+)
+
+// Question is one evaluation question. Expect is a procedure id, or "none" for a question no
+// procedure answers. Section and Fact, when set, name the section holding the deciding fact and
+// quote that fact verbatim. Kind is answerable, off-topic or near-domain (default: answerable
+// unless Expect is none, then off-topic).
 type Question struct {
 	ID       string `yaml:"id"`
 	Language string `yaml:"language"`
 	Question string `yaml:"question"`
 	Expect   string `yaml:"expect"`
+	Section  string `yaml:"section"`
+	Fact     string `yaml:"fact"`
+	Kind     string `yaml:"kind"`
 }
 
 // Load reads a question set.
@@ -29,8 +45,27 @@ func Load(path string) ([]Question, error) {
 		return nil, err
 	}
 	var qs []Question
-	if err := yaml.Unmarshal(raw, &qs); err != nil {
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&qs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range qs {
+		q := &qs[i]
+		if q.Kind == "" {
+			q.Kind = KindAnswerable
+			if q.Expect == "none" {
+				q.Kind = KindOffTopic
+			}
+		}
+		switch {
+		case q.Kind == KindAnswerable && (q.Expect == "" || q.Expect == "none"):
+			return nil, fmt.Errorf("%s: %s: an answerable question needs expect", path, q.ID)
+		case q.Kind != KindAnswerable && q.Kind != KindOffTopic && q.Kind != KindNearDomain:
+			return nil, fmt.Errorf("%s: %s: unknown kind %q", path, q.ID, q.Kind)
+		case q.Kind != KindAnswerable && q.Expect != "none":
+			return nil, fmt.Errorf("%s: %s: a %s question expects none", path, q.ID, q.Kind)
+		}
 	}
 	return qs, nil
 }
@@ -38,7 +73,14 @@ func Load(path string) ([]Question, error) {
 // Report is the outcome of a run.
 type Report struct {
 	InDomain, Primary, Top3, Grounded int
+	// WithFact counts answerable questions with a quoted fact; FactTop3 those whose fact is in
+	// one of the first three blocks; FactAsk those whose fact is in one of /ask's excerpts
+	// (counted only when the run asks).
+	WithFact, FactTop3, FactAsk int
+	// SectionTop1 counts answerable questions with a section whose primary block is that section.
+	SectionTop1                       int
 	OutOfDomain, OODInsufficient      int
+	NearDomain, NearDomainInsufficent int
 	Misses                            []string
 }
 
@@ -48,11 +90,23 @@ func (r Report) PrimaryRate() float64 { return ratio(r.Primary, r.InDomain) }
 // Top3Rate is the share of in-domain questions with the right procedure in the top 3 blocks.
 func (r Report) Top3Rate() float64 { return ratio(r.Top3, r.InDomain) }
 
-// OODRate is the share of out-of-domain questions answered insufficient (or unavailable).
+// OODRate is the share of off-topic questions not answered grounded.
 func (r Report) OODRate() float64 { return ratio(r.OODInsufficient, r.OutOfDomain) }
+
+// NearDomainRate is the share of near-domain questions not answered grounded.
+func (r Report) NearDomainRate() float64 { return ratio(r.NearDomainInsufficent, r.NearDomain) }
 
 // GroundedRate is the share of in-domain questions answered grounded.
 func (r Report) GroundedRate() float64 { return ratio(r.Grounded, r.InDomain) }
+
+// FactTop3Rate is the share of questions with a quoted fact whose fact is in the first 3 blocks.
+func (r Report) FactTop3Rate() float64 { return ratio(r.FactTop3, r.WithFact) }
+
+// FactAskRate is the share of questions with a quoted fact whose fact is in /ask's excerpts.
+func (r Report) FactAskRate() float64 { return ratio(r.FactAsk, r.WithFact) }
+
+// SectionRate is the share of questions with a section whose primary block is that section.
+func (r Report) SectionRate() float64 { return ratio(r.SectionTop1, r.WithFact) }
 
 func ratio(a, b int) float64 {
 	if b == 0 {
@@ -61,25 +115,49 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// Run asks every question through the lookup flow.
-func Run(ctx context.Context, svc *retrieval.Service, qs []Question) (Report, error) {
+// Options shape a run.
+type Options struct {
+	// NoLanguage sends every question without its language, as a client that leaves the field
+	// out does; Detect then stands in for the API's detection.
+	NoLanguage bool
+	Detect     func(question string) string
+	// Ask also asks every answerable question with a fact and checks /ask's excerpts.
+	Ask bool
+}
+
+// Run asks every question through the lookup flow (and the ask flow when opts.Ask).
+func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Options) (Report, error) {
 	var r Report
 	for _, q := range qs {
-		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
+		lang := q.Language
+		if opts.NoLanguage && opts.Detect != nil {
+			lang = opts.Detect(q.Question)
+		}
+		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: lang, TopK: 5,
 			Actor: retrieval.Actor{ID: "eval"}})
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", q.ID, err)
 		}
-		got := "-"
+		got, gotSection := "-", "-"
 		if res.Primary != nil {
-			got = res.Primary.DocumentID
+			got, gotSection = res.Primary.DocumentID, res.Primary.Section
 		}
-		if q.Expect == "none" {
-			r.OutOfDomain++
-			if res.EvidenceState != retrieval.StateGrounded {
-				r.OODInsufficient++
+		grounded := res.EvidenceState == retrieval.StateGrounded
+		switch q.Kind {
+		case KindOffTopic, KindNearDomain:
+			if q.Kind == KindOffTopic {
+				r.OutOfDomain++
 			} else {
-				r.Misses = append(r.Misses, fmt.Sprintf("%s out-of-domain but grounded on %s (coverage %.2f): %s", q.ID, got, res.Relevance.Coverage, q.Question))
+				r.NearDomain++
+			}
+			if !grounded {
+				if q.Kind == KindOffTopic {
+					r.OODInsufficient++
+				} else {
+					r.NearDomainInsufficent++
+				}
+			} else {
+				r.Misses = append(r.Misses, fmt.Sprintf("%s %s but grounded on %s (%s): %s", q.ID, q.Kind, got, res.Relevance.Reason, q.Question))
 			}
 			continue
 		}
@@ -93,19 +171,75 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question) (Report, er
 				break
 			}
 		}
-		if res.EvidenceState == retrieval.StateGrounded {
+		if grounded {
 			r.Grounded++
 		}
-		if got != q.Expect {
-			r.Misses = append(r.Misses, fmt.Sprintf("%s want %s got %s [%s cov %.2f]: %s", q.ID, q.Expect, got, res.EvidenceState, res.Relevance.Coverage, q.Question))
+		note := ""
+		if q.Fact != "" {
+			r.WithFact++
+			if got == q.Expect && gotSection == q.Section {
+				r.SectionTop1++
+			}
+			inTop3 := false
+			for i, b := range res.EvidenceBlocks {
+				if i < 3 && b.DocumentID == q.Expect && strings.Contains(b.Content, q.Fact) {
+					inTop3 = true
+				}
+			}
+			if inTop3 {
+				r.FactTop3++
+			} else {
+				note = " fact not in top 3"
+			}
+			if opts.Ask {
+				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: retrieval.Actor{ID: "eval"}})
+				if err != nil {
+					return r, fmt.Errorf("%s: ask: %w", q.ID, err)
+				}
+				for _, s := range ans.Sources {
+					if s.DocumentID == q.Expect && strings.Contains(s.Excerpt, q.Fact) {
+						r.FactAsk++
+						break
+					}
+				}
+			}
+		}
+		if got != q.Expect || !grounded || note != "" {
+			r.Misses = append(r.Misses, fmt.Sprintf("%s want %s/%s got %s/%s [%s]%s (%s): %s", q.ID, q.Expect, q.Section, got, gotSection,
+				res.EvidenceState, note, res.Relevance.Reason, q.Question))
 		}
 	}
 	return r, nil
 }
 
-// Print writes the report.
+// Print writes the report as one line.
 func (r Report) Print(w io.Writer, name string) {
-	fmt.Fprintf(w, "%s: primary %d/%d (%.1f %%), top-3 %d/%d (%.1f %%), grounded %d/%d (%.1f %%), out-of-domain insufficient %d/%d (%.1f %%)\n",
+	fmt.Fprintf(w, "%s: top-1 %d/%d (%.1f %%), top-3 %d/%d (%.1f %%), grounded %d/%d (%.1f %%)",
 		name, r.Primary, r.InDomain, 100*r.PrimaryRate(), r.Top3, r.InDomain, 100*r.Top3Rate(),
-		r.Grounded, r.InDomain, 100*r.GroundedRate(), r.OODInsufficient, r.OutOfDomain, 100*r.OODRate())
+		r.Grounded, r.InDomain, 100*r.GroundedRate())
+	if r.WithFact > 0 {
+		fmt.Fprintf(w, ", section top-1 %.1f %%, fact in top 3 %d/%d (%.1f %%)", 100*r.SectionRate(), r.FactTop3, r.WithFact, 100*r.FactTop3Rate())
+		if r.FactAsk > 0 {
+			fmt.Fprintf(w, ", fact in /ask %d/%d (%.1f %%)", r.FactAsk, r.WithFact, 100*r.FactAskRate())
+		}
+	}
+	if r.OutOfDomain > 0 {
+		fmt.Fprintf(w, ", off-topic not grounded %d/%d (%.1f %%)", r.OODInsufficient, r.OutOfDomain, 100*r.OODRate())
+	}
+	if r.NearDomain > 0 {
+		fmt.Fprintf(w, ", near-domain not grounded %d/%d (%.1f %%)", r.NearDomainInsufficent, r.NearDomain, 100*r.NearDomainRate())
+	}
+	fmt.Fprintln(w)
+}
+
+// ByLanguage splits a set by language, in the order the languages first appear.
+func ByLanguage(qs []Question) (langs []string, by map[string][]Question) {
+	by = map[string][]Question{}
+	for _, q := range qs {
+		if _, ok := by[q.Language]; !ok {
+			langs = append(langs, q.Language)
+		}
+		by[q.Language] = append(by[q.Language], q)
+	}
+	return langs, by
 }

@@ -39,7 +39,7 @@ func TestRetrievalQualityFloors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), svc, qs)
+			r, err := Run(context.Background(), svc, qs, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

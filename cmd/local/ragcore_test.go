@@ -42,6 +42,7 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 				Status     string `json:"status"`
 				Provider   string `json:"provider"`
 				ErrorClass string `json:"error_class"`
+				Calls      int    `json:"calls"`
 			} `json:"l1"`
 		} `json:"retrieval"`
 		Provider string `json:"provider"`
@@ -50,6 +51,7 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 		"en": "The windscreen has a crack after a stone hit it, how do I report the damage?",
 		"de": "Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?",
 	}
+	calls := 0
 	for lang, q := range questions {
 		status, body := post(t, l.base+"/lookup", `{"question":"`+q+`","language":"`+lang+`"}`)
 		var res lookup
@@ -58,9 +60,15 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 			!res.Relevance.SemanticSupport || res.Primary == nil || res.Primary.DocumentID != "damage-procedure" {
 			t.Errorf("%s lookup with RAGcore up: %d %s", lang, status, body)
 		}
+		if res.Retrieval.L1.Calls < 1 || res.Retrieval.L1.Calls > 2 {
+			t.Errorf("%s lookup made %d L1 calls", lang, res.Retrieval.L1.Calls)
+		}
+		calls += res.Retrieval.L1.Calls
 	}
-	if n := fake.Count(http.MethodPost, "/v1/retrieve"); n != 2 {
-		t.Errorf("RAGcore saw %d retrieve requests, want 2", n)
+	// Every retrieve request RAGcore saw is one the lookups counted (a filtered call and, when it
+	// was weak, one unfiltered call).
+	if n := fake.Count(http.MethodPost, "/v1/retrieve"); n != calls {
+		t.Errorf("RAGcore saw %d retrieve requests, the lookups report %d", n, calls)
 	}
 
 	// Status: 9 of the 11 English sources properly published; the two others are named, and a

@@ -10,7 +10,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Provider is the demo knowledge provider.
@@ -63,48 +62,39 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	return out, nil
 }
 
-// answerPassages is how many passages a template answer quotes.
-const answerPassages = 3
-
-// excerptChars is the longest excerpt of a passage in an answer.
-const excerptChars = 400
-
-// Ask implements retrieval.KnowledgeProvider with a template over the best BM25 passages. The
-// answer is grounded only when the best passage covers enough of the question
-// (retrieval.GroundedCoverage); otherwise it says the procedures do not clearly cover it.
+// Ask implements retrieval.KnowledgeProvider with a template over the lookup's evidence
+// (AskQuery.Evidence: the same ranked blocks POST /lookup returns, with their excerpts) and its
+// evidence state, so that /ask and /lookup never disagree. Nothing is generated: the answer lists
+// the extracted passages and says plainly when they do not clearly cover the question.
 func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
 	if err := ctx.Err(); err != nil {
 		return retrieval.GroundedAnswer{}, err
 	}
-	l := p.ix.Lang(q.Language)
-	if l == nil {
+	if p.ix.Lang(q.Language) == nil {
 		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
 	}
-	words := l.Analyzer.Groups(q.Question)
-	hits := l.Search(textproc.Flatten(words), q.Category, answerPassages)
-	if len(hits) == 0 {
+	if len(q.Evidence) == 0 {
 		return retrieval.GroundedAnswer{
 			Answer: "No procedure passage matches this question, so no answer is given. " +
 				"This is a template from the demo provider, not generated text.",
 			EvidenceState: retrieval.StateInsufficient, Sources: []retrieval.AnswerSource{},
 		}, nil
 	}
-	state := retrieval.StateGrounded
+	state := retrieval.StateInsufficient
 	var b strings.Builder
-	if l.Coverage(words, hits[0].Passage) >= retrieval.GroundedCoverage {
-		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(hits))
+	if q.EvidenceState == retrieval.StateGrounded {
+		state = retrieval.StateGrounded
+		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(q.Evidence))
 	} else {
-		state = retrieval.StateInsufficient
 		b.WriteString("The procedures do not clearly cover this question; no procedure is inferred. " +
 			"Closest passages, extracted by the demo provider (template summary, not generated text):")
 	}
-	sources := make([]retrieval.AnswerSource, 0, len(hits))
-	for i, h := range hits {
-		d, s := l.Doc(h.Passage)
-		excerpt := retrieval.Clip(s.Content, excerptChars)
-		fmt.Fprintf(&b, "\n[%d] %s (version %s), %s: %s", i+1, d.Title, d.Version, s.Heading, excerpt)
-		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: d.Title, Version: d.Version,
-			Section: s.Heading, Excerpt: excerpt})
+	sources := make([]retrieval.AnswerSource, 0, len(q.Evidence))
+	for i, e := range q.Evidence {
+		d := e.Block
+		fmt.Fprintf(&b, "\n[%d] %s (version %s), %s: %s", i+1, d.Title, d.Version, d.Section, e.Excerpt)
+		sources = append(sources, retrieval.AnswerSource{DocumentID: d.DocumentID, Title: d.Title, Version: d.Version,
+			Section: d.Section, Excerpt: e.Excerpt})
 	}
 	return retrieval.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
 }

@@ -39,7 +39,9 @@ type Lang struct {
 	unseen   float64
 	avgLen   float64
 	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
-	docStart []int          // first passage of each document, plus len(Passages) at the end
+	// frontCats counts, per term, the categories whose documents' front matter holds it.
+	frontCats map[string]int
+	docStart  []int // first passage of each document, plus len(Passages) at the end
 }
 
 // Front is the analysed front matter of one document.
@@ -114,6 +116,19 @@ func buildLang(lang string, docs []*knowledge.Document) *Lang {
 		}
 	}
 	l.docStart = append(l.docStart, len(l.Passages))
+	cats := map[string]map[string]bool{}
+	for di, d := range docs {
+		for t := range l.Front[di].Terms {
+			if cats[t] == nil {
+				cats[t] = map[string]bool{}
+			}
+			cats[t][d.Category] = true
+		}
+	}
+	l.frontCats = make(map[string]int, len(cats))
+	for t, c := range cats {
+		l.frontCats[t] = len(c)
+	}
 	if len(l.Passages) > 0 {
 		l.avgLen = float64(total) / float64(len(l.Passages))
 	}
@@ -151,6 +166,10 @@ func analyseFront(a *textproc.Analyzer, d *knowledge.Document) Front {
 	f.Category = add(strings.ReplaceAll(d.Category, "-", " "))
 	return f
 }
+
+// FrontCategories is the number of categories whose documents' front matter holds term: 1 for a
+// term that points to one domain, more for words every procedure uses ("customer", "vehicle").
+func (l *Lang) FrontCategories(term string) int { return l.frontCats[term] }
 
 // PassageOf returns the passage of a document's section, by section anchor.
 func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
@@ -307,4 +326,117 @@ func unique(terms []string) []string {
 		}
 	}
 	return out
+}
+
+// Support is how much of a question's informative words a passage holds, weighted by IDF. It is
+// the lexical evidence the service judges a block by: unlike Coverage it does not collapse on a
+// long, chatty question, because words the corpus does not know are counted apart (Unknown)
+// instead of diluting the share of the words it does know.
+type Support struct {
+	// Words is the number of the question's informative words (distinct stems of at least three
+	// characters with a letter, stop words excluded: "e", "km", "80" are not informative).
+	Words int
+	// Known is the IDF weight of the informative words the corpus holds; Unknown counts the
+	// others (typos, words of other subjects, chat).
+	Known   float64
+	Unknown int
+	// Matched is the number of informative words the passage or its document's front matter
+	// holds; Weight is their IDF weight (a compound counts by the share of its known parts).
+	Matched int
+	Weight  float64
+}
+
+// Share is Weight over Known: the part of the question's known vocabulary the passage holds.
+func (s Support) Share() float64 {
+	if s.Known == 0 {
+		return 0
+	}
+	return s.Weight / s.Known
+}
+
+// Informative reports whether a term counts as an informative word of a question.
+func Informative(term string) bool {
+	if len(term) < 3 {
+		return false
+	}
+	for _, r := range term {
+		if r < '0' || r > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// Support measures the lexical support of a passage for the question's words.
+func (l *Lang) Support(query []textproc.Group, passage int) Support {
+	p := l.Passages[passage]
+	return l.support(query, p.Terms, l.Front[p.Doc].Terms)
+}
+
+// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
+// is analysed here, and the front matter of the document docID counts as for an indexed passage.
+func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
+	var front map[string]struct{}
+	if i := slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == docID }); i >= 0 {
+		front = l.Front[i].Terms
+	}
+	return l.support(query, set(l.Analyzer.Terms(text)), front)
+}
+
+func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{}) Support {
+	has := func(t string) bool {
+		if _, ok := terms[t]; ok {
+			return true
+		}
+		_, ok := front[t]
+		return ok
+	}
+	known := func(t string) bool { _, ok := l.idf[t]; return ok }
+	var s Support
+	seen := make(map[string]bool, len(query))
+	for _, g := range query {
+		if seen[g.Term] || !Informative(g.Term) {
+			continue
+		}
+		seen[g.Term] = true
+		s.Words++
+		if known(g.Term) {
+			w := l.IDF(g.Term)
+			s.Known += w
+			if has(g.Term) {
+				s.Matched++
+				s.Weight += w
+			}
+			continue
+		}
+		// An unknown compound counts as one word by the mean weight of its known parts, halved
+		// when only part of the compound is known.
+		var partKnown, partHave float64
+		n := 0
+		for _, part := range g.Parts {
+			if !known(part) {
+				continue
+			}
+			n++
+			pw := l.IDF(part)
+			partKnown += pw
+			if has(part) {
+				partHave += pw
+			}
+		}
+		if n == 0 {
+			s.Unknown++
+			continue
+		}
+		partKnown, partHave = partKnown/float64(n), partHave/float64(n)
+		if !g.Complete {
+			partKnown, partHave = partKnown/2, partHave/2
+		}
+		s.Known += partKnown
+		if partHave > 0 {
+			s.Matched++
+			s.Weight += partHave
+		}
+	}
+	return s
 }

@@ -3,8 +3,11 @@ package retrieval
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // AskRequest is a validated ask.
@@ -20,21 +23,47 @@ type AskRequest struct {
 const unavailableAnswer = "The knowledge provider is unavailable, so no answer can be given now. " +
 	"No procedure has been inferred. Keyword evidence is still available through lookup."
 
-// Ask asks the provider for a grounded answer, with the L0 domain as its filter when unambiguous,
-// and records the trace. A provider failure gives an "unavailable" answer, not an error.
+// answerBlocks is how many of the lookup's ranked blocks an answer from evidence quotes.
+const answerBlocks = 3
+
+// ExcerptChars is the longest excerpt of a block in an answer, in characters.
+const ExcerptChars = 400
+
+// Ask asks the provider for a grounded answer and records the trace. A lexical provider answers
+// from the lookup's own ranked blocks and evidence state, so /ask and /lookup agree; a semantic
+// provider (RAGcore) answers itself, with the L0 domain as its filter when L0's evidence for it
+// is strong, and its answer is never grounded beyond what its managed citations and the question
+// support. A provider failure gives an "unavailable" answer, not an error.
 func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	l := s.ix.Lang(req.Language)
 	if l == nil {
 		return Answer{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	hints, matches := l0(l, uniqueTerms(l.Analyzer.Terms(req.Question)))
-	l0Done := s.now()
-	l1 := L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
+	words := l.Analyzer.Groups(req.Question)
 	q := AskQuery{Question: req.Question, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	if len(hints.Domains) == 1 {
-		l1.CategoryFilter = &hints.Domains[0]
-		q.Category = hints.Domains[0]
+	var hints L0Hints
+	var layer string
+	var l1 L1Details
+	var l0Done time.Time
+	if s.provider.Semantic() {
+		var matches []l0Match
+		hints, matches = l0(l, uniqueTerms(textproc.Flatten(words)))
+		l0Done = s.now()
+		l1 = L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
+		if len(hints.Domains) == 1 {
+			l1.CategoryFilter = &hints.Domains[0]
+			q.Category = hints.Domains[0]
+		}
+		layer = layerOf(len(matches) > 0, true)
+	} else {
+		res, st := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+			Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
+		q.EvidenceState = res.EvidenceState
+		for _, b := range res.EvidenceBlocks {
+			q.Evidence = append(q.Evidence, AskEvidence{Block: b, Excerpt: excerpt(l, words, b.Content, ExcerptChars)})
+		}
 	}
 	ans := Answer{Provider: s.provider.Name(), Sources: []AnswerSource{}}
 	pctx, cancel := s.providerContext(ctx)
@@ -59,11 +88,14 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		if ga.Generated {
 			ans.AnswerKind = "generated"
 		}
-		if len(ans.Sources) == 0 {
-			l1.Status = L1Empty
+		if s.provider.Semantic() {
+			if len(ans.Sources) == 0 {
+				l1.Status = L1Empty
+			}
+			l1.CandidateCount = len(ans.Sources)
 		}
+		ans.EvidenceState = s.capAnswerState(l, words, q, ans)
 	}
-	l1.CandidateCount = len(ans.Sources)
 	l1Done := s.now()
 
 	sums := make([]BlockSummary, 0, len(ans.Sources))
@@ -74,18 +106,60 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 			Content: Clip(src.Excerpt, SummaryChars),
 		})
 	}
+	if !s.provider.Semantic() {
+		sums = summaries(blocksOf(q.Evidence))
+	}
 	ans.InvocationID = newID()
-	s.emit(ToolAsk, layerOf(len(matches) > 0, len(ans.Sources) > 0), l1.Status, s.now().Sub(start))
+	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))
 	s.record(ctx, Trace{
 		InvocationID: ans.InvocationID, Tool: ToolAsk, ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: TraceDetails{
-			Layer: layerOf(len(matches) > 0, len(ans.Sources) > 0), EvidenceState: ans.EvidenceState,
-			L0: hints, L1: l1, CandidateCount: len(ans.Sources), FinalBlockCount: len(ans.Sources),
+			Layer: layer, EvidenceState: ans.EvidenceState,
+			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
 			LatencyMs: Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil
+}
+
+// capAnswerState is the answer's evidence state, never more than its evidence supports: an
+// answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
+// when the provider says so, it cites at least one managed source, and the question has enough
+// informative words to be answered at all.
+func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q AskQuery, ans Answer) string {
+	if ans.EvidenceState != StateGrounded {
+		return ans.EvidenceState
+	}
+	if q.EvidenceState != "" {
+		if q.EvidenceState != StateGrounded {
+			return StateInsufficient
+		}
+		return StateGrounded
+	}
+	if len(ans.Sources) == 0 || informativeWords(words) < minInformativeWords {
+		return StateInsufficient
+	}
+	return StateGrounded
+}
+
+// informativeWords counts the distinct informative words of a question.
+func informativeWords(words []textproc.Group) int {
+	var seen []string
+	for _, g := range words {
+		if lexical.Informative(g.Term) {
+			seen = appendNew(seen, g.Term)
+		}
+	}
+	return len(seen)
+}
+
+func blocksOf(ev []AskEvidence) []EvidenceBlock {
+	out := make([]EvidenceBlock, 0, len(ev))
+	for _, e := range ev {
+		out = append(out, e.Block)
+	}
+	return out
 }
 
 // askSidecarStatus is the sidecar's part in an ask: it compares lookups only.

@@ -1,32 +1,73 @@
 package retrieval
 
 import (
-	"fmt"
+	"cmp"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
 type fusing struct {
 	block    EvidenceBlock
-	fused    float64 // L1 score / best L1 score + L0Weight * L0 weight / question weight
-	l0, l1   bool
+	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
+	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
-	l1Score  float64
+	l1Score  float64 // the best chunk's score: a section is counted once, however many chunks
+	l1Chunks int
+	rrf      float64
 	order    int // passage index: document id, then section order, for ties
 }
 
-// fuse merges L0 matches and L1 candidates into at most topK evidence blocks. Blocks with the
-// same source identity (document, version, section anchor) become one block whose hit reasons
-// are the union of both paths'. A block's fused score adds its L1 score relative to the best L1
-// candidate (so any provider's score scale works) and its document's L0 weight relative to the
-// question's whole weight (so a stray common word adds little); ties are broken by document id,
-// then section order.
-func (s *Service) fuse(l *lexical.Lang, query []string, matches []l0Match, cands []Candidate, topK int) []EvidenceBlock {
+// Fusion basis recorded per block in the trace.
+type FusionBasis struct {
+	L0Rank   int     `json:"l0_rank,omitempty"`
+	L1Rank   int     `json:"l1_rank,omitempty"`
+	L1Chunks int     `json:"l1_chunks,omitempty"`
+	RRF      float64 `json:"rrf"`
+}
+
+// ScoreScale describes one kind of L1 score: when one candidate is clearly stronger than another,
+// and, for a semantic kind, from which score on a block is grounded. Scores of different kinds
+// are never compared with each other.
+type ScoreScale struct {
+	// Clear is the margin by which a candidate is clearly stronger than another: an absolute
+	// difference for a bounded scale (cosine similarity), a ratio minus one when Relative (BM25).
+	Clear    float64
+	Relative bool
+	// Grounded is the score at or above which a semantic primary block is grounded on its own;
+	// Supported the lower score at which it is grounded when the block also holds informative
+	// words of the question. Zero means the kind has no such scale (BM25 is judged lexically).
+	Grounded, Supported float64
+}
+
+// clearlyStronger reports whether x's L1 evidence is clearly stronger than y's, so that no lift
+// from L0 may put y before x. Against a block L1 did not return, a semantic candidate is clearly
+// stronger when its own score could ground an answer.
+func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
+	if x.l1Rank == 0 {
+		return false
+	}
+	if y.l1Rank == 0 {
+		return sc.Supported > 0 && x.l1Score >= sc.Supported
+	}
+	if sc.Relative {
+		return x.l1Score >= (1+sc.Clear)*y.l1Score
+	}
+	return x.l1Score-y.l1Score >= sc.Clear
+}
+
+// fuse merges L0 matches and L1 candidates into at most topK evidence blocks, by Reciprocal Rank
+// Fusion: a block's fused value is 1/(k + its L1 rank) plus L0FusionWeight/(k + its L0 rank), so
+// that the two paths' scores, which mean different things, are never added or compared. L1's
+// evidence for a section is its best chunk, counted once. Blocks with the same source identity
+// (document, version, section anchor) become one block whose hit reasons are the union of both
+// paths'. Blocks are then picked greedily by fused value, a further block of a document already
+// picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
+// (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
+// one. Ties go by document id, then section order.
+func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, topK int) []EvidenceBlock {
 	byKey := map[string]*fusing{}
 	var all []*fusing
 	get := func(docID, version, anchor string) (*fusing, bool) {
@@ -42,30 +83,14 @@ func (s *Service) fuse(l *lexical.Lang, query []string, matches []l0Match, cands
 		all = append(all, f)
 		return f, false
 	}
-	var qWeight float64
-	for _, t := range query {
-		qWeight += l.IDF(t)
-	}
-	for _, m := range matches[:min(len(matches), topK)] {
-		d, sec := l.Doc(m.passage)
-		f, seen := get(d.ID, d.Version, sec.Anchor)
-		if !seen {
-			f.block = EvidenceBlock{
-				Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
-				Title: d.Title, Breadcrumb: d.Breadcrumb(sec), Section: sec.Heading, Category: d.Category,
-				Content: sec.Content,
-			}
-		}
-		f.l0, f.l0Weight = true, m.weight
-		f.fused += s.opts.L0Weight * m.weight / qWeight
-		f.block.HitReasons = unite(f.block.HitReasons, m.reasons...)
-	}
 	l1Reason := "l1:" + s.provider.ScoreKind()
-	var best float64
-	for _, c := range cands {
-		best = max(best, c.Score)
-	}
-	for _, c := range cands {
+	// Candidates come best first from the provider; sorting here keeps a provider's odd order
+	// from deciding ranks.
+	ordered := make([]Candidate, len(cands))
+	copy(ordered, cands)
+	sortCandidates(ordered)
+	sections, l1Rank, prev := 0, 0, 0.0
+	for _, c := range ordered {
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
 		if !seen {
 			f.block = EvidenceBlock{
@@ -73,124 +98,216 @@ func (s *Service) fuse(l *lexical.Lang, query []string, matches []l0Match, cands
 				Title: c.Title, Breadcrumb: breadcrumb(c.Title, c.Section), Section: c.Section,
 				Category: c.Category, Content: c.Content,
 			}
+			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
+				if d, sec := l.Doc(p); d.Version == c.Version {
+					// A chunk of a section the local copy holds in the same version: the block
+					// carries the whole section, verbatim from the source, so that no chunk
+					// boundary cuts the deciding fact away.
+					f.block.Content = sec.Content
+				}
+			}
 		}
-		if !f.l1 || c.Score > f.l1Score {
-			f.l1Score = c.Score
-		}
-		f.l1 = true
-		if best > 0 {
-			f.fused += c.Score / best
+		f.l1Chunks++
+		if f.l1Rank == 0 {
+			// A section's rank is its best chunk's among the distinct sections; equal scores
+			// share a rank.
+			sections++
+			if sections == 1 || c.Score < prev {
+				l1Rank, prev = sections, c.Score
+			}
+			f.l1Rank, f.l1Score = l1Rank, c.Score
 		}
 		f.block.HitReasons = unite(f.block.HitReasons, l1Reason)
 	}
-	slices.SortStableFunc(all, func(a, b *fusing) int {
-		if c := cmpDesc(a.fused, b.fused); c != 0 {
-			return c
+	// L0 matches documents by their front matter: its rank lifts every section of the document
+	// that L1 returned; a document L1 did not return is evidence through its best section.
+	l0Rank := 0
+	for i, m := range matches[:min(len(matches), topK)] {
+		// Equal weights share a rank (1, 2, 2, 4), so that the order of equals decides nothing.
+		if i == 0 || m.weight < matches[i-1].weight {
+			l0Rank = i + 1
 		}
-		if c := strings.Compare(a.block.DocumentID, b.block.DocumentID); c != 0 {
-			return c
+		d, sec := l.Doc(m.passage)
+		var ofDoc []*fusing
+		for _, f := range all {
+			if f.block.DocumentID == d.ID && f.l1Rank > 0 {
+				ofDoc = append(ofDoc, f)
+			}
 		}
-		return a.order - b.order
-	})
-	all = diversify(all, topK)
-	out := make([]EvidenceBlock, 0, min(len(all), topK))
-	for _, f := range all[:min(len(all), topK)] {
+		if len(ofDoc) == 0 {
+			f, seen := get(d.ID, d.Version, sec.Anchor)
+			if !seen {
+				f.block = EvidenceBlock{
+					Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+					Title: d.Title, Breadcrumb: d.Breadcrumb(sec), Section: sec.Heading, Category: d.Category,
+					Content: sec.Content,
+				}
+			}
+			ofDoc = []*fusing{f}
+		}
+		for _, f := range ofDoc {
+			if f.l0Rank == 0 {
+				f.l0Rank, f.l0Weight = l0Rank, m.weight
+			}
+			f.block.HitReasons = unite(f.block.HitReasons, m.reasons...)
+		}
+	}
+	for _, f := range all {
+		f.rrf = s.rrf(f, 0)
+	}
+	routeAfterScope(l, all)
+	picked := s.pick(all, topK)
+	out := make([]EvidenceBlock, 0, len(picked))
+	for _, f := range picked {
 		b := f.block
 		switch {
-		case f.l0 && f.l1:
+		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
-		case f.l0:
+		case f.l0Rank > 0:
 			b.RetrievalLayer = LayerL0
 		default:
 			b.RetrievalLayer = LayerL1
 		}
-		if f.l1 {
+		if f.l1Rank > 0 {
 			b.Score = Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
 		} else {
 			b.Score = Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
 		}
 		b.Rank = len(out) + 1
+		b.fusion = FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
+		b.l1 = f.l1Rank > 0
 		out = append(out, b)
 	}
 	return out
 }
 
-// sameDocDecay discounts each further block of a document already chosen, so that a second
-// procedure that also matches is not crowded out of the first ranks by a third section of the
-// first one. The best block of every document keeps its full score, so no document moves down.
-const sameDocDecay = 0.5
+// routeAfterScope lets a procedure's scope section (its first section, which says what the
+// procedure covers) give its place to the procedure's best other section in the pool: a question
+// in an operator's words matches the scope's list of situations best, but the deciding fact (a
+// time limit, a fee, whom to call) sits in the sections after it. The two swap fused values, so
+// the procedure keeps its place among the others and the scope follows as context.
+func routeAfterScope(l *lexical.Lang, all []*fusing) {
+	best := map[string]*fusing{}
+	for _, f := range all {
+		if b, ok := best[f.block.DocumentID]; !ok || f.rrf > b.rrf {
+			best[f.block.DocumentID] = f
+		}
+	}
+	for doc, top := range best {
+		if !isScope(l, top) {
+			continue
+		}
+		var next *fusing
+		for _, f := range all {
+			if f != top && f.block.DocumentID == doc && (next == nil || f.rrf > next.rrf) {
+				next = f
+			}
+		}
+		if next != nil {
+			top.rrf, next.rrf = next.rrf, top.rrf
+		}
+	}
+}
 
-// diversify picks up to topK blocks greedily by fused score, discounting a block by
-// sameDocDecay for every block of its document picked before it. all is sorted by fused score.
-func diversify(all []*fusing, topK int) []*fusing {
+func isScope(l *lexical.Lang, f *fusing) bool {
+	if f.order == math.MaxInt {
+		return false
+	}
+	_, sec := l.Doc(f.order)
+	return sec.Number == 1
+}
+
+// rrf is a block's fused value, 1/(k + L1 rank) + L0FusionWeight/(k + L0 rank), with each rank
+// shifted by shift places (the same-document penalty).
+func (s *Service) rrf(f *fusing, shift float64) float64 {
+	k := s.opts.FusionK + shift
+	var v float64
+	if f.l1Rank > 0 {
+		v += 1 / (k + float64(f.l1Rank))
+	}
+	if f.l0Rank > 0 {
+		v += s.opts.L0FusionWeight / (k + float64(f.l0Rank))
+	}
+	return v
+}
+
+// sortCandidates orders candidates best first, keeping the provider's order among equal scores.
+func sortCandidates(cs []Candidate) {
+	// Insertion sort: pools are at most a few dozen and this keeps equal scores stable.
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].Score > cs[j-1].Score; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// DefaultSameDocPenalty is how many places worse each further block of a procedure already
+// picked counts on every path, so that a second procedure that also matches is not crowded out of
+// the first ranks by a third section of the first one, while a second section of a procedure that
+// leads clearly still comes before a weak other procedure. The best block of every procedure
+// keeps its own ranks, so no procedure moves down.
+const DefaultSameDocPenalty = 2.0
+
+// pick chooses up to topK blocks greedily: among the blocks that no remaining block is clearly
+// stronger than, the one with the highest fused value after the same-document discount.
+func (s *Service) pick(all []*fusing, topK int) []*fusing {
+	scale := s.scale()
+	left := make([]*fusing, len(all))
+	copy(left, all)
 	out := make([]*fusing, 0, min(len(all), topK))
-	picked := map[string]int{}
-	left := slices.Clone(all)
+	perDoc := map[string]int{}
 	for len(out) < topK && len(left) > 0 {
-		best, bestScore := 0, -1.0
+		best, bestValue := -1, -1.0
 		for i, f := range left {
-			s := f.fused * math.Pow(sameDocDecay, float64(picked[f.block.DocumentID]))
-			if s > bestScore {
-				best, bestScore = i, s
+			if dominated(scale, f, left) {
+				continue
+			}
+			v := f.rrf
+			if n := perDoc[f.block.DocumentID]; n > 0 {
+				v = s.rrf(f, float64(n)*s.opts.SameDocPenalty)
+			}
+			if best < 0 || v > bestValue || (v == bestValue && before(f, left[best])) {
+				best, bestValue = i, v
 			}
 		}
 		f := left[best]
 		out = append(out, f)
-		picked[f.block.DocumentID]++
-		left = slices.Delete(left, best, best+1)
+		perDoc[f.block.DocumentID]++
+		left = append(left[:best], left[best+1:]...)
 	}
 	return out
 }
 
-// assess judges the evidence: strong when the primary block covers enough of the question's
-// weighted terms, weak when something matched but not enough, none when nothing did. Semantic
-// support is claimed only for candidates of a semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []EvidenceBlock, l1 L1Details) Relevance {
-	if len(blocks) == 0 {
-		r := Relevance{Assessment: "none", Reason: "no procedure matched the question"}
-		if l1.Status == L1Failed || l1.Status == L1Unavailable {
-			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
-		}
-		return r
-	}
-	semantic := false
-	for _, b := range blocks {
-		if b.RetrievalLayer != LayerL0 && s.provider.Semantic() {
-			semantic = true
+// dominated reports whether any other remaining block is clearly stronger than f. The block with
+// the highest L1 score is never dominated, so some block can always be picked.
+func dominated(scale ScoreScale, f *fusing, left []*fusing) bool {
+	for _, x := range left {
+		if x != f && scale.clearlyStronger(x, f) {
+			return true
 		}
 	}
-	p := blocks[0]
-	var cov float64
-	if pi, ok := l.PassageOf(p.DocumentID, anchorOf(p.Source)); ok {
-		cov = l.Coverage(words, pi)
-	} else {
-		// An L1 passage whose section is not one of the local copy's (another version, or
-		// RAGcore's own chunking) is judged on its own text.
-		cov = l.CoverageText(words, p.Title+"\n"+p.Section+"\n"+p.Content, p.DocumentID)
+	return false
+}
+
+// before breaks ties between blocks of equal fused value: the higher L1 score, then document id,
+// then section order.
+func before(a, b *fusing) bool {
+	if a.l1Score != b.l1Score {
+		return a.l1Score > b.l1Score
 	}
-	r := Relevance{SemanticSupport: semantic, Coverage: round4(cov)}
-	basis := "lexical evidence (L0 keywords and BM25), no semantic support"
-	if semantic {
-		basis = "semantic and lexical evidence"
+	if c := strings.Compare(a.block.DocumentID, b.block.DocumentID); c != 0 {
+		return c < 0
 	}
-	switch l1.Status {
-	case L1Failed, L1Unavailable:
-		basis = "L0 keyword evidence only: L1 retrieval " + l1.Status
-	case L1Empty:
-		basis = "L0 keyword evidence only: L1 returned no candidates"
-	case L1Disabled:
-		basis = "L0 keyword evidence only: L1 is disabled"
+	return cmp.Less(a.order, b.order)
+}
+
+// scale is the ScoreScale of the provider's score kind; an unknown kind has no clear margin, so
+// only the fused ranks order it.
+func (s *Service) scale() ScoreScale {
+	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok {
+		return sc
 	}
-	if cov >= s.opts.GroundedCoverage {
-		r.Assessment = "strong"
-		r.Reason = fmt.Sprintf("the primary block covers %.0f%% of the question's weighted terms (threshold %.0f%%); %s",
-			100*cov, 100*s.opts.GroundedCoverage, basis)
-		return r
-	}
-	r.Assessment = "weak"
-	r.Reason = fmt.Sprintf("the best match covers only %.0f%% of the question's weighted terms (threshold %.0f%%); "+
-		"the closest procedures are returned, no procedure is inferred; %s", 100*cov, 100*s.opts.GroundedCoverage, basis)
-	return r
+	return ScoreScale{Clear: math.Inf(1)}
 }
 
 func anchorOf(source string) string {
@@ -215,3 +332,5 @@ func unite(list []string, add ...string) []string {
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }

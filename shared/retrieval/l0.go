@@ -13,6 +13,11 @@ type l0Match struct {
 	weight  float64 // sum of the IDF of the query terms the front matter covers
 	reasons []string
 	passage int // the document's section that best matches the question
+	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
+	// holds whole that name this document's domain alone (a term no other category's front
+	// matter has); covered lists the distinct such terms.
+	phrases int
+	covered []string
 }
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
@@ -24,7 +29,8 @@ const partialWeight = 0.5
 // title when the question holds at least half of its IDF weight. A document's weight is the IDF
 // weight of the question terms its matches cover, each term counted once, plus partialWeight of
 // the terms that occur only in phrases it did not fully match.
-// Domains are the categories of the leading matches (see leading).
+// Domains are the categories with strong L0 evidence among the leading matches (see
+// strongDomains): only those become hints, and only a single one filters L1.
 func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
 	q := make(map[string]struct{}, len(query))
@@ -36,9 +42,19 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 		f := &l.Front[di]
 		full := map[string]struct{}{} // terms of fully matched keywords, entities, title, category
 		var reasons []string
+		phrases := 0
+		var distinct []string
 		cover := func(terms []string) {
+			counted := false
 			for _, t := range terms {
 				full[t] = struct{}{}
+				if l.FrontCategories(t) == 1 {
+					distinct = appendNew(distinct, t)
+					counted = true
+				}
+			}
+			if counted {
+				phrases++
 			}
 		}
 		for i, kw := range f.Keywords {
@@ -92,14 +108,58 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 		if partial {
 			reasons = append(reasons, "l0:partial-phrase")
 		}
-		matches = append(matches, l0Match{doc: di, weight: weight, reasons: reasons, passage: bestSection(l, di, query)})
+		matches = append(matches, l0Match{doc: di, weight: weight, reasons: reasons, passage: bestSection(l, di, query),
+			phrases: phrases, covered: distinct})
 	}
 	// Documents are in id order, so a stable sort keeps id order among equal weights.
 	slices.SortStableFunc(matches, func(a, b l0Match) int { return cmpDesc(a.weight, b.weight) })
-	for _, m := range leading(matches) {
-		hints.Domains = appendNew(hints.Domains, strings.TrimSpace(l.Docs[m.doc].Category))
-	}
+	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
+}
+
+// Strong L0 evidence for a domain: the question holds at least minDomainPhrases whole phrases of
+// the front matter of that domain's leading documents (keywords, entities, titles, the category
+// itself) that point to that domain alone, covering at least minDomainTerms distinct question
+// terms that no other domain's front matter has. One stray keyword ("lock", "card"), or words
+// every procedure names ("customer", "vehicle"), are no evidence for a domain: they give no hint
+// and no L1 filter.
+const (
+	minDomainPhrases = 2
+	minDomainTerms   = 2
+)
+
+// strongDomains returns the categories of the leading matches with strong evidence, in order of
+// their best match. Several strong domains are ambiguous, and so filter nothing.
+func strongDomains(l *lexical.Lang, leading []l0Match) []string {
+	type evidence struct {
+		phrases int
+		terms   []string
+	}
+	var order []string
+	by := map[string]*evidence{}
+	for _, m := range leading {
+		c := strings.TrimSpace(l.Docs[m.doc].Category)
+		if c == "" {
+			continue
+		}
+		e, ok := by[c]
+		if !ok {
+			e = &evidence{}
+			by[c] = e
+			order = append(order, c)
+		}
+		e.phrases += m.phrases
+		for _, t := range m.covered {
+			e.terms = appendNew(e.terms, t)
+		}
+	}
+	out := []string{}
+	for _, c := range order {
+		if e := by[c]; e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // leading returns the matches whose weight is at least half the best one's (matches are sorted).

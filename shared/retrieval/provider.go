@@ -101,6 +101,18 @@ type AskQuery struct {
 	Category      string
 	Actor         Actor
 	CorrelationID string
+	// Evidence is set for a provider that answers from the lookup's evidence (a lexical
+	// provider such as the demo's): the blocks POST /lookup returns for the same question, in
+	// the same order, each with the excerpt cut around the sentences that matched.
+	// EvidenceState is the lookup's judgement of them, which the answer must not exceed.
+	Evidence      []AskEvidence
+	EvidenceState string
+}
+
+// AskEvidence is one ranked block of a lookup, offered to an answer with its excerpt.
+type AskEvidence struct {
+	Block   EvidenceBlock
+	Excerpt string
 }
 
 // GroundedAnswer is the seed's answer contract.

@@ -1,6 +1,10 @@
 package retrieval
 
-import "time"
+import (
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
 
 // Evidence states of api.md.
 const (
@@ -41,6 +45,9 @@ type EvidenceBlock struct {
 	HitReasons     []string `json:"hit_reasons"`
 	Score          Score    `json:"score"`
 	Rank           int      `json:"rank"`
+
+	fusion FusionBasis // how fusion ranked the block, for the trace
+	l1     bool        // L1 returned the block
 }
 
 // Score is a score with its meaning: scores of different paths are never compared as numbers.
@@ -52,11 +59,23 @@ type Score struct {
 
 // Relevance is the service's judgement of the evidence.
 type Relevance struct {
-	Assessment      string  `json:"assessment"` // strong | weak | none
-	SemanticSupport bool    `json:"semantic_support"`
-	Coverage        float64 `json:"coverage"`
-	Reason          string  `json:"reason"`
+	Assessment      string `json:"assessment"` // strong | weak | none
+	SemanticSupport bool   `json:"semantic_support"`
+	// Basis says which evidence decided: "semantic" (the provider's own score), "lexical"
+	// (the question's informative words the block holds) or "none".
+	Basis string `json:"basis"`
+	// Coverage is the share of the IDF weight of the question's known informative words that
+	// the primary block holds.
+	Coverage float64 `json:"coverage"`
+	Reason   string  `json:"reason"`
+
+	support lexical.Support // the primary block's lexical support
+	margin  float64         // its lead over the next procedure
 }
+
+// Support returns the primary block's lexical support and its lead over the next procedure's best
+// block, as the assessment measured them (for evaluation tools).
+func (r Relevance) Support() (lexical.Support, float64) { return r.support, r.margin }
 
 // L0Hints is the hint data of the keyword/front-matter layer.
 type L0Hints struct {
@@ -74,6 +93,10 @@ type L1Details struct {
 	CandidateCount int     `json:"candidate_count"`
 	ScoreKind      string  `json:"score_kind"`
 	ErrorClass     string  `json:"error_class,omitempty"`
+	// Calls is how many L1 requests the lookup made: 2 when a category-filtered call came back
+	// empty or weak and an unfiltered call followed (UnfilteredRetry).
+	Calls           int  `json:"calls"`
+	UnfilteredRetry bool `json:"unfiltered_retry"`
 }
 
 // Details is the "retrieval" object of a lookup response.
@@ -166,6 +189,8 @@ type BlockSummary struct {
 	Score          *Score   `json:"score,omitempty"`
 	HitReasons     []string `json:"hit_reasons"`
 	Content        string   `json:"content"`
+	// Fusion is the basis of the block's place: its rank on each path and the fused value.
+	Fusion *FusionBasis `json:"fusion,omitempty"`
 }
 
 // SummaryChars is the longest content kept in a block summary, in characters.

@@ -174,7 +174,7 @@ func TestScenarioSingleDomainFilter(t *testing.T) {
 func TestScenarioAmbiguousDomainFallback(t *testing.T) {
 	t.Run("several domains", func(t *testing.T) {
 		f := newFixture(t)
-		res := f.lookup(t, "en", "stolen vehicle with a flat tyre and a parking ticket")
+		res := f.lookup(t, "en", "the stolen car was tracked by GPS and we got a speed camera fine and a parking ticket for it")
 		if len(res.Retrieval.L0.Domains) < 2 {
 			t.Fatalf("domains %v, want several", res.Retrieval.L0.Domains)
 		}

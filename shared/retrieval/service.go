@@ -56,13 +56,23 @@ type Options struct {
 	TraceRetention time.Duration
 	// ProviderTimeout bounds every provider call (Retrieve, Ask); <= 0 means no bound of its own.
 	ProviderTimeout time.Duration
-	// GroundedCoverage is the smallest coverage of the question by the primary block that counts as
-	// strong evidence (see lexical.Lang.Coverage).
-	GroundedCoverage float64
+	// ScoreScales describe the L1 score kinds: when a candidate is clearly stronger than another,
+	// and the semantic grounded thresholds (see DefaultScoreScales).
+	ScoreScales map[string]ScoreScale
+	// The lexical evidence rule (see DefaultLexicalMinWords and the constants beside it).
+	LexicalMinWords  int
+	LexicalMinWeight float64
+	LexicalMinShare  float64
+	LexicalMinMargin float64
 	// Metrics receives the TraceWriteFailures count; nil records nothing.
 	Metrics Metrics
-	// L0Weight is how much the L0 layer counts in fusion against the L1 layer (see fuse).
-	L0Weight float64
+	// FusionK is the constant k of Reciprocal Rank Fusion, 1/(k + rank); L0FusionWeight is how
+	// much an L0 rank counts against an L1 rank (see fuse).
+	FusionK        float64
+	L0FusionWeight float64
+	// SameDocPenalty is how many places worse a further block of a procedure already picked
+	// counts (see fuse).
+	SameDocPenalty float64
 	// Sidecar is the optional comparison path; nil means off: nothing is built or called.
 	Sidecar Sidecar
 	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
@@ -80,12 +90,11 @@ type Sidecar interface {
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, GroundedCoverage: GroundedCoverage, L0Weight: 1,
-		ProviderTimeout: 2 * time.Second}
+	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, ProviderTimeout: 2 * time.Second,
+		FusionK: 60, L0FusionWeight: 1, SameDocPenalty: DefaultSameDocPenalty, ScoreScales: DefaultScoreScales(),
+		LexicalMinWords: DefaultLexicalMinWords, LexicalMinWeight: DefaultLexicalMinWeight,
+		LexicalMinShare: DefaultLexicalMinShare, LexicalMinMargin: DefaultLexicalMinMargin}
 }
-
-// GroundedCoverage is the default grounded threshold, shared with the demo provider's answers.
-const GroundedCoverage = 0.45
 
 // Service runs lookups and asks. It is safe for concurrent use.
 type Service struct {
@@ -123,27 +132,64 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		return Result{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
+	res, lat := s.lookup(ctx, l, req, true)
+	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks, s.provider.ScoreKind())
+	res.InvocationID = newID()
+	end := s.now()
+	s.emit(ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
+	s.record(ctx, Trace{
+		InvocationID: res.InvocationID, Tool: ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
+		RetrievalDetails: TraceDetails{
+			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
+			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(res.EvidenceBlocks),
+			EvidenceSummaries: summaries(res.EvidenceBlocks),
+			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
+			LatencyMs:         Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
+		},
+	}, req.Question, req.CorrelationID)
+	return res, nil
+}
+
+// stages are the moments a lookup finished its layers, and its sidecar query in flight.
+type stages struct {
+	l0, l1  time.Time
+	sidecar *pendingSidecar
+}
+
+// lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
+// domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
+// The sidecar, when on and asked for, runs beside L1.
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest, sidecar bool) (Result, stages) {
+	var st stages
 	words := l.Analyzer.Groups(req.Question)
 	query := uniqueTerms(textproc.Flatten(words))
 	hints, matches := l0(l, query)
-	l0Done := s.now()
+	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
-	side := s.startSidecar(ctx, req, hints)
+	if sidecar {
+		st.sidecar = s.startSidecar(ctx, req, hints)
+	}
 	var cands []Candidate
 	if s.opts.L1Enabled {
-		if len(hints.Domains) == 1 {
-			l1.CategoryFilter = &hints.Domains[0]
-		}
 		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, Actor: req.Actor, CorrelationID: req.CorrelationID}
-		if l1.CategoryFilter != nil {
-			q.Category = *l1.CategoryFilter
+		if len(hints.Domains) == 1 {
+			l1.CategoryFilter = &hints.Domains[0]
+			q.Category = hints.Domains[0]
 		}
-		pctx, cancel := s.providerContext(ctx)
 		var err error
-		cands, err = s.provider.Retrieve(pctx, q)
-		cancel()
+		cands, err = s.retrieve(ctx, q, &l1)
+		if err == nil && q.Category != "" && s.weakL1(l, words, cands) {
+			// The filter narrows, never hides: a filtered call that found nothing convincing is
+			// followed by one unfiltered call, whose candidates replace the filtered ones.
+			q.Category = ""
+			l1.UnfilteredRetry = true
+			if s.opts.Metrics != nil {
+				s.opts.Metrics.Count("L1UnfilteredRetries", 1)
+			}
+			cands, err = s.retrieve(ctx, q, &l1)
+		}
 		switch {
 		case errors.Is(err, ErrUnavailable):
 			l1.Status, l1.ErrorClass = L1Unavailable, ErrorClass(err)
@@ -161,13 +207,13 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		}
 		l1.CandidateCount = len(cands)
 	}
-	l1Done := s.now()
+	st.l1 = s.now()
 
 	fused := leading(matches)
 	if len(cands) == 0 {
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
-	blocks := s.fuse(l, query, fused, cands, req.TopK)
+	blocks := s.fuse(l, fused, cands, req.TopK)
 	res := Result{
 		EvidenceBlocks: blocks,
 		Supplement:     []EvidenceBlock{},
@@ -183,22 +229,40 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 	}
 	res.Relevance = s.assess(l, words, blocks, l1)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
-	res.Retrieval.Sidecar = side.wait(blocks, s.provider.ScoreKind())
+	return res, st
+}
 
-	res.InvocationID = newID()
-	end := s.now()
-	s.emit(ToolLookup, res.Retrieval.Layer, l1.Status, end.Sub(start))
-	s.record(ctx, Trace{
-		InvocationID: res.InvocationID, Tool: ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
-		RetrievalDetails: TraceDetails{
-			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: hints, L1: l1,
-			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(blocks),
-			EvidenceSummaries: summaries(blocks),
-			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
-			LatencyMs:         Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(end.Sub(start))},
-		},
-	}, req.Question, req.CorrelationID)
-	return res, nil
+// retrieve makes one L1 call under the provider deadline and counts it.
+func (s *Service) retrieve(ctx context.Context, q Query, l1 *L1Details) ([]Candidate, error) {
+	pctx, cancel := s.providerContext(ctx)
+	defer cancel()
+	l1.Calls++
+	return s.provider.Retrieve(pctx, q)
+}
+
+// weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
+// semantic best score below the kind's Grounded threshold, or, for a lexical kind, a best
+// candidate holding fewer than LexicalMinWords of the question's informative words.
+func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candidate) bool {
+	if len(cands) == 0 {
+		return true
+	}
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if c.Score > best.Score {
+			best = c
+		}
+	}
+	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok && s.provider.Semantic() && sc.Grounded > 0 {
+		return best.Score < sc.Grounded
+	}
+	var sp lexical.Support
+	if pi, ok := l.PassageOf(best.DocumentID, best.Anchor); ok {
+		sp = l.Support(words, pi)
+	} else {
+		sp = l.SupportText(words, best.Title+"\n"+best.Section+"\n"+best.Content, best.DocumentID)
+	}
+	return sp.Matched < s.opts.LexicalMinWords
 }
 
 // pendingSidecar is a sidecar query in flight.
@@ -382,7 +446,7 @@ func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
 	for _, b := range blocks {
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars)})
+			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars), Fusion: &b.fusion})
 	}
 	return out
 }

@@ -1,0 +1,354 @@
+package retrieval_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// semanticFake is a semantic L1 in the shape of a chunking platform: it returns the candidates a
+// test scripts for each category filter ("" is the unfiltered call), a section possibly as several
+// chunks, with cosine similarities. It records every query.
+type semanticFake struct {
+	byFilter map[string][]retrieval.Candidate
+	answer   retrieval.GroundedAnswer
+
+	mu    sync.Mutex
+	calls []retrieval.Query
+}
+
+func (f *semanticFake) Name() string      { return "ragcore" }
+func (f *semanticFake) Semantic() bool    { return true }
+func (f *semanticFake) ScoreKind() string { return "cosine_similarity" }
+func (f *semanticFake) Health(context.Context, retrieval.Call) retrieval.Health {
+	return retrieval.Health{Status: "ok"}
+}
+func (f *semanticFake) SyncManifest(context.Context, retrieval.Call, []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+	return retrieval.SyncResult{}, nil
+}
+func (f *semanticFake) Retrieve(_ context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, q)
+	return slices.Clone(f.byFilter[q.Category]), nil
+}
+func (f *semanticFake) Ask(context.Context, retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+	return f.answer, nil
+}
+
+func (f *semanticFake) queries() []retrieval.Query {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// chunk is candidate i (of a section cut into several) of a real section of the English corpus,
+// with a score.
+func chunk(t *testing.T, doc string, section int, score float64, part string) retrieval.Candidate {
+	t.Helper()
+	l := index(t).Lang("en")
+	for pi := range l.Passages {
+		d, s := l.Doc(pi)
+		if d.ID != doc || s.Number != section {
+			continue
+		}
+		content := s.Content
+		if part != "" {
+			content = part
+		}
+		return retrieval.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
+			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: d.Source(s), Content: content, Score: score}
+	}
+	t.Fatalf("no section %d in %s", section, doc)
+	return retrieval.Candidate{}
+}
+
+func semanticService(t *testing.T, f *semanticFake) (*retrieval.Service, *store.Memory) {
+	t.Helper()
+	traces := store.NewMemory()
+	return retrieval.New(index(t), f, traces, retrieval.DefaultOptions(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))), traces
+}
+
+func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result {
+	t.Helper()
+	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: "en", TopK: 5,
+		Actor: retrieval.Actor{ID: "agent-7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func sources(blocks []retrieval.EvidenceBlock) []string {
+	var out []string
+	for _, b := range blocks {
+		out = append(out, b.DocumentID+"#"+strings.SplitN(b.Section, ".", 2)[0])
+	}
+	return out
+}
+
+func TestFusion(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		question string
+		cands    []retrieval.Candidate
+		want     []string // the first blocks, as document#section number
+	}{{
+		// A section returned as three chunks is one block, ranked by its best chunk only: it does
+		// not outrank a better section returned once.
+		name:     "chunked duplicates count once",
+		question: "the customer is standing next to a car that will not open",
+		cands: []retrieval.Candidate{
+			chunk(t, "access-failure", 4, 0.81, ""),
+			chunk(t, "access-failure", 2, 0.70, "part one"),
+			chunk(t, "access-failure", 2, 0.69, "part two"),
+			chunk(t, "access-failure", 2, 0.68, "part three"),
+			chunk(t, "lost-and-found", 2, 0.60, ""),
+		},
+		want: []string{"access-failure#4", "access-failure#2", "lost-and-found#2"},
+	}, {
+		// L0 finds damage keywords (scratch, dent, photo), but the semantic layer is clearly
+		// stronger for the accident section: L0 may not bury it.
+		name:     "L0 never buries a clearly stronger semantic candidate",
+		question: "scratch after the crash, where do the photos go?",
+		cands: []retrieval.Candidate{
+			chunk(t, "accident-procedure", 3, 0.84, ""),
+			chunk(t, "damage-procedure", 3, 0.71, ""),
+		},
+		want: []string{"accident-procedure#3", "damage-procedure#3"},
+	}, {
+		// Within the margin, L0's keywords (scratch: damage only) lift the candidate they support.
+		name:     "L0 lifts a candidate within the margin",
+		question: "deep scratch on the bonnet, where do the pictures go?",
+		cands: []retrieval.Candidate{
+			chunk(t, "accident-procedure", 3, 0.74, ""),
+			chunk(t, "damage-procedure", 3, 0.72, ""),
+		},
+		want: []string{"damage-procedure#3", "accident-procedure#3"},
+	}, {
+		// Equal scores and no L0 evidence: document id, then section order.
+		name:     "ties by document id then section",
+		question: "xylophone quarantine",
+		cands: []retrieval.Candidate{
+			chunk(t, "vehicle-cleaning", 3, 0.70, ""),
+			chunk(t, "lost-and-found", 4, 0.70, ""),
+			chunk(t, "lost-and-found", 2, 0.70, ""),
+		},
+		want: []string{"lost-and-found#2", "vehicle-cleaning#3", "lost-and-found#4"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{"": tc.cands}}
+			for _, c := range tc.cands {
+				f.byFilter[c.Category] = append(f.byFilter[c.Category], c)
+			}
+			svc, traces := semanticService(t, f)
+			res := lookupWith(t, svc, tc.question)
+			got := sources(res.EvidenceBlocks)
+			if len(got) < len(tc.want) || !slices.Equal(got[:len(tc.want)], tc.want) {
+				t.Fatalf("blocks %v, want %v first", got, tc.want)
+			}
+			tr, err := traces.GetTrace(context.Background(), res.InvocationID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, b := range res.EvidenceBlocks {
+				// Every block keeps its own labelled score: the best chunk's cosine for L1 blocks.
+				if b.RetrievalLayer != retrieval.LayerL0 && b.Score.Kind != "cosine_similarity" {
+					t.Errorf("block %d score %+v", i, b.Score)
+				}
+				fb := tr.RetrievalDetails.EvidenceSummaries[i].Fusion
+				if fb == nil || fb.RRF <= 0 || (b.RetrievalLayer != retrieval.LayerL0) != (fb.L1Rank > 0) {
+					t.Errorf("block %d (%s): fusion basis %+v", i, b.RetrievalLayer, fb)
+				}
+			}
+			if tc.name == "chunked duplicates count once" {
+				b := res.EvidenceBlocks[1]
+				fb := tr.RetrievalDetails.EvidenceSummaries[1].Fusion
+				if b.Score.Value != 0.70 || fb.L1Chunks != 3 || fb.L1Rank != 2 {
+					t.Errorf("chunked block score %v, fusion %+v", b.Score, fb)
+				}
+				if !strings.Contains(b.Content, "within 10 m of the vehicle") {
+					t.Errorf("a chunk of a local section must carry the whole section: %q", b.Content)
+				}
+			}
+		})
+	}
+}
+
+func TestDomainFilterRule(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		filter   string
+	}{
+		{"windscreen", ""},                                   // one keyword: no hint
+		{"the customer says the vehicle app is slow", ""},    // words every procedure names
+		{"Kratzer und Delle an der Tür, Schaden melden", ""}, // German question asked in English: no English evidence
+		{"deep scratch and a dent on the windscreen, photos taken", "damage"},
+		{"the car was stolen and the thief switched off the GPS tracker", "security"},
+	} {
+		f := &semanticFake{byFilter: map[string][]retrieval.Candidate{}}
+		svc, _ := semanticService(t, f)
+		res := lookupWith(t, svc, tc.question)
+		got := ""
+		if res.Retrieval.L1.CategoryFilter != nil {
+			got = *res.Retrieval.L1.CategoryFilter
+		}
+		if got != tc.filter || f.queries()[0].Category != tc.filter {
+			t.Errorf("%q: filter %q (sent %q), want %q; domains %v", tc.question, got, f.queries()[0].Category, tc.filter, res.Retrieval.L0.Domains)
+		}
+		if tc.filter == "" && len(res.Retrieval.L0.Domains) == 1 {
+			t.Errorf("%q: a single domain %v without a filter", tc.question, res.Retrieval.L0.Domains)
+		}
+	}
+}
+
+func TestFilteredCallThatIsWeakIsRetriedUnfiltered(t *testing.T) {
+	const q = "deep scratch and a dent on the windscreen, photos taken"
+	for _, tc := range []struct {
+		name     string
+		filtered []retrieval.Candidate
+		calls    int
+		primary  string
+	}{
+		{"strong filtered result", []retrieval.Candidate{chunk(t, "damage-procedure", 3, 0.82, "")}, 1, "damage-procedure#3"},
+		{"weak filtered result", []retrieval.Candidate{chunk(t, "damage-procedure", 3, 0.41, "")}, 2, "accident-procedure#3"},
+		{"empty filtered result", nil, 2, "accident-procedure#3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{
+				"damage": tc.filtered,
+				"":       {chunk(t, "accident-procedure", 3, 0.80, ""), chunk(t, "damage-procedure", 3, 0.41, "")},
+			}}
+			svc, traces := semanticService(t, f)
+			res := lookupWith(t, svc, q)
+			qs := f.queries()
+			if len(qs) != tc.calls || qs[0].Category != "damage" || (tc.calls == 2 && qs[1].Category != "") {
+				t.Fatalf("L1 queries %+v", qs)
+			}
+			l1 := res.Retrieval.L1
+			if l1.Calls != tc.calls || l1.UnfilteredRetry != (tc.calls == 2) || l1.CategoryFilter == nil || *l1.CategoryFilter != "damage" {
+				t.Errorf("l1 %+v", l1)
+			}
+			if got := sources(res.EvidenceBlocks)[0]; got != tc.primary {
+				t.Errorf("primary %s, want %s", got, tc.primary)
+			}
+			tr, _ := traces.GetTrace(context.Background(), res.InvocationID)
+			if tr.RetrievalDetails.L1.Calls != tc.calls || tr.RetrievalDetails.L1.UnfilteredRetry != (tc.calls == 2) {
+				t.Errorf("trace l1 %+v", tr.RetrievalDetails.L1)
+			}
+		})
+	}
+}
+
+func TestEvidenceStatePerPath(t *testing.T) {
+	// Semantic path: the provider's own score decides, on its own scale; lexical overlap is only
+	// a secondary signal in the band below the grounded threshold.
+	for _, tc := range []struct {
+		name     string
+		question string
+		score    float64
+		state    string
+	}{
+		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, retrieval.StateGrounded},
+		{"middle band with shared words", "the app will not unlock the doors", 0.60, retrieval.StateGrounded},
+		{"middle band without shared words", "stuck outside, nothing happens whatever I try", 0.60, retrieval.StateInsufficient},
+		{"low score", "the app will not unlock the doors", 0.45, retrieval.StateInsufficient},
+		{"too few informative words", "e km", 0.95, retrieval.StateInsufficient},
+		{"one informative word", "unlock", 0.95, retrieval.StateInsufficient},
+	} {
+		t.Run("semantic/"+tc.name, func(t *testing.T) {
+			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{"": {chunk(t, "access-failure", 2, tc.score, "")}}}
+			f.byFilter["access"] = f.byFilter[""]
+			svc, _ := semanticService(t, f)
+			res := lookupWith(t, svc, tc.question)
+			if res.EvidenceState != tc.state {
+				t.Fatalf("state %s, want %s: %+v", res.EvidenceState, tc.state, res.Relevance)
+			}
+			if tc.state == retrieval.StateGrounded && (res.Relevance.Basis != "semantic" || !strings.Contains(res.Relevance.Reason, "semantic search")) {
+				t.Errorf("relevance %+v", res.Relevance)
+			}
+		})
+	}
+
+	// Lexical path (the demo provider, and L1 down): long, chatty questions that match their
+	// procedure are grounded; other subjects and one-word questions are not.
+	f := newFixture(t)
+	for _, tc := range []struct {
+		question string
+		state    string
+	}{
+		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how the damage gets reported so she is not billed for it later", retrieval.StateGrounded},
+		{"windscreen crack: which form do we fill in for the damage report?", retrieval.StateGrounded},
+		{"How do I bake sourdough bread at home?", retrieval.StateInsufficient},
+		{"damage", retrieval.StateInsufficient},
+	} {
+		res := f.lookup(t, "en", tc.question)
+		if res.EvidenceState != tc.state || res.Relevance.Basis != "lexical" {
+			t.Errorf("%q: state %s basis %s, want %s: %s", tc.question, res.EvidenceState, res.Relevance.Basis, tc.state, res.Relevance.Reason)
+		}
+	}
+	// L1 down: the same rule judges the L0 evidence, and says so.
+	down := newFixture(t)
+	down.p.err = retrieval.ErrUnavailable
+	res := down.lookup(t, "en", "windscreen crack: which form do we fill in for the damage report?")
+	if res.Relevance.Basis != "lexical" || !strings.Contains(res.Relevance.Reason, "L1 retrieval unavailable") {
+		t.Errorf("relevance with L1 down %+v", res.Relevance)
+	}
+}
+
+func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
+	cited := []retrieval.AnswerSource{{DocumentID: "access-failure", Title: "Digital key and access failures", Version: "1.4",
+		Section: "2. First-line checks with the customer", Excerpt: "within 10 m of the vehicle"}}
+	for _, tc := range []struct {
+		name     string
+		question string
+		answer   retrieval.GroundedAnswer
+		state    string
+	}{
+		{"grounded with a managed citation", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Sources: cited, Generated: true}, retrieval.StateGrounded},
+		{"grounded without citations", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Generated: true}, retrieval.StateInsufficient},
+		{"grounded on a one-word question", "unlock", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Sources: cited, Generated: true}, retrieval.StateInsufficient},
+		{"insufficient stays insufficient", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateInsufficient, Sources: cited, Generated: true}, retrieval.StateInsufficient},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := semanticService(t, &semanticFake{answer: tc.answer})
+			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: tc.question, Language: "en", Actor: retrieval.Actor{ID: "a"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.EvidenceState != tc.state || ans.AnswerKind != "generated" {
+				t.Errorf("state %s kind %s, want %s", ans.EvidenceState, ans.AnswerKind, tc.state)
+			}
+		})
+	}
+}
+
+func TestDemoAskAgreesWithLookup(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []string{
+		"windscreen crack: which form do we fill in for the damage report?",
+		"customer's phone died and the car won't open",
+		"How do I bake sourdough bread at home?",
+	} {
+		res := f.lookup(t, "en", q)
+		ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: retrieval.Actor{ID: "a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.EvidenceState != res.EvidenceState {
+			t.Errorf("%q: ask %s, lookup %s", q, ans.EvidenceState, res.EvidenceState)
+		}
+		for i, s := range ans.Sources {
+			if b := res.EvidenceBlocks[i]; s.DocumentID != b.DocumentID || s.Section != b.Section {
+				t.Errorf("%q: source %d is %s/%s, lookup block %s/%s", q, i, s.DocumentID, s.Section, b.DocumentID, b.Section)
+			}
+		}
+	}
+}
