@@ -100,7 +100,7 @@ func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []Evide
 	}
 	j := supports(l, words, blocks)
 	sp := j.support[0]
-	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: "lexical", support: sp, margin: j.margin(blocks)}
+	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: "lexical", signals: Signals{Support: sp, Margin: j.margin(blocks), FrontWeight: blocks[0].l0Weight}}
 	p := blocks[0]
 	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
 	weak := func(why string) Relevance {

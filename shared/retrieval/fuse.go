@@ -176,6 +176,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 		b.Rank = len(out) + 1
 		b.fusion = FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
 		b.l1 = f.l1Rank > 0
+		b.l0Weight = f.l0Weight
 		out = append(out, b)
 	}
 	return out

@@ -46,8 +46,9 @@ type EvidenceBlock struct {
 	Score          Score    `json:"score"`
 	Rank           int      `json:"rank"`
 
-	fusion FusionBasis // how fusion ranked the block, for the trace
-	l1     bool        // L1 returned the block
+	fusion   FusionBasis // how fusion ranked the block, for the trace
+	l1       bool        // L1 returned the block
+	l0Weight float64     // the L0 weight of the block's document, 0 when L0 did not match it
 }
 
 // Score is a score with its meaning: scores of different paths are never compared as numbers.
@@ -69,13 +70,21 @@ type Relevance struct {
 	Coverage float64 `json:"coverage"`
 	Reason   string  `json:"reason"`
 
-	support lexical.Support // the primary block's lexical support
-	margin  float64         // its lead over the next procedure
+	signals Signals
 }
 
-// Support returns the primary block's lexical support and its lead over the next procedure's best
-// block, as the assessment measured them (for evaluation tools).
-func (r Relevance) Support() (lexical.Support, float64) { return r.support, r.margin }
+// Signals are the measurements an assessment decided on, kept for evaluation tools.
+type Signals struct {
+	// Support is the primary block's lexical support; Margin its lead over the best block of
+	// another procedure; FrontWeight the L0 weight of the primary block's document (0 when L0
+	// did not match it).
+	Support     lexical.Support
+	Margin      float64
+	FrontWeight float64
+}
+
+// Signals returns the measurements the assessment decided on.
+func (r Relevance) Signals() Signals { return r.signals }
 
 // L0Hints is the hint data of the keyword/front-matter layer.
 type L0Hints struct {
