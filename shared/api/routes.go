@@ -103,9 +103,9 @@ func questionAndLanguage(question, language *string) (q, lang string, detected b
 	return *question, lang, false, nil
 }
 
-// languageOf checks a language against api.md: missing means "en" (GET /status; lookup and ask
-// detect it instead, and the sync routes require one), anything unsupported is
-// unsupported_language with the supported list.
+// languageOf checks a language: missing means "en" (GET /status; lookup and ask detect it
+// instead, and the sync routes require one), anything unsupported is unsupported_language with
+// the supported list.
 func languageOf(language *string) (string, *Error) {
 	if language == nil {
 		return "en", nil
