@@ -42,6 +42,18 @@ const (
 // "ght", "ou") and the length of German compounds. It is deterministic, allocates nothing and
 // reads a bounded part of the text.
 func DetectLanguage(text string) (lang string, confident bool) {
+	d := score(text)
+	switch diff := d.de - d.en; {
+	case diff >= detectMargin:
+		return "de", true
+	case diff <= -detectMargin:
+		return "en", true
+	}
+	return "en", false
+}
+
+// score reads text within the bounds and returns the detector with both languages' scores.
+func score(text string) detector {
 	d := detector{sentenceStart: true}
 	runes := 0
 	for _, r := range text {
@@ -72,13 +84,7 @@ func DetectLanguage(text string) (lang string, confident bool) {
 		}
 	}
 	d.flush()
-	switch diff := d.de - d.en; {
-	case diff >= detectMargin:
-		return "de", true
-	case diff <= -detectMargin:
-		return "en", true
-	}
-	return "en", false
+	return d
 }
 
 // detector holds the word being read and the scores so far.
@@ -276,7 +282,7 @@ var germanSpelling = []spelling{
 	{"pf", anywhere, 0.7}, {"chen", suffix, 0.8}, {"ung", suffix, 0.9}, {"keit", suffix, 1.0},
 	{"heit", suffix, 1.0}, {"ei", anywhere, 0.5}, {"eu", anywhere, 0.5}, {"au", anywhere, 0.3},
 	{"en", suffix, 0.3}, {"z", anywhere, 0.3}, {"mt", suffix, 0.6}, {"kt", suffix, 0.6},
-	{"ngt", suffix, 0.6},
+	{"ngt", suffix, 0.6}, {"och", anywhere, 0.6},
 }
 
 // spellingScores sums the spelling features of one lowercase word for each language.
@@ -304,6 +310,14 @@ func spellingScores(tok []byte) (en, de float64) {
 	if len(tok) >= 3 && tok[0] == 'k' && strings.IndexByte("aoulr", tok[1]) >= 0 {
 		de += 0.5
 	}
+	// A linking s after -ung, -ion, -heit or -keit inside a word is a German compound
+	// ("Rechnungsadresse", "Reaktionszeit"); English has these only as plural endings.
+	for _, p := range [...]string{"ungs", "ions", "heits", "keits"} {
+		if i := index(tok, p); i >= 0 && i+len(p) < len(tok) {
+			de += 0.8
+			break
+		}
+	}
 	// German prefixes ver- and ge- on a longer word: "verloren", "vergessen", "geparkt",
 	// "gefahren" (English "verify" and "getting" end otherwise or are short).
 	if len(tok) >= 6 {
@@ -328,10 +342,15 @@ func has(tok []byte, pat string, where int) bool {
 	case suffix:
 		return string(tok[len(tok)-len(pat):]) == pat
 	}
+	return index(tok, pat) >= 0
+}
+
+// index is the first place of pat in tok, or -1.
+func index(tok []byte, pat string) int {
 	for i := 0; i+len(pat) <= len(tok); i++ {
 		if string(tok[i:i+len(pat)]) == pat {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
