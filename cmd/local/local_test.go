@@ -26,18 +26,30 @@ func TestLocalAPIEndToEnd(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("German lookup: %d %s", status, body)
 	}
-	var res struct {
+	type lookupResult struct {
 		EvidenceState string `json:"evidence_state"`
 		Primary       struct {
 			DocumentID string `json:"document_id"`
 			Source     string `json:"source"`
 		} `json:"primary"`
-		InvocationID  string `json:"invocation_id"`
-		CorrelationID string `json:"correlation_id"`
+		InvocationID     string `json:"invocation_id"`
+		CorrelationID    string `json:"correlation_id"`
+		Language         string `json:"language"`
+		LanguageDetected bool   `json:"language_detected"`
 	}
+	var res lookupResult
 	mustDecode(t, body, &res)
-	if res.Primary.DocumentID != "damage-procedure" || !strings.HasPrefix(res.Primary.Source, "procedures/de/damage-procedure.md#") || res.InvocationID == "" {
+	if res.Primary.DocumentID != "damage-procedure" || !strings.HasPrefix(res.Primary.Source, "procedures/de/damage-procedure.md#") || res.InvocationID == "" ||
+		res.Language != "de" || res.LanguageDetected {
 		t.Errorf("German lookup answered %+v", res)
+	}
+
+	// Without a language, the question's language is detected and the response says so.
+	status, body = post(t, base+"/lookup", `{"question":"Scheibe hat nen Riss, Kunde will wissen ob er weiterfahren darf"}`)
+	res = lookupResult{}
+	mustDecode(t, body, &res)
+	if status != 200 || res.Language != "de" || !res.LanguageDetected || !strings.HasPrefix(res.Primary.Source, "procedures/de/") {
+		t.Errorf("lookup without a language: %d %+v", status, res)
 	}
 
 	status, body = post(t, base+"/lookup", `{"question":"The battery is at 8 percent and the customer is stuck at a charging station","language":"en","top_k":3}`)

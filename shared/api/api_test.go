@@ -105,10 +105,14 @@ func TestLookupOverAPIGatewayV2(t *testing.T) {
 	if body["correlation_id"] != "agent-call-42" {
 		t.Errorf("caller's correlation id not reused: %v", body["correlation_id"])
 	}
-	for _, k := range []string{"evidence_state", "primary", "supplement", "evidence_blocks", "relevance", "retrieval", "provider", "invocation_id"} {
+	for _, k := range []string{"evidence_state", "primary", "supplement", "evidence_blocks", "relevance", "retrieval", "provider", "invocation_id",
+		"language", "language_detected"} {
 		if _, ok := body[k]; !ok {
 			t.Errorf("response lacks %q", k)
 		}
+	}
+	if body["language"] != "de" || body["language_detected"] != false {
+		t.Errorf("language %v detected %v, want the given de", body["language"], body["language_detected"])
 	}
 	blocks := body["evidence_blocks"].([]any)
 	if len(blocks) == 0 || len(blocks) > 3 {
@@ -127,6 +131,67 @@ func TestLookupOverAPIGatewayV2(t *testing.T) {
 	for _, k := range []string{"status", "provider", "category_filter", "candidate_count", "score_kind"} {
 		if _, ok := l1[k]; !ok {
 			t.Errorf("retrieval.l1 lacks %q", k)
+		}
+	}
+}
+
+// TestLanguageDetection: a missing or null language is detected from the question and the
+// response says so; a given language always wins, whatever the question's language.
+func TestLanguageDetection(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	german := "Karre springt nicht an, Kunde steht auf dem Standstreifen"
+	english := "cust phone died car wont open"
+	cases := []struct {
+		name, route, body string
+		lang              string
+		detected          bool
+		primary           string // document_id of the primary block, when the case checks it
+	}{
+		{"missing, German question", "lookup", `{"question":"Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?"}`, "de", true, "damage-procedure"},
+		{"missing, chatty German", "lookup", `{"question":"` + german + `"}`, "de", true, ""},
+		{"missing, English question", "lookup", `{"question":"` + english + `"}`, "en", true, ""},
+		{"null, German question", "lookup", `{"question":"` + german + `","language":null}`, "de", true, ""},
+		{"null, English question", "lookup", `{"question":"windscreen chip","language":null,"top_k":2}`, "en", true, ""},
+		{"missing, cannot be told", "lookup", `{"question":"12345"}`, "en", true, ""},
+		{"explicit en, German text", "lookup", `{"question":"` + german + `","language":"en"}`, "en", false, ""},
+		{"explicit de, English text", "lookup", `{"question":"` + english + `","language":"de"}`, "de", false, ""},
+		{"explicit de", "lookup", `{"question":"` + german + `","language":"de"}`, "de", false, ""},
+		{"ask, missing, German question", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?"}`, "de", true, ""},
+		{"ask, null, English question", "ask", `{"question":"How fast must a SEV2 incident be acknowledged?","language":null}`, "en", true, ""},
+		{"ask, explicit en, German text", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?","language":"en"}`, "en", false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := call(t, h, event("POST", "/api/v1/knowledge/"+tc.route, tc.body, reader, nil))
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
+			}
+			if body["language"] != tc.lang || body["language_detected"] != tc.detected {
+				t.Errorf("language %v detected %v, want %s %v", body["language"], body["language_detected"], tc.lang, tc.detected)
+			}
+			if tc.primary != "" {
+				if p, _ := body["primary"].(map[string]any); p == nil || p["document_id"] != tc.primary ||
+					!strings.HasPrefix(p["source"].(string), "procedures/"+tc.lang+"/") {
+					t.Errorf("primary %v, want %s in %s", body["primary"], tc.primary, tc.lang)
+				}
+			}
+			// The trace records the language the question was answered in.
+			_, tr := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+body["invocation_id"].(string), "", reader, nil))
+			if tr["language"] != tc.lang {
+				t.Errorf("trace language %v, want %s", tr["language"], tc.lang)
+			}
+		})
+	}
+	for _, route := range []string{"lookup", "ask"} {
+		for _, lang := range []string{`"fr"`, `"EN"`, `"de-DE"`, `""`} {
+			resp, _ := call(t, h, event("POST", "/api/v1/knowledge/"+route, `{"question":"Kunde steht auf dem Standstreifen","language":`+lang+`}`, reader, nil))
+			var e errorBody
+			if err := json.Unmarshal([]byte(resp.Body), &e); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != 400 || e.Error.Code != "unsupported_language" || e.Error.Field != "language" || !strings.Contains(e.Error.Message, "en, de") {
+				t.Errorf("%s language %s: %d %+v", route, lang, resp.StatusCode, e.Error)
+			}
 		}
 	}
 }
@@ -288,7 +353,7 @@ func TestAsk(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d %s", resp.StatusCode, resp.Body)
 	}
-	for _, k := range []string{"answer", "evidence_state", "sources", "provider", "invocation_id"} {
+	for _, k := range []string{"answer", "evidence_state", "sources", "provider", "invocation_id", "language", "language_detected"} {
 		if _, ok := body[k]; !ok {
 			t.Errorf("ask response lacks %q", k)
 		}

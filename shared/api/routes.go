@@ -36,7 +36,7 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
-	q, lang, err := questionAndLanguage(b.Question, b.Language)
+	q, lang, detected, err := questionAndLanguage(b.Question, b.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,7 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
 	}
+	res.Language, res.LanguageDetected = lang, detected
 	return lookupResponse{Result: res, CorrelationID: c.correlationID}, nil
 }
 
@@ -70,7 +71,7 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
-	q, lang, err := questionAndLanguage(b.Question, b.Language)
+	q, lang, detected, err := questionAndLanguage(b.Question, b.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -78,26 +79,33 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
 	}
+	ans.Language, ans.LanguageDetected = lang, detected
 	return askResponse{Answer: ans, CorrelationID: c.correlationID}, nil
 }
 
-// questionAndLanguage validates the fields lookup and ask share.
-func questionAndLanguage(question, language *string) (string, string, *Error) {
+// questionAndLanguage validates the fields lookup and ask share. A missing (or null) language is
+// detected from the validated question ("en" when it cannot be told), and detected says so; a
+// given language always wins and must be supported.
+func questionAndLanguage(question, language *string) (q, lang string, detected bool, err *Error) {
 	if question == nil || strings.TrimSpace(*question) == "" {
-		return "", "", invalid("question", "question is required and must not be blank")
+		return "", "", false, invalid("question", "question is required and must not be blank")
 	}
 	if n := utf8.RuneCountInString(*question); n > MaxQuestionChars {
-		return "", "", invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
+		return "", "", false, invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
 	}
-	lang, err := languageOf(language)
-	if err != nil {
-		return "", "", err
+	if language == nil {
+		lang, _ = textproc.DetectLanguage(*question)
+		return *question, lang, true, nil
 	}
-	return *question, lang, nil
+	if lang, err = languageOf(language); err != nil {
+		return "", "", false, err
+	}
+	return *question, lang, false, nil
 }
 
-// languageOf applies the language rule of api.md: missing means "en", anything unsupported is
-// unsupported_language with the supported list.
+// languageOf checks a language: missing means "en" (GET /status; lookup and ask detect it
+// instead, and the sync routes require one), anything unsupported is unsupported_language with
+// the supported list.
 func languageOf(language *string) (string, *Error) {
 	if language == nil {
 		return "en", nil

@@ -141,6 +141,10 @@ type Result struct {
 	Retrieval      Details         `json:"retrieval"`
 	Provider       string          `json:"provider"`
 	InvocationID   string          `json:"invocation_id"`
+	// Language is the language the question was answered in; LanguageDetected says that the
+	// caller gave none and it was detected from the question. The API layer sets both.
+	Language         string `json:"language"`
+	LanguageDetected bool   `json:"language_detected"`
 }
 
 // Answer is the outcome of an ask, shaped as the POST /ask response.
@@ -153,6 +157,9 @@ type Answer struct {
 	// or "generated" (written by RAGcore from its citations).
 	AnswerKind   string `json:"answer_kind"`
 	InvocationID string `json:"invocation_id"`
+	// Language and LanguageDetected are as in Result; the API layer sets both.
+	Language         string `json:"language"`
+	LanguageDetected bool   `json:"language_detected"`
 }
 
 // Trace is the persisted record of one lookup or ask call (tool_invocation). It holds no
