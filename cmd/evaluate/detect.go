@@ -1,4 +1,9 @@
 package main
 
-// detect stands in for the API's language detection of a question sent without a language.
-func detect(question string) string { return "en" }
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+
+// detect is the API's language detection of a question sent without a language.
+func detect(question string) string {
+	lang, _ := textproc.DetectLanguage(question)
+	return lang
+}
