@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -129,7 +130,7 @@ func Parse(name string, r io.Reader) (*Set, error) {
 					fail(n, "more than %d rules", MaxRules)
 					break
 				}
-				rule.Source = fmt.Sprintf("%s:%d", name, n)
+				rule.Source = name + ":" + strconv.Itoa(n)
 				set.rules = append(set.rules, *rule)
 			}
 		}
@@ -198,10 +199,9 @@ func parseTerms(side, where string, mapping bool) ([]string, string) {
 	if !mapping {
 		where = ""
 	}
-	parts := strings.Split(side, ",")
-	terms := make([]string, 0, len(parts))
-	for _, p := range parts {
-		t := strings.Join(strings.FieldsFunc(p, isSpace), " ")
+	terms := make([]string, 0, strings.Count(side, ",")+1)
+	for p := range strings.SplitSeq(side, ",") {
+		t := collapse(p)
 		if t == "" {
 			return nil, "empty term" + where
 		}
@@ -214,6 +214,31 @@ func parseTerms(side, where string, mapping bool) ([]string, string) {
 }
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' }
+
+// collapse trims p and turns each run of spaces and tabs inside it into one space. A term
+// written with single spaces, the usual case, is returned without a copy.
+func collapse(p string) string {
+	t := strings.Trim(p, " \t")
+	if !strings.Contains(t, "  ") && !strings.Contains(t, "\t") {
+		return t
+	}
+	return strings.Join(strings.FieldsFunc(t, isSpace), " ")
+}
+
+// CheckTerm reports whether t can be a term of a rule as it stands: letters, digits, single
+// spaces, hyphens and apostrophes, at least one letter or digit, at most MaxTermBytes bytes.
+func CheckTerm(t string) error {
+	if t != strings.Join(strings.FieldsFunc(t, isSpace), " ") {
+		return fmt.Errorf("term %q: spaces at its ends or twice in a row", t)
+	}
+	if t == "" {
+		return errors.New("empty term")
+	}
+	if msg := checkTerm(t); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
 
 // checkTerm allows letters, digits, spaces, hyphens and apostrophes, and needs a letter or digit.
 func checkTerm(t string) string {

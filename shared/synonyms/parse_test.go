@@ -145,3 +145,14 @@ func TestMergeKeepsOrder(t *testing.T) {
 		t.Error("a nil set is not empty")
 	}
 }
+
+func TestCheckTerm(t *testing.T) {
+	for term, ok := range map[string]bool{
+		"phone died": true, "won't open": true, "E-Flitzer": true, "12v": true, "Knöllchen": true,
+		"": false, " a": false, "a  b": false, "z.B.": false, "--": false, strings.Repeat("x", MaxTermBytes+1): false,
+	} {
+		if err := CheckTerm(term); (err == nil) != ok {
+			t.Errorf("CheckTerm(%q) = %v", term, err)
+		}
+	}
+}
