@@ -89,6 +89,18 @@ func Merge(sets ...*Set) *Set {
 	return out
 }
 
+// Select returns a set with the rules for which keep is true, in order: for example the curated
+// files only, by their Source.
+func (s *Set) Select(keep func(Rule) bool) *Set {
+	out := &Set{}
+	for _, r := range s.Rules() {
+		if keep(r) {
+			out.rules = append(out.rules, r)
+		}
+	}
+	return out
+}
+
 // Error is an invalid line of a synonym file.
 type Error struct {
 	File string

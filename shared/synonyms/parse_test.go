@@ -140,6 +140,9 @@ func TestMergeKeepsOrder(t *testing.T) {
 	if m.Len() != 2 || m.Rules()[0].Source != "a.txt:1" || m.Rules()[1].Source != "b.txt:1" {
 		t.Fatalf("merged %v", m.Rules())
 	}
+	if got := m.Select(func(r Rule) bool { return strings.HasPrefix(r.Source, "b.txt:") }); got.Len() != 1 || got.Rules()[0].Source != "b.txt:1" {
+		t.Errorf("selected %v", got.Rules())
+	}
 	var empty *Set
 	if empty.Len() != 0 || empty.Compile(strings.Fields).Expand([]string{"x"}) != nil {
 		t.Error("a nil set is not empty")
