@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval synonyms build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -54,6 +54,13 @@ init-duration: deps
 ## eval: retrieval quality on the evaluation sets.
 eval:
 	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/probe.yaml
+
+## synonyms: the generated synonym files, knowledge/synonyms/en/wordnet.txt from WordNet 3.0 and
+## knowledge/synonyms/de/openthesaurus.txt from OpenThesaurus, filtered to the procedures'
+## words. Needs the Debian packages wordnet-base and openthesaurus-de-text; the output is
+## committed, so nothing else needs them.
+synonyms:
+	$(GO) run ./cmd/synonyms-build
 
 ## build: the Lambda bootstrap binaries for $(GOARCH_LAMBDA) under bin/<function>/bootstrap.
 build: $(addprefix build-,$(FUNCTIONS))

@@ -1,6 +1,8 @@
 // Package knowledge holds Northstar Mobility's authoritative procedures: the embedded Markdown
 // files under procedures/<language>/<id>.md, the loader that parses them, and the rules of the
-// corpus contract that every file must satisfy before it can reach a running function.
+// corpus contract that every file must satisfy before it can reach a running function. Beside
+// them, synonyms/<language>/*.txt are the synonym files that map operators' words onto the
+// procedures' words (see package synonyms).
 package knowledge
 
 import (
@@ -14,10 +16,16 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
 
-//go:embed procedures
+//go:embed procedures synonyms
 var embedded embed.FS
+
+// SynonymsDir is the folder of the synonym files, beside the language folders of KNOWLEDGE_DIR
+// and beside procedures/ in the embedded corpus.
+const SynonymsDir = "synonyms"
 
 // Languages are the corpus languages, in the order they are reported.
 var Languages = []string{"en", "de"}
@@ -58,8 +66,9 @@ func (d *Document) Breadcrumb(s *Section) string { return d.Title + " > " + s.He
 
 // Corpus is the loaded, validated set of procedures. It is read-only after Load.
 type Corpus struct {
-	byLang map[string][]*Document
-	byKey  map[string]*Document
+	byLang   map[string][]*Document
+	byKey    map[string]*Document
+	synonyms map[string]*synonyms.Set
 }
 
 // Documents returns the procedures of one language, sorted by id. The slice must not be modified.
@@ -68,19 +77,33 @@ func (c *Corpus) Documents(lang string) []*Document { return c.byLang[lang] }
 // Document returns one procedure, or nil.
 func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+id] }
 
+// Synonyms returns the rules of every synonym file of one language, in file-name order; the set
+// is empty, not nil, when the language has none.
+func (c *Corpus) Synonyms(lang string) *synonyms.Set {
+	if s := c.synonyms[lang]; s != nil {
+		return s
+	}
+	return &synonyms.Set{}
+}
+
 // Embedded loads the procedures compiled into the binary. It checks every rule except the
 // personal-data scan, which TestEmbeddedCorpusPassesEveryRule runs on these same files before
 // they can be built: the scan is most of the parsing time (8 of 9 ms for 22 files), and its
 // result for bytes fixed at build time cannot change at a cold start.
 func Embedded() (*Corpus, error) {
-	sub, err := fs.Sub(embedded, "procedures")
+	procs, err := fs.Sub(embedded, "procedures")
 	if err != nil {
 		return nil, err
 	}
-	return load(sub, false)
+	syns, err := fs.Sub(embedded, SynonymsDir)
+	if err != nil {
+		return nil, err
+	}
+	return load(procs, syns, false)
 }
 
-// LoadDir loads procedures from a folder laid out as <language>/<id>.md (KNOWLEDGE_DIR).
+// LoadDir loads procedures from a folder laid out as <language>/<id>.md (KNOWLEDGE_DIR), and
+// the synonym files of synonyms/<language>/*.txt when that folder is present.
 func LoadDir(dir string) (*Corpus, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("knowledge dir: %w", err)
@@ -88,19 +111,28 @@ func LoadDir(dir string) (*Corpus, error) {
 	return Load(os.DirFS(dir))
 }
 
-// Load reads every <language>/<id>.md file of fsys and checks the corpus rules. It reports every
-// broken rule it finds, each naming the file and the rule, joined into one error.
-func Load(fsys fs.FS) (*Corpus, error) { return load(fsys, true) }
+// Load reads every <language>/<id>.md file of fsys and checks the corpus rules, and parses every
+// synonyms/<language>/*.txt file when fsys has a synonyms folder. It reports every broken rule
+// and invalid synonym line it finds, each naming the file, joined into one error.
+func Load(fsys fs.FS) (*Corpus, error) {
+	var syns fs.FS
+	if fi, err := fs.Stat(fsys, SynonymsDir); err == nil && fi.IsDir() {
+		if syns, err = fs.Sub(fsys, SynonymsDir); err != nil {
+			return nil, err
+		}
+	}
+	return load(fsys, syns, true)
+}
 
-func load(fsys fs.FS, scanPersonalData bool) (*Corpus, error) {
-	c := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}}
+func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
+	c := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: map[string]*synonyms.Set{}}
 	var errs []error
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("read corpus root: %w", err)
 	}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || e.Name() == SynonymsDir {
 			continue
 		}
 		if !slices.Contains(Languages, e.Name()) {
@@ -130,10 +162,56 @@ func load(fsys fs.FS, scanPersonalData bool) (*Corpus, error) {
 		}
 	}
 	errs = append(errs, c.checkAcrossLanguages()...)
+	if syns != nil {
+		errs = append(errs, c.loadSynonyms(syns)...)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// loadSynonyms parses every <language>/*.txt file of fsys, in file-name order, into one set per
+// language.
+func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
+	var errs []error
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return []error{fmt.Errorf("read %s: %w", SynonymsDir, err)}
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if !slices.Contains(Languages, e.Name()) {
+			errs = append(errs, ruleError(SynonymsDir+"/"+e.Name(), "language", "folder %q is not a supported language %v", e.Name(), Languages))
+			continue
+		}
+		files, err := fs.ReadDir(fsys, e.Name())
+		if err != nil {
+			return append(errs, fmt.Errorf("read %s/%s: %w", SynonymsDir, e.Name(), err))
+		}
+		var sets []*synonyms.Set
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".txt") {
+				continue
+			}
+			name := path.Join(e.Name(), f.Name())
+			file, err := fsys.Open(name)
+			if err != nil {
+				return append(errs, fmt.Errorf("read %s/%s: %w", SynonymsDir, name, err))
+			}
+			s, err := synonyms.Parse(SynonymsDir+"/"+name, file)
+			file.Close()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			sets = append(sets, s)
+		}
+		c.synonyms[e.Name()] = synonyms.Merge(sets...)
+	}
+	return errs
 }
 
 // checkAcrossLanguages enforces that every language has the same ids, each with one category.

@@ -1,0 +1,182 @@
+package synonyms
+
+import (
+	"slices"
+	"strings"
+)
+
+// Bounds of the matcher's work and output.
+const (
+	// MaxTokens is how many tokens of a question Expand looks at: a question of 2,000 characters
+	// has at most 1,000 tokens.
+	MaxTokens = 2048
+	// MaxAlternatives bounds the alternatives of one term, over every rule that has it; the
+	// first ones, in rule order, are kept.
+	MaxAlternatives = 32
+	// MaxExpansions bounds the expansions Expand returns for one question.
+	MaxExpansions = 256
+)
+
+// Expansion is one alternative for a span of a question's tokens.
+type Expansion struct {
+	// Start and End are the span [Start, End) of the question's tokens that matched a term.
+	Start, End int
+	// Tokens are the folded tokens of the alternative. They are shared: do not modify them.
+	Tokens []string
+	// Rule is the matched term as the rule writes it, e.g. "Handy", for hit reasons.
+	Rule string
+	// Source is the rule's "<file>:<line>".
+	Source string
+}
+
+// Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use.
+type Matcher struct {
+	root  map[string]*node // a trie over tokens: the first token of a term, then the next, ...
+	vocab []string
+	terms int
+}
+
+type node struct {
+	next map[string]*node
+	alts []alternative // set where a term ends
+	seen map[string]bool
+}
+
+type alternative struct {
+	tokens []string
+	term   string
+	source string
+}
+
+// Compile folds every term with fold, which must split text into tokens the way the question
+// will be split (for the project's analyzer, Analyzer.Tokens: lower case, no diacritics,
+// "won't" as "won", "t"), and returns the matcher. An equivalence rule gives each of its terms
+// the others as alternatives; a mapping gives each left-hand term the right-hand terms. A term
+// whose tokens are all the same as its alternative's is not its own alternative.
+func (s *Set) Compile(fold func(string) []string) *Matcher {
+	m := &Matcher{root: map[string]*node{}}
+	vocab := map[string]bool{}
+	folded := func(terms []string) [][]string {
+		out := make([][]string, len(terms))
+		for i, t := range terms {
+			out[i] = fold(t)
+			for _, tok := range out[i] {
+				vocab[tok] = true
+			}
+		}
+		return out
+	}
+	for _, r := range s.Rules() {
+		left := folded(r.Terms)
+		if !r.Mapping() {
+			for i := range left {
+				for j := range left {
+					if i != j {
+						m.add(left[i], left[j], r.Terms[i], r.Source)
+					}
+				}
+			}
+			continue
+		}
+		right := folded(r.Targets)
+		for i := range left {
+			for j := range right {
+				m.add(left[i], right[j], r.Terms[i], r.Source)
+			}
+		}
+	}
+	m.vocab = make([]string, 0, len(vocab))
+	for tok := range vocab {
+		m.vocab = append(m.vocab, tok)
+	}
+	slices.Sort(m.vocab)
+	for _, n := range m.root {
+		n.compact()
+	}
+	return m
+}
+
+func (m *Matcher) add(key, alt []string, term, source string) {
+	if len(key) == 0 || len(alt) == 0 || slices.Equal(key, alt) {
+		return
+	}
+	n := m.root[key[0]]
+	if n == nil {
+		n = &node{}
+		m.root[key[0]] = n
+	}
+	for _, tok := range key[1:] {
+		if n.next == nil {
+			n.next = map[string]*node{}
+		}
+		c := n.next[tok]
+		if c == nil {
+			c = &node{}
+			n.next[tok] = c
+		}
+		n = c
+	}
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+		m.terms++
+	}
+	k := strings.Join(alt, " ")
+	if n.seen[k] || len(n.alts) == MaxAlternatives {
+		return
+	}
+	n.seen[k] = true
+	n.alts = append(n.alts, alternative{tokens: alt, term: term, source: source})
+}
+
+// compact drops what only Compile needs.
+func (n *node) compact() {
+	n.seen = nil
+	for _, c := range n.next {
+		c.compact()
+	}
+}
+
+// Expand returns the alternatives for the terms found in tokens, the folded tokens of a question
+// in order with stop words kept. Matching is leftmost-longest and without overlaps: at each
+// position the longest term that starts there wins ("phone died" over "phone"), and matching
+// goes on after its end. Expansions are in token order, a term's alternatives in rule order. It
+// looks at the first MaxTokens tokens and returns at most MaxExpansions expansions.
+func (m *Matcher) Expand(tokens []string) []Expansion {
+	if len(tokens) > MaxTokens {
+		tokens = tokens[:MaxTokens]
+	}
+	var out []Expansion
+	for i := 0; i < len(tokens); {
+		n := m.root[tokens[i]]
+		var best *node
+		end := 0
+		for j := i + 1; n != nil; j++ {
+			if len(n.alts) > 0 {
+				best, end = n, j
+			}
+			if j == len(tokens) || n.next == nil {
+				break
+			}
+			n = n.next[tokens[j]]
+		}
+		if best == nil {
+			i++
+			continue
+		}
+		for _, a := range best.alts {
+			if len(out) == MaxExpansions {
+				return out
+			}
+			out = append(out, Expansion{Start: i, End: end, Tokens: a.tokens, Rule: a.term, Source: a.source})
+		}
+		i = end
+	}
+	return out
+}
+
+// Vocabulary returns every folded token of every term, sorted and without repeats: the words
+// the compound splitter should know so that a compound of them ("Putzrechnung") is split.
+func (m *Matcher) Vocabulary() []string { return slices.Clone(m.vocab) }
+
+// Terms is the number of distinct folded terms that have alternatives.
+func (m *Matcher) Terms() int { return m.terms }

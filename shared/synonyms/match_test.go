@@ -1,0 +1,162 @@
+package synonyms
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+func mustCompile(t testing.TB, lang, src string) *Matcher {
+	t.Helper()
+	s, err := Parse(lang+"/test.txt", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Compile(textproc.New(lang).Tokens)
+}
+
+// expansions renders Expand's result as "start-end:alternative" strings.
+func expansions(m *Matcher, tokens []string) []string {
+	var out []string
+	for _, e := range m.Expand(tokens) {
+		out = append(out, fmt.Sprintf("%d-%d:%s", e.Start, e.End, strings.Join(e.Tokens, " ")))
+	}
+	return out
+}
+
+func TestExpandMatchesMultiWordTermsLongestFirst(t *testing.T) {
+	m := mustCompile(t, "en", `
+phone => smartphone
+phone died, dead phone => low battery
+won't open, locked out => unlock
+car, motor => vehicle
+`)
+	en := textproc.New("en")
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		{"My phone died", []string{"1-3:low battery"}},
+		{"my phone is fine", []string{"1-2:smartphone"}},
+		{"Dead phone, car won't open!", []string{"0-2:low battery", "2-3:vehicle", "3-6:unlock"}},
+		{"I am locked out", []string{"2-4:unlock"}},
+		{"won't", nil}, // a prefix of a term is no match
+		{"open the phone", []string{"2-3:smartphone"}},
+		{"", nil},
+	} {
+		toks := en.Tokens(tc.question)
+		if got := expansions(m, toks); !slices.Equal(got, tc.want) {
+			t.Errorf("%q (tokens %q): %v, want %v", tc.question, toks, got, tc.want)
+		}
+	}
+}
+
+func TestExpandEquivalenceAndMapping(t *testing.T) {
+	m := mustCompile(t, "en", `
+scratch, scuff, scrape
+keyed => scratch, vandalism
+`)
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		// an equivalence expands each term to the others, never to itself
+		{"scuff", []string{"0-1:scratch", "0-1:scrape"}},
+		{"scratch", []string{"0-1:scuff", "0-1:scrape"}},
+		// a mapping goes one way only
+		{"keyed", []string{"0-1:scratch", "0-1:vandalism"}},
+		{"vandalism", nil},
+	} {
+		if got := expansions(m, strings.Fields(tc.question)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.question, got, tc.want)
+		}
+	}
+	e := m.Expand([]string{"keyed"})[0]
+	if e.Rule != "keyed" || e.Source != "en/test.txt:3" {
+		t.Errorf("rule %q source %q", e.Rule, e.Source)
+	}
+}
+
+func TestExpandFoldsUmlautsAndCase(t *testing.T) {
+	m := mustCompile(t, "de", `
+Knöllchen, Strafzettel => Bußgeld
+E-Flitzer, Stromer => Elektrofahrzeug
+Handy tot => Akku leer
+`)
+	de := textproc.New("de")
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		{"KNOELLCHEN bekommen", []string{"0-1:bussgeld"}},
+		{"ein Knöllchen", []string{"1-2:bussgeld"}},
+		{"Der e-Flitzer lädt nicht", []string{"1-3:elektrofahrzeug"}},
+		{"handy TOT", []string{"0-2:akku leer"}},
+	} {
+		if got := expansions(m, de.Tokens(tc.question)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.question, got, tc.want)
+		}
+	}
+	if got := m.Expand(de.Tokens("Knöllchen"))[0].Rule; got != "Knöllchen" {
+		t.Errorf("rule %q, want the term as written", got)
+	}
+	want := []string{"akku", "bussgeld", "e", "elektrofahrzeug", "flitzer", "handy", "knollchen", "leer", "strafzettel", "stromer", "tot"}
+	if got := m.Vocabulary(); !slices.Equal(got, want) {
+		t.Errorf("vocabulary %q, want %q", got, want)
+	}
+}
+
+func TestCompileMergesRulesOfOneTerm(t *testing.T) {
+	a, _ := Parse("de/operators.txt", strings.NewReader("Handy => Smartphone\nHandy, Mobiltelefon\n"))
+	b, _ := Parse("de/openthesaurus.txt", strings.NewReader("handy, mobiltelefon => smartphone\n"))
+	m := Merge(a, b).Compile(textproc.New("de").Tokens)
+	got := m.Expand([]string{"handy"})
+	if len(got) != 2 || got[0].Tokens[0] != "smartphone" || got[1].Tokens[0] != "mobiltelefon" {
+		t.Fatalf("%v: want smartphone then mobiltelefon, each once", got)
+	}
+	if got[0].Source != "de/operators.txt:1" || m.Terms() != 2 {
+		t.Errorf("source %q, terms %d", got[0].Source, m.Terms())
+	}
+}
+
+func TestExpandIsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxAlternatives + 5 {
+		fmt.Fprintf(&b, "w => a%d\n", i)
+	}
+	m := mustCompile(t, "en", b.String())
+	if got := len(m.Expand([]string{"w"})); got != MaxAlternatives {
+		t.Errorf("%d alternatives, want %d", got, MaxAlternatives)
+	}
+	q := slices.Repeat([]string{"w"}, MaxTokens*2)
+	if got := len(m.Expand(q)); got != MaxExpansions {
+		t.Errorf("%d expansions, want %d", got, MaxExpansions)
+	}
+}
+
+// BenchmarkExpand expands a question of 2,000 characters against 5,000 rules.
+func BenchmarkExpand(b *testing.B) {
+	var src strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&src, "word%d, other%d => target%d\n", i, i, i)
+		if i%10 == 0 {
+			fmt.Fprintf(&src, "word%d died, dead word%d, word%d won't open => battery\n", i, i, i)
+		}
+	}
+	m := mustCompile(b, "en", src.String())
+	var q strings.Builder
+	for i := 0; q.Len() < 2000; i++ {
+		fmt.Fprintf(&q, "the word%d died and word%d won't open ", i*10, i*7)
+	}
+	toks := textproc.New("en").Tokens(q.String()[:2000])
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if len(m.Expand(toks)) == 0 {
+			b.Fatal("no expansion")
+		}
+	}
+}
