@@ -49,7 +49,7 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	if terms == nil {
 		terms = l.Analyzer.Terms(q.Question)
 	}
-	hits := l.Search(terms, q.Category, q.TopK)
+	hits := l.SearchWeighted(terms, q.TermWeights, q.Category, q.TopK)
 	out := make([]retrieval.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)

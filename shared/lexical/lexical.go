@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -26,6 +27,8 @@ type Index struct {
 
 // Lang is the analysed corpus of one language.
 type Lang struct {
+	// Analyzer analyses questions: the index's analysis, plus synonyms and a compound splitter
+	// that also knows the synonyms' words.
 	Analyzer *textproc.Analyzer
 	Docs     []*knowledge.Document
 	// Front holds each document's analysed front matter, parallel to Docs.
@@ -34,8 +37,10 @@ type Lang struct {
 	// that order breaks score ties.
 	Passages []Passage
 
+	text     *textproc.Analyzer // the index's own analysis, for passage text
 	postings map[string][]posting
 	idf      map[string]float64 // per indexed term; unseen terms get unseenIDF
+	docIDF   map[string]float64 // per indexed term, over procedures instead of passages
 	unseen   float64
 	avgLen   float64
 	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
@@ -71,7 +76,7 @@ type posting struct {
 func Build(c *knowledge.Corpus) *Index {
 	ix := &Index{langs: map[string]*Lang{}}
 	for _, lang := range knowledge.Languages {
-		ix.langs[lang] = buildLang(lang, c.Documents(lang))
+		ix.langs[lang] = buildLang(lang, c.Documents(lang), c.Synonyms(lang))
 	}
 	return ix
 }
@@ -79,9 +84,10 @@ func Build(c *knowledge.Corpus) *Index {
 // Lang returns the analysed corpus of lang, or nil for an unknown language.
 func (ix *Index) Lang(lang string) *Lang { return ix.langs[lang] }
 
-func buildLang(lang string, docs []*knowledge.Document) *Lang {
+func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	base := textproc.New(lang)
-	a := base
+	matcher := syns.Compile(base.Tokens)
+	a, q := base, base
 	if lang == "de" {
 		var texts []string
 		for _, d := range docs {
@@ -91,8 +97,12 @@ func buildLang(lang string, docs []*knowledge.Document) *Lang {
 			}
 		}
 		a = base.WithSplitter(textproc.NewSplitter(base, texts...))
+		// Questions split against the synonyms' words as well, so that "Putzrechnung" gives
+		// "putz" (a synonym of Reinigung) and "rechnung"; the index keeps the corpus's own splits.
+		q = base.WithSplitter(textproc.NewSplitter(base, append(texts, matcher.Vocabulary()...)...))
 	}
-	l := &Lang{Analyzer: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
+	q = q.WithSynonyms(matcher)
+	l := &Lang{Analyzer: q, text: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
 	total := 0
 	for di, d := range docs {
 		l.docStart = append(l.docStart, len(l.Passages))
@@ -139,6 +149,18 @@ func buildLang(lang string, docs []*knowledge.Document) *Lang {
 		l.idf[t] = bm25IDF(N, float64(len(ps)))
 	}
 	l.unseen = bm25IDF(N, 0)
+	// Document frequency: in how many procedures a term occurs, for Support.Specific.
+	l.docIDF = make(map[string]float64, len(l.postings))
+	D := float64(len(docs))
+	for t, ps := range l.postings {
+		n, last := 0, -1
+		for _, p := range ps {
+			if d := l.Passages[p.passage].Doc; d != last {
+				n, last = n+1, d
+			}
+		}
+		l.docIDF[t] = bm25IDF(D, float64(n))
+	}
 	return l
 }
 
@@ -204,6 +226,17 @@ type Hit struct {
 // first, ties broken by document id, then section order. A non-empty category keeps only the
 // passages of documents in that category; statistics stay corpus-wide, as in Lucene's filters.
 func (l *Lang) Search(query []string, category string, topK int) []Hit {
+	return l.SearchWeighted(query, nil, category, topK)
+}
+
+// SynonymWeight is how much a synonym of a question's word counts against the word itself, in
+// BM25, in L0 and in the lexical support of a block: a synonym bridges operators' words to the
+// procedures' but never outweighs the words themselves.
+const SynonymWeight = 0.5
+
+// SearchWeighted is Search with a weight per query term (missing terms weigh 1), such as
+// SynonymWeight for a synonym's terms.
+func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
@@ -214,6 +247,9 @@ func (l *Lang) Search(query []string, category string, topK int) []Hit {
 			continue
 		}
 		idf := l.IDF(t)
+		if w, ok := weight[t]; ok {
+			idf *= w
+		}
 		for _, p := range ps {
 			tf := float64(p.tf)
 			norm := K1 * (1 - B + B*float64(l.Passages[p.passage].Len)/l.avgLen)
@@ -262,7 +298,7 @@ func (l *Lang) CoverageText(query []textproc.Group, text, docID string) float64 
 	if i := slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == docID }); i >= 0 {
 		front = l.Front[i].Terms
 	}
-	return l.coverage(query, set(l.Analyzer.Terms(text)), front)
+	return l.coverage(query, set(l.text.Terms(text)), front)
 }
 
 func (l *Lang) coverage(query []textproc.Group, terms, front map[string]struct{}) float64 {
@@ -344,6 +380,10 @@ type Support struct {
 	// holds; Weight is their IDF weight (a compound counts by the share of its known parts).
 	Matched int
 	Weight  float64
+	// Specific is the weight of the matched words by how few procedures use them (BM25's idf
+	// over procedures): words of one procedure's subject weigh much, words every procedure
+	// uses ("customer", "report", "day") almost nothing.
+	Specific float64
 }
 
 // Share is Weight over Known: the part of the question's known vocabulary the passage holds.
@@ -367,10 +407,39 @@ func Informative(term string) bool {
 	return false
 }
 
+// altKnown is the weight a word the corpus does not know has through its best known synonym.
+func (l *Lang) altKnown(g textproc.Group) float64 {
+	var w float64
+	for _, a := range g.Alts {
+		if _, ok := l.idf[a.Term]; ok {
+			w = max(w, SynonymWeight*l.IDF(a.Term))
+		}
+	}
+	return w
+}
+
 // Support measures the lexical support of a passage for the question's words.
 func (l *Lang) Support(query []textproc.Group, passage int) Support {
 	p := l.Passages[passage]
 	return l.support(query, p.Terms, l.Front[p.Doc].Terms)
+}
+
+// SupportDoc is Support over a whole procedure: the words any of its sections or its front
+// matter holds.
+func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
+	lo, hi := l.DocPassages(doc)
+	terms := map[string]struct{}{}
+	for pi := lo; pi < hi; pi++ {
+		for t := range l.Passages[pi].Terms {
+			terms[t] = struct{}{}
+		}
+	}
+	return l.support(query, terms, l.Front[doc].Terms)
+}
+
+// DocIndex returns the index of the document id in Docs, or -1.
+func (l *Lang) DocIndex(id string) int {
+	return slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == id })
 }
 
 // SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
@@ -380,7 +449,7 @@ func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
 	if i := slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == docID }); i >= 0 {
 		front = l.Front[i].Terms
 	}
-	return l.support(query, set(l.Analyzer.Terms(text)), front)
+	return l.support(query, set(l.text.Terms(text)), front)
 }
 
 func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{}) Support {
@@ -400,18 +469,32 @@ func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{})
 		}
 		seen[g.Term] = true
 		s.Words++
+		// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
+		alt, altSpecific := 0.0, 0.0
+		for _, a := range g.Alts {
+			if known(a.Term) && has(a.Term) {
+				alt = max(alt, SynonymWeight*l.IDF(a.Term))
+				altSpecific = max(altSpecific, l.docIDF[a.Term])
+			}
+		}
 		if known(g.Term) {
 			w := l.IDF(g.Term)
 			s.Known += w
-			if has(g.Term) {
+			switch {
+			case has(g.Term):
 				s.Matched++
 				s.Weight += w
+				s.Specific += l.docIDF[g.Term]
+			case alt > 0:
+				s.Matched++
+				s.Weight += min(w, alt)
+				s.Specific += SynonymWeight * altSpecific
 			}
 			continue
 		}
 		// An unknown compound counts as one word by the mean weight of its known parts, halved
 		// when only part of the compound is known.
-		var partKnown, partHave float64
+		var partKnown, partHave, partSpecific float64
 		n := 0
 		for _, part := range g.Parts {
 			if !known(part) {
@@ -422,9 +505,22 @@ func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{})
 			partKnown += pw
 			if has(part) {
 				partHave += pw
+				partSpecific = max(partSpecific, l.docIDF[part])
 			}
 		}
 		if n == 0 {
+			// A word the corpus does not know counts as known through a synonym it knows.
+			if alt > 0 {
+				s.Known += alt
+				s.Matched++
+				s.Weight += alt
+				s.Specific += SynonymWeight * altSpecific
+				continue
+			}
+			if w := l.altKnown(g); w > 0 {
+				s.Known += w
+				continue
+			}
 			s.Unknown++
 			continue
 		}
@@ -433,9 +529,15 @@ func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{})
 			partKnown, partHave = partKnown/2, partHave/2
 		}
 		s.Known += partKnown
-		if partHave > 0 {
+		switch {
+		case partHave > 0:
 			s.Matched++
-			s.Weight += partHave
+			s.Weight += max(partHave, min(partKnown, alt))
+			s.Specific += partSpecific * partHave / partKnown
+		case alt > 0:
+			s.Specific += SynonymWeight * altSpecific
+			s.Matched++
+			s.Weight += min(partKnown, alt)
 		}
 	}
 	return s

@@ -40,7 +40,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		return Answer{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	words := l.Analyzer.Groups(req.Question)
+	words := analyse(l, req.Question)
 	q := AskQuery{Question: req.Question, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	var hints L0Hints
 	var layer string
@@ -48,7 +48,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	var l0Done time.Time
 	if s.provider.Semantic() {
 		var matches []l0Match
-		hints, matches = l0(l, uniqueTerms(textproc.Flatten(words)))
+		hints, matches = l0(l, words)
 		l0Done = s.now()
 		l1 = L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 		if len(hints.Domains) == 1 {

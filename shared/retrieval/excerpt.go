@@ -26,8 +26,13 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 		}
 		want[g.Term] = l.IDF(g.Term)
 		for _, p := range g.Parts {
-			if lexical.Informative(p) {
+			if _, ok := want[p]; !ok && lexical.Informative(p) {
 				want[p] = l.IDF(p) / 2
+			}
+		}
+		for _, a := range g.Alts {
+			if _, ok := want[a.Term]; !ok && lexical.Informative(a.Term) {
+				want[a.Term] = lexical.SynonymWeight * l.IDF(a.Term)
 			}
 		}
 	}

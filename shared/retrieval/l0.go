@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // l0Match is one document matched by its front matter.
@@ -31,11 +32,38 @@ const partialWeight = 0.5
 // the terms that occur only in phrases it did not fully match.
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
-func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
+func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
+	query, weights := queryTerms(words)
 	q := make(map[string]struct{}, len(query))
 	for _, t := range query {
 		q[t] = struct{}{}
+	}
+	// via names the question's term behind each term that only a synonym gives.
+	via := map[string]string{}
+	for _, g := range words {
+		for _, a := range g.Alts {
+			if _, ok := weights[a.Term]; ok {
+				if _, seen := via[a.Term]; !seen {
+					via[a.Term] = a.Rule
+				}
+			}
+		}
+	}
+	weight := func(t string) float64 {
+		if w, ok := weights[t]; ok {
+			return w
+		}
+		return 1
+	}
+	// synonym returns the rule behind the first of terms that only a synonym gives.
+	synonym := func(terms []string) (string, bool) {
+		for _, t := range terms {
+			if r, ok := via[t]; ok {
+				return r, true
+			}
+		}
+		return "", false
 	}
 	var matches []l0Match
 	for di, d := range l.Docs {
@@ -48,7 +76,7 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 			counted := false
 			for _, t := range terms {
 				full[t] = struct{}{}
-				if l.FrontCategories(t) == 1 {
+				if _, syn := via[t]; !syn && l.FrontCategories(t) == 1 {
 					distinct = appendNew(distinct, t)
 					counted = true
 				}
@@ -59,14 +87,22 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 		}
 		for i, kw := range f.Keywords {
 			if containsAll(q, kw) {
-				reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
+				if rule, ok := synonym(kw); ok {
+					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Keywords[i])
+				} else {
+					reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
+				}
 				hints.MatchedKeywords = appendNew(hints.MatchedKeywords, d.Keywords[i])
 				cover(kw)
 			}
 		}
 		for i, e := range f.Entities {
 			if containsAll(q, e) {
-				reasons = append(reasons, "l0:entity:"+d.Entities[i])
+				if rule, ok := synonym(e); ok {
+					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Entities[i])
+				} else {
+					reasons = append(reasons, "l0:entity:"+d.Entities[i])
+				}
 				hints.Entities = appendNew(hints.Entities, d.Entities[i])
 				cover(e)
 			}
@@ -77,7 +113,7 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 			w := l.IDF(t)
 			want += w
 			if _, ok := q[t]; ok {
-				have += w
+				have += w * weight(t)
 				inTitle = append(inTitle, t)
 			}
 		}
@@ -92,23 +128,23 @@ func l0(l *lexical.Lang, query []string) (L0Hints, []l0Match) {
 		}
 		// Question terms that occur in the front matter only as part of a longer phrase count
 		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
-		var weight float64
+		var docWeight float64
 		partial := false
 		for _, t := range query {
 			if _, ok := full[t]; ok {
-				weight += l.IDF(t)
+				docWeight += weight(t) * l.IDF(t)
 			} else if _, ok := f.Terms[t]; ok {
-				weight += partialWeight * l.IDF(t)
+				docWeight += weight(t) * partialWeight * l.IDF(t)
 				partial = true
 			}
 		}
-		if weight == 0 {
+		if docWeight == 0 {
 			continue
 		}
 		if partial {
 			reasons = append(reasons, "l0:partial-phrase")
 		}
-		matches = append(matches, l0Match{doc: di, weight: weight, reasons: reasons, passage: bestSection(l, di, query),
+		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, passage: bestSection(l, di, query),
 			phrases: phrases, covered: distinct})
 	}
 	// Documents are in id order, so a stable sort keeps id order among equal weights.

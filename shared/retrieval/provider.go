@@ -74,7 +74,10 @@ type Query struct {
 	Category string
 	// Terms are the question's index terms as the service analysed them; a lexical provider
 	// may use them instead of analysing the question again.
-	Terms         []string
+	Terms []string
+	// TermWeights weigh Terms for a lexical provider: missing terms weigh 1, a synonym's
+	// terms less (lexical.SynonymWeight).
+	TermWeights   map[string]float64
 	Actor         Actor
 	CorrelationID string
 }

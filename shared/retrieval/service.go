@@ -161,9 +161,9 @@ type stages struct {
 // The sidecar, when on and asked for, runs beside L1.
 func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest, sidecar bool) (Result, stages) {
 	var st stages
-	words := l.Analyzer.Groups(req.Question)
-	query := uniqueTerms(textproc.Flatten(words))
-	hints, matches := l0(l, query)
+	words := analyse(l, req.Question)
+	query, weights := queryTerms(words)
+	hints, matches := l0(l, words)
 	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
@@ -173,7 +173,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	var cands []Candidate
 	if s.opts.L1Enabled {
 		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
-			Terms: query, Actor: req.Actor, CorrelationID: req.CorrelationID}
+			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 			q.Category = hints.Domains[0]
@@ -464,6 +464,31 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // newID returns a random, URL-safe id (26 base32 characters, 128 bits).
 func newID() string { return rand.Text() }
+
+// analyse is the analysis of a question: its words, their compound parts and their synonyms.
+func analyse(l *lexical.Lang, question string) []textproc.Group {
+	return l.Analyzer.Synonyms(question, l.Analyzer.Groups(question))
+}
+
+// queryTerms lists the index terms of a question's words, each once: the words and their parts
+// weigh 1, terms that only synonyms give weigh lexical.SynonymWeight.
+func queryTerms(words []textproc.Group) ([]string, map[string]float64) {
+	terms := uniqueTerms(textproc.Flatten(words))
+	var weights map[string]float64
+	for _, g := range words {
+		for _, a := range g.Alts {
+			if slices.Contains(terms, a.Term) {
+				continue
+			}
+			terms = append(terms, a.Term)
+			if weights == nil {
+				weights = map[string]float64{}
+			}
+			weights[a.Term] = lexical.SynonymWeight
+		}
+	}
+	return terms, weights
+}
 
 func uniqueTerms(terms []string) []string {
 	out := terms[:0:0]

@@ -14,6 +14,8 @@ import (
 	"github.com/blevesearch/snowballstem/english"
 	"github.com/blevesearch/snowballstem/german"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
 
 // Languages lists the supported languages, in the order the API reports them.
@@ -31,6 +33,7 @@ func Supported(lang string) bool {
 
 // Analyzer produces normalised, stemmed terms for one language. It is safe for concurrent use.
 type Analyzer struct {
+	syn   *synonyms.Matcher
 	lang  string
 	stop  map[string]struct{}
 	stem  func(*snowballstem.Env) bool
@@ -160,6 +163,9 @@ type Group struct {
 	Term     string
 	Parts    []string
 	Complete bool
+	// Alts are the stems of the word's synonyms (see WithSynonyms), each with the question's
+	// term that the rule matched.
+	Alts []Alt
 }
 
 // Groups returns the words of text, folded, stop words removed, stemmed, with compound parts.

@@ -1,0 +1,80 @@
+package textproc
+
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+
+// Alt is one synonym of a question's word, as an index term.
+type Alt struct {
+	Term string // the stem of one token of the alternative
+	// Rule is the question's term the synonym rule matched ("handy", "phone died"), for hit
+	// reasons.
+	Rule string
+}
+
+// MaxAlts bounds the synonym terms attached to one word.
+const MaxAlts = 16
+
+// WithSynonyms returns a copy of a whose Synonyms attaches the alternatives of m's rules, which
+// must be compiled with a.Tokens (Set.Compile).
+func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
+	c := *a
+	c.syn = m
+	return &c
+}
+
+// Synonyms attaches to groups, the Groups of text, the stems of the synonyms their words have:
+// a rule's term matches a run of the text's tokens (stop words included, so "phone is dead"
+// matches) and every word of that run gets the alternative's words; a compound's known parts
+// are looked up on their own ("Putz" of "Putzrechnung"). Stop words of an alternative are
+// dropped, and a word's own stem is never its synonym.
+func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
+	if a.syn == nil || len(groups) == 0 {
+		return groups
+	}
+	toks := a.Tokens(text)
+	// word[i] is the group of token i, -1 for a stop word: Groups keeps one group per word.
+	word := make([]int, len(toks))
+	n := 0
+	for i, t := range toks {
+		word[i] = -1
+		if !a.IsStop(t) && n < len(groups) {
+			word[i] = n
+			n++
+		}
+	}
+	add := func(g *Group, e synonyms.Expansion) {
+		for _, t := range e.Tokens {
+			if len(g.Alts) >= MaxAlts || a.IsStop(t) {
+				return
+			}
+			st := a.Stem(t)
+			if st == g.Term || hasAlt(g.Alts, st) {
+				continue
+			}
+			g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
+		}
+	}
+	for _, e := range a.syn.Expand(toks) {
+		for i := e.Start; i < e.End && i < len(word); i++ {
+			if w := word[i]; w >= 0 {
+				add(&groups[w], e)
+			}
+		}
+	}
+	for gi := range groups {
+		for _, p := range groups[gi].Parts {
+			for _, e := range a.syn.Expand([]string{p}) {
+				add(&groups[gi], e)
+			}
+		}
+	}
+	return groups
+}
+
+func hasAlt(alts []Alt, term string) bool {
+	for _, a := range alts {
+		if a.Term == term {
+			return true
+		}
+	}
+	return false
+}
