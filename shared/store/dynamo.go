@@ -225,6 +225,12 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string)
 // idempotent under concurrency) and then makes the stored report the latest of its language
 // unless a newer one is there (a second condition expression). The second step also runs for a
 // duplicate, so that a retry after a failure between the two steps completes the first attempt.
+//
+// Latest is decided by the outcome of that conditional update alone, for the stored copy and for
+// duplicates alike: the update succeeds when the latest pointer holds no newer report (this same
+// report included), and then the pointer holds this report; it fails only when a newer report is
+// there, which this one can never replace. So when copies of one report race, whichever copy's
+// update lands first, every answer says latest exactly when the report is the latest after it.
 func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
 	if err := checkReport(r); err != nil {
 		return PutReportResult{}, err
@@ -267,11 +273,13 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	if err != nil {
 		return PutReportResult{}, err
 	}
-	res.Latest = latest && !res.Duplicate
+	res.Latest = latest
 	return res, nil
 }
 
-// promote makes r the latest report of its language if it is newer than the stored one.
+// promote makes r the latest report of its language unless the stored one is newer; it reports
+// whether the latest report is r afterwards. Writing r over itself succeeds (the same values), so
+// that racing copies of one report all learn that it is the latest.
 func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
@@ -280,7 +288,7 @@ func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, er
 		Key:       key(pk, "LATEST#"+r.Language),
 		UpdateExpression: aws.String("SET run_id = :r, #lang = :l, synced_document_count = :s, " +
 			"failed_document_count = :f, finished_at = :fa, finished_at_ns = :fn, received_at = :ra"),
-		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id < :r)"),
+		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)"),
 		ExpressionAttributeNames: map[string]string{"#lang": "language"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":r": str(r.RunID), ":l": str(r.Language), ":s": num(int64(r.Synced)), ":f": num(int64(r.Failed)),

@@ -150,7 +150,8 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 }
 
 // PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
-// a newer one is stored; every report is kept for audit.
+// a newer one is stored; every report is kept for audit. Latest says whether the report of this
+// run_id is the latest after the call, for a duplicate too.
 func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PutReportResult{}, err
@@ -164,11 +165,12 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rk := ns.key() + "#" + r.RunID + "#" + r.Language
+	lk := ns.key() + "#" + r.Language
 	if stored, ok := m.reports[rk]; ok {
-		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r)}, nil
+		cur := m.latest[lk]
+		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
 	}
 	m.reports[rk] = r
-	lk := ns.key() + "#" + r.Language
 	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
 		return PutReportResult{}, nil
 	}
