@@ -280,6 +280,9 @@ func TestHealth(t *testing.T) {
 	if sc := body["sidecar"].(map[string]any); sc["enabled"] != false || sc["status"] != "disabled" {
 		t.Errorf("sidecar %v", sc)
 	}
+	if c, _ := body["components"].(map[string]any); c["provider"] != "ok" || c["store"] != "ok" || body["correlation_id"] == "" {
+		t.Errorf("components %v", body)
+	}
 }
 
 func TestAsk(t *testing.T) {

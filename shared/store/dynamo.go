@@ -157,6 +157,18 @@ func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, erro
 	return t, nil
 }
 
+// Probe tells cheaply whether the table answers, for GET /health: it reads one item that is
+// never written (an eventually consistent GetItem, half a read unit) under the context's
+// deadline and the store's own, whichever ends first.
+func (d *Dynamo) Probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if _, err := d.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.table, Key: key("HEALTH", "PROBE")}); err != nil {
+		return fmt.Errorf("probe table: %w", err)
+	}
+	return nil
+}
+
 // get reads one item with a consistent read; ErrNotFound when absent.
 func (d *Dynamo) get(ctx context.Context, pk, sk string) (map[string]types.AttributeValue, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)

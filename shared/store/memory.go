@@ -215,6 +215,9 @@ func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 	return out, nil
 }
 
+// Probe implements the health check: the in-memory store always answers.
+func (m *Memory) Probe(ctx context.Context) error { return ctx.Err() }
+
 // Len is the number of traces held, expired ones included until they are dropped.
 func (m *Memory) Len() int {
 	m.mu.RLock()
