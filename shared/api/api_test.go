@@ -440,3 +440,19 @@ func TestEveryAWSHTTPAPISample(t *testing.T) {
 		t.Error("an unknown event was accepted")
 	}
 }
+
+// TestPreflightNeedsNoToken: a browser's CORS preflight carries no token; OPTIONS on a known path
+// answers with its methods, on an unknown one 404, and nothing is served.
+func TestPreflightNeedsNoToken(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	resp, body := call(t, h, event("OPTIONS", "/api/v1/knowledge/lookup", "", nil, nil))
+	if resp.StatusCode != 200 || resp.Headers["Allow"] != "POST, OPTIONS" || body["correlation_id"] == "" || resp.Headers["X-Correlation-Id"] == "" {
+		t.Fatalf("preflight %d %v %v", resp.StatusCode, resp.Headers, body)
+	}
+	if resp, _ := call(t, h, event("OPTIONS", "/api/v1/knowledge/invocations/ABC", "", nil, nil)); resp.StatusCode != 200 || resp.Headers["Allow"] != "GET, OPTIONS" {
+		t.Fatalf("preflight of an invocation %d %v", resp.StatusCode, resp.Headers)
+	}
+	if resp, _ := call(t, h, event("OPTIONS", "/api/v1/knowledge/nothing-here", "", nil, nil)); resp.StatusCode != 404 {
+		t.Fatalf("preflight of an unknown path: %d", resp.StatusCode)
+	}
+}
