@@ -66,7 +66,7 @@ func (r Replayer) Replay(ctx context.Context, in io.Reader, format string) (Coun
 	add := func(f func(*Counts)) { mu.Lock(); f(&c); mu.Unlock() }
 	jobs := make(chan retrieval.Trace)
 	var wg sync.WaitGroup
-	pace := time.NewTicker(time.Duration(float64(time.Second) / r.Rate))
+	pace := time.NewTicker(max(time.Duration(float64(time.Second)/r.Rate), time.Microsecond))
 	defer pace.Stop()
 	for range r.Workers {
 		wg.Go(func() {
