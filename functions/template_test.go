@@ -535,11 +535,11 @@ func TestTemplateAlarms(t *testing.T) {
 		q, _ := at(ms[0], "Expression", "Fn::Sub").(string)
 		queries[name] = strings.Join(strings.Fields(q), " ")
 	}
-	if q := queries["L1FailuresAlarm"]; !strings.Contains(q, "SUM(L1Failures) FROM SCHEMA("+obs.Namespace+", function_name, layer, provider, service)") ||
+	if q := queries["L1FailuresAlarm"]; !strings.Contains(q, "SUM(L1Failures) FROM SCHEMA(\""+obs.Namespace+"\", function_name, layer, provider, service)") ||
 		!strings.Contains(q, "function_name = '${LookupFunction}'") {
 		t.Errorf("L1 failures query %q", q)
 	}
-	if q := queries["BreakerOpenAlarm"]; !strings.Contains(q, "MAX(BreakerOpen) FROM "+obs.Namespace) || !strings.Contains(q, "function_name = '${LookupFunction}'") {
+	if q := queries["BreakerOpenAlarm"]; !strings.Contains(q, "MAX(BreakerOpen) FROM \""+obs.Namespace+"\"") || !strings.Contains(q, "function_name = '${LookupFunction}'") {
 		t.Errorf("breaker query %q", q)
 	}
 	th := asJSON(at(raw, "Resources", "LambdaThrottlesAlarm", "Properties", "Metrics"))
