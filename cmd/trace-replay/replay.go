@@ -282,38 +282,57 @@ func column(header []string, name string) int {
 	return -1
 }
 
-// readJSON reads a JSON export: an array of rows ({"@timestamp": ..., "@message": ...}), or an
-// object with "results" (GetQueryResults: rows of {"field", "value"}); the elements of an array
-// may also be log records themselves.
+// readJSON reads a JSON export: an array of rows ({"@timestamp": ..., "@message": ...}), read
+// row by row, or an object with "results" (GetQueryResults: rows of {"field", "value"}); the
+// elements of an array may also be log records themselves, and an object without "results" is
+// one row or record.
 func readJSON(br *bufio.Reader, fn func(string, []byte)) error {
 	dec := json.NewDecoder(br)
 	for doc := 1; ; doc++ {
-		var v json.RawMessage
-		if err := dec.Decode(&v); errors.Is(err, io.EOF) {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
 			return nil
-		} else if err != nil {
+		}
+		if err != nil {
 			return fmt.Errorf("JSON export: %w", err)
 		}
-		v = bytes.TrimSpace(v)
-		if len(v) > 0 && v[0] == '{' {
-			var obj struct {
-				Results []json.RawMessage `json:"results"`
+		switch tok {
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				var row json.RawMessage
+				if err := dec.Decode(&row); err != nil {
+					return fmt.Errorf("JSON export: row %d: %w", i, err)
+				}
+				fn(fmt.Sprintf("[%d]", i), messageOf(row))
 			}
-			if json.Unmarshal(v, &obj) == nil && obj.Results != nil {
-				for i, row := range obj.Results {
+		case json.Delim('{'):
+			obj := map[string]json.RawMessage{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return fmt.Errorf("JSON export: document %d: %w", doc, err)
+				}
+				var v json.RawMessage
+				if err := dec.Decode(&v); err != nil {
+					return fmt.Errorf("JSON export: document %d: %w", doc, err)
+				}
+				key, _ := k.(string)
+				obj[key] = v
+			}
+			var rows []json.RawMessage
+			if r, ok := obj["results"]; ok && json.Unmarshal(r, &rows) == nil {
+				for i, row := range rows {
 					fn(fmt.Sprintf("results[%d]", i), messageOf(row))
 				}
-				continue
+			} else {
+				whole, _ := json.Marshal(obj)
+				fn(fmt.Sprintf("document %d", doc), messageOf(whole))
 			}
-			fn(fmt.Sprintf("document %d", doc), messageOf(v))
-			continue
-		}
-		var rows []json.RawMessage
-		if err := json.Unmarshal(v, &rows); err != nil {
+		default:
 			return fmt.Errorf("JSON export: document %d is neither an array nor an object", doc)
 		}
-		for i, row := range rows {
-			fn(fmt.Sprintf("[%d]", i), messageOf(row))
+		if _, err := dec.Token(); err != nil { // the closing ] or }
+			return fmt.Errorf("JSON export: document %d: %w", doc, err)
 		}
 	}
 }

@@ -293,12 +293,14 @@ func TestInputForms(t *testing.T) {
 		{"CSV with a BOM and more columns", "\xef\xbb\xbf@timestamp,@logStream,@message\n" +
 			"t,s,\"" + strings.ReplaceAll(a, `"`, `""`) + "\"\n", Counts{Stored: 1}},
 		{"JSON rows with @message as an object", fmt.Sprintf(`[{"@timestamp":"t","@message":%s}]`, b), Counts{Stored: 1}},
+		{"an indented log record and an array after it", indent(t, a) + "\n" + fmt.Sprintf("[%s, %s]", b, old), Counts{Stored: 2, Expired: 1}},
+		{"a JSON export cut short", fmt.Sprintf("[%s, {", a), Counts{Stored: 1}},
 		{"empty", "", Counts{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := replayer(&memPutter{m: map[string]retrieval.Trace{}}).Replay(context.Background(), strings.NewReader(c.input), "auto")
-			if err != nil || got != c.want {
-				t.Fatalf("%+v %v, want %+v", got, err, c.want)
+			if cut := strings.Contains(c.name, "cut short"); (err != nil) != cut || got != c.want {
+				t.Fatalf("%+v %v, want %+v (an error: %v)", got, err, c.want, cut)
 			}
 		})
 	}
@@ -312,4 +314,13 @@ func TestFlagsAreChecked(t *testing.T) {
 	if code := run([]string{"-table", "t", "-rate", "0"}, strings.NewReader(""), &out, &errOut, func(string) string { return "" }); code != 2 {
 		t.Errorf("rate 0: exit %d", code)
 	}
+}
+
+func indent(t *testing.T, line string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(line), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
