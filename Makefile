@@ -40,6 +40,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	cfn-lint template.yaml
 
 ## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in README.md).
 bench:

@@ -18,6 +18,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // functionsOf maps each function's logical id in template.yaml to its name in the code.
@@ -319,5 +321,331 @@ func TestTemplateRulesRefuseStacksThatCannotStart(t *testing.T) {
 				t.Errorf("rule %s does not require %s", rule, p)
 			}
 		}
+	}
+}
+
+// rawTemplate is template.yaml with its intrinsic functions unresolved, to check what refers to
+// what ({"Ref": "LookupFunction"}), which goformation resolves to nothing.
+func rawTemplate(t *testing.T) map[string]any {
+	t.Helper()
+	root, _ := ddblocal.RepoRoot()
+	doc, err := ddblocal.RawTemplate(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// at walks a raw template by keys.
+func at(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+func asJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestTemplateRouteScopes: every route's AuthorizationScopes are the scopes its handler admits,
+// so that the gateway refuses a token without them before a function runs; the catch-all,
+// which serves only 404 and 405, needs a valid token and no scope.
+func TestTemplateRouteScopes(t *testing.T) {
+	tpl := openTemplate(t, nil)
+	def, _ := config.FromEnv(func(string) string { return "" })
+	a, err := app.New(context.Background(), def, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`\{[a-z_]+\}`)
+	for logicalID, function := range functionsOf {
+		want := a.FunctionHandler(function).RouteScopes()
+		f, _ := tpl.GetServerlessFunctionWithName(logicalID)
+		for name, ev := range f.Events {
+			if ev.Type != "HttpApi" {
+				continue
+			}
+			h := ev.Properties.HttpApiEvent
+			var got []string
+			if h.Auth != nil {
+				got = h.Auth.AuthorizationScopes
+				if h.Auth.Authorizer != nil {
+					t.Errorf("%s.%s: authorizer %q overrides the default JWT authorizer", logicalID, name, *h.Auth.Authorizer)
+				}
+			}
+			if *h.Path == api.BasePath+"/{proxy+}" {
+				if len(got) != 0 {
+					t.Errorf("catch-all scopes %v", got)
+				}
+				continue
+			}
+			route := *h.Method + " " + param.ReplaceAllString(*h.Path, "{}")
+			if len(got) == 0 || !slices.Equal(got, want[route]) {
+				t.Errorf("%s %s: gateway scopes %v, handler scopes %v", logicalID, route, got, want[route])
+			}
+		}
+	}
+	// The contract's scopes, route by route.
+	for route, scopes := range map[string][]string{
+		"POST /api/v1/knowledge/lookup": {api.ScopeRead}, "POST /api/v1/knowledge/sync": {api.ScopeSync},
+		"POST /api/v1/knowledge/sync-reports": {api.ScopeSyncReport}, "GET /api/v1/knowledge/health": {api.ScopeRead},
+	} {
+		if got := a.Handler.RouteScopes()[route]; !slices.Equal(got, scopes) {
+			t.Errorf("%s: handler scopes %v, want %v", route, got, scopes)
+		}
+	}
+}
+
+func TestTemplateApiThrottlingAndAccessLogs(t *testing.T) {
+	tpl := openTemplate(t, nil)
+	h, err := tpl.GetServerlessHttpApiWithName("KnowledgeApi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := h.DefaultRouteSettings
+	if rs == nil || rs.ThrottlingRateLimit == nil || *rs.ThrottlingRateLimit != 50 || rs.ThrottlingBurstLimit == nil || *rs.ThrottlingBurstLimit != 100 {
+		t.Fatalf("default route throttling %+v", rs)
+	}
+	tuned := openTemplate(t, map[string]any{"ApiThrottlingRateLimit": 7, "ApiThrottlingBurstLimit": 9})
+	if th, _ := tuned.GetServerlessHttpApiWithName("KnowledgeApi"); *th.DefaultRouteSettings.ThrottlingRateLimit != 7 || *th.DefaultRouteSettings.ThrottlingBurstLimit != 9 {
+		t.Errorf("throttling is not the parameters: %+v", th.DefaultRouteSettings)
+	}
+	if h.AccessLogSetting == nil || h.AccessLogSetting.Format == nil {
+		t.Fatal("no access log settings")
+	}
+	var format map[string]string
+	if err := json.Unmarshal([]byte(*h.AccessLogSetting.Format), &format); err != nil {
+		t.Fatalf("access log format is not JSON: %v", err)
+	}
+	for key, v := range map[string]string{"requestId": "$context.requestId", "routeKey": "$context.routeKey",
+		"status": "$context.status", "integrationLatency": "$context.integrationLatency"} {
+		if format[key] != v {
+			t.Errorf("access log %s = %q, want %q", key, format[key], v)
+		}
+	}
+	raw := rawTemplate(t)
+	dest := at(raw, "Resources", "KnowledgeApi", "Properties", "AccessLogSettings", "DestinationArn")
+	if d := asJSON(dest); d != `{"Fn::GetAtt":["ApiAccessLogGroup","Arn"]}` && d != `{"Fn::GetAtt":"ApiAccessLogGroup.Arn"}` {
+		t.Errorf("access logs go to %s", asJSON(dest))
+	}
+	if lg, err := tpl.GetLogsLogGroupWithName("ApiAccessLogGroup"); err != nil || lg.RetentionInDays == nil || *lg.RetentionInDays != 30 {
+		t.Errorf("access log group %+v %v", lg, err)
+	}
+}
+
+func TestTemplateReservedConcurrency(t *testing.T) {
+	for _, c := range []struct {
+		value any
+		want  int // 0: unreserved
+	}{{nil, 0}, {"", 0}, {"0", 0}, {5, 5}} {
+		o := map[string]any{}
+		if c.value != nil {
+			for _, p := range []string{"LookupReservedConcurrency", "StatusReservedConcurrency", "SyncReservedConcurrency"} {
+				o[p] = c.value
+			}
+		}
+		tpl := openTemplate(t, o)
+		for logicalID := range functionsOf {
+			f, _ := tpl.GetServerlessFunctionWithName(logicalID)
+			got := 0
+			if f.ReservedConcurrentExecutions != nil {
+				got = *f.ReservedConcurrentExecutions
+				if got == 0 {
+					t.Errorf("%s: reserved concurrency 0 would stop the function", logicalID)
+				}
+			}
+			if got != c.want {
+				t.Errorf("%s with %v: reserved %d, want %d", logicalID, c.value, got, c.want)
+			}
+		}
+	}
+}
+
+// TestTemplateLogGroups: each function logs to its own log group with the retention parameter,
+// retained on deletion (failed traces wait there for replay).
+func TestTemplateLogGroups(t *testing.T) {
+	raw := rawTemplate(t)
+	for _, days := range []int{30, 90} {
+		tpl := openTemplate(t, map[string]any{"LogRetentionDays": days})
+		for logicalID := range functionsOf {
+			ref := at(raw, "Resources", logicalID, "Properties", "LoggingConfig", "LogGroup")
+			group, _ := at(ref, "Ref").(string)
+			lg, err := tpl.GetLogsLogGroupWithName(group)
+			if err != nil {
+				t.Fatalf("%s logs to %s: %v", logicalID, asJSON(ref), err)
+			}
+			if lg.RetentionInDays == nil || *lg.RetentionInDays != days || lg.AWSCloudFormationDeletionPolicy != "Retain" {
+				t.Errorf("%s: log group %s retention %v, deletion policy %q; want %d days, Retain", logicalID, group, lg.RetentionInDays, lg.AWSCloudFormationDeletionPolicy, days)
+			}
+		}
+	}
+	if d := at(raw, "Parameters", "LogRetentionDays", "Default"); d != 30.0 {
+		t.Errorf("LogRetentionDays default %v", d)
+	}
+}
+
+func TestTemplateTableIsRetained(t *testing.T) {
+	tb, err := openTemplate(t, nil).GetDynamoDBTableWithName(ddblocal.TableLogicalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.AWSCloudFormationDeletionPolicy != "Retain" || tb.AWSCloudFormationUpdateReplacePolicy != "Retain" {
+		t.Errorf("table policies %q / %q", tb.AWSCloudFormationDeletionPolicy, tb.AWSCloudFormationUpdateReplacePolicy)
+	}
+}
+
+// TestTemplateAlarms: each alarm watches a metric the service emits, under its namespace and
+// dimensions, and notifies the SNS topic only when one is given.
+func TestTemplateAlarms(t *testing.T) {
+	raw := rawTemplate(t)
+	alarms := []string{"Api5xxAlarm", "L1FailuresAlarm", "TraceWriteFailuresAlarm", "LambdaThrottlesAlarm", "BreakerOpenAlarm"}
+	plain := openTemplate(t, nil)
+	topic := "arn:aws:sns:eu-central-1:123456789012:fleet-ops"
+	notified := openTemplate(t, map[string]any{"AlarmTopicArn": topic})
+	for _, name := range alarms {
+		a, err := plain.GetCloudWatchAlarmWithName(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(a.AlarmActions) != 0 || len(a.OKActions) != 0 {
+			t.Errorf("%s notifies without a topic: %v", name, a.AlarmActions)
+		}
+		n, _ := notified.GetCloudWatchAlarmWithName(name)
+		if !slices.Equal(n.AlarmActions, []string{topic}) || !slices.Equal(n.OKActions, []string{topic}) {
+			t.Errorf("%s with a topic: actions %v / %v", name, n.AlarmActions, n.OKActions)
+		}
+	}
+	// TraceWriteFailures: obs.EMF's Count, dimensions service and function_name (the lookup function).
+	tw, _ := plain.GetCloudWatchAlarmWithName("TraceWriteFailuresAlarm")
+	if *tw.Namespace != obs.Namespace || *tw.MetricName != "TraceWriteFailures" || len(tw.Dimensions) != 2 ||
+		tw.Dimensions[0].Name != "service" || tw.Dimensions[0].Value != obs.Service || tw.Dimensions[1].Name != "function_name" {
+		t.Errorf("trace write alarm %+v", tw)
+	}
+	if v := asJSON(at(raw, "Resources", "TraceWriteFailuresAlarm", "Properties", "Dimensions")); !strings.Contains(v, `{"Name":"function_name","Value":{"Ref":"LookupFunction"}}`) {
+		t.Errorf("trace write alarm dimensions %s", v)
+	}
+	// The Metrics Insights queries name the namespace, the metric and, for L1Failures, the exact
+	// dimension set the service emits it with (service, function_name, layer, provider).
+	queries := map[string]string{}
+	for _, name := range []string{"L1FailuresAlarm", "BreakerOpenAlarm"} {
+		ms, _ := at(raw, "Resources", name, "Properties", "Metrics").([]any)
+		if len(ms) != 1 {
+			t.Fatalf("%s metrics %s", name, asJSON(ms))
+		}
+		q, _ := at(ms[0], "Expression", "Fn::Sub").(string)
+		queries[name] = strings.Join(strings.Fields(q), " ")
+	}
+	if q := queries["L1FailuresAlarm"]; !strings.Contains(q, "SUM(L1Failures) FROM SCHEMA(\""+obs.Namespace+"\", function_name, layer, provider, service)") ||
+		!strings.Contains(q, "function_name = '${LookupFunction}'") {
+		t.Errorf("L1 failures query %q", q)
+	}
+	if q := queries["BreakerOpenAlarm"]; !strings.Contains(q, "MAX(BreakerOpen) FROM \""+obs.Namespace+"\"") || !strings.Contains(q, "function_name = '${LookupFunction}'") {
+		t.Errorf("breaker query %q", q)
+	}
+	th := asJSON(at(raw, "Resources", "LambdaThrottlesAlarm", "Properties", "Metrics"))
+	for logicalID := range functionsOf {
+		if !strings.Contains(th, `"MetricName":"Throttles"`) || !strings.Contains(th, `{"Ref":"`+logicalID+`"}`) {
+			t.Errorf("throttles alarm does not watch %s: %s", logicalID, th)
+		}
+	}
+	five := asJSON(at(raw, "Resources", "Api5xxAlarm", "Properties", "Metrics"))
+	if !strings.Contains(five, `"MetricName":"5xx"`) || !strings.Contains(five, `"MetricName":"Count"`) || !strings.Contains(five, `{"Ref":"KnowledgeApi"}`) {
+		t.Errorf("5xx alarm %s", five)
+	}
+}
+
+// TestTemplateDashboard: the dashboard is valid JSON and shows what the service emits: latency
+// by layer, every evidence state, L1 failures and the breaker, the verification cache, trace
+// writes.
+func TestTemplateDashboard(t *testing.T) {
+	d, err := openTemplate(t, nil).GetCloudWatchDashboardWithName("KnowledgeDashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Widgets []struct {
+			Properties struct {
+				Title   string `json:"title"`
+				Metrics []any  `json:"metrics"`
+			} `json:"properties"`
+		} `json:"widgets"`
+	}
+	if err := json.Unmarshal([]byte(d.DashboardBody), &body); err != nil {
+		t.Fatalf("dashboard body is not JSON: %v", err)
+	}
+	shown := map[string]string{}                                // metric: widget title
+	name := regexp.MustCompile(`MetricName=\\*"([A-Za-z0-9]+)`) // in a search expression
+	for _, w := range body.Widgets {
+		for _, m := range w.Properties.Metrics {
+			row, _ := m.([]any)
+			if len(row) >= 2 {
+				if ns, _ := row[0].(string); ns == obs.Namespace {
+					shown[row[1].(string)] = w.Properties.Title
+				}
+			}
+			for _, match := range name.FindAllStringSubmatch(asJSON(m), -1) {
+				shown[match[1]] = w.Properties.Title
+			}
+		}
+	}
+	want := []string{"LookupLatency", "L1Failures", "BreakerOpen", "VerificationCacheHits", "VerificationCacheMisses", "TraceWriteFailures", "StoreHealthFailures"}
+	for _, m := range retrieval.EvidenceMetrics {
+		want = append(want, m)
+	}
+	for _, m := range want {
+		if shown[m] == "" {
+			t.Errorf("the dashboard does not show %s (shown: %v)", m, shown)
+		}
+	}
+	if !strings.Contains(shown["LookupLatency"], "layer") {
+		t.Errorf("latency widget %q is not by layer", shown["LookupLatency"])
+	}
+	if !strings.Contains(d.DashboardBody, "{"+obs.Namespace+",function_name,layer,provider,service}") {
+		t.Error("the latency search does not name the dimensions the service emits")
+	}
+}
+
+// TestTemplateCORS: no origin by default (no CORS, no unauthenticated preflight route); with
+// origins, exactly those, and a preflight route without authorizer.
+func TestTemplateCORS(t *testing.T) {
+	off := openTemplate(t, nil)
+	h, _ := off.GetServerlessHttpApiWithName("KnowledgeApi")
+	if h.CorsConfiguration != nil {
+		t.Errorf("CORS on by default: %+v", h.CorsConfiguration)
+	}
+	for _, r := range []string{"CorsPreflightRoute", "CorsPreflightIntegration", "CorsPreflightPermission"} {
+		if _, ok := off.Resources[r]; ok {
+			t.Errorf("%s exists without CORS origins", r)
+		}
+	}
+	on := openTemplate(t, map[string]any{"CorsAllowedOrigins": "https://console.example.org,https://ops.example.org"})
+	h, _ = on.GetServerlessHttpApiWithName("KnowledgeApi")
+	raw, _ := json.Marshal(h.CorsConfiguration)
+	var cors struct {
+		AllowOrigins, AllowHeaders, AllowMethods []string
+	}
+	if err := json.Unmarshal(raw, &cors); err != nil {
+		t.Fatalf("CORS %s: %v", raw, err)
+	}
+	if !slices.Equal(cors.AllowOrigins, []string{"https://console.example.org", "https://ops.example.org"}) ||
+		!slices.Contains(cors.AllowHeaders, "authorization") || !slices.Contains(cors.AllowMethods, "POST") {
+		t.Errorf("CORS %s", raw)
+	}
+	route, err := on.GetApiGatewayV2RouteWithName("CorsPreflightRoute")
+	if err != nil || route.RouteKey != "OPTIONS "+api.BasePath+"/{proxy+}" || route.AuthorizationType == nil || *route.AuthorizationType != "NONE" {
+		t.Errorf("preflight route %+v %v", route, err)
+	}
+}
+
+func TestLintRunsCfnLint(t *testing.T) {
+	root, _ := ddblocal.RepoRoot()
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lint, _ := strings.Cut(string(mk), "\nlint:")
+	lint, _, _ = strings.Cut(lint, "\n\n")
+	if !strings.Contains(lint, "cfn-lint template.yaml") {
+		t.Errorf("make lint does not run cfn-lint template.yaml:%s", lint)
 	}
 }

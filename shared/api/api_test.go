@@ -345,6 +345,9 @@ func TestHealth(t *testing.T) {
 	if sc := body["sidecar"].(map[string]any); sc["enabled"] != false || sc["status"] != "disabled" {
 		t.Errorf("sidecar %v", sc)
 	}
+	if c, _ := body["components"].(map[string]any); c["provider"] != "ok" || c["store"] != "ok" || body["correlation_id"] == "" {
+		t.Errorf("components %v", body)
+	}
 }
 
 func TestAsk(t *testing.T) {
@@ -500,5 +503,21 @@ func TestEveryAWSHTTPAPISample(t *testing.T) {
 	}
 	if _, err := entry(context.Background(), []byte(`{"source":"aws.s3","detail-type":"Object Created"}`)); err == nil {
 		t.Error("an unknown event was accepted")
+	}
+}
+
+// TestPreflightNeedsNoToken: a browser's CORS preflight carries no token; OPTIONS on a known path
+// answers with its methods, on an unknown one 404, and nothing is served.
+func TestPreflightNeedsNoToken(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	resp, body := call(t, h, event("OPTIONS", "/api/v1/knowledge/lookup", "", nil, nil))
+	if resp.StatusCode != 200 || resp.Headers["Allow"] != "POST, OPTIONS" || body["correlation_id"] == "" || resp.Headers["X-Correlation-Id"] == "" {
+		t.Fatalf("preflight %d %v %v", resp.StatusCode, resp.Headers, body)
+	}
+	if resp, _ := call(t, h, event("OPTIONS", "/api/v1/knowledge/invocations/ABC", "", nil, nil)); resp.StatusCode != 200 || resp.Headers["Allow"] != "GET, OPTIONS" {
+		t.Fatalf("preflight of an invocation %d %v", resp.StatusCode, resp.Headers)
+	}
+	if resp, _ := call(t, h, event("OPTIONS", "/api/v1/knowledge/nothing-here", "", nil, nil)); resp.StatusCode != 404 {
+		t.Fatalf("preflight of an unknown path: %d", resp.StatusCode)
 	}
 }

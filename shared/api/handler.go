@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -146,6 +147,18 @@ func (h *Handler) Routes() []string {
 	return out
 }
 
+// RouteScopes maps each served route, written as Routes writes it, to the scopes that admit an
+// actor (any one of them), for checks against the gateway's route scopes.
+func (h *Handler) RouteScopes() map[string][]string {
+	out := make(map[string][]string, len(h.routes))
+	for _, r := range h.routes {
+		if r.serve != nil {
+			out[r.method+" "+BasePath+r.path] = slices.Clone(r.scopes)
+		}
+	}
+	return out
+}
+
 var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Serve handles one request. It never returns a Go error: every failure is a response in the
@@ -173,7 +186,11 @@ func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 		}
 		return h.errorResponse(c, apiErr)
 	}
-	return h.jsonResponse(c, c.status, out)
+	resp = h.jsonResponse(c, c.status, out)
+	if _, ok := out.(optionsResponse); ok {
+		resp.Header["Allow"] = strings.Join(c.allow, ", ")
+	}
+	return resp
 }
 
 func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
@@ -199,11 +216,23 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 		}
 		return r.serve(ctx, c)
 	}
+	if len(c.allow) > 0 && c.req.Method == http.MethodOptions {
+		// A browser's CORS preflight (no token): the methods of the path, nothing else. The
+		// gateway adds the CORS headers when CORS is configured.
+		c.allow = append(c.allow, http.MethodOptions)
+		return optionsResponse{Allow: c.allow, CorrelationID: c.correlationID}, nil
+	}
 	if len(c.allow) > 0 {
 		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
 			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")}
 	}
 	return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+}
+
+// optionsResponse answers OPTIONS on a known path.
+type optionsResponse struct {
+	Allow         []string `json:"allow"`
+	CorrelationID string   `json:"correlation_id"`
 }
 
 // match matches a route pattern against a path relative to BasePath.

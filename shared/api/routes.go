@@ -119,16 +119,15 @@ func languageOf(language *string) (string, *Error) {
 }
 
 type healthResponse struct {
-	Status        string               `json:"status"`
-	Provider      string               `json:"provider"`
-	Sidecar       status.SidecarHealth `json:"sidecar"`
-	CorrelationID string               `json:"correlation_id"`
+	status.Health
+	CorrelationID string `json:"correlation_id"`
 }
 
+// health is GET /health: ok, degraded or unavailable, with the provider's and the store's
+// component states (status.CheckHealth). It answers 200 in every state: the body says which.
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
-	hl := h.status.Health(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
-	return healthResponse{Status: hl.Status, Provider: h.status.ProviderName(),
-		Sidecar: h.status.SidecarHealth(), CorrelationID: c.correlationID}, nil
+	return healthResponse{Health: h.status.CheckHealth(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}),
+		CorrelationID: c.correlationID}, nil
 }
 
 type invocationResponse struct {

@@ -29,7 +29,9 @@ func TestSyncReportsAreIdempotentAndNewestWins(t *testing.T) {
 	if st, b := post(report("run-2", "2026-11-29T18:00:00Z", 11)); st != 202 || b["stored"] != true || b["latest"] != true {
 		t.Fatalf("first report: %d %v", st, b)
 	}
-	if st, b := post(report("run-2", "2026-11-29T18:00:00Z", 11)); st != 200 || b["duplicate"] != true || b["stored"] != false {
+	// A duplicate of the latest report says it is the latest: latest is whether the report of
+	// this run_id is the newest after the call, whichever copy stored it.
+	if st, b := post(report("run-2", "2026-11-29T18:00:00Z", 11)); st != 200 || b["duplicate"] != true || b["stored"] != false || b["latest"] != true {
 		t.Fatalf("same run_id again: %d %v", st, b)
 	}
 	if st, b := post(report("run-2", "2026-11-29T18:00:00Z", 9)); st != 200 || b["duplicate"] != true || b["differs"] != true {

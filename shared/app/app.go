@@ -101,7 +101,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 		log.ErrorContext(ctx, "sidecar could not be built; lookups report it failed", "error", err.Error())
 	}
 	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
-	records, storeName, err := newStore(ctx, cfg, tracer)
+	records, storeName, err := newStore(ctx, cfg, tracer, log)
 	if err != nil {
 		return nil, err
 	}
@@ -164,9 +164,9 @@ func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpu
 const ssmTimeout = 3 * time.Second
 
 // newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
-func newStore(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (store.Records, string, error) {
+func newStore(ctx context.Context, cfg config.Config, tracer *tracing.Tracer, log *slog.Logger) (store.Records, string, error) {
 	if !cfg.UseDynamoDB() {
-		return store.NewMemory(), "memory", nil
+		return store.NewMemory().WithLogger(log), "memory", nil
 	}
 	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
 		HTTPTimeout: cfg.DynamoDBTimeout, Configure: tracer.AWS})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -468,10 +469,14 @@ func TestUnsupportedLanguage(t *testing.T) {
 	}
 }
 
-// failingTraces fails every write.
-type failingTraces struct{ *store.Memory }
+// failingTraces fails every write; last is the trace it was given.
+type failingTraces struct {
+	*store.Memory
+	last retrieval.Trace
+}
 
-func (failingTraces) PutTrace(context.Context, retrieval.Trace) error {
+func (f *failingTraces) PutTrace(_ context.Context, t retrieval.Trace) error {
+	f.last = t
 	return errors.New("ProvisionedThroughputExceededException")
 }
 
@@ -496,7 +501,8 @@ func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
 	m := &counter{n: map[string]int{}, vals: map[string]float64{}}
 	o := retrieval.DefaultOptions()
 	o.Metrics = m
-	svc := retrieval.New(ix, demo.New(ix), failingTraces{store.NewMemory()}, o, slog.New(slog.NewJSONHandler(logs, nil)))
+	failed := &failingTraces{Memory: store.NewMemory()}
+	svc := retrieval.New(ix, demo.New(ix), failed, o, slog.New(slog.NewJSONHandler(logs, nil)))
 	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, CorrelationID: "c-9"})
 	if err != nil || res.Primary == nil {
 		t.Fatalf("lookup failed with the trace store: %v", err)
@@ -507,8 +513,24 @@ func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
 	if !strings.Contains(logs.String(), res.InvocationID) || !strings.Contains(logs.String(), "c-9") {
 		t.Errorf("log lacks the invocation and correlation ids: %s", logs)
 	}
-	if strings.Contains(logs.String(), "scratch") {
+	if strings.Contains(logs.String(), damageQuestion) || strings.Contains(logs.String(), "deep scratch") {
 		t.Error("the log holds the question text")
+	}
+	// The trace is in the failure's log line, whole: it decodes to the trace the store was given.
+	var line struct {
+		Level string         `json:"level"`
+		Trace map[string]any `json:"trace"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(logs.Bytes()), &line); err != nil {
+		t.Fatalf("the failure is not one JSON line: %v\n%s", err, logs)
+	}
+	got, err := retrieval.TraceFromItem(line.Trace)
+	if err != nil {
+		t.Fatalf("the logged trace does not decode: %v", err)
+	}
+	want := failed.last
+	if line.Level != "ERROR" || got.InvocationID != res.InvocationID || !reflect.DeepEqual(got, want) {
+		t.Errorf("logged trace\n%+v\nwant the one the store was given\n%+v", got, want)
 	}
 }
 
@@ -624,7 +646,55 @@ func TestLookupAndAskEmitMetrics(t *testing.T) {
 	if m.vals["Lookups"] != 2 || m.vals["Asks"] != 1 || m.vals["LookupLatency"] <= 0 || m.vals["L1Failures"] != 0 {
 		t.Errorf("metrics %v", m.vals)
 	}
-	if len(m.dims) != 3 || m.dims[0]["layer"] != retrieval.LayerBoth || m.dims[1]["layer"] != retrieval.LayerL0 || m.dims[0]["provider"] != "demo" {
+	var byLayer, byTool []map[string]string
+	for _, d := range m.dims {
+		if _, ok := d["layer"]; ok {
+			byLayer = append(byLayer, d)
+		} else {
+			byTool = append(byTool, d)
+		}
+	}
+	if len(byLayer) != 3 || byLayer[0]["layer"] != retrieval.LayerBoth || byLayer[1]["layer"] != retrieval.LayerL0 || byLayer[0]["provider"] != "demo" {
 		t.Errorf("dimensions %v", m.dims)
+	}
+	// Every call counts once in the metric of its evidence state, by tool.
+	if len(byTool) != 3 || byTool[0]["tool"] != retrieval.ToolLookup || byTool[2]["tool"] != retrieval.ToolAsk || byTool[2]["provider"] != "demo" {
+		t.Errorf("evidence dimensions %v", byTool)
+	}
+	if sum := m.vals["EvidenceGrounded"] + m.vals["EvidenceInsufficient"] + m.vals["EvidenceUnavailable"]; sum != 3 {
+		t.Errorf("evidence counts %v, want 3 calls counted", m.vals)
+	}
+}
+
+// breakerProvider is a provider behind an open or closed circuit breaker.
+type breakerProvider struct {
+	*demo.Provider
+	open bool
+}
+
+func (b breakerProvider) BreakerOpen() bool { return b.open }
+
+func TestEvidenceStatesAndBreakerAreCounted(t *testing.T) {
+	ix := index(t)
+	for _, open := range []bool{false, true} {
+		m := &counter{n: map[string]int{}, vals: map[string]float64{}}
+		o := retrieval.DefaultOptions()
+		o.Metrics = m
+		svc := retrieval.New(ix, breakerProvider{Provider: demo.New(ix), open: open}, store.NewMemory(), o, slog.New(slog.DiscardHandler))
+		for _, q := range []string{"windscreen crack: which form do we fill in for the damage report?", "What is the capital of Australia?"} {
+			if _, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: "en", TopK: 5}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m.vals["EvidenceGrounded"] != 1 || m.vals["EvidenceInsufficient"] != 1 || m.vals["EvidenceUnavailable"] != 0 {
+			t.Errorf("evidence counts %v, want one grounded and one insufficient", m.vals)
+		}
+		want := 0.0
+		if open {
+			want = 2
+		}
+		if m.vals["BreakerOpen"] != want {
+			t.Errorf("breaker open %v: BreakerOpen %v, want %v", open, m.vals["BreakerOpen"], want)
+		}
 	}
 }

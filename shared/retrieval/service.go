@@ -330,10 +330,44 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 	if tool == ToolAsk {
 		prefix = "Ask"
 	}
-	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()},
-		Metric{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
-		Metric{Name: prefix + "s", Unit: "Count", Value: 1},
-		Metric{Name: "L1Failures", Unit: "Count", Value: failed})
+	metrics := []Metric{
+		{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
+		{Name: prefix + "s", Unit: "Count", Value: 1},
+		{Name: "L1Failures", Unit: "Count", Value: failed},
+	}
+	// A provider behind a circuit breaker says whether it is open: BreakerOpen is 1 for every
+	// call made while it is (the alarm and the dashboard read it).
+	if b, ok := s.provider.(interface{ BreakerOpen() bool }); ok {
+		open := 0.0
+		if b.BreakerOpen() {
+			open = 1
+		}
+		metrics = append(metrics, Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
+	}
+	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
+}
+
+// EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1
+// in the metric of its state and 0 in the others, so that the sums are the counts per state.
+var EvidenceMetrics = map[string]string{
+	StateGrounded: "EvidenceGrounded", StateInsufficient: "EvidenceInsufficient", StateUnavailable: "EvidenceUnavailable",
+}
+
+// emitEvidence records a call's evidence state from its trace, by tool and provider. It is
+// emit's companion for what only the finished trace knows.
+func (s *Service) emitEvidence(t Trace) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	metrics := make([]Metric, 0, len(EvidenceMetrics))
+	for _, state := range []string{StateGrounded, StateInsufficient, StateUnavailable} {
+		v := 0.0
+		if t.RetrievalDetails.EvidenceState == state {
+			v = 1
+		}
+		metrics = append(metrics, Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
+	}
+	s.opts.Metrics.Emit(map[string]string{"tool": t.Tool, "provider": s.provider.Name()}, metrics...)
 }
 
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
@@ -357,8 +391,10 @@ func (s *Service) providerContext(ctx context.Context) (context.Context, context
 	return context.WithTimeout(ctx, s.opts.ProviderTimeout)
 }
 
-// record completes and stores a trace. A failed write never fails the caller's request: it is
-// logged with the invocation id and counted. The write outlives a caller that hung up (the
+// record completes and stores a trace. A failed write never fails the caller's request and never
+// loses the trace: the trace is written whole to the log as one line whose key "trace" holds the
+// table item the write would have made (TraceItem), to be replayed into the table by
+// cmd/trace-replay, and the failure is counted. The write outlives a caller that hung up (the
 // store's own deadline bounds it), so that every answered call leaves its trace.
 func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
 	ctx = context.WithoutCancel(ctx)
@@ -367,14 +403,24 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 	t.QuestionChars = utf8.RuneCountInString(question)
 	t.CreatedAt = s.now().UTC()
 	t.ExpiresAt = t.CreatedAt.Add(s.opts.TraceRetention)
-	if err := s.traces.PutTrace(ctx, t); err != nil {
-		n := s.traceFailures.Add(1)
-		if s.opts.Metrics != nil {
-			s.opts.Metrics.Count("TraceWriteFailures", 1)
-		}
-		s.log.ErrorContext(ctx, "trace write failed; the response is unaffected",
-			"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n, "error", SafeError(err))
+	s.emitEvidence(t)
+	err := s.traces.PutTrace(ctx, t)
+	if err == nil {
+		return
 	}
+	n := s.traceFailures.Add(1)
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Count("TraceWriteFailures", 1)
+	}
+	item, ierr := TraceItem(t)
+	if ierr != nil { // no invocation id: nothing a replay could store
+		s.log.ErrorContext(ctx, "trace write failed; the trace cannot be logged for replay",
+			"correlation_id", correlationID, "trace_failures", n, "error", SafeError(err), "encode_error", ierr.Error())
+		return
+	}
+	s.log.ErrorContext(ctx, "trace write failed; the trace is in this line for replay, the response is unaffected",
+		"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n,
+		"error", SafeError(err), "trace", item)
 }
 
 func layerOf(l0, l1 bool) string {

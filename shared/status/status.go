@@ -63,6 +63,9 @@ type Options struct {
 	Now func() time.Time
 	// Sidecar is the comparison path's state for GET /health (zero: disabled).
 	Sidecar SidecarHealth
+	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
+	// StoreProbeTTL is how long its result is reused (default 5 s).
+	StoreProbeTimeout, StoreProbeTTL time.Duration
 }
 
 // SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
@@ -86,6 +89,7 @@ type Service struct {
 	owner    string // this process's lease owner id
 	flight   singleflight.Group
 	prints   map[string]string // corpus fingerprint per language
+	probe    storeProbe        // the last probe of the store, for GET /health
 }
 
 // New builds the status service over a provider that can verify its sources.
@@ -105,6 +109,12 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifie
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.StoreProbeTimeout <= 0 {
+		opts.StoreProbeTimeout = DefaultStoreProbeTimeout
+	}
+	if opts.StoreProbeTTL <= 0 {
+		opts.StoreProbeTTL = DefaultStoreProbeTTL
 	}
 	prints := map[string]string{}
 	for _, lang := range knowledge.Languages {

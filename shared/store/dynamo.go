@@ -85,69 +85,88 @@ func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Va
 // epochCeil is t in whole seconds, rounded up, for the TTL attribute.
 func epochCeil(t time.Time) int64 { return int64(math.Ceil(float64(t.UnixNano()) / 1e9)) }
 
-var jsonTags = func(o *attributevalue.EncoderOptions) { o.TagKey = "json" }
-
-var jsonTagsDecode = func(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
-
 // PutTrace implements retrieval.TraceStore.
 func (d *Dynamo) PutTrace(ctx context.Context, t retrieval.Trace) error {
+	_, err := d.putTrace(ctx, t, false)
+	return err
+}
+
+// PutTraceIfAbsent stores a trace unless its invocation id is stored already (a condition
+// expression on the key), so that replaying a trace twice stores it once. It reports whether
+// this call stored it.
+func (d *Dynamo) PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (bool, error) {
+	return d.putTrace(ctx, t, true)
+}
+
+func (d *Dynamo) putTrace(ctx context.Context, t retrieval.Trace, ifAbsent bool) (bool, error) {
 	if t.InvocationID == "" {
-		return ErrInvalid
+		return false, ErrInvalid
 	}
-	item, err := attributevalue.MarshalMapWithOptions(t, jsonTags)
+	item, err := traceAttributes(t)
 	if err != nil {
-		return fmt.Errorf("marshal trace %s: %w", t.InvocationID, err)
+		return false, err
 	}
-	for k, v := range key("INV#"+t.InvocationID, "TRACE") {
-		item[k] = v
+	in := &dynamodb.PutItemInput{TableName: &d.table, Item: item}
+	if ifAbsent {
+		in.ConditionExpression = aws.String("attribute_not_exists(pk)")
 	}
-	item[attrExpires] = num(epochCeil(t.ExpiresAt))
-	item["expires_at_time"] = str(t.ExpiresAt.UTC().Format(time.RFC3339Nano))
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	if _, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &d.table, Item: item}); err != nil {
-		return fmt.Errorf("put trace %s: %w", t.InvocationID, err)
+	_, err = d.db.PutItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case ifAbsent && errors.As(err, &ccf):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("put trace %s: %w", t.InvocationID, err)
 	}
-	return nil
+	return true, nil
+}
+
+// traceAttributes is a trace's item as DynamoDB attributes: retrieval.TraceItem, the one encoding
+// the store and the log fallback share, marshalled.
+func traceAttributes(t retrieval.Trace) (map[string]types.AttributeValue, error) {
+	rec, err := retrieval.TraceItem(t)
+	if err != nil {
+		return nil, err
+	}
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return nil, fmt.Errorf("marshal trace %s: %w", t.InvocationID, err)
+	}
+	return item, nil
 }
 
 // GetTrace implements retrieval.TraceStore.
 func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
-	item, err := d.get(ctx, "INV#"+id, "TRACE")
+	item, err := d.get(ctx, retrieval.TracePartitionKey(id), retrieval.TraceSortKey)
 	if err != nil {
 		return retrieval.Trace{}, fmt.Errorf("get trace %s: %w", id, err)
 	}
-	exp, err := time.Parse(time.RFC3339Nano, stringAttr(item, "expires_at_time"))
-	if err != nil || !d.now().Before(exp) {
-		return retrieval.Trace{}, ErrNotFound
-	}
-	delete(item, attrExpires) // a number here; the trace's own field is expires_at_time
-	var t retrieval.Trace
-	if err := attributevalue.UnmarshalMapWithOptions(item, &t, jsonTagsDecode); err != nil {
+	var rec map[string]any
+	if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
 		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
 	}
-	t.ExpiresAt = exp
-	normaliseTrace(&t)
+	t, err := retrieval.TraceFromItem(rec)
+	if err != nil {
+		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
+	}
+	if !d.now().Before(t.ExpiresAt) {
+		return retrieval.Trace{}, ErrNotFound
+	}
 	return t, nil
 }
 
-// normaliseTrace turns lists that DynamoDB returns as absent into empty lists, so that a trace
-// reads back as it was written.
-func normaliseTrace(t *retrieval.Trace) {
-	d := &t.RetrievalDetails
-	for _, l := range []*[]string{&d.L0.MatchedTitles, &d.L0.MatchedKeywords, &d.L0.Domains, &d.L0.Entities} {
-		if *l == nil {
-			*l = []string{}
-		}
+// Probe tells cheaply whether the table answers, for GET /health: it reads one item that is
+// never written (an eventually consistent GetItem, half a read unit) under the context's
+// deadline and the store's own, whichever ends first.
+func (d *Dynamo) Probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if _, err := d.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.table, Key: key("HEALTH", "PROBE")}); err != nil {
+		return fmt.Errorf("probe table: %w", err)
 	}
-	if d.EvidenceSummaries == nil {
-		d.EvidenceSummaries = []retrieval.BlockSummary{}
-	}
-	for i := range d.EvidenceSummaries {
-		if d.EvidenceSummaries[i].HitReasons == nil {
-			d.EvidenceSummaries[i].HitReasons = []string{}
-		}
-	}
+	return nil
 }
 
 // get reads one item with a consistent read; ErrNotFound when absent.
@@ -218,6 +237,12 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string)
 // idempotent under concurrency) and then makes the stored report the latest of its language
 // unless a newer one is there (a second condition expression). The second step also runs for a
 // duplicate, so that a retry after a failure between the two steps completes the first attempt.
+//
+// Latest is decided by the outcome of that conditional update alone, for the stored copy and for
+// duplicates alike: the update succeeds when the latest pointer holds no newer report (this same
+// report included), and then the pointer holds this report; it fails only when a newer report is
+// there, which this one can never replace. So when copies of one report race, whichever copy's
+// update lands first, every answer says latest exactly when the report is the latest after it.
 func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
 	if err := checkReport(r); err != nil {
 		return PutReportResult{}, err
@@ -260,11 +285,13 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	if err != nil {
 		return PutReportResult{}, err
 	}
-	res.Latest = latest && !res.Duplicate
+	res.Latest = latest
 	return res, nil
 }
 
-// promote makes r the latest report of its language if it is newer than the stored one.
+// promote makes r the latest report of its language unless the stored one is newer; it reports
+// whether the latest report is r afterwards. Writing r over itself succeeds (the same values), so
+// that racing copies of one report all learn that it is the latest.
 func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
@@ -273,7 +300,7 @@ func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, er
 		Key:       key(pk, "LATEST#"+r.Language),
 		UpdateExpression: aws.String("SET run_id = :r, #lang = :l, synced_document_count = :s, " +
 			"failed_document_count = :f, finished_at = :fa, finished_at_ns = :fn, received_at = :ra"),
-		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id < :r)"),
+		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)"),
 		ExpressionAttributeNames: map[string]string{"#lang": "language"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":r": str(r.RunID), ":l": str(r.Language), ":s": num(int64(r.Synced)), ":f": num(int64(r.Failed)),

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -155,5 +157,78 @@ func TestEveryCallHasADeadline(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Fatal("the call outlived its deadline by far")
+	}
+}
+
+// TestTraceItemIsTheLoggedRecord stores a trace and reads the raw item back: it is exactly
+// retrieval.TraceItem, the record a failed write logs for replay, attribute by attribute.
+func TestTraceItemIsTheLoggedRecord(t *testing.T) {
+	name := newTable(t)
+	s := store.NewDynamo(dynamo(t), name, 0, nil)
+	now := time.Date(2099, 1, 2, 3, 4, 5, 678900000, time.UTC)
+	cat := "damage"
+	tr := retrieval.Trace{InvocationID: "INVITEM", Tool: retrieval.ToolAsk, CreatedAt: now, ActorID: "agent-7",
+		QuestionSHA256: "abc", QuestionChars: 12, Language: "de", ExpiresAt: now.Add(30 * 24 * time.Hour),
+		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+			L0: retrieval.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
+			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
+			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &retrieval.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
+				HitReasons: []string{"l0:keyword:kratzer"}, Content: "Text"}},
+			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: map[string]any{"overlap_at_k": 0.5}},
+			LatencyMs: retrieval.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}
+	if err := s.PutTrace(context.Background(), tr); err != nil {
+		t.Fatal(err)
+	}
+	out, err := dynamo(t).GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "INV#INVITEM"}, "sk": &types.AttributeValueMemberS{Value: "TRACE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]any
+	if err := attributevalue.UnmarshalMap(out.Item, &stored); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := retrieval.TraceItem(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := viaJSON(t, rec) // as a log line carries it
+	if got := viaJSON(t, stored); !reflect.DeepEqual(got, logged) {
+		t.Fatalf("the table item and the logged record differ:\n item %v\n  log %v", got, logged)
+	}
+	back, err := retrieval.TraceFromItem(logged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetTrace(context.Background(), "INVITEM"); !reflect.DeepEqual(viaJSON(t, got), viaJSON(t, back)) {
+		t.Fatalf("the logged record decodes to another trace than the stored one:\n%+v\n%+v", back, got)
+	}
+}
+
+func viaJSON(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
+	s := store.NewDynamo(dynamo(t), newTable(t), 0, nil)
+	tr := retrieval.Trace{InvocationID: "ONCE", ActorID: "agent-1", ExpiresAt: time.Now().Add(time.Hour)}
+	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || !ok {
+		t.Fatalf("first put: %v %v", ok, err)
+	}
+	tr.ActorID = "agent-2"
+	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || ok {
+		t.Fatalf("second put: %v %v, want already present", ok, err)
+	}
+	if got, err := s.GetTrace(context.Background(), "ONCE"); err != nil || got.ActorID != "agent-1" {
+		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
 	}
 }

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -12,7 +14,8 @@ import (
 
 // Memory is the in-memory store: the embedded default for `make local` and unit tests. Expired
 // records are invisible to reads, exactly as in the DynamoDB store, and are dropped when the
-// store grows (maxTraces), so that a long-running local API stays bounded.
+// store grows (maxTraces), so that a long-running local API stays bounded. Dropping unexpired
+// traces is a loss: it is counted (Evicted) and logged, one warning per eviction.
 type Memory struct {
 	mu       sync.RWMutex
 	traces   map[string]retrieval.Trace
@@ -22,6 +25,8 @@ type Memory struct {
 	leases   map[string]lease
 	now      func() time.Time
 	maxTrace int
+	log      *slog.Logger
+	evicted  atomic.Int64
 }
 
 type lease struct {
@@ -43,8 +48,20 @@ func NewMemory() *Memory { return NewMemoryAt(time.Now) }
 // NewMemoryAt returns an empty in-memory store on the given clock (tests move time).
 func NewMemoryAt(now func() time.Time) *Memory {
 	return &Memory{traces: map[string]retrieval.Trace{}, verify: map[string]CachedVerification{},
-		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces}
+		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces,
+		log: slog.New(slog.DiscardHandler)}
 }
+
+// WithLogger sets where evictions are reported (nothing by default) and returns m.
+func (m *Memory) WithLogger(log *slog.Logger) *Memory {
+	if log != nil {
+		m.log = log
+	}
+	return m
+}
+
+// Evicted is the number of unexpired traces dropped to keep the store bounded since it was made.
+func (m *Memory) Evicted() int64 { return m.evicted.Load() }
 
 // PutTrace implements retrieval.TraceStore.
 func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
@@ -63,12 +80,15 @@ func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
 	return nil
 }
 
-// evictTraces drops expired traces, then the oldest tenth if that freed nothing.
+// evictTraces drops expired traces, then the oldest tenth if that freed nothing. Dropping
+// unexpired traces is counted and logged once per eviction (one burst of drops).
 func (m *Memory) evictTraces() {
 	now := m.now()
+	expired := 0
 	for id, t := range m.traces {
 		if !now.Before(t.ExpiresAt) {
 			delete(m.traces, id)
+			expired++
 		}
 	}
 	if len(m.traces) < m.maxTrace {
@@ -79,9 +99,14 @@ func (m *Memory) evictTraces() {
 		all = append(all, t)
 	}
 	slices.SortFunc(all, func(a, b retrieval.Trace) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	for _, t := range all[:len(all)/10+1] {
+	drop := all[:len(all)/10+1]
+	for _, t := range drop {
 		delete(m.traces, t.InvocationID)
 	}
+	total := m.evicted.Add(int64(len(drop)))
+	m.log.Warn("in-memory store full: oldest unexpired traces dropped",
+		"dropped", len(drop), "expired_dropped", expired, "evicted_total", total, "max_traces", m.maxTrace,
+		"oldest_created_at", drop[0].CreatedAt, "newest_dropped_created_at", drop[len(drop)-1].CreatedAt)
 }
 
 // GetTrace implements retrieval.TraceStore.
@@ -125,7 +150,8 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 }
 
 // PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
-// a newer one is stored; every report is kept for audit.
+// a newer one is stored; every report is kept for audit. Latest says whether the report of this
+// run_id is the latest after the call, for a duplicate too.
 func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PutReportResult{}, err
@@ -139,11 +165,12 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rk := ns.key() + "#" + r.RunID + "#" + r.Language
+	lk := ns.key() + "#" + r.Language
 	if stored, ok := m.reports[rk]; ok {
-		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r)}, nil
+		cur := m.latest[lk]
+		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
 	}
 	m.reports[rk] = r
-	lk := ns.key() + "#" + r.Language
 	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
 		return PutReportResult{}, nil
 	}
@@ -187,6 +214,9 @@ func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 	})
 	return out, nil
 }
+
+// Probe implements the health check: the in-memory store always answers.
+func (m *Memory) Probe(ctx context.Context) error { return ctx.Err() }
 
 // Len is the number of traces held, expired ones included until they are dropped.
 func (m *Memory) Len() int {

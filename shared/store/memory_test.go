@@ -1,7 +1,11 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +20,8 @@ func TestMemoryConformance(t *testing.T) {
 
 func TestMemoryTracesStayBounded(t *testing.T) {
 	clock := storetest.NewClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
-	m := store.NewMemoryAt(clock.Now)
+	logs := &bytes.Buffer{}
+	m := store.NewMemoryAt(clock.Now).WithLogger(slog.New(slog.NewJSONHandler(logs, nil)))
 	for i := range 10050 {
 		clock.Advance(time.Millisecond)
 		tr := retrieval.Trace{InvocationID: "id-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)}
@@ -29,5 +34,47 @@ func TestMemoryTracesStayBounded(t *testing.T) {
 	}
 	if _, err := m.GetTrace(context.Background(), "id-10.049µs"); err != nil {
 		t.Fatalf("the newest trace was dropped: %v", err)
+	}
+	// 10,000 fit; the 10,001st write drops the oldest tenth (1,001 traces) in one burst: one
+	// warning, and every dropped trace counted.
+	if _, err := m.GetTrace(context.Background(), "id-0s"); err == nil {
+		t.Error("the oldest trace is still there")
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d log lines for one eviction burst, want 1:\n%s", len(lines), logs)
+	}
+	var rec struct {
+		Level        string `json:"level"`
+		Dropped      int64  `json:"dropped"`
+		EvictedTotal int64  `json:"evicted_total"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Level != "WARN" || rec.Dropped != 1001 || rec.EvictedTotal != 1001 || m.Evicted() != 1001 {
+		t.Errorf("eviction reported as %+v, counter %d; want 1001 dropped", rec, m.Evicted())
+	}
+	if n := m.Len(); int64(n)+m.Evicted() != 10050 {
+		t.Errorf("%d kept + %d evicted != 10050 written", n, m.Evicted())
+	}
+}
+
+func TestMemoryExpiredTracesAreNotCountedAsEvicted(t *testing.T) {
+	clock := storetest.NewClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+	logs := &bytes.Buffer{}
+	m := store.NewMemoryAt(clock.Now).WithLogger(slog.New(slog.NewJSONHandler(logs, nil)))
+	for i := range 10001 {
+		tr := retrieval.Trace{InvocationID: "x-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+		if i == 10000 {
+			clock.Advance(time.Hour) // everything before has expired
+			tr.CreatedAt, tr.ExpiresAt = clock.Now(), clock.Now().Add(time.Minute)
+		}
+		if err := m.PutTrace(context.Background(), tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.Evicted() != 0 || logs.Len() != 0 || m.Len() != 1 {
+		t.Errorf("expired traces dropped as losses: evicted %d, kept %d, log %s", m.Evicted(), m.Len(), logs)
 	}
 }

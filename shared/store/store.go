@@ -87,7 +87,8 @@ type PutReportResult struct {
 	// Differs is true for a duplicate whose figures or finished_at differ from the stored
 	// report's: the caller reused a run_id for another result.
 	Differs bool
-	// Latest is true when this report is now the newest of its language.
+	// Latest is true when the stored report of this run_id and language is the newest of its
+	// language after the call: for the copy that stored it and for duplicates alike.
 	Latest bool
 }
 

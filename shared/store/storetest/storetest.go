@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore Factory) {
 	t.Run("SyncReportRejectsInvalid", func(t *testing.T) { t.Parallel(); reportInvalid(t, newStore) })
 	t.Run("ConcurrentSameRunIDStoredExactlyOnce", func(t *testing.T) { t.Parallel(); concurrentSameRun(t, newStore) })
 	t.Run("ConcurrentCompetingReportsNewestWins", func(t *testing.T) { t.Parallel(); concurrentCompeting(t, newStore) })
+	t.Run("LatestFlagExactUnderRacingCopies", func(t *testing.T) { t.Parallel(); latestUnderRace(t, newStore) })
 	t.Run("LeaseHasOneOwnerUntilItExpires", func(t *testing.T) { t.Parallel(); leaseOwner(t, newStore) })
 	t.Run("ConcurrentLeaseHasExactlyOneWinner", func(t *testing.T) { t.Parallel(); leaseConcurrent(t, newStore) })
 }
@@ -208,14 +209,15 @@ func reportOnce(t *testing.T, newStore Factory) {
 	if err != nil || res.Duplicate || !res.Latest {
 		t.Fatalf("first report: %+v %v", res, err)
 	}
-	// The same report again is a plain duplicate.
+	// The same report again is a plain duplicate, of the latest report.
 	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0, 11))
-	if err != nil || !res.Duplicate || res.Differs || res.Latest {
+	if err != nil || !res.Duplicate || res.Differs || !res.Latest {
 		t.Fatalf("duplicate: %+v %v", res, err)
 	}
-	// The same run_id with other figures stores nothing and says they differ.
+	// The same run_id with other figures stores nothing and says they differ; the stored
+	// report of run-1 is still the latest.
 	res, err = s.PutSyncReport(ctx, ns, report("run-1", "en", t0.Add(time.Hour), 3))
-	if err != nil || !res.Duplicate || !res.Differs || res.Latest {
+	if err != nil || !res.Duplicate || !res.Differs || !res.Latest {
 		t.Fatalf("conflicting duplicate: %+v %v", res, err)
 	}
 	latest, err := s.LatestSyncReport(ctx, ns, "en")
@@ -277,6 +279,11 @@ func reportOrder(t *testing.T, newStore Factory) {
 	res, err = s.PutSyncReport(ctx, ns, report("run-newer", "en", t0.Add(time.Minute), 10))
 	if err != nil || !res.Latest {
 		t.Fatalf("newer report: %+v %v", res, err)
+	}
+	// A duplicate of a report that is no longer the latest says so, and changes nothing.
+	res, err = s.PutSyncReport(ctx, ns, report("run-new", "en", t0, 11))
+	if err != nil || !res.Duplicate || res.Latest {
+		t.Fatalf("duplicate of a replaced report: %+v %v", res, err)
 	}
 	if latest, _ := s.LatestSyncReport(ctx, ns, "en"); latest.RunID != "run-newer" || latest.Synced != 10 || latest.Failed != 1 {
 		t.Fatalf("latest %+v", latest)
@@ -365,6 +372,64 @@ func concurrentCompeting(t *testing.T, newStore Factory) {
 	}
 	if all, _ := s.SyncReports(context.Background(), ns); len(all) != n {
 		t.Fatalf("audit holds %d of %d reports", len(all), n)
+	}
+}
+
+// latestUnderRace sends 24 copies of each new report at once, round after round, as a sync
+// workflow's retries can: exactly one copy stores it, and since no newer report races, every
+// answer (the stored copy's and each duplicate's) must say latest, as the store then holds it.
+func latestUnderRace(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	const copies, rounds = 24, 60
+	var storedFalse, noneTrue, duplicatesFalse []int
+	for round := range rounds {
+		r := report(fmt.Sprintf("run-race-%03d", round), "en", t0.Add(time.Duration(round)*time.Minute), 11)
+		results := make([]store.PutReportResult, copies)
+		errs := make([]error, copies)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range copies {
+			wg.Go(func() {
+				<-start
+				results[i], errs[i] = s.PutSyncReport(context.Background(), ns, r)
+			})
+		}
+		close(start)
+		wg.Wait()
+		stored, anyTrue, dupFalse := 0, false, 0
+		for i, res := range results {
+			if errs[i] != nil {
+				t.Fatalf("round %d copy %d: %v", round, i, errs[i])
+			}
+			anyTrue = anyTrue || res.Latest
+			switch {
+			case !res.Duplicate:
+				stored++
+				if !res.Latest {
+					storedFalse = append(storedFalse, round)
+				}
+			case res.Differs:
+				t.Fatalf("round %d: a copy differs from itself", round)
+			case !res.Latest:
+				dupFalse++
+			}
+		}
+		if stored != 1 {
+			t.Fatalf("round %d: %d copies stored the report, want 1", round, stored)
+		}
+		if !anyTrue {
+			noneTrue = append(noneTrue, round)
+		}
+		if dupFalse > 0 {
+			duplicatesFalse = append(duplicatesFalse, round)
+		}
+		if latest, err := s.LatestSyncReport(context.Background(), ns, "en"); err != nil || latest.RunID != r.RunID {
+			t.Fatalf("round %d: latest %+v %v, want %s", round, latest, err, r.RunID)
+		}
+	}
+	if len(storedFalse) > 0 || len(noneTrue) > 0 || len(duplicatesFalse) > 0 {
+		t.Errorf("of %d rounds, the stored copy said latest false in %v, no answer said latest in %v, "+
+			"a duplicate said latest false in %v; the report was the latest after every call", rounds, storedFalse, noneTrue, duplicatesFalse)
 	}
 }
 

@@ -1,0 +1,159 @@
+package status
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+// Health states of GET /health.
+const (
+	HealthOK          = "ok"
+	HealthDegraded    = "degraded"
+	HealthUnavailable = "unavailable"
+)
+
+// Component states of GET /health.
+const (
+	ComponentOK          = "ok"
+	ComponentFailed      = "failed"
+	ComponentCircuitOpen = "circuit_open"
+)
+
+// BreakerState is implemented by a provider behind a circuit breaker: while the breaker is open
+// no call reaches the provider, and /health says circuit_open without asking it.
+type BreakerState interface {
+	BreakerOpen() bool
+}
+
+// StoreProbe is implemented by a trace store that can tell cheaply whether it answers
+// (store.Dynamo reads one absent item, store.Memory always answers).
+type StoreProbe interface {
+	Probe(ctx context.Context) error
+}
+
+// Components are the health of each part a lookup needs.
+type Components struct {
+	// Provider is the L1 provider: ok, failed (its health check failed or said it is not ok),
+	// or circuit_open (its circuit breaker is open).
+	Provider string `json:"provider"`
+	// Store is the trace store: ok, or failed (the probe failed or timed out). Lookups answer
+	// without it; their traces then go to the log for replay.
+	Store string `json:"store"`
+}
+
+// Health is GET /health: the status, the provider's name, each component and the sidecar.
+type Health struct {
+	// Status is ok when every component answers, degraded when one fails while lookups still
+	// answer (L0 answers from the loaded procedures without L1, and a lookup's trace goes to the
+	// log without the store), unavailable when no lookup can be answered: the provider fails and
+	// no procedures are loaded for L0.
+	Status     string        `json:"status"`
+	Provider   string        `json:"provider"`
+	Components Components    `json:"components"`
+	Sidecar    SidecarHealth `json:"sidecar"`
+}
+
+// Defaults of the store probe.
+const (
+	// DefaultStoreProbeTimeout bounds one probe of the store.
+	DefaultStoreProbeTimeout = 500 * time.Millisecond
+	// DefaultStoreProbeTTL is how long a probe's result is reused, so that a burst of health
+	// checks costs one read.
+	DefaultStoreProbeTTL = 5 * time.Second
+)
+
+// storeProbe remembers the last probe of the store.
+type storeProbe struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+	ok  bool // a result is there
+}
+
+// CheckHealth checks the provider (its breaker first, then its Health within the request
+// timeout) and the store (a probe within StoreProbeTimeout, reused for StoreProbeTTL), both at
+// once, and says what they mean for lookups.
+func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
+	h := Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
+	done := make(chan string, 1)
+	go func() { done <- s.storeHealth(ctx) }()
+	h.Components.Provider = s.providerHealth(ctx, call)
+	h.Components.Store = <-done
+	switch {
+	case h.Components.Provider != ComponentOK && !s.l0Answers():
+		h.Status = HealthUnavailable
+	case h.Components.Provider != ComponentOK || h.Components.Store != ComponentOK:
+		h.Status = HealthDegraded
+	default:
+		h.Status = HealthOK
+	}
+	return h
+}
+
+func (s *Service) providerHealth(ctx context.Context, call retrieval.Call) string {
+	if b, ok := s.provider.(BreakerState); ok && b.BreakerOpen() {
+		return ComponentCircuitOpen
+	}
+	if s.Health(ctx, call).Status != "ok" {
+		return ComponentFailed
+	}
+	return ComponentOK
+}
+
+// l0Answers reports whether procedures are loaded for L0 in some language: then a lookup
+// answers even without its provider.
+func (s *Service) l0Answers() bool {
+	for _, lang := range knowledge.Languages {
+		if len(s.corpus.Documents(lang)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// storeHealth probes the store, or reuses a probe younger than StoreProbeTTL. Concurrent
+// checks share one probe. A store that cannot be probed is taken to answer.
+func (s *Service) storeHealth(ctx context.Context) string {
+	p, ok := s.records.(StoreProbe)
+	if !ok {
+		return ComponentOK
+	}
+	sp := &s.probe
+	sp.mu.Lock()
+	if sp.ok && s.now().Sub(sp.at) < s.opts.StoreProbeTTL {
+		err := sp.err
+		sp.mu.Unlock()
+		return componentOf(err)
+	}
+	sp.mu.Unlock()
+	v, _, _ := s.flight.Do("store-probe", func() (any, error) {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.StoreProbeTimeout)
+		defer cancel()
+		err := p.Probe(pctx)
+		failed := 0
+		if err != nil {
+			failed = 1
+			s.log.WarnContext(ctx, "store probe failed", "error", retrieval.SafeError(err))
+		}
+		if s.opts.Metrics != nil {
+			s.opts.Metrics.Count("StoreHealthFailures", failed)
+		}
+		sp.mu.Lock()
+		sp.at, sp.err, sp.ok = s.now(), err, true
+		sp.mu.Unlock()
+		return err, nil
+	})
+	err, _ := v.(error)
+	return componentOf(err)
+}
+
+func componentOf(err error) string {
+	if err != nil {
+		return ComponentFailed
+	}
+	return ComponentOK
+}
