@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -20,7 +21,7 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{
 		doc("a-doc", "one", "battery battery low", "window"),
 		doc("b-doc", "two", "battery tyre tyre tyre"),
-	})
+	}, &synonyms.Set{})
 	// Passage lengths include the indexed title and heading, so they come from the index.
 	p0 := l.Passages[0]
 	n, N := 2.0, 3.0 // "batteri" is in two of three passages
@@ -37,7 +38,7 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 }
 
 func TestIDFIsNeverNegative(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery"), doc("b-doc", "one", "battery")})
+	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery"), doc("b-doc", "one", "battery")}, &synonyms.Set{})
 	if got := l.IDF("batteri"); got <= 0 {
 		t.Fatalf("idf of a term in every passage = %v, want > 0", got)
 	}
@@ -50,7 +51,7 @@ func TestTiesBreakByDocumentThenSection(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{
 		doc("a-doc", "one", "tyre", "tyre"),
 		doc("b-doc", "one", "tyre"),
-	})
+	}, &synonyms.Set{})
 	hits := l.Search([]string{"tyre"}, "", 10)
 	if len(hits) != 3 {
 		t.Fatalf("hits = %+v", hits)
@@ -66,7 +67,7 @@ func TestTiesBreakByDocumentThenSection(t *testing.T) {
 }
 
 func TestCategoryFilterKeepsCorpusStatistics(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "tyre"), doc("b-doc", "two", "tyre wheel")})
+	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "tyre"), doc("b-doc", "two", "tyre wheel")}, &synonyms.Set{})
 	all := l.Search([]string{"tyre"}, "", 10)
 	only := l.Search([]string{"tyre"}, "two", 10)
 	if len(only) != 1 || only[0].Passage != 1 {
@@ -91,7 +92,7 @@ func words(terms ...string) []textproc.Group {
 }
 
 func TestCoverage(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")})
+	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
 	if got := l.Coverage(words("batteri", "low"), 0); got != 1 {
 		t.Errorf("full coverage = %v", got)
 	}

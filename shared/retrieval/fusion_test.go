@@ -187,7 +187,7 @@ func TestDomainFilterRule(t *testing.T) {
 		question string
 		filter   string
 	}{
-		{"windscreen", ""},                                   // one keyword: no hint
+		{"windscreen", ""}, // one keyword: no hint
 		{"the customer says the vehicle app is slow", ""},    // words every procedure names
 		{"Kratzer und Delle an der Tür, Schaden melden", ""}, // German question asked in English: no English evidence
 		{"deep scratch and a dent on the windscreen, photos taken", "damage"},
