@@ -1,20 +1,21 @@
-package synonyms
+package synonyms_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// FuzzParse checks that Parse never panics, that every rule it accepts writes back to a line
+// FuzzParse checks that synonyms.Parse never panics, that every rule it accepts writes back to a line
 // that parses to the same rule, and that the compiled matcher keeps its spans inside the question.
 // The seeds are in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	f.Add("Handy, Smartphone\nphone died => low battery\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		s, err := Parse("fuzz.txt", strings.NewReader(src))
+		s, err := synonyms.Parse("fuzz.txt", strings.NewReader(src))
 		if err != nil {
 			if s != nil {
 				t.Fatal("rules returned with an error")
@@ -28,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		for _, r := range s.Rules() {
 			lines = append(lines, r.String())
 		}
-		again, err := Parse("fuzz.txt", strings.NewReader(strings.Join(lines, "\n")))
+		again, err := synonyms.Parse("fuzz.txt", strings.NewReader(strings.Join(lines, "\n")))
 		if err != nil {
 			t.Fatalf("rules written back do not parse: %v\n%q", err, lines)
 		}

@@ -1,4 +1,4 @@
-package synonyms
+package synonyms_test
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-func mustCompile(t testing.TB, lang, src string) *Matcher {
+func mustCompile(t testing.TB, lang, src string) *synonyms.Matcher {
 	t.Helper()
-	s, err := Parse(lang+"/test.txt", strings.NewReader(src))
+	s, err := synonyms.Parse(lang+"/test.txt", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +20,7 @@ func mustCompile(t testing.TB, lang, src string) *Matcher {
 }
 
 // expansions renders Expand's result as "start-end:alternative" strings.
-func expansions(m *Matcher, tokens []string) []string {
+func expansions(m *synonyms.Matcher, tokens []string) []string {
 	var out []string
 	for _, e := range m.Expand(tokens) {
 		out = append(out, fmt.Sprintf("%d-%d:%s", e.Start, e.End, strings.Join(e.Tokens, " ")))
@@ -110,9 +111,9 @@ Handy tot => Akku leer
 }
 
 func TestCompileMergesRulesOfOneTerm(t *testing.T) {
-	a, _ := Parse("de/operators.txt", strings.NewReader("Handy => Smartphone\nHandy, Mobiltelefon\n"))
-	b, _ := Parse("de/openthesaurus.txt", strings.NewReader("handy, mobiltelefon => smartphone\n"))
-	m := Merge(a, b).Compile(textproc.New("de").Tokens)
+	a, _ := synonyms.Parse("de/operators.txt", strings.NewReader("Handy => Smartphone\nHandy, Mobiltelefon\n"))
+	b, _ := synonyms.Parse("de/openthesaurus.txt", strings.NewReader("handy, mobiltelefon => smartphone\n"))
+	m := synonyms.Merge(a, b).Compile(textproc.New("de").Tokens)
 	got := m.Expand([]string{"handy"})
 	if len(got) != 2 || got[0].Tokens[0] != "smartphone" || got[1].Tokens[0] != "mobiltelefon" {
 		t.Fatalf("%v: want smartphone then mobiltelefon, each once", got)
@@ -124,16 +125,16 @@ func TestCompileMergesRulesOfOneTerm(t *testing.T) {
 
 func TestExpandIsBounded(t *testing.T) {
 	var b strings.Builder
-	for i := range MaxAlternatives + 5 {
+	for i := range synonyms.MaxAlternatives + 5 {
 		fmt.Fprintf(&b, "w => a%d\n", i)
 	}
 	m := mustCompile(t, "en", b.String())
-	if got := len(m.Expand([]string{"w"})); got != MaxAlternatives {
-		t.Errorf("%d alternatives, want %d", got, MaxAlternatives)
+	if got := len(m.Expand([]string{"w"})); got != synonyms.MaxAlternatives {
+		t.Errorf("%d alternatives, want %d", got, synonyms.MaxAlternatives)
 	}
-	q := slices.Repeat([]string{"w"}, MaxTokens*2)
-	if got := len(m.Expand(q)); got != MaxExpansions {
-		t.Errorf("%d expansions, want %d", got, MaxExpansions)
+	q := slices.Repeat([]string{"w"}, synonyms.MaxTokens*2)
+	if got := len(m.Expand(q)); got != synonyms.MaxExpansions {
+		t.Errorf("%d expansions, want %d", got, synonyms.MaxExpansions)
 	}
 }
 
