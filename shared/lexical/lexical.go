@@ -96,10 +96,11 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 				texts = append(texts, s.Heading, s.Content)
 			}
 		}
-		a = base.WithSplitter(textproc.NewSplitter(base, texts...))
-		// Questions split against the synonyms' words as well, so that "Putzrechnung" gives
-		// "putz" (a synonym of Reinigung) and "rechnung"; the index keeps the corpus's own splits.
-		q = base.WithSplitter(textproc.NewSplitter(base, append(texts, matcher.Vocabulary()...)...))
+		// Compounds split against the synonyms' words as well, so that "Putzrechnung" gives
+		// "putz" (a synonym of Reinigung) and "rechnung". Questions and the index split the
+		// same way, so that a compound of the front matter matches the same compound asked.
+		a = base.WithSplitter(textproc.NewSplitter(base, append(texts, splitVocabulary(syns, base)...)...))
+		q = a
 	}
 	q = q.WithSynonyms(matcher)
 	l := &Lang{Analyzer: q, text: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
@@ -165,6 +166,14 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 }
 
 func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
+
+// splitVocabulary is the words of the hand-curated synonym files (operators.txt): the words
+// operators write in compounds ("Putz", "Strom", "Tanke"). The generated thesaurus files add
+// thousands of general words that would split the procedures' own compounds into noise.
+func splitVocabulary(syns *synonyms.Set, a *textproc.Analyzer) []string {
+	curated := syns.Select(func(r synonyms.Rule) bool { return strings.Contains(r.Source, "operators.txt") })
+	return curated.Compile(a.Tokens).Vocabulary()
+}
 
 // DocPassages returns the passages of one document as the range [lo, hi).
 func (l *Lang) DocPassages(doc int) (lo, hi int) { return l.docStart[doc], l.docStart[doc+1] }
