@@ -48,7 +48,7 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	}
 	terms := q.Terms
 	if terms == nil {
-		terms = l.Analyzer.Terms(q.Question)
+		terms = l.Analyzer.QuestionTerms(q.Question)
 	}
 	hits := l.Search(terms, q.Category, q.TopK)
 	out := make([]retrieval.Candidate, 0, len(hits))
@@ -80,7 +80,7 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 	if l == nil {
 		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
 	}
-	words := l.Analyzer.Groups(q.Question)
+	words := l.Analyzer.QuestionGroups(q.Question)
 	hits := l.Search(textproc.Flatten(words), q.Category, answerPassages)
 	if len(hits) == 0 {
 		return retrieval.GroundedAnswer{

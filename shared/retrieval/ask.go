@@ -28,7 +28,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		return Answer{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	hints, matches := l0(l, uniqueTerms(l.Analyzer.Terms(req.Question)))
+	hints, matches := l0(l, uniqueTerms(l.Analyzer.QuestionTerms(req.Question)))
 	l0Done := s.now()
 	l1 := L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
 	q := AskQuery{Question: req.Question, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}

@@ -123,7 +123,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		return Result{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	words := l.Analyzer.Groups(req.Question)
+	words := l.Analyzer.QuestionGroups(req.Question)
 	query := uniqueTerms(textproc.Flatten(words))
 	hints, matches := l0(l, query)
 	l0Done := s.now()

@@ -5,6 +5,7 @@
 package textproc
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -47,6 +48,10 @@ type stemCache struct {
 }
 
 const maxStemCache = 1 << 16
+
+// MaxStemToken is the longest token, in bytes of folded text, that is stemmed (see Stem). The
+// longest word of the procedures has 30.
+const MaxStemToken = 64
 
 func (c *stemCache) get(tok string) (string, bool) {
 	c.mu.RLock()
@@ -133,8 +138,10 @@ func (a *Analyzer) IsStop(tok string) bool {
 
 // Stem stems one folded token. For German, the plural "s" of words ending in a vowel ("Autos",
 // "Akkus", "Handys"), which the Snowball German stemmer keeps, is removed first.
+// Tokens longer than MaxStemToken bytes are no words: they are kept as they are, which bounds the
+// stemmer's work and the stem cache's keys.
 func (a *Analyzer) Stem(tok string) string {
-	if len(tok) < 3 {
+	if len(tok) < 3 || len(tok) > MaxStemToken {
 		return tok
 	}
 	if s, ok := a.cache.get(tok); ok {
@@ -163,21 +170,55 @@ type Group struct {
 }
 
 // Groups returns the words of text, folded, stop words removed, stemmed, with compound parts.
-func (a *Analyzer) Groups(text string) []Group {
+// Each split has its own budget (MaxSplitChecks); for a question, use QuestionGroups.
+func (a *Analyzer) Groups(text string) []Group { return a.groups(text, -1) }
+
+// MaxQuestionChecks bounds the stems all the splits of one question may look up (see
+// MaxSplitChecks), so that no question costs more than a few typical ones whatever its words.
+// Once it is spent, the remaining words are kept whole. The costliest question of the
+// evaluation sets needs 83.
+const MaxQuestionChecks = 256
+
+// QuestionGroups is Groups for a question, an untrusted text: all its splits together draw on
+// MaxQuestionChecks. A question that stays within it gets exactly the groups of Groups.
+func (a *Analyzer) QuestionGroups(text string) []Group { return a.groups(text, MaxQuestionChecks) }
+
+// QuestionTerms is Terms for a question (see QuestionGroups).
+func (a *Analyzer) QuestionTerms(text string) []string { return Flatten(a.QuestionGroups(text)) }
+
+// groups analyses text; budget < 0 gives each split its own MaxSplitChecks, else the splits
+// share budget. A word that occurs again gets the group of its first occurrence.
+func (a *Analyzer) groups(text string, budget int) []Group {
 	toks := a.Tokens(text)
 	out := make([]Group, 0, len(toks))
+	first := map[string]int{}
 	for _, t := range toks {
 		if a.IsStop(t) {
 			continue
 		}
+		if i, ok := first[t]; ok {
+			g := out[i]
+			g.Parts = slices.Clone(g.Parts)
+			out = append(out, g)
+			continue
+		}
 		g := Group{Term: a.Stem(t)}
 		if a.split != nil {
-			parts, complete := a.split.Split(t)
+			checks := MaxSplitChecks
+			if budget >= 0 {
+				checks = min(checks, budget)
+			}
+			left := checks
+			parts, complete := a.split.splitBudget(t, &left)
+			if budget >= 0 {
+				budget -= checks - left
+			}
 			for _, p := range parts {
 				g.Parts = append(g.Parts, a.Stem(p))
 			}
 			g.Complete = complete
 		}
+		first[t] = len(out)
 		out = append(out, g)
 	}
 	return out
