@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // AskRequest is a validated ask.
@@ -28,10 +29,11 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		return Answer{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	hints, matches := l0(l, uniqueTerms(l.Analyzer.QuestionTerms(req.Question)))
+	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
+	hints, matches := l0(l, uniqueTerms(l.Analyzer.QuestionTerms(text)))
 	l0Done := s.now()
 	l1 := L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
-	q := AskQuery{Question: req.Question, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	q := AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		l1.CategoryFilter = &hints.Domains[0]
 		q.Category = hints.Domains[0]

@@ -123,19 +123,21 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		return Result{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	words := l.Analyzer.QuestionGroups(req.Question)
+	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
+	text := textproc.Normalize(req.Question)
+	words := l.Analyzer.QuestionGroups(text)
 	query := uniqueTerms(textproc.Flatten(words))
 	hints, matches := l0(l, query)
 	l0Done := s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
-	side := s.startSidecar(ctx, req, hints)
+	side := s.startSidecar(ctx, req, text, hints)
 	var cands []Candidate
 	if s.opts.L1Enabled {
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 		}
-		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
+		q := Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if l1.CategoryFilter != nil {
 			q.Category = *l1.CategoryFilter
@@ -210,12 +212,12 @@ type pendingSidecar struct {
 
 // startSidecar starts the sidecar beside L1, with the L0 domain as its filter when unambiguous,
 // under its own deadline. Off, it does nothing.
-func (s *Service) startSidecar(ctx context.Context, req LookupRequest, hints L0Hints) *pendingSidecar {
+func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text string, hints L0Hints) *pendingSidecar {
 	if s.opts.Sidecar == nil {
 		return nil
 	}
 	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
-	q := Query{Question: req.Question, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	q := Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		q.Category = hints.Domains[0]
 	}

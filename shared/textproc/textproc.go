@@ -83,23 +83,51 @@ func (a *Analyzer) WithSplitter(s *Splitter) *Analyzer {
 	return &c
 }
 
-// Fold lowercases s and removes diacritics. For German, ä/ae, ö/oe, ü/ue and ß/ss fold to the
-// same letters so that "Bußgeld", "Bussgeld", "Schäden" and "Schaeden" meet.
+// Normalize returns s in Unicode NFKC without format characters (soft hyphens, zero-width
+// spaces and joiners, word joiners, byte order marks: category Cf), so that look-alikes such as
+// fullwidth letters and ligatures ("ﬁ") read as the plain letters, and a word broken by an
+// invisible character reads whole. Fold applies the same normalisation.
+func Normalize(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	s = norm.NFKC.String(s)
+	if strings.IndexFunc(s, isFormat) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isFormat(r rune) bool { return r >= utf8.RuneSelf && unicode.Is(unicode.Cf, r) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Fold lowercases s and removes diacritics, after the compatibility decomposition of Normalize
+// (format characters are dropped). For German, ä/ae, ö/oe, ü/ue and ß/ss fold to the same
+// letters so that "Bußgeld", "Bussgeld", "Schäden" and "Schaeden" meet.
 func (a *Analyzer) Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if !ascii {
-		s = norm.NFD.String(s)
+	if !isASCII(s) {
+		s = norm.NFKD.String(s)
 	}
 	var prev rune
 	for _, r := range s {
+		if isFormat(r) {
+			continue // invisible: "Scha\u00ADden" is "Schaden"
+		}
 		if unicode.Is(unicode.Mn, r) {
 			// A combining diaeresis after a, o or u is a German umlaut: it already folded to the
 			// base letter, which is also where the ae/oe/ue spelling ends up below.

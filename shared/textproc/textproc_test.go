@@ -165,3 +165,17 @@ func TestQuestionGroupsShareOneBudget(t *testing.T) {
 		t.Errorf("a repeated word got another group: %v vs %v", g[0], g[len(g)-2])
 	}
 }
+
+func TestNormalizeFoldsLookAlikes(t *testing.T) {
+	for in, want := range map[string]string{
+		"\ufb01ne": "fine", "\uff44\uff41\uff4d\uff41\uff47\uff45": "damage", "dam\u00adage": "damage",
+		"a\u200bb\u200cc\u200dd\u2060e\ufefff": "abcdef", "Scha\u0308den": "Schäden", "plain text": "plain text",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+		if a := New("de"); a.Fold(in) != a.Fold(want) {
+			t.Errorf("Fold(%q) = %q, Fold(%q) = %q", in, a.Fold(in), want, a.Fold(want))
+		}
+	}
+}
