@@ -249,7 +249,8 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }
 
-// decode reads a JSON object body into v after the content-type and size checks of api.md.
+// decode reads a JSON object body into v after the content-type and size checks of api.md and
+// the checks of checkBody (text, duplicate keys, depth).
 func decode(c *call, v any) *Error {
 	if len(c.req.Body) > MaxBody {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
@@ -263,7 +264,10 @@ func decode(c *call, v any) *Error {
 		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: "Content-Type must be application/json"}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(c.req.Body)))
+	if err := checkBody(c.req.Body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
 	}
