@@ -259,7 +259,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }
 
-// decode reads a JSON object body into v after the content-type and size checks of api.md and
+// decode reads a JSON object body into v after the contract's content-type and size checks and
 // the checks of checkBody (text, duplicate keys, depth).
 func decode(c *call, v any) *Error {
 	if len(c.req.Body) > MaxBody {

@@ -67,8 +67,8 @@ func BenchmarkLookupLargeCorpus(b *testing.B) {
 	}
 }
 
-// BenchmarkLookupWorstCase measures lookups of the most expensive questions within the limits of
-// api.md (at most 2000 characters) beside a typical one. Each iteration marks every word with a
+// BenchmarkLookupWorstCase measures lookups of the most expensive questions within the limits of the
+// API (at most 2000 characters) beside a typical one. Each iteration marks every word with a
 // fresh tag, so that the stem cache does not hide the cost of a question never seen before.
 func BenchmarkLookupWorstCase(b *testing.B) {
 	ix := index(b)
