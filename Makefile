@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval synonyms build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint bench eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -51,6 +51,25 @@ bench:
 ## function built the same way, measured in one run (figures in README.md).
 init-duration: deps
 	$(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
+
+## fuzz: every fuzz target for FUZZTIME (default 60s) each; a failing input is written under the
+## package's testdata/fuzz/<target>/ and fails the run. Go 1.26's fuzzing can also end a run that
+## found nothing with "context deadline exceeded" at the time limit: without a failing input, that
+## is reported and not counted as a failure.
+FUZZTIME ?= 60s
+FUZZ_TARGETS := shared/api:FuzzRequestBody shared/textproc:FuzzGroups knowledge:FuzzParse \
+	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
+	internal/ragcorefake:FuzzRequestBodies
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=./$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); rc=$$?; \
+		echo "$$out" | tail -n 4; \
+		if [ $$rc -ne 0 ]; then \
+			if echo "$$out" | grep -q 'Failing input written' || ! echo "$$out" | grep -q '^    context deadline exceeded$$'; then exit 1; fi; \
+			echo "   (deadline at the time limit, no failing input: not a finding)"; \
+		fi; \
+	done
 
 ## eval: retrieval quality on the evaluation sets.
 eval:

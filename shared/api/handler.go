@@ -59,6 +59,9 @@ type Request struct {
 	// Query holds the query string parameters.
 	Query url.Values
 	Body  []byte
+	// BodyErr is set by a transport that could not read the body whole (cut off, client gone,
+	// read timeout): such a request is refused, never served from the part that arrived.
+	BodyErr error
 	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
 	Claims map[string]string
 	// RequestID is the platform's request id (Lambda), for logs.
@@ -179,7 +182,14 @@ func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 		log.InfoContext(ctx, "request", "method", req.Method, "path", req.Path, "status", resp.Status,
 			"actor_id", c.actor.ID, "duration_ms", float64(h.now().Sub(start).Microseconds())/1000)
 	}()
-	out, apiErr := h.dispatch(ctx, c)
+	var out any
+	var apiErr *Error
+	if req.BodyErr != nil {
+		log.WarnContext(ctx, "request body not received whole", "error", req.BodyErr)
+		apiErr = invalid("", "the request body was not received whole (cut off, or too slow); send it again")
+	} else {
+		out, apiErr = h.dispatch(ctx, c)
+	}
 	if apiErr != nil {
 		if apiErr.Status >= 500 {
 			log.ErrorContext(ctx, "request failed", "code", apiErr.Code)
@@ -278,7 +288,8 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }
 
-// decode reads a JSON object body into v after the content-type and size checks of api.md.
+// decode reads a JSON object body into v after the contract's content-type and size checks and
+// the checks of checkBody (text, duplicate keys, depth).
 func decode(c *call, v any) *Error {
 	if len(c.req.Body) > MaxBody {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
@@ -292,7 +303,10 @@ func decode(c *call, v any) *Error {
 		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: "Content-Type must be application/json"}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(c.req.Body)))
+	if err := checkBody(c.req.Body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
 	}

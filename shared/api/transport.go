@@ -67,18 +67,30 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 }
 
 // HTTP adapts the handler to net/http, for the local API. It reads at most MaxBody+1 bytes of a
-// body, so that an oversized body is refused without being read whole.
+// body, so that an oversized body is refused without being read whole, and gives the body
+// requestTimeout to arrive. A body that could not be read whole (cut off, client gone, too slow)
+// is not served: the request gets 400 invalid_request, if the client is still there to read it.
 func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: r.URL.Query()}
 		for k, v := range r.Header {
 			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
 		}
+		// The body must arrive within requestTimeout whatever server runs the handler, unless the
+		// server's own read timeout is shorter: a deadline set here would replace it.
+		srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+		if srv == nil || srv.ReadTimeout <= 0 || srv.ReadTimeout > requestTimeout {
+			err := http.NewResponseController(w).SetReadDeadline(start.Add(requestTimeout))
+			if err != nil && !errors.Is(err, http.ErrNotSupported) {
+				h.log.DebugContext(ctx, "set body read deadline", "error", err)
+			}
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-		if err != nil && !errors.Is(err, io.EOF) {
-			h.log.WarnContext(ctx, "read request body", "error", err)
+		if err != nil {
+			req.BodyErr = err
 		}
 		req.Body = body
 		resp := h.Serve(ctx, req)

@@ -47,7 +47,7 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	}
 	terms := q.Terms
 	if terms == nil {
-		terms = l.Analyzer.Terms(q.Question)
+		terms = l.Analyzer.QuestionTerms(q.Question)
 	}
 	hits := l.SearchWeighted(terms, q.TermWeights, q.Category, q.TopK)
 	out := make([]retrieval.Candidate, 0, len(hits))

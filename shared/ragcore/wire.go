@@ -3,6 +3,7 @@ package ragcore
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // The wire types below are ragcore-v1.md's request and response bodies, field for field. Responses
@@ -155,6 +156,9 @@ type Citation struct {
 func (r *AnswerResponse) validate() error {
 	if err := oneOf("evidence_state", r.EvidenceState, "grounded", "insufficient"); err != nil {
 		return err
+	}
+	if r.EvidenceState == "grounded" && strings.TrimSpace(r.Answer) == "" {
+		return missing("answer") // a grounded answer without text would be passed on as generated
 	}
 	for i, c := range r.Citations {
 		if c.SourceID == "" || c.ExternalID == "" {

@@ -40,8 +40,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		return Answer{}, ErrUnsupportedLanguage
 	}
 	start := s.now()
-	words := analyse(l, req.Question)
-	q := AskQuery{Question: req.Question, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
+	words := analyse(l, text)
+	q := AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	var hints L0Hints
 	var layer string
 	var l1 L1Details

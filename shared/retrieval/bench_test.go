@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -63,5 +64,107 @@ func BenchmarkLookupLargeCorpus(b *testing.B) {
 		if _, err := svc.Lookup(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLookupWorstCase measures lookups of the most expensive questions within the limits of the
+// API (at most 2000 characters) beside a typical one. Each iteration marks every word with a
+// fresh tag, so that the stem cache does not hide the cost of a question never seen before.
+func BenchmarkLookupWorstCase(b *testing.B) {
+	ix := index(b)
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for _, q := range worstQuestions() {
+		b.Run(q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				b.StopTimer()
+				question := q.question(tag(i))
+				if n := utf8.RuneCountInString(question); n > 2000 {
+					b.Fatalf("%s has %d characters, over the limit", q.name, n)
+				}
+				b.StartTimer()
+				req := retrieval.LookupRequest{Question: question, Language: q.lang, TopK: 5, Actor: retrieval.Actor{ID: "bench"}}
+				if _, err := svc.Lookup(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// tag returns three letters that differ for every i below 26³.
+func tag(i int) string {
+	return string([]byte{'a' + byte(i/676%26), 'a' + byte(i/26%26), 'a' + byte(i%26)})
+}
+
+type worstQuestion struct {
+	name, lang string
+	question   func(tag string) string
+}
+
+// fill repeats word (with tag prefixed and sep after) up to 2000 characters.
+func fill(tag, word, sep string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; ; i++ {
+		w := word + sep
+		if i == 0 || sep != "" {
+			w = tag + w
+		}
+		if n += utf8.RuneCountInString(w); n > 2000 {
+			return b.String()
+		}
+		b.WriteString(w)
+	}
+}
+
+// words joins distinct words, each prefixed with tag, up to 2000 characters.
+func words(tag string, next func(i int) string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; ; i++ {
+		w := tag + next(i) + " "
+		if n += utf8.RuneCountInString(w); n > 2000 {
+			return b.String()
+		}
+		b.WriteString(w)
+	}
+}
+
+// parts are compound parts the German corpus knows on their own.
+var parts = []string{"schaden", "kabel", "lade", "scheibe", "akku", "reifen", "fahrzeug", "werkstatt", "kunde", "unfall", "schlüssel", "tür"}
+
+// compound returns a distinct compound of n parts for every i below len(parts)^n.
+func compound(i, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(parts[i%len(parts)])
+		i /= len(parts)
+	}
+	return b.String()
+}
+
+func worstQuestions() []worstQuestion {
+	return []worstQuestion{
+		{"typical-de", "de", func(string) string {
+			return "Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest"
+		}},
+		{"typical-en", "en", func(string) string {
+			return "A customer found a deep scratch on the rear door before the trip. What do we do?"
+		}},
+		{"one-long-word-de", "de", func(t string) string { return fill(t, "schadens", "") }},
+		{"one-long-word-en", "en", func(t string) string { return fill(t, "damages", "") }},
+		{"distinct-compounds-de", "de", func(t string) string { return words(t, func(i int) string { return compound(i, 3) }) }},
+		{"distinct-long-compounds-de", "de", func(t string) string { return words(t, func(i int) string { return compound(i, 6) }) }},
+		{"distinct-short-words-de", "de", func(t string) string {
+			return words(t, func(i int) string { return compound(i, 1)[:2] + fmt.Sprint(i) })
+		}},
+		{"repeated-word-de", "de", func(t string) string { return fill(t, "Ladekabelschaden", " ") }},
+		{"mixed-scripts-de", "de", func(t string) string { return fill(t, "schadenщкодаσχάδηダメージ損害ضرر", "") }},
+		{"digit-run-de", "de", func(t string) string { return fill(t, "1234567890", "") }},
+		{"umlaut-a-de", "de", func(t string) string { return fill(t, "ä", "") }},
+		{"umlaut-a-en", "en", func(t string) string { return fill(t, "ä", "") }},
 	}
 }

@@ -86,7 +86,7 @@ func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result
 	return res
 }
 
-func sources(blocks []retrieval.EvidenceBlock) []string {
+func blockIDs(blocks []retrieval.EvidenceBlock) []string {
 	var out []string
 	for _, b := range blocks {
 		out = append(out, b.DocumentID+"#"+strings.SplitN(b.Section, ".", 2)[0])
@@ -150,7 +150,7 @@ func TestFusion(t *testing.T) {
 			}
 			svc, traces := semanticService(t, f)
 			res := lookupWith(t, svc, tc.question)
-			got := sources(res.EvidenceBlocks)
+			got := blockIDs(res.EvidenceBlocks)
 			if len(got) < len(tc.want) || !slices.Equal(got[:len(tc.want)], tc.want) {
 				t.Fatalf("blocks %v, want %v first", got, tc.want)
 			}
@@ -236,7 +236,7 @@ func TestFilteredCallThatIsWeakIsRetriedUnfiltered(t *testing.T) {
 			if l1.Calls != tc.calls || l1.UnfilteredRetry != (tc.calls == 2) || l1.CategoryFilter == nil || *l1.CategoryFilter != "damage" {
 				t.Errorf("l1 %+v", l1)
 			}
-			if got := sources(res.EvidenceBlocks)[0]; got != tc.primary {
+			if got := blockIDs(res.EvidenceBlocks)[0]; got != tc.primary {
 				t.Errorf("primary %s, want %s", got, tc.primary)
 			}
 			tr, _ := traces.GetTrace(context.Background(), res.InvocationID)

@@ -161,18 +161,20 @@ type stages struct {
 // The sidecar, when on and asked for, runs beside L1.
 func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest, sidecar bool) (Result, stages) {
 	var st stages
-	words := analyse(l, req.Question)
+	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
+	text := textproc.Normalize(req.Question)
+	words := analyse(l, text)
 	query, weights := queryTerms(words)
 	hints, matches := l0(l, words)
 	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
 	if sidecar {
-		st.sidecar = s.startSidecar(ctx, req, hints)
+		st.sidecar = s.startSidecar(ctx, req, text, hints)
 	}
 	var cands []Candidate
 	if s.opts.L1Enabled {
-		q := Query{Question: req.Question, Language: req.Language, TopK: l1Pool(req.TopK),
+		q := Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
@@ -274,12 +276,12 @@ type pendingSidecar struct {
 
 // startSidecar starts the sidecar beside L1, with the L0 domain as its filter when unambiguous,
 // under its own deadline. Off, it does nothing.
-func (s *Service) startSidecar(ctx context.Context, req LookupRequest, hints L0Hints) *pendingSidecar {
+func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text string, hints L0Hints) *pendingSidecar {
 	if s.opts.Sidecar == nil {
 		return nil
 	}
 	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
-	q := Query{Question: req.Question, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	q := Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		q.Category = hints.Domains[0]
 	}
@@ -513,7 +515,7 @@ func newID() string { return rand.Text() }
 
 // analyse is the analysis of a question: its words, their compound parts and their synonyms.
 func analyse(l *lexical.Lang, question string) []textproc.Group {
-	return l.Analyzer.Synonyms(question, l.Analyzer.Groups(question))
+	return l.Analyzer.Synonyms(question, l.Analyzer.QuestionGroups(question))
 }
 
 // queryTerms lists the index terms of a question's words, each once: the words and their parts

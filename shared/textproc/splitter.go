@@ -12,6 +12,17 @@ type Splitter struct {
 // minPart is the shortest compound part, in bytes of folded text; shorter parts match too much.
 const minPart = 4
 
+// MaxSplitToken is the longest token, in bytes of folded text, that is split. A split looks at
+// parts of the token at up to three depths, so its work grows fast with the token's length;
+// German compounds rarely exceed 40 bytes (the longest word of the procedures has 30), and
+// longer tokens are kept whole.
+const MaxSplitToken = 40
+
+// MaxSplitChecks bounds the parts one split looks up that are not vocabulary tokens as they
+// stand (each costs a stem). A split that runs out gives up: the token is kept whole. The
+// costliest word of the procedures and evaluation sets needs 66.
+const MaxSplitChecks = 256
+
 // NewSplitter builds a splitter from the words of texts, folded by a.
 func NewSplitter(a *Analyzer, texts ...string) *Splitter {
 	s := &Splitter{a: a, tokens: map[string]struct{}{}, stems: map[string]struct{}{}}
@@ -27,35 +38,33 @@ func NewSplitter(a *Analyzer, texts ...string) *Splitter {
 	return s
 }
 
-func (s *Splitter) known(part string) bool {
-	if len(part) < minPart {
-		return false
-	}
-	if _, ok := s.tokens[part]; ok {
-		return true
-	}
-	_, ok := s.stems[s.a.Stem(part)]
-	return ok
-}
-
 // Split returns the parts of a folded compound, or nil when it has none: the longest known head
 // whose tail is known or itself a compound of known words (complete); failing that, a known head
 // or tail of at least partMin bytes on its own (not complete), so that "Bereitschaftsdienst"
-// still yields "bereitschaft". A linking "s" or "n" after the head is allowed.
+// still yields "bereitschaft". A linking "s" or "n" after the head is allowed. Tokens longer
+// than MaxSplitToken, and tokens whose split needs more than MaxSplitChecks stems, have no parts.
 func (s *Splitter) Split(tok string) (parts []string, complete bool) {
-	if len(tok) < 2*minPart {
+	checks := MaxSplitChecks
+	return s.splitBudget(tok, &checks)
+}
+
+// splitBudget is Split drawing its stems from *checks, which it decrements; at zero the split
+// gives up. Its result is always the one an unbounded split gives, or none.
+func (s *Splitter) splitBudget(tok string, checks *int) (parts []string, complete bool) {
+	if len(tok) < 2*minPart || len(tok) > MaxSplitToken {
 		return nil, false
 	}
-	if parts := s.split(tok, 3); parts != nil {
+	r := &splitRun{s: s, tok: tok, checks: checks, known: make([]int8, (len(tok)+1)*(len(tok)+1))}
+	if parts := r.split(0, 3); parts != nil {
 		return parts, true
 	}
-	for i := len(tok) - minPart; i >= partMin; i-- {
-		if s.known(tok[:i]) {
+	for i := len(tok) - minPart; i >= partMin && !r.out; i-- {
+		if r.isKnown(0, i) {
 			return []string{tok[:i]}, false
 		}
 	}
-	for i := minPart; i <= len(tok)-partMin; i++ {
-		if s.known(tok[i:]) {
+	for i := minPart; i <= len(tok)-partMin && !r.out; i++ {
+		if r.isKnown(i, len(tok)) {
 			return []string{tok[i:]}, false
 		}
 	}
@@ -65,27 +74,76 @@ func (s *Splitter) Split(tok string) (parts []string, complete bool) {
 // partMin is the shortest part kept when the rest of the compound is unknown.
 const partMin = 5
 
-func (s *Splitter) split(tok string, depth int) []string {
-	if depth == 0 {
+// splitRun is one split of one token: what it found out about the token's parts, so that no part
+// is stemmed twice and no tail is searched twice at the same depth.
+type splitRun struct {
+	s      *Splitter
+	tok    string
+	known  []int8 // tok[i:j] at i*(len(tok)+1)+j: 0 not yet looked up, 1 unknown, 2 known
+	failed [4][]bool
+	checks *int
+	out    bool // the budget ran out: every later lookup says unknown
+}
+
+func (r *splitRun) isKnown(i, j int) bool {
+	if j-i < minPart || r.out {
+		return false
+	}
+	k := i*(len(r.tok)+1) + j
+	if v := r.known[k]; v != 0 {
+		return v == 2
+	}
+	part := r.tok[i:j]
+	_, ok := r.s.tokens[part]
+	if !ok {
+		if *r.checks <= 0 {
+			r.out = true
+			return false
+		}
+		*r.checks--
+		_, ok = r.s.stems[r.s.a.Stem(part)]
+	}
+	r.known[k] = 1
+	if ok {
+		r.known[k] = 2
+	}
+	return ok
+}
+
+// split splits tok[start:] into at most depth+1 known parts.
+func (r *splitRun) split(start, depth int) []string {
+	if depth == 0 || r.out {
 		return nil
 	}
-	for i := len(tok) - minPart; i >= minPart; i-- {
-		head := tok[:i]
-		if !s.known(head) {
+	if f := r.failed[depth]; f != nil && f[start] {
+		return nil
+	}
+	n := len(r.tok)
+	for i := n - minPart; i >= start+minPart; i-- {
+		if !r.isKnown(start, i) {
+			if r.out {
+				return nil
+			}
 			continue
 		}
 		for _, skip := range [...]int{0, 1} {
-			if skip == 1 && tok[i] != 's' && tok[i] != 'n' {
+			if skip == 1 && r.tok[i] != 's' && r.tok[i] != 'n' {
 				continue
 			}
-			tail := tok[i+skip:]
-			if s.known(tail) {
-				return []string{head, tail}
+			if r.isKnown(i+skip, n) {
+				return []string{r.tok[start:i], r.tok[i+skip:]}
 			}
-			if rest := s.split(tail, depth-1); rest != nil {
-				return append([]string{head}, rest...)
+			if rest := r.split(i+skip, depth-1); rest != nil {
+				return append([]string{r.tok[start:i]}, rest...)
+			}
+			if r.out {
+				return nil
 			}
 		}
 	}
+	if r.failed[depth] == nil {
+		r.failed[depth] = make([]bool, n+1)
+	}
+	r.failed[depth][start] = true
 	return nil
 }

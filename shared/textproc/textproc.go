@@ -5,6 +5,7 @@
 package textproc
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -51,6 +52,10 @@ type stemCache struct {
 
 const maxStemCache = 1 << 16
 
+// MaxStemToken is the longest token, in bytes of folded text, that is stemmed (see Stem). The
+// longest word of the procedures has 30.
+const MaxStemToken = 64
+
 func (c *stemCache) get(tok string) (string, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -81,23 +86,51 @@ func (a *Analyzer) WithSplitter(s *Splitter) *Analyzer {
 	return &c
 }
 
-// Fold lowercases s and removes diacritics. For German, ä/ae, ö/oe, ü/ue and ß/ss fold to the
-// same letters so that "Bußgeld", "Bussgeld", "Schäden" and "Schaeden" meet.
+// Normalize returns s in Unicode NFKC without format characters (soft hyphens, zero-width
+// spaces and joiners, word joiners, byte order marks: category Cf), so that look-alikes such as
+// fullwidth letters and ligatures ("ﬁ") read as the plain letters, and a word broken by an
+// invisible character reads whole. Fold applies the same normalisation.
+func Normalize(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	s = norm.NFKC.String(s)
+	if strings.IndexFunc(s, isFormat) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isFormat(r rune) bool { return r >= utf8.RuneSelf && unicode.Is(unicode.Cf, r) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Fold lowercases s and removes diacritics, after the compatibility decomposition of Normalize
+// (format characters are dropped). For German, ä/ae, ö/oe, ü/ue and ß/ss fold to the same
+// letters so that "Bußgeld", "Bussgeld", "Schäden" and "Schaeden" meet.
 func (a *Analyzer) Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if !ascii {
-		s = norm.NFD.String(s)
+	if !isASCII(s) {
+		s = norm.NFKD.String(s)
 	}
 	var prev rune
 	for _, r := range s {
+		if isFormat(r) {
+			continue // invisible: "Scha\u00ADden" is "Schaden"
+		}
 		if unicode.Is(unicode.Mn, r) {
 			// A combining diaeresis after a, o or u is a German umlaut: it already folded to the
 			// base letter, which is also where the ae/oe/ue spelling ends up below.
@@ -136,8 +169,10 @@ func (a *Analyzer) IsStop(tok string) bool {
 
 // Stem stems one folded token. For German, the plural "s" of words ending in a vowel ("Autos",
 // "Akkus", "Handys"), which the Snowball German stemmer keeps, is removed first.
+// Tokens longer than MaxStemToken bytes are no words: they are kept as they are, which bounds the
+// stemmer's work and the stem cache's keys.
 func (a *Analyzer) Stem(tok string) string {
-	if len(tok) < 3 {
+	if len(tok) < 3 || len(tok) > MaxStemToken {
 		return tok
 	}
 	if s, ok := a.cache.get(tok); ok {
@@ -169,21 +204,55 @@ type Group struct {
 }
 
 // Groups returns the words of text, folded, stop words removed, stemmed, with compound parts.
-func (a *Analyzer) Groups(text string) []Group {
+// Each split has its own budget (MaxSplitChecks); for a question, use QuestionGroups.
+func (a *Analyzer) Groups(text string) []Group { return a.groups(text, -1) }
+
+// MaxQuestionChecks bounds the stems all the splits of one question may look up (see
+// MaxSplitChecks), so that no question costs more than a few typical ones whatever its words.
+// Once it is spent, the remaining words are kept whole. The costliest question of the
+// evaluation sets needs 83.
+const MaxQuestionChecks = 256
+
+// QuestionGroups is Groups for a question, an untrusted text: all its splits together draw on
+// MaxQuestionChecks. A question that stays within it gets exactly the groups of Groups.
+func (a *Analyzer) QuestionGroups(text string) []Group { return a.groups(text, MaxQuestionChecks) }
+
+// QuestionTerms is Terms for a question (see QuestionGroups).
+func (a *Analyzer) QuestionTerms(text string) []string { return Flatten(a.QuestionGroups(text)) }
+
+// groups analyses text; budget < 0 gives each split its own MaxSplitChecks, else the splits
+// share budget. A word that occurs again gets the group of its first occurrence.
+func (a *Analyzer) groups(text string, budget int) []Group {
 	toks := a.Tokens(text)
 	out := make([]Group, 0, len(toks))
+	first := map[string]int{}
 	for _, t := range toks {
 		if a.IsStop(t) {
 			continue
 		}
+		if i, ok := first[t]; ok {
+			g := out[i]
+			g.Parts = slices.Clone(g.Parts)
+			out = append(out, g)
+			continue
+		}
 		g := Group{Term: a.Stem(t)}
 		if a.split != nil {
-			parts, complete := a.split.Split(t)
+			checks := MaxSplitChecks
+			if budget >= 0 {
+				checks = min(checks, budget)
+			}
+			left := checks
+			parts, complete := a.split.splitBudget(t, &left)
+			if budget >= 0 {
+				budget -= checks - left
+			}
 			for _, p := range parts {
 				g.Parts = append(g.Parts, a.Stem(p))
 			}
 			g.Complete = complete
 		}
+		first[t] = len(out)
 		out = append(out, g)
 	}
 	return out

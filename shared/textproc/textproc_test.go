@@ -1,7 +1,9 @@
 package textproc
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +77,105 @@ func TestSplitterFindsCompoundParts(t *testing.T) {
 func TestSupported(t *testing.T) {
 	if !Supported("en") || !Supported("de") || Supported("fr") || Supported("EN") {
 		t.Error("Supported is wrong")
+	}
+}
+
+// boundedSplitter knows a few compound parts, so that tokens built from them keep a split busy.
+func boundedSplitter() (*Analyzer, *Splitter) {
+	base := New("de")
+	return base, NewSplitter(base, "Schaden Kabel Ladung Scheibe Akku Reifen Fahrzeug Werkstatt Kunde Unfall Schlüssel Türen")
+}
+
+func TestSplitIgnoresTokensOverMaxSplitToken(t *testing.T) {
+	base, s := boundedSplitter()
+	fits := "werkstattsschlusselsfahrzeugsschadens"
+	if len(fits) > MaxSplitToken || len(fits)+5 <= MaxSplitToken {
+		t.Fatalf("MaxSplitToken is %d: adjust the test's tokens", MaxSplitToken)
+	}
+	if parts, complete := s.Split(fits); len(parts) == 0 || !complete {
+		t.Fatalf("Split(%d bytes) = %v, %v: want a complete split", len(fits), parts, complete)
+	}
+	if parts, _ := s.Split(fits + "kabel"); parts != nil {
+		t.Errorf("Split of a %d-byte token = %v, want none (over MaxSplitToken)", len(fits)+5, parts)
+	}
+	long := strings.Repeat("a", MaxStemToken+1)
+	if got := base.Stem(long); got != long {
+		t.Errorf("a token over MaxStemToken is stemmed: %q", got)
+	}
+}
+
+// A split on a smaller budget gives the unbounded split's result or none, never another one, and
+// never draws more than it was given.
+func TestSplitBudgetGivesTheSameResultOrNone(t *testing.T) {
+	_, s := boundedSplitter()
+	toks := []string{"schadenskabel", "akkukabelschaden", "werkstattkundenreifen", "fahrzeugschlusselunfall",
+		"reifenreifenreifenreifen", "kabelxakku", "unbekanntkabel", "akkuakkuakkuakkuakkuakkuakkuakkuakkuakku"}
+	for _, tok := range toks {
+		unbounded := 1 << 30
+		want, wantComplete := s.splitBudget(tok, &unbounded)
+		used := 1<<30 - unbounded
+		if used > MaxSplitChecks {
+			t.Errorf("%q needs %d checks, more than MaxSplitChecks", tok, used)
+		}
+		for budget := 0; budget <= used; budget++ {
+			left := budget
+			got, complete := s.splitBudget(tok, &left)
+			if left < 0 {
+				t.Errorf("%q on %d checks overdrew to %d", tok, budget, left)
+			}
+			if got != nil && (!slices.Equal(got, want) || complete != wantComplete) {
+				t.Errorf("%q on %d checks = %v, %v; unbounded %v, %v", tok, budget, got, complete, want, wantComplete)
+			}
+			if budget == used && !slices.Equal(got, want) {
+				t.Errorf("%q on exactly the checks it needs = %v, want %v", tok, got, want)
+			}
+		}
+	}
+}
+
+func TestQuestionGroupsShareOneBudget(t *testing.T) {
+	base, s := boundedSplitter()
+	a := base.WithSplitter(s)
+	parts := []string{"schaden", "kabel", "akku", "reifen", "fahrzeug", "werkstatt", "kunde", "unfall"}
+	var words []string
+	for i := range 200 {
+		words = append(words, parts[i%8]+parts[i/8%8]+parts[i/64%8])
+	}
+	q := strings.Join(words, " ")
+	all, bounded := a.Groups(q), a.QuestionGroups(q)
+	if len(all) != len(bounded) {
+		t.Fatalf("%d groups, %d bounded", len(all), len(bounded))
+	}
+	for i, g := range all {
+		if len(g.Parts) == 0 {
+			t.Fatalf("unbounded group %d (%s) has no parts", i, words[i])
+		}
+	}
+	if len(bounded[0].Parts) == 0 {
+		t.Error("the first word of a question lost its parts")
+	}
+	if last := bounded[len(bounded)-1]; len(last.Parts) != 0 {
+		t.Errorf("the 200th compound still split (%v): the question's budget is not shared", last.Parts)
+	}
+	normal := "Ladekabel defekt, Akkustand niedrig, Kunde wartet an der Werkstatt; Ladekabel tauschen"
+	if got, want := a.QuestionGroups(normal), a.Groups(normal); !reflect.DeepEqual(got, want) {
+		t.Errorf("a normal question: QuestionGroups %v, Groups %v", got, want)
+	}
+	if g := a.QuestionGroups(normal); !reflect.DeepEqual(g[0], g[len(g)-2]) {
+		t.Errorf("a repeated word got another group: %v vs %v", g[0], g[len(g)-2])
+	}
+}
+
+func TestNormalizeFoldsLookAlikes(t *testing.T) {
+	for in, want := range map[string]string{
+		"\ufb01ne": "fine", "\uff44\uff41\uff4d\uff41\uff47\uff45": "damage", "dam\u00adage": "damage",
+		"a\u200bb\u200cc\u200dd\u2060e\ufefff": "abcdef", "Scha\u0308den": "Schäden", "plain text": "plain text",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+		if a := New("de"); a.Fold(in) != a.Fold(want) {
+			t.Errorf("Fold(%q) = %q, Fold(%q) = %q", in, a.Fold(in), want, a.Fold(want))
+		}
 	}
 }
