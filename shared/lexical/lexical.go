@@ -27,6 +27,8 @@ type Index struct {
 
 // Lang is the analysed corpus of one language.
 type Lang struct {
+	// Language is the language's code ("en", "de").
+	Language string
 	// Analyzer analyses questions: the index's analysis, plus synonyms and a compound splitter
 	// that also knows the synonyms' words.
 	Analyzer *textproc.Analyzer
@@ -103,7 +105,7 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		q = a
 	}
 	q = q.WithSynonyms(matcher)
-	l := &Lang{Analyzer: q, text: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
+	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
 	total := 0
 	for di, d := range docs {
 		l.docStart = append(l.docStart, len(l.Passages))

@@ -75,12 +75,13 @@ type Relevance struct {
 
 // Signals are the measurements an assessment decided on, kept for evaluation tools.
 type Signals struct {
-	// Support is the primary block's lexical support; Margin its lead over the best block of
-	// another procedure; FrontWeight the L0 weight of the primary block's document (0 when L0
-	// did not match it).
+	// Support is the primary block's lexical support; Procedure that of its whole procedure;
+	// FrontWeight the L0 weight of the procedure (0 when L0 did not match it); Points the
+	// lexical evidence points (see DefaultLexicalMinPoints), 0 when a semantic score decided.
 	Support     lexical.Support
-	Margin      float64
+	Procedure   lexical.Support
 	FrontWeight float64
+	Points      float64
 }
 
 // Signals returns the measurements the assessment decided on.

@@ -59,11 +59,9 @@ type Options struct {
 	// ScoreScales describe the L1 score kinds: when a candidate is clearly stronger than another,
 	// and the semantic grounded thresholds (see DefaultScoreScales).
 	ScoreScales map[string]ScoreScale
-	// The lexical evidence rule (see DefaultLexicalMinWords and the constants beside it).
-	LexicalMinWords  int
-	LexicalMinWeight float64
-	LexicalMinShare  float64
-	LexicalMinMargin float64
+	// The lexical evidence rule (see DefaultLexicalMinPoints).
+	LexicalWordPoints float64
+	LexicalMinPoints  map[string]float64
 	// Metrics receives the TraceWriteFailures count; nil records nothing.
 	Metrics Metrics
 	// FusionK is the constant k of Reciprocal Rank Fusion, 1/(k + rank); L0FusionWeight is how
@@ -92,8 +90,7 @@ type Sidecar interface {
 func DefaultOptions() Options {
 	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, ProviderTimeout: 2 * time.Second,
 		FusionK: 60, L0FusionWeight: 1, SameDocPenalty: DefaultSameDocPenalty, ScoreScales: DefaultScoreScales(),
-		LexicalMinWords: DefaultLexicalMinWords, LexicalMinWeight: DefaultLexicalMinWeight,
-		LexicalMinShare: DefaultLexicalMinShare, LexicalMinMargin: DefaultLexicalMinMargin}
+		LexicalWordPoints: DefaultLexicalWordPoints, LexicalMinPoints: DefaultLexicalMinPoints()}
 }
 
 // Service runs lookups and asks. It is safe for concurrent use.
@@ -244,7 +241,7 @@ func (s *Service) retrieve(ctx context.Context, q Query, l1 *L1Details) ([]Candi
 
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's Grounded threshold, or, for a lexical kind, a best
-// candidate holding fewer than LexicalMinWords of the question's informative words.
+// candidate holding fewer than two of the question's informative words.
 func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candidate) bool {
 	if len(cands) == 0 {
 		return true
@@ -264,7 +261,7 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candid
 	} else {
 		sp = l.SupportText(words, best.Title+"\n"+best.Section+"\n"+best.Content, best.DocumentID)
 	}
-	return sp.Matched < s.opts.LexicalMinWords
+	return sp.Matched < minInformativeWords
 }
 
 // pendingSidecar is a sidecar query in flight.
