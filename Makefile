@@ -71,9 +71,10 @@ fuzz:
 		fi; \
 	done
 
-## eval: retrieval quality on the evaluation sets.
+## eval: retrieval quality on the evaluation sets, on the demo path (with and without the
+## language field) and on the semantic path over the scripted RAGcore stand-in.
 eval:
-	$(GO) run ./cmd/evaluate eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/probe.yaml
+	$(GO) run ./cmd/evaluate eval/natural-dev.yaml eval/natural-holdout.yaml eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/probe.yaml
 
 ## synonyms: the generated synonym files, knowledge/synonyms/en/wordnet.txt from WordNet 3.0 and
 ## knowledge/synonyms/de/openthesaurus.txt from OpenThesaurus, filtered to the procedures'

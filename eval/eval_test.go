@@ -12,46 +12,107 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// TestRetrievalQualityFloors guards retrieval quality on the embedded corpus with the demo
-// provider. The floors sit a little below the figures README.md reports (make eval), so that a
-// change that costs quality fails here instead of going unnoticed.
+// floors are the least figures a set must reach; zero means not checked.
+type floors struct {
+	primary, top3, factTop3, factAsk, grounded, offTopic, nearDomain float64
+}
+
+func (f floors) check(t *testing.T, r Report) {
+	t.Helper()
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"procedure top-1", r.PrimaryRate(), f.primary},
+		{"procedure top-3", r.Top3Rate(), f.top3},
+		{"fact in the first 3 blocks", r.FactTop3Rate(), f.factTop3},
+		{"fact in /ask's excerpts", r.FactAskRate(), f.factAsk},
+		{"grounded", r.GroundedRate(), f.grounded},
+		{"off-topic not grounded", r.OODRate(), f.offTopic},
+		{"near-domain not grounded", r.NearDomainRate(), f.nearDomain},
+	} {
+		if c.got < c.want {
+			t.Errorf("%s %.3f, floor %.2f", c.name, c.got, c.want)
+		}
+	}
+	if t.Failed() {
+		for _, m := range r.Misses {
+			t.Log(m)
+		}
+	}
+}
+
+func detect(q string) string {
+	lang, _ := textproc.DetectLanguage(q)
+	return lang
+}
+
+// TestRetrievalQualityFloors guards retrieval quality on the embedded corpus. The floors sit a
+// little below the figures README.md reports (make eval), so that a change that costs quality
+// fails here instead of going unnoticed.
 func TestRetrievalQualityFloors(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix := lexical.Build(c)
-	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	demoSvc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), quiet)
 	for _, set := range []struct {
-		file                  string
-		primary, top3, ood    float64
-		minQuestions, minNone int
+		file     string
+		min      int // the set must not shrink
+		demo     floors
+		noLang   floors
+		scripted floors
 	}{
-		{"dev.yaml", 0.90, 0.95, 0.90, 60, 16},
-		{"holdout.yaml", 0.85, 0.85, 0.90, 60, 16},
-		{"fresh.yaml", 0.85, 0.92, 0.90, 112, 24},
-		{"probe.yaml", 0.95, 0.95, 0, 300, 0},
+		{file: "dev.yaml", min: 60, demo: floors{primary: 0.88, top3: 0.95, offTopic: 0.90}},
+		{file: "holdout.yaml", min: 60, demo: floors{primary: 0.85, top3: 0.85, offTopic: 0.90}},
+		{file: "fresh.yaml", min: 112, demo: floors{primary: 0.85, top3: 0.92, offTopic: 0.90}},
+		{file: "probe.yaml", min: 300, demo: floors{primary: 0.95, top3: 0.95}},
+		{file: "natural-dev.yaml", min: 200,
+			demo:     floors{primary: 0.78, top3: 0.85, factTop3: 0.55, factAsk: 0.45, grounded: 0.62, offTopic: 0.95, nearDomain: 0.75},
+			noLang:   floors{primary: 0.78, top3: 0.85, factTop3: 0.55, factAsk: 0.45, grounded: 0.62, offTopic: 0.95, nearDomain: 0.75},
+			scripted: floors{primary: 0.95, top3: 0.95, factTop3: 0.90, grounded: 0.90, offTopic: 0.95, nearDomain: 0.95}},
+		{file: "natural-holdout.yaml", min: 190,
+			demo:     floors{primary: 0.78, top3: 0.85, factTop3: 0.55, factAsk: 0.45, grounded: 0.62, offTopic: 0.95, nearDomain: 0.75},
+			scripted: floors{primary: 0.95, top3: 0.95, factTop3: 0.90, grounded: 0.90, offTopic: 0.95, nearDomain: 0.95}},
 	} {
 		t.Run(set.file, func(t *testing.T) {
 			qs, err := Load(set.file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), svc, qs, Options{})
-			if err != nil {
-				t.Fatal(err)
+			if len(qs) < set.min {
+				t.Fatalf("%d questions: the set shrank below %d", len(qs), set.min)
 			}
-			r.Print(os.Stdout, set.file)
-			if len(qs) < set.minQuestions || r.OutOfDomain < set.minNone {
-				t.Fatalf("%d questions, %d out of domain: the set shrank", len(qs), r.OutOfDomain)
-			}
-			if r.PrimaryRate() < set.primary || r.Top3Rate() < set.top3 || (r.OutOfDomain > 0 && r.OODRate() < set.ood) {
-				for _, m := range r.Misses {
-					t.Log(m)
+			semSvc := retrieval.New(ix, NewScripted(ix, qs), store.NewMemory(), retrieval.DefaultOptions(), quiet)
+			langs, by := ByLanguage(qs)
+			for _, lang := range langs {
+				for _, v := range []struct {
+					name string
+					svc  *retrieval.Service
+					opts Options
+					f    floors
+				}{
+					{"demo", demoSvc, Options{Ask: true}, set.demo},
+					{"demo, no language", demoSvc, Options{Ask: true, NoLanguage: true, Detect: detect}, set.noLang},
+					{"semantic", semSvc, Options{Ask: true}, set.scripted},
+				} {
+					if v.f == (floors{}) {
+						continue
+					}
+					t.Run(lang+", "+v.name, func(t *testing.T) {
+						r, err := Run(context.Background(), v.svc, by[lang], v.opts)
+						if err != nil {
+							t.Fatal(err)
+						}
+						r.Print(os.Stdout, set.file+" ["+lang+", "+v.name+"]")
+						v.f.check(t, r)
+					})
 				}
-				t.Fatalf("below the floors (primary %.2f, top-3 %.2f, out-of-domain %.2f)", set.primary, set.top3, set.ood)
 			}
 		})
 	}

@@ -93,6 +93,9 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
+	cos := opts.ScoreScales["cosine_similarity"]
+	cos.Grounded, cos.Supported = cfg.GroundedCosine, cfg.SupportedCosine
+	opts.ScoreScales["cosine_similarity"] = cos
 	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
 	side, sideHealth, err := newSidecar(ctx, cfg, corpus, tracer, log)
 	if err != nil {

@@ -50,6 +50,10 @@ type Config struct {
 	AWSRegion string
 	// XRayDaemonAddress is set by Lambda when active tracing is on; empty means no tracing.
 	XRayDaemonAddress string
+	// GroundedCosine and SupportedCosine are the semantic grounded thresholds of a cosine
+	// similarity L1 score: grounded on its own at GroundedCosine, with matching words from
+	// SupportedCosine on.
+	GroundedCosine, SupportedCosine float64
 }
 
 // UseDynamoDB reports whether records go to DynamoDB: always in Lambda, and locally when
@@ -73,6 +77,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		RAGcoreSourcePrefix:   p.str("RAGCORE_SOURCE_PREFIX", "mobilityops-procedures"),
 		RAGcoreTimeout:        time.Duration(p.integer("RAGCORE_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		VerifyConcurrency:     p.integer("VERIFY_CONCURRENCY", 16, 1, 64),
+		GroundedCosine:        p.decimal("L1_GROUNDED_COSINE", 0.65, 0, 1),
+		SupportedCosine:       p.decimal("L1_SUPPORTED_COSINE", 0.55, 0, 1),
 		VerifyBudget:          time.Duration(p.integer("VERIFY_BUDGET_MS", 8000, 100, 60000)) * time.Millisecond,
 		DynamoDBEndpoint:      p.url("DYNAMODB_ENDPOINT"),
 		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", false),
@@ -94,6 +100,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		// Headers name the actor only on a developer's machine; deployed, that would let any
 		// caller choose its identity and scopes.
 		p.errs = append(p.errs, errors.New("AUTH_MODE=local-headers is refused in Lambda outside sam local; use jwt"))
+	}
+	if c.SupportedCosine > c.GroundedCosine {
+		p.errs = append(p.errs, fmt.Errorf("L1_SUPPORTED_COSINE=%g: must not exceed L1_GROUNDED_COSINE=%g", c.SupportedCosine, c.GroundedCosine))
 	}
 	if c.Provider == "ragcore" {
 		if c.RAGcoreBaseURL == "" && getenv("RAGCORE_BASE_URL") == "" {
@@ -143,6 +152,19 @@ func (p *parser) integer(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+func (p *parser) decimal(name string, def, lo, hi float64) float64 {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < lo || f > hi {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: must be a number from %g to %g", name, v, lo, hi))
+		return def
+	}
+	return f
 }
 
 func (p *parser) boolean(name string, def bool) bool {

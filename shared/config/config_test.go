@@ -95,3 +95,23 @@ func TestLocalHeadersAreRefusedInDeployedLambda(t *testing.T) {
 		t.Fatalf("outside Lambda: %v", err)
 	}
 }
+
+func TestSemanticThresholds(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil || c.GroundedCosine != 0.65 || c.SupportedCosine != 0.55 {
+		t.Fatalf("defaults %v %v: %v", c.GroundedCosine, c.SupportedCosine, err)
+	}
+	c, err = FromEnv(env(map[string]string{"L1_GROUNDED_COSINE": "0.7", "L1_SUPPORTED_COSINE": "0.6"}))
+	if err != nil || c.GroundedCosine != 0.7 || c.SupportedCosine != 0.6 {
+		t.Fatalf("set %v %v: %v", c.GroundedCosine, c.SupportedCosine, err)
+	}
+	for _, bad := range []map[string]string{
+		{"L1_GROUNDED_COSINE": "high"},
+		{"L1_GROUNDED_COSINE": "1.5"},
+		{"L1_GROUNDED_COSINE": "0.5", "L1_SUPPORTED_COSINE": "0.6"},
+	} {
+		if _, err := FromEnv(env(bad)); err == nil || !strings.Contains(err.Error(), "COSINE") {
+			t.Errorf("%v: err = %v", bad, err)
+		}
+	}
+}

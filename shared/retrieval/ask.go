@@ -27,7 +27,7 @@ const unavailableAnswer = "The knowledge provider is unavailable, so no answer c
 const answerBlocks = 3
 
 // ExcerptChars is the longest excerpt of a block in an answer, in characters.
-const ExcerptChars = 400
+const ExcerptChars = 600
 
 // Ask asks the provider for a grounded answer and records the trace. A lexical provider answers
 // from the lookup's own ranked blocks and evidence state, so /ask and /lookup agree; a semantic

@@ -1,0 +1,44 @@
+package retrieval_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Operators' words reach the procedures through the synonym files, and German compounds of
+// them split: the right procedure leads, and the hit reasons say which synonym bridged.
+func TestColloquialQuestionsMatchThroughSynonyms(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ lang, question, doc, synonym string }{
+		{"de", "Handy ist tot und die Karre geht nicht auf", "access-failure", "l0:synonym:handy"},
+		{"de", "Karre springt nicht an, Kunde steht auf dem Standstreifen", "breakdown-assistance", "l0:synonym:standstreifen"},
+		{"de", "Stromtanke nimmt die Ladekarte nicht an", "ev-charging", "l0:synonym:stromtanke"},
+		{"de", "E-Flitzer hat nur noch 3 Prozent Akku", "ev-charging", "l0:synonym:e-flitzer"},
+		{"de", "Putzrechnung ist zu hoch, Kunde beschwert sich", "vehicle-cleaning", "l0:synonym:putzrechnung"},
+		{"en", "customer's phone died and the car won't open", "access-failure", "l0:synonym:phone died"},
+	} {
+		res := f.lookup(t, tc.lang, tc.question)
+		if res.Primary == nil || res.Primary.DocumentID != tc.doc {
+			t.Errorf("%q: primary %v, want %s", tc.question, res.Primary, tc.doc)
+			continue
+		}
+		if !slices.ContainsFunc(res.Primary.HitReasons, func(r string) bool { return strings.HasPrefix(r, tc.synonym) }) {
+			t.Errorf("%q: hit reasons %v lack %s", tc.question, res.Primary.HitReasons, tc.synonym)
+		}
+	}
+}
+
+// A synonym weighs less than the word itself: the same question asked in the procedures' own
+// words scores higher than in the operator's.
+func TestSynonymsWeighBelowExactTerms(t *testing.T) {
+	f := newFixture(t)
+	own := f.lookup(t, "de", "Ladestation nimmt die Ladekarte nicht an")
+	slang := f.lookup(t, "de", "Stromtanke nimmt die Ladekarte nicht an")
+	if own.Primary == nil || slang.Primary == nil || own.Primary.DocumentID != slang.Primary.DocumentID {
+		t.Fatalf("primaries %v, %v", own.Primary, slang.Primary)
+	}
+	if o, s := own.Relevance.Signals().Procedure.Weight, slang.Relevance.Signals().Procedure.Weight; s >= o {
+		t.Errorf("synonym weight %.2f, exact weight %.2f", s, o)
+	}
+}
