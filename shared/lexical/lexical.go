@@ -41,8 +41,9 @@ type Lang struct {
 
 	text     *textproc.Analyzer // the index's own analysis, for passage text
 	postings map[string][]posting
-	idf      map[string]float64 // per indexed term; unseen terms get unseenIDF
-	docIDF   map[string]float64 // per indexed term, over procedures instead of passages
+	idf      map[string]float64    // per indexed term; unseen terms get unseenIDF
+	docIDF   map[string]float64    // per indexed term, over procedures instead of passages
+	docTerms []map[string]struct{} // per document, the terms of all its passages
 	unseen   float64
 	avgLen   float64
 	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
@@ -152,6 +153,17 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		l.idf[t] = bm25IDF(N, float64(len(ps)))
 	}
 	l.unseen = bm25IDF(N, 0)
+	l.docTerms = make([]map[string]struct{}, len(docs))
+	for di := range docs {
+		terms := map[string]struct{}{}
+		lo, hi := l.DocPassages(di)
+		for pi := lo; pi < hi; pi++ {
+			for t := range l.Passages[pi].Terms {
+				terms[t] = struct{}{}
+			}
+		}
+		l.docTerms[di] = terms
+	}
 	// Document frequency: in how many procedures a term occurs, for Support.Specific.
 	l.docIDF = make(map[string]float64, len(l.postings))
 	D := float64(len(docs))
@@ -438,14 +450,7 @@ func (l *Lang) Support(query []textproc.Group, passage int) Support {
 // SupportDoc is Support over a whole procedure: the words any of its sections or its front
 // matter holds.
 func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
-	lo, hi := l.DocPassages(doc)
-	terms := map[string]struct{}{}
-	for pi := lo; pi < hi; pi++ {
-		for t := range l.Passages[pi].Terms {
-			terms[t] = struct{}{}
-		}
-	}
-	return l.support(query, terms, l.Front[doc].Terms)
+	return l.support(query, l.docTerms[doc], l.Front[doc].Terms)
 }
 
 // DocIndex returns the index of the document id in Docs, or -1.

@@ -498,11 +498,20 @@ func summaries(blocks []EvidenceBlock) []BlockSummary {
 
 // Clip cuts s to at most n characters (runes), marking the cut with "…".
 func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if len(s) <= n {
+		return s // n bytes hold at most n runes
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			if utf8.RuneCountInString(s[i:]) == 1 {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
