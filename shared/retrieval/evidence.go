@@ -25,7 +25,7 @@ import (
 const DefaultLexicalWordPoints = 1.5
 
 // DefaultLexicalMinPoints are the grounded thresholds of the lexical rule, per language.
-func DefaultLexicalMinPoints() map[string]float64 { return map[string]float64{"en": 14, "de": 12.5} }
+func DefaultLexicalMinPoints() map[string]float64 { return map[string]float64{"en": 15.5, "de": 13} }
 
 // lexicalMinPoints is the threshold for lang; a language without one of its own takes the
 // highest, the safe side.

@@ -43,8 +43,11 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	}
 	add := func(g *Group, e synonyms.Expansion) {
 		for _, t := range e.Tokens {
-			if len(g.Alts) >= MaxAlts || a.IsStop(t) {
+			if len(g.Alts) >= MaxAlts {
 				return
+			}
+			if a.IsStop(t) {
+				continue
 			}
 			st := a.Stem(t)
 			if st == g.Term || hasAlt(g.Alts, st) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
 
 func TestFoldMeetsUmlautSpellings(t *testing.T) {
@@ -177,5 +179,24 @@ func TestNormalizeFoldsLookAlikes(t *testing.T) {
 		if a := New("de"); a.Fold(in) != a.Fold(want) {
 			t.Errorf("Fold(%q) = %q, Fold(%q) = %q", in, a.Fold(in), want, a.Fold(want))
 		}
+	}
+}
+
+func TestSynonymAlternativesSkipStopWords(t *testing.T) {
+	set, err := synonyms.Parse("en/test.txt", strings.NewReader("cant pay => does not pay the fine\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New("en")
+	a = a.WithSynonyms(set.Compile(a.Tokens))
+	g := a.Synonyms("he cant pay", a.Groups("he cant pay"))
+	var alts []string
+	for _, w := range g {
+		for _, alt := range w.Alts {
+			alts = append(alts, alt.Term)
+		}
+	}
+	if !slices.Contains(alts, a.Stem("fine")) {
+		t.Errorf("a stop word ended the alternative early: %v", alts)
 	}
 }
