@@ -54,9 +54,9 @@ type Lang struct {
 
 // Front is the analysed front matter of one document.
 type Front struct {
-	Title    []string   // distinct title terms
-	Keywords [][]string // one term list per keyword, parallel to Document.Keywords
-	Entities [][]string // one term list per entity, parallel to Document.Entities
+	Title    []string   // distinct title words (stems)
+	Keywords [][]string // one word list per keyword, parallel to Document.Keywords
+	Entities [][]string // one word list per entity, parallel to Document.Entities
 	Category []string   // terms of the category slug
 	// Terms is every term of the front matter.
 	Terms map[string]struct{}
@@ -194,12 +194,19 @@ func (l *Lang) DocPassages(doc int) (lo, hi int) { return l.docStart[doc], l.doc
 
 func analyseFront(a *textproc.Analyzer, d *knowledge.Document) Front {
 	f := Front{Terms: map[string]struct{}{}}
+	// A phrase is its words' stems: a question holds the phrase when it holds those words, whole
+	// or as a synonym's word. The compound parts of its words are front-matter terms too (for
+	// partial matches), but a phrase never needs them.
 	add := func(text string) []string {
-		ts := unique(a.Terms(text))
-		for _, t := range ts {
+		groups := a.Groups(text)
+		for _, t := range textproc.Flatten(groups) {
 			f.Terms[t] = struct{}{}
 		}
-		return ts
+		words := make([]string, 0, len(groups))
+		for _, g := range groups {
+			words = append(words, g.Term)
+		}
+		return unique(words)
 	}
 	f.Title = add(d.Title)
 	for _, k := range d.Keywords {

@@ -10,10 +10,12 @@ import (
 
 // excerpt cuts a block's content around the sentences that match the question best, instead of
 // its first characters, so that the deciding fact (a time limit, a fee, whom to call) is in the
-// excerpt. Sentences are scored by the IDF weight of the question's informative words they hold;
-// the best one is kept whole where it fits, then its neighbours, the better one first, while the
-// excerpt stays within max characters. Cuts are marked with "…". Content that matches nothing
-// gives its beginning.
+// excerpt. Sentences (and list items) are scored by the IDF weight of the question's informative
+// words they hold (a synonym's at lexical.SynonymWeight); the best ones are taken while they fit
+// in max characters, each with the sentence after it (which often holds the consequence: the
+// limit, the fee), then the ones before them. Runs of taken sentences are quoted verbatim in the
+// section's order; gaps and cuts are marked with "…". Content that matches nothing gives its
+// beginning.
 func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) string {
 	if utf8.RuneCountInString(content) <= max {
 		return content
@@ -37,7 +39,7 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 		}
 	}
 	score := make([]float64, len(sents))
-	best := -1
+	var order []int
 	for i, snt := range sents {
 		seen := map[string]bool{}
 		for _, t := range l.Analyzer.Terms(snt) {
@@ -46,46 +48,65 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 				score[i] += w
 			}
 		}
-		if score[i] > 0 && (best < 0 || score[i] > score[best]) {
-			best = i
+		if score[i] > 0 {
+			order = append(order, i)
 		}
 	}
-	if best < 0 {
+	if len(order) == 0 {
 		return Clip(content, max)
 	}
-	lo, hi := best, best+1
-	size := utf8.RuneCountInString(sents[best])
-	for {
-		canLeft := lo > 0 && size+utf8.RuneCountInString(sents[lo-1]) <= max
-		canRight := hi < len(sents) && size+utf8.RuneCountInString(sents[hi]) <= max
-		if canLeft && canRight {
-			// The sentence after a match more often holds its consequence: it wins ties.
-			canLeft = score[lo-1] > score[hi]
-			canRight = !canLeft
+	// Best first; equal scores in the section's order.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && score[order[j]] > score[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
 		}
-		switch {
-		case canRight:
-			size += utf8.RuneCountInString(sents[hi])
-			hi++
-			continue
-		case canLeft:
-			lo--
-			size += utf8.RuneCountInString(sents[lo])
+	}
+	picked := make([]bool, len(sents))
+	size := 0
+	take := func(i int) {
+		if i < 0 || i >= len(sents) || picked[i] {
+			return
+		}
+		if n := utf8.RuneCountInString(sents[i]) + 1; size+n <= max {
+			picked[i] = true
+			size += n
+		}
+	}
+	for _, i := range order {
+		take(i)
+		if picked[i] {
+			take(i + 1)
+		}
+	}
+	for _, i := range order {
+		if picked[i] {
+			take(i - 1)
+		}
+	}
+	if size == 0 {
+		// Even the best sentence is longer than max: its beginning.
+		return Clip(strings.TrimSpace(sents[order[0]]), max-1) + "…"
+	}
+	// Runs of picked sentences are quoted verbatim, with their own line breaks.
+	var b strings.Builder
+	for i := 0; i < len(sents); i++ {
+		if !picked[i] {
 			continue
 		}
-		break
+		j := i
+		for j < len(sents) && picked[j] {
+			j++
+		}
+		if i > 0 {
+			b.WriteString("…")
+		}
+		b.WriteString(strings.TrimSpace(strings.Join(sents[i:j], "")))
+		i = j
 	}
-	text := strings.TrimSpace(strings.Join(sents[lo:hi], ""))
-	if utf8.RuneCountInString(text) > max-2 {
-		text = string([]rune(text)[:max-2])
+	if !picked[len(sents)-1] {
+		b.WriteString("…")
 	}
-	if lo > 0 {
-		text = "…" + text
-	}
-	if hi < len(sents) {
-		text += "…"
-	}
-	return text
+	return b.String()
 }
 
 // sentences splits text into sentences and list items, each keeping its trailing space or line

@@ -1,0 +1,45 @@
+package retrieval
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	filler := strings.Repeat("The agent keeps the ticket up to date and writes every step down. ", 12)
+	content := filler + "\n- A taxi is approved up to 50 EUR when the customer must reach the airport.\n- The receipt is uploaded in the app.\n" + filler
+	q := "how much taxi money for the airport?"
+	got := excerpt(l, analyse(l, q), content, 200)
+	if !strings.Contains(got, "A taxi is approved up to 50 EUR") {
+		t.Fatalf("excerpt %q lacks the matched sentence", got)
+	}
+	if !strings.HasPrefix(got, "…") || utf8.RuneCountInString(got) > 202 {
+		t.Errorf("excerpt %q: not marked as cut, or too long", got)
+	}
+	for _, run := range strings.Split(got, "…") {
+		if !strings.Contains(content, run) {
+			t.Errorf("run %q is not verbatim", run)
+		}
+	}
+	// The sentence after a match comes with it: it often holds the consequence.
+	if !strings.Contains(got, "The receipt is uploaded in the app.") {
+		t.Errorf("excerpt %q lacks the sentence after the match", got)
+	}
+	// Nothing matches: the beginning.
+	if got := excerpt(l, analyse(l, "xylophone"), content, 200); !strings.HasPrefix(content, strings.TrimSuffix(got, "…")) {
+		t.Errorf("unmatched excerpt %q is not the beginning", got)
+	}
+	// Short content is whole.
+	if got := excerpt(l, analyse(l, q), "Short.", 200); got != "Short." {
+		t.Errorf("short content %q", got)
+	}
+}
