@@ -57,6 +57,12 @@ func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provid
 // Client is the provider's RAGcore client.
 func (p *Provider) Client() *Client { return p.c }
 
+var _ retrieval.BreakerReporter = (*Provider)(nil)
+
+// BreakerOpen reports whether the circuit breaker around RAGcore refuses calls (open or
+// half-open): GET /health reports the provider "circuit_open" then.
+func (p *Provider) BreakerOpen() bool { return p.c.BreakerOpen() }
+
 // Name implements retrieval.KnowledgeProvider.
 func (p *Provider) Name() string { return "ragcore" }
 
