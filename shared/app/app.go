@@ -85,7 +85,8 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 		ix = lexical.Build(corpus)
 	}
 	tracer := tracing.New(cfg.XRayDaemonAddress, log)
-	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log)
+	metrics := obs.NewEMF(out, cfg.FunctionName)
+	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log, metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
-	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
+	opts.Metrics = metrics
 	side, sideHealth, err := newSidecar(ctx, cfg, corpus, tracer, log)
 	if err != nil {
 		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
@@ -116,7 +117,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 	}
 	st := status.New(corpus, provider, verifier, records, status.Options{Namespace: ns, Concurrency: cfg.VerifyConcurrency,
 		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics,
-		Sidecar: sideHealth}, log)
+		Sidecar: sideHealth, NegativeTTL: cfg.VerifyNegativeTTL}, log)
 	sy := indexsync.New(corpus, provider, records, st, ns, log)
 	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName, "xray", tracer.Active(),
 		"sidecar", sideHealth.Status, "index", ix != nil,
@@ -129,7 +130,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
 func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, ix *lexical.Index, tracer *tracing.Tracer,
-	log *slog.Logger) (retrieval.KnowledgeProvider, error) {
+	log *slog.Logger, metrics retrieval.Metrics) (retrieval.KnowledgeProvider, error) {
 	if cfg.Provider != "ragcore" {
 		return demo.New(ix), nil
 	}
@@ -151,12 +152,15 @@ func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpu
 	}
 	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
 		HTTPClient: tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
-		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}})
+		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
+		Breaker:    ragcore.BreakerOptions{Failures: cfg.RAGcoreBreakerFailures, Cooldown: cfg.RAGcoreBreakerCooldown},
+		Log:        log, Metrics: metrics})
 	if err != nil {
 		return nil, err
 	}
 	log.InfoContext(ctx, "RAGcore provider", "token_source", source, "tenant", cfg.Tenant, "workspace", cfg.Workspace,
-		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds())
+		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds(),
+		"breaker_failures", cfg.RAGcoreBreakerFailures, "breaker_cooldown_ms", cfg.RAGcoreBreakerCooldown.Milliseconds())
 	return ragcore.NewProvider(client, corpus, ragcore.ProviderOptions{SourcePrefix: cfg.RAGcoreSourcePrefix, Log: log}), nil
 }
 
