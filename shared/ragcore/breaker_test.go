@@ -36,7 +36,7 @@ func newBreakerEnv(t *testing.T, cooldown time.Duration) *breakerEnv {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	out := &testutil.SyncBuffer{}
-	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: time.Second,
+	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: 5 * time.Second,
 		Breaker: ragcore.BreakerOptions{Failures: 3, Cooldown: cooldown},
 		Log:     slog.New(slog.NewJSONHandler(out, nil)), Metrics: obs.NewEMF(out, "test")})
 	if err != nil {
@@ -192,7 +192,7 @@ func TestLookupWhileTheBreakerIsOpen(t *testing.T) {
 	t.Parallel()
 	e := newBreakerEnv(t, time.Minute)
 	o := retrieval.DefaultOptions()
-	o.ProviderTimeout = time.Second
+	o.ProviderTimeout = 5 * time.Second
 	svc := retrieval.New(lexical.Build(corpus(t)), e.provider, store.NewMemory(), o, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
 	e.srv.Close()
 	var classes []string

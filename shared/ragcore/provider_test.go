@@ -50,7 +50,8 @@ func newEnv(t testing.TB, load bool, wrap func(http.Handler) http.Handler) *env 
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: time.Second})
+	// A generous per-attempt timeout: a loaded machine under -race must not fail a good answer.
+	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
