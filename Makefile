@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench eval build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -50,6 +50,12 @@ bench:
 ## function built the same way, measured in one run (figures in README.md).
 init-duration: deps
 	$(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
+
+## load: the load and fault harness (cmd/loadtest) on loopback: the local API's handler with the
+## in-memory store, DynamoDB Local and the fake RAGcore, faults injected between phases; prints
+## throughput, p50/p99, status codes and traces written and read back per phase. About a minute.
+load: deps
+	$(GO) run ./cmd/loadtest
 
 ## eval: retrieval quality on the evaluation sets.
 eval:

@@ -40,6 +40,10 @@ type App struct {
 	// Handler serves every route (the local API); FunctionHandler serves one function's.
 	Handler *api.Handler
 	Log     *slog.Logger
+
+	// Provider is the knowledge provider every service uses (the RAGcore provider reports its
+	// circuit breaker through retrieval.BreakerReporter).
+	Provider retrieval.KnowledgeProvider
 }
 
 // Functions are the Lambda functions and the routes each serves.
@@ -123,7 +127,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 		"sidecar", sideHealth.Status, "index", ix != nil,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
-	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,
+	return &App{Config: cfg, Corpus: corpus, Provider: provider, Service: svc, Records: records, Status: st, Sync: sy,
 		Handler: api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
 }
 
