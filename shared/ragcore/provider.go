@@ -168,9 +168,14 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 // SyncManifest implements retrieval.KnowledgeProvider: every document is uploaded, at most
 // UploadConcurrency at a time; RAGcore answers "unchanged" for a version it already published.
 // One failed upload never stops the others; it is reported by document with its error class.
+// When RAGcore could not be reached for any document at all (every upload refused, unresolvable,
+// 503 to the end, or refused by the open breaker), the sync did not happen: the error is
+// retrieval.ErrUnavailable, which the API answers with 503.
 func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
 	a := actorOf(call.Actor, call.CorrelationID)
 	res := retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{}}
+	var unreachable error // the last upload error that was retrieval.ErrUnavailable
+	unreachableCount := 0
 	var mu sync.Mutex
 	var g errgroup.Group
 	g.SetLimit(p.uploads)
@@ -186,6 +191,10 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 			switch {
 			case err != nil:
 				res.Failed = append(res.Failed, retrieval.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
+				if errors.Is(err, retrieval.ErrUnavailable) {
+					unreachable = err
+					unreachableCount++
+				}
 			case r.Status == "unchanged":
 				res.Unchanged++
 			default:
@@ -195,6 +204,9 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 		})
 	}
 	_ = g.Wait() // the functions never return an error: failures are per document
+	if len(docs) > 0 && unreachableCount == len(docs) {
+		return retrieval.SyncResult{}, fmt.Errorf("no document could be uploaded: %w", unreachable)
+	}
 	res.Note = fmt.Sprintf("%d new version(s) uploaded to RAGcore (searchable once RAGcore has processed them), "+
 		"%d unchanged, %d failed", res.Uploaded, res.Unchanged, len(res.Failed))
 	return res, nil
