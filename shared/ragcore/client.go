@@ -228,7 +228,8 @@ func (c *Client) do(ctx context.Context, op, method, path string, body any, a Ac
 //
 // The outcome of a call that failed is decided by one rule, so that the same failure of RAGcore
 // always gets the same class whatever the timing: the last attempt's outcome, except that an
-// attempt cut off by the caller's deadline defers to the HTTP answer of the attempt before it.
+// attempt that timed out (the caller's deadline or the per-attempt timeout) defers to the HTTP
+// error answer of an attempt before it.
 // RAGcore answering 503 until the deadline is thus "unavailable" (HTTP 503) whether the retries
 // ended by their count, by a wait that would pass the deadline, or by the deadline passing
 // during a retry; it is "timeout" only when no attempt got an HTTP answer at all. A caller that
@@ -250,10 +251,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, a 
 		if err == nil {
 			return nil
 		}
-		if status == 0 && answered != nil && err.Class == ClassTimeout {
-			return finish(answered) // the deadline ended the retries: RAGcore's last answer stands
-		}
-		if status != 0 {
+		if err.Class == ClassTimeout {
+			if answered != nil {
+				return finish(answered) // the deadline ended the retries: RAGcore's last answer stands
+			}
+		} else if status != 0 {
 			answered = err
 		}
 		if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable || attempt >= c.retries {

@@ -350,6 +350,28 @@ func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
 	if s.count() != 2 {
 		t.Errorf("%d attempts, want 2", s.count())
 	}
+	// The same when the retry's answer starts and its body stalls until the deadline.
+	var n atomic.Int32
+	stall := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if n.Add(1) == 1 {
+			w.WriteHeader(503)
+			w.Write([]byte(`{"error":{"code":"unavailable","message":"m"}}`))
+			return
+		}
+		w.WriteHeader(200)
+		w.Write([]byte(okRetrieve[:20]))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c = newTestClient(t, stall, Options{Timeout: 5 * time.Second})
+	c.sleep = func(context.Context, time.Duration) error { return nil }
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel3()
+	_, err = c.Retrieve(ctx3, testActor, RetrieveRequest{})
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 503 || n.Load() != 2 {
+		t.Fatalf("503 then a stalled body: err = %v after %d attempts, want unavailable (HTTP 503)", err, n.Load())
+	}
 	// With no HTTP answer at all, the deadline is the outcome.
 	h := &scripted{replies: []reply{{status: 200, body: okRetrieve, delay: 10 * time.Second}}}
 	c = newTestClient(t, h, Options{Timeout: 5 * time.Second})

@@ -174,7 +174,9 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
 	a := actorOf(call.Actor, call.CorrelationID)
 	res := retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{}}
-	var unreachable error // the last upload error that was retrieval.ErrUnavailable
+	// unreachable is the cause reported when no upload reached RAGcore: a real failure
+	// (refused, 503) rather than the breaker's refusals it led to, whatever order they ended in.
+	var unreachable error
 	unreachableCount := 0
 	var mu sync.Mutex
 	var g errgroup.Group
@@ -192,7 +194,9 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 			case err != nil:
 				res.Failed = append(res.Failed, retrieval.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
 				if errors.Is(err, retrieval.ErrUnavailable) {
-					unreachable = err
+					if unreachable == nil || classOf(unreachable) == ClassCircuitOpen && classOf(err) != ClassCircuitOpen {
+						unreachable = err
+					}
 					unreachableCount++
 				}
 			case r.Status == "unchanged":
