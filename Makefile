@@ -8,7 +8,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint bench eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -73,6 +73,13 @@ fuzz:
 
 ## eval: retrieval quality on the evaluation sets, on the demo path (with and without the
 ## language field) and on the semantic path over the scripted RAGcore stand-in.
+## load: the load and fault harness (cmd/loadtest) on loopback: the local API's handler with the
+## in-memory store, DynamoDB Local and the fake RAGcore, faults injected between phases; prints
+## throughput, p50/p99, status codes and traces written and read back per phase. About a minute.
+load: deps
+	$(GO) run ./cmd/loadtest
+
+## eval: retrieval quality on the evaluation sets.
 eval:
 	$(GO) run ./cmd/evaluate eval/natural-dev.yaml eval/natural-holdout.yaml eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/probe.yaml
 

@@ -10,12 +10,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 func main() {
@@ -44,17 +41,7 @@ func run(port int, table string) error {
 		return err
 	}
 	defer local.Stop()
-	def, err := ddblocal.TableFromTemplate(filepath.Join(root, "template.yaml"), ddblocal.TableLogicalID, table)
-	if err != nil {
-		return err
-	}
-	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint})
-	if err != nil {
-		return err
-	}
-	createCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := ddblocal.CreateTable(createCtx, client, def); err != nil {
+	if err := local.CreateTemplateTable(ctx, root, table); err != nil {
 		return err
 	}
 	fmt.Printf("DynamoDB Local on %s with table %s (in memory; stop with Ctrl-C)\n", local.Endpoint, table)

@@ -35,14 +35,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Addr:              cfg.LocalAddr,
-		Handler:           a.Handler.HTTP(10 * time.Second),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       60 * time.Second,
-	}
+	srv := a.Server(cfg.LocalAddr)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	a.Log.Info("local API listening", "addr", "http://"+cfg.LocalAddr+"/api/v1/knowledge", "auth_mode", cfg.AuthMode)

@@ -123,12 +123,14 @@ func TestLocalAPIWithRAGcore(t *testing.T) {
 		took := time.Since(start)
 		var res lookup
 		mustDecode(t, body, &res)
-		if status != 200 || res.Retrieval.L1.Status != "failed" || res.Retrieval.L1.ErrorClass != "unavailable" ||
+		// Nothing listens: RAGcore cannot be reached at all, so L1 is "unavailable", not "failed".
+		if status != 200 || res.Retrieval.L1.Status != "unavailable" || res.Retrieval.L1.ErrorClass != "unavailable" ||
 			res.Retrieval.Layer != "L0" || res.Relevance.SemanticSupport || res.Primary == nil ||
 			res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != "L0" {
 			t.Errorf("%s lookup with RAGcore down: %d %s", lang, status, body)
 		}
-		if took > 400*time.Millisecond+time.Second {
+		// A generous bound tied to the timeout (ten times it, for a loaded machine under -race).
+		if took > 10*400*time.Millisecond {
 			t.Errorf("%s lookup took %v with RAGCORE_TIMEOUT_MS=400", lang, took)
 		}
 	}

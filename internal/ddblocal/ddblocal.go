@@ -129,8 +129,32 @@ func (l *Local) Stop() error {
 	return nil
 }
 
+// Kill ends DynamoDB Local at once (SIGKILL, as a crash would) and waits for it to exit.
+func (l *Local) Kill() {
+	l.stop.Do(func() {
+		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+		<-l.done
+	})
+}
+
 // Logs returns the last output of the process.
 func (l *Local) Logs() string { return l.logs.String() }
+
+// CreateTemplateTable creates the table of root/template.yaml as name in this DynamoDB Local,
+// within 30 s.
+func (l *Local) CreateTemplateTable(ctx context.Context, root, name string) error {
+	def, err := TableFromTemplate(filepath.Join(root, "template.yaml"), TableLogicalID, name)
+	if err != nil {
+		return err
+	}
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: l.Endpoint})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return CreateTable(ctx, client, def)
+}
 
 // CreateTable creates a table from its template definition, waits until it is active and turns
 // on its TTL.

@@ -40,6 +40,10 @@ type App struct {
 	// Handler serves every route (the local API); FunctionHandler serves one function's.
 	Handler *api.Handler
 	Log     *slog.Logger
+
+	// Provider is the knowledge provider every service uses (the RAGcore provider reports its
+	// circuit breaker through retrieval.BreakerReporter).
+	Provider retrieval.KnowledgeProvider
 }
 
 // Functions are the Lambda functions and the routes each serves.
@@ -85,7 +89,8 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 		ix = lexical.Build(corpus)
 	}
 	tracer := tracing.New(cfg.XRayDaemonAddress, log)
-	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log)
+	metrics := obs.NewEMF(out, cfg.FunctionName)
+	provider, err := newProvider(ctx, cfg, corpus, ix, tracer, log, metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,7 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 	cos := opts.ScoreScales["cosine_similarity"]
 	cos.Grounded, cos.Supported = cfg.GroundedCosine, cfg.SupportedCosine
 	opts.ScoreScales["cosine_similarity"] = cos
-	opts.Metrics = obs.NewEMF(out, cfg.FunctionName)
+	opts.Metrics = metrics
 	side, sideHealth, err := newSidecar(ctx, cfg, corpus, tracer, log)
 	if err != nil {
 		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
@@ -119,20 +124,20 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 	}
 	st := status.New(corpus, provider, verifier, records, status.Options{Namespace: ns, Concurrency: cfg.VerifyConcurrency,
 		RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget, Metrics: opts.Metrics,
-		Sidecar: sideHealth}, log)
+		Sidecar: sideHealth, NegativeTTL: cfg.VerifyNegativeTTL}, log)
 	sy := indexsync.New(corpus, provider, records, st, ns, log)
 	log.InfoContext(ctx, "initialised", "provider", provider.Name(), "store", storeName, "xray", tracer.Active(),
 		"sidecar", sideHealth.Status, "index", ix != nil,
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
-	return &App{Config: cfg, Corpus: corpus, Service: svc, Records: records, Status: st, Sync: sy,
+	return &App{Config: cfg, Corpus: corpus, Provider: provider, Service: svc, Records: records, Status: st, Sync: sy,
 		Handler: api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
 }
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
 func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpus, ix *lexical.Index, tracer *tracing.Tracer,
-	log *slog.Logger) (retrieval.KnowledgeProvider, error) {
+	log *slog.Logger, metrics retrieval.Metrics) (retrieval.KnowledgeProvider, error) {
 	if cfg.Provider != "ragcore" {
 		return demo.New(ix), nil
 	}
@@ -154,12 +159,15 @@ func newProvider(ctx context.Context, cfg config.Config, corpus *knowledge.Corpu
 	}
 	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
 		HTTPClient: tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
-		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection}})
+		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
+		Breaker:    ragcore.BreakerOptions{Failures: cfg.RAGcoreBreakerFailures, Cooldown: cfg.RAGcoreBreakerCooldown},
+		Log:        log, Metrics: metrics})
 	if err != nil {
 		return nil, err
 	}
 	log.InfoContext(ctx, "RAGcore provider", "token_source", source, "tenant", cfg.Tenant, "workspace", cfg.Workspace,
-		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds())
+		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds(),
+		"breaker_failures", cfg.RAGcoreBreakerFailures, "breaker_cooldown_ms", cfg.RAGcoreBreakerCooldown.Milliseconds())
 	return ragcore.NewProvider(client, corpus, ragcore.ProviderOptions{SourcePrefix: cfg.RAGcoreSourcePrefix, Log: log}), nil
 }
 

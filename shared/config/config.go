@@ -54,6 +54,16 @@ type Config struct {
 	// similarity L1 score: grounded on its own at GroundedCosine, with matching words from
 	// SupportedCosine on.
 	GroundedCosine, SupportedCosine float64
+
+	// RAGcoreBreakerFailures is the number of consecutive failed RAGcore calls (timeouts,
+	// unreachable, 5xx) that opens the circuit breaker.
+	RAGcoreBreakerFailures int
+	// RAGcoreBreakerCooldown is how long the open breaker fails calls at once before it lets
+	// one probe through.
+	RAGcoreBreakerCooldown time.Duration
+	// VerifyNegativeTTL is how long a verification that did not complete is reused by /status
+	// before RAGcore is asked again; 0 turns this negative cache off.
+	VerifyNegativeTTL time.Duration
 }
 
 // UseDynamoDB reports whether records go to DynamoDB: always in Lambda, and locally when
@@ -96,6 +106,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
 		XRayDaemonAddress:     p.str("AWS_XRAY_DAEMON_ADDRESS", ""),
 	}
+	c.RAGcoreBreakerFailures = p.integer("RAGCORE_BREAKER_FAILURES", 5, 1, 1000)
+	c.RAGcoreBreakerCooldown = time.Duration(p.integer("RAGCORE_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
+	c.VerifyNegativeTTL = time.Duration(p.integer("VERIFY_NEGATIVE_TTL_MS", 30000, 0, 300000)) * time.Millisecond
 	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
 		// Headers name the actor only on a developer's machine; deployed, that would let any
 		// caller choose its identity and scopes.

@@ -115,3 +115,27 @@ func TestSemanticThresholds(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakerAndNegativeCacheSettings(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RAGcoreBreakerFailures != 5 || c.RAGcoreBreakerCooldown != 10*time.Second || c.VerifyNegativeTTL != 30*time.Second {
+		t.Errorf("defaults: failures %d, cool-down %v, negative TTL %v", c.RAGcoreBreakerFailures, c.RAGcoreBreakerCooldown, c.VerifyNegativeTTL)
+	}
+	c, err = FromEnv(env(map[string]string{"RAGCORE_BREAKER_FAILURES": "3", "RAGCORE_BREAKER_COOLDOWN_MS": "2500",
+		"VERIFY_NEGATIVE_TTL_MS": "0"}))
+	if err != nil || c.RAGcoreBreakerFailures != 3 || c.RAGcoreBreakerCooldown != 2500*time.Millisecond || c.VerifyNegativeTTL != 0 {
+		t.Errorf("set: %+v, %v", c, err)
+	}
+	_, err = FromEnv(env(map[string]string{"RAGCORE_BREAKER_FAILURES": "0", "RAGCORE_BREAKER_COOLDOWN_MS": "soon",
+		"VERIFY_NEGATIVE_TTL_MS": "-1"}))
+	for _, want := range []string{`RAGCORE_BREAKER_FAILURES="0": must be an integer from 1 to 1000`,
+		`RAGCORE_BREAKER_COOLDOWN_MS="soon": must be an integer from 100 to 600000`,
+		`VERIFY_NEGATIVE_TTL_MS="-1": must be an integer from 0 to 300000`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -31,6 +32,9 @@ const (
 	ClassBadResponse  = "bad_response" // not JSON, wrong shape, too large, or an unexpected status
 	ClassRejected     = "rejected"     // 400, 404 or 409: RAGcore refused the request itself
 	ClassCanceled     = "canceled"     // the caller went away
+	// ClassCircuitOpen: the circuit breaker is open (or half-open with its probe out), so the
+	// call failed at once without reaching RAGcore.
+	ClassCircuitOpen = retrieval.ErrorClassCircuitOpen
 )
 
 // Error is a failed RAGcore call.
@@ -40,6 +44,11 @@ type Error struct {
 	Status int    // HTTP status, 0 when no response came
 	Code   string // the contract error code when RAGcore sent one
 	err    error
+	// unreachable marks a RAGcore that cannot be reached at all: connection refused, name
+	// resolution failed, 503 until the retries gave up, or the circuit breaker is open. Such an
+	// error is retrieval.ErrUnavailable (errors.Is), so the service reports l1.status
+	// "unavailable" rather than "failed".
+	unreachable bool
 }
 
 func (e *Error) Error() string {
@@ -62,6 +71,9 @@ func (e *Error) Error() string {
 func (e *Error) ErrorClass() string { return e.Class }
 
 func (e *Error) Unwrap() error { return e.err }
+
+// Is makes an unreachable RAGcore's error retrieval.ErrUnavailable.
+func (e *Error) Is(target error) bool { return e.unreachable && target == retrieval.ErrUnavailable }
 
 // Actor is the caller on whose behalf a request is made: every request names it to RAGcore.
 type Actor struct {
@@ -91,6 +103,13 @@ type Options struct {
 	MaxResponseBytes int64
 	// HTTPClient replaces the client NewHTTPClient would build (for instrumentation).
 	HTTPClient *http.Client
+	// Breaker configures the circuit breaker around every call (see BreakerOptions).
+	Breaker BreakerOptions
+	// Log receives the breaker's state changes, at warn; nil discards them.
+	Log *slog.Logger
+	// Metrics receives BreakerOpen (1 open or half-open, 0 closed) at every state change; nil
+	// records nothing.
+	Metrics retrieval.Metrics
 }
 
 // Client calls RAGcore. It is safe for concurrent use; build one per cold start.
@@ -103,6 +122,7 @@ type Client struct {
 	limit   int64
 	sleep   func(context.Context, time.Duration) error
 	jitter  func(time.Duration) time.Duration
+	breaker *breaker
 }
 
 // NewHTTPClient returns the HTTP client for RAGcore: a dial and TLS handshake bounded by the
@@ -135,7 +155,7 @@ func New(o Options) (*Client, error) {
 		o.Timeout = 2 * time.Second
 	}
 	c := &Client{base: u, token: o.Token, ns: o.Namespace, http: o.HTTPClient, retries: o.MaxAttempts,
-		limit: o.MaxResponseBytes, sleep: sleepCtx, jitter: fullJitter}
+		limit: o.MaxResponseBytes, sleep: sleepCtx, jitter: fullJitter, breaker: newBreaker(o.Breaker, o.Log, o.Metrics)}
 	if c.http == nil {
 		c.http = NewHTTPClient(o.Timeout)
 	}
@@ -147,6 +167,10 @@ func New(o Options) (*Client, error) {
 	}
 	return c, nil
 }
+
+// BreakerOpen reports whether the circuit breaker refuses calls (open, or half-open with its
+// probe out): RAGcore failed repeatedly and calls fail fast with ClassCircuitOpen.
+func (c *Client) BreakerOpen() bool { return c.breaker.open() }
 
 // Health calls GET /v1/health.
 func (c *Client) Health(ctx context.Context, a Actor) (HealthResponse, error) {
@@ -188,9 +212,29 @@ func (c *Client) Upload(ctx context.Context, a Actor, sourceID, externalID strin
 
 type validator interface{ validate() error }
 
-// do sends one request, retrying 429 and 503 with jittered exponential backoff while the
-// context's deadline allows, honouring Retry-After; it decodes and validates a 2xx body into out.
+// do sends one request through the circuit breaker (see breaker.go) and retries it as call does.
 func (c *Client) do(ctx context.Context, op, method, path string, body any, a Actor, okStatus []int, out validator) error {
+	done, err := c.breaker.allow(op)
+	if err != nil {
+		return err
+	}
+	err = c.call(ctx, op, method, path, body, a, okStatus, out)
+	done(err)
+	return err
+}
+
+// call sends one request, retrying 429 and 503 with jittered exponential backoff while the
+// context's deadline allows, honouring Retry-After; it decodes and validates a 2xx body into out.
+//
+// The outcome of a call that failed is decided by one rule, so that the same failure of RAGcore
+// always gets the same class whatever the timing: the last attempt's outcome, except that an
+// attempt that timed out (the caller's deadline or the per-attempt timeout) defers to the HTTP
+// error answer of an attempt before it.
+// RAGcore answering 503 until the deadline is thus "unavailable" (HTTP 503) whether the retries
+// ended by their count, by a wait that would pass the deadline, or by the deadline passing
+// during a retry; it is "timeout" only when no attempt got an HTTP answer at all. A caller that
+// went away is "canceled" in every case.
+func (c *Client) call(ctx context.Context, op, method, path string, body any, a Actor, okStatus []int, out validator) error {
 	if a.CorrelationID == "" {
 		a.CorrelationID = "ragcore-" + strings.ToLower(cryptorand.Text()) // every request is traceable on both sides
 	}
@@ -201,33 +245,53 @@ func (c *Client) do(ctx context.Context, op, method, path string, body any, a Ac
 			return &Error{Op: op, Class: ClassRejected, err: err}
 		}
 	}
+	var answered *Error // the last attempt that got an HTTP status
 	for attempt := 1; ; attempt++ {
 		status, retryAfter, err := c.attempt(ctx, op, method, path, payload, a, okStatus, out)
 		if err == nil {
 			return nil
 		}
+		if err.Class == ClassTimeout {
+			if answered != nil {
+				return finish(answered) // the deadline ended the retries: RAGcore's last answer stands
+			}
+		} else if status != 0 {
+			answered = err
+		}
 		if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable || attempt >= c.retries {
-			return err
+			return finish(err)
 		}
 		wait := c.jitter(backoff(attempt))
 		wait = max(wait, retryAfter)
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
-			return err // the wait alone would pass the deadline: give up now rather than late
+			return finish(err) // the wait alone would pass the deadline: give up now rather than late
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {
-			return err
+			if errors.Is(serr, context.Canceled) {
+				return &Error{Op: op, Class: ClassCanceled, err: serr}
+			}
+			return finish(err)
 		}
 	}
 }
 
-func (c *Client) attempt(ctx context.Context, op, method, path string, payload []byte, a Actor, okStatus []int, out validator) (status int, retryAfter time.Duration, err error) {
+// finish marks the final error of a call: RAGcore that refused the connection, could not be
+// resolved, or answered 503 to the end cannot be reached at all (retrieval.ErrUnavailable).
+func finish(e *Error) error {
+	if e.Class == ClassUnavailable && (e.Status == 0 || e.Status == http.StatusServiceUnavailable) {
+		e.unreachable = true
+	}
+	return e
+}
+
+func (c *Client) attempt(ctx context.Context, op, method, path string, payload []byte, a Actor, okStatus []int, out validator) (status int, retryAfter time.Duration, err *Error) {
 	var rd io.Reader
 	if payload != nil {
 		rd = bytes.NewReader(payload)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, rd)
-	if err != nil {
-		return 0, 0, &Error{Op: op, Class: ClassRejected, err: err}
+	req, rerr := http.NewRequestWithContext(ctx, method, c.base.String()+path, rd)
+	if rerr != nil {
+		return 0, 0, &Error{Op: op, Class: ClassRejected, err: rerr}
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("X-RAGcore-Tenant", c.ns.Tenant)
@@ -239,14 +303,18 @@ func (c *Client) attempt(ctx context.Context, op, method, path string, payload [
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, 0, &Error{Op: op, Class: transportClass(ctx, err), err: err}
+	resp, derr := c.http.Do(req)
+	if derr != nil {
+		return 0, 0, &Error{Op: op, Class: transportClass(ctx, derr), err: derr}
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
-	if err != nil {
-		return resp.StatusCode, 0, &Error{Op: op, Class: transportClass(ctx, err), Status: resp.StatusCode, err: err}
+	raw, berr := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
+	if berr != nil {
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			// The status is RAGcore's answer; a body cut short does not change it.
+			return resp.StatusCode, 0, &Error{Op: op, Class: statusClass(resp.StatusCode), Status: resp.StatusCode, err: berr}
+		}
+		return resp.StatusCode, 0, &Error{Op: op, Class: transportClass(ctx, berr), Status: resp.StatusCode, err: berr}
 	}
 	if int64(len(raw)) > c.limit {
 		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
@@ -264,8 +332,8 @@ func (c *Client) attempt(ctx context.Context, op, method, path string, payload [
 		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
 			err: errors.New("unexpected success status")}
 	}
-	if err := decodeStrict(raw, out); err != nil {
-		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode, err: err}
+	if derr := decodeStrict(raw, out); derr != nil {
+		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode, err: derr}
 	}
 	return resp.StatusCode, 0, nil
 }

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 const testToken = "s3cr3t-token-value"
@@ -268,7 +270,7 @@ func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	}
 	_, err = c.Health(context.Background(), testActor)
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 0 {
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 0 || !errors.Is(err, retrieval.ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
 	if strings.Contains(err.Error(), addr) {
@@ -321,5 +323,96 @@ func TestNewRefusesIncompleteOptions(t *testing.T) {
 		} else if strings.Contains(err.Error(), "t\"") {
 			t.Errorf("error quotes the token: %v", err)
 		}
+	}
+}
+
+// TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer: RAGcore answers 503, then hangs on the retry
+// until the caller's deadline. The rule of call: the last HTTP answer (503, unavailable) wins
+// over the deadline that cut the retry, so the class does not depend on when the deadline falls.
+func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
+	t.Parallel()
+	s := &scripted{replies: []reply{
+		{status: 503, body: `{"error":{"code":"unavailable","message":"m"}}`},
+		{status: 200, body: okRetrieve, delay: 10 * time.Second},
+	}}
+	c := newTestClient(t, s, Options{Timeout: 5 * time.Second})
+	c.sleep = func(context.Context, time.Duration) error { return nil } // retry at once
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := c.Retrieve(ctx, testActor, RetrieveRequest{})
+	var e *Error
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 503 {
+		t.Fatalf("err = %v, want unavailable (HTTP 503)", err)
+	}
+	if !errors.Is(err, retrieval.ErrUnavailable) {
+		t.Errorf("503 until the deadline must be retrieval.ErrUnavailable: %v", err)
+	}
+	if s.count() != 2 {
+		t.Errorf("%d attempts, want 2", s.count())
+	}
+	// The same when the retry's answer starts and its body stalls until the deadline.
+	var n atomic.Int32
+	stall := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if n.Add(1) == 1 {
+			w.WriteHeader(503)
+			w.Write([]byte(`{"error":{"code":"unavailable","message":"m"}}`))
+			return
+		}
+		w.WriteHeader(200)
+		w.Write([]byte(okRetrieve[:20]))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c = newTestClient(t, stall, Options{Timeout: 5 * time.Second})
+	c.sleep = func(context.Context, time.Duration) error { return nil }
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel3()
+	_, err = c.Retrieve(ctx3, testActor, RetrieveRequest{})
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 503 || n.Load() != 2 {
+		t.Fatalf("503 then a stalled body: err = %v after %d attempts, want unavailable (HTTP 503)", err, n.Load())
+	}
+	// With no HTTP answer at all, the deadline is the outcome.
+	h := &scripted{replies: []reply{{status: 200, body: okRetrieve, delay: 10 * time.Second}}}
+	c = newTestClient(t, h, Options{Timeout: 5 * time.Second})
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel2()
+	_, err = c.Retrieve(ctx2, testActor, RetrieveRequest{})
+	if !errors.As(err, &e) || e.Class != ClassTimeout || errors.Is(err, retrieval.ErrUnavailable) {
+		t.Fatalf("hang: err = %v, want timeout that is not ErrUnavailable", err)
+	}
+}
+
+// TestUnavailableMeansUnreachable: retrieval.ErrUnavailable is RAGcore that cannot be reached at
+// all (refused, unresolvable, 503 to the end); a request it failed (500, 429, 4xx, a timeout) is not.
+func TestUnavailableMeansUnreachable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		want   bool
+	}{{503, true}, {500, false}, {502, false}, {429, false}, {400, false}, {401, false}} {
+		s := &scripted{replies: []reply{{status: tc.status, body: `{"error":{"code":"x","message":"y"}}`}}}
+		c := newTestClient(t, s, Options{MaxAttempts: 1})
+		_, err := c.Retrieve(context.Background(), testActor, RetrieveRequest{})
+		if err == nil || errors.Is(err, retrieval.ErrUnavailable) != tc.want {
+			t.Errorf("HTTP %d: errors.Is(ErrUnavailable) = %v, want %v (%v)", tc.status, !tc.want, tc.want, err)
+		}
+	}
+	// Name resolution failure, without a real lookup: the dialer reports what a resolver would.
+	dnsFail := &http.Client{Timeout: time.Second, Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "ragcore.internal", IsNotFound: true}}
+		}}}
+	c, err := New(Options{BaseURL: "http://ragcore.internal", Token: testToken, Namespace: testNS, HTTPClient: dnsFail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Retrieve(context.Background(), testActor, RetrieveRequest{})
+	var e *Error
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || !errors.Is(err, retrieval.ErrUnavailable) {
+		t.Fatalf("DNS failure: err = %v, want unavailable and ErrUnavailable", err)
+	}
+	if strings.Contains(err.Error(), "ragcore.internal") {
+		t.Errorf("error names the host: %v", err)
 	}
 }

@@ -57,6 +57,12 @@ func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provid
 // Client is the provider's RAGcore client.
 func (p *Provider) Client() *Client { return p.c }
 
+var _ retrieval.BreakerReporter = (*Provider)(nil)
+
+// BreakerOpen reports whether the circuit breaker around RAGcore refuses calls (open or
+// half-open): GET /health reports the provider "circuit_open" then.
+func (p *Provider) BreakerOpen() bool { return p.c.BreakerOpen() }
+
 // Name implements retrieval.KnowledgeProvider.
 func (p *Provider) Name() string { return "ragcore" }
 
@@ -162,9 +168,16 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 // SyncManifest implements retrieval.KnowledgeProvider: every document is uploaded, at most
 // UploadConcurrency at a time; RAGcore answers "unchanged" for a version it already published.
 // One failed upload never stops the others; it is reported by document with its error class.
+// When RAGcore could not be reached for any document at all (every upload refused, unresolvable,
+// 503 to the end, or refused by the open breaker), the sync did not happen: the error is
+// retrieval.ErrUnavailable, which the API answers with 503.
 func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
 	a := actorOf(call.Actor, call.CorrelationID)
 	res := retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{}}
+	// unreachable is the cause reported when no upload reached RAGcore: a real failure
+	// (refused, 503) rather than the breaker's refusals it led to, whatever order they ended in.
+	var unreachable error
+	unreachableCount := 0
 	var mu sync.Mutex
 	var g errgroup.Group
 	g.SetLimit(p.uploads)
@@ -180,6 +193,12 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 			switch {
 			case err != nil:
 				res.Failed = append(res.Failed, retrieval.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
+				if errors.Is(err, retrieval.ErrUnavailable) {
+					if unreachable == nil || classOf(unreachable) == ClassCircuitOpen && classOf(err) != ClassCircuitOpen {
+						unreachable = err
+					}
+					unreachableCount++
+				}
 			case r.Status == "unchanged":
 				res.Unchanged++
 			default:
@@ -189,6 +208,9 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 		})
 	}
 	_ = g.Wait() // the functions never return an error: failures are per document
+	if len(docs) > 0 && unreachableCount == len(docs) {
+		return retrieval.SyncResult{}, fmt.Errorf("no document could be uploaded: %w", unreachable)
+	}
 	res.Note = fmt.Sprintf("%d new version(s) uploaded to RAGcore (searchable once RAGcore has processed them), "+
 		"%d unchanged, %d failed", res.Uploaded, res.Unchanged, len(res.Failed))
 	return res, nil

@@ -50,7 +50,8 @@ func newEnv(t testing.TB, load bool, wrap func(http.Handler) http.Handler) *env 
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: time.Second})
+	// A generous per-attempt timeout: a loaded machine under -race must not fail a good answer.
+	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +292,21 @@ func TestSyncManifestAgainstStoppedServer(t *testing.T) {
 	e := newEnv(t, false, nil)
 	e.srv.Close()
 	docs := refs(e.corpus, "de")
+	// RAGcore cannot be reached for any document: the sync did not happen, and says so as
+	// retrieval.ErrUnavailable (the API's 503), not as a result with every document failed.
 	res, err := e.provider.SyncManifest(context.Background(), retrieval.Call{Actor: actor}, docs)
-	if err != nil || len(res.Failed) != len(docs) || res.Failed[0].Reason != "unavailable" {
+	if !errors.Is(err, retrieval.ErrUnavailable) || retrieval.ErrorClass(err) != "unavailable" || res.Documents != 0 {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+}
+
+func TestSyncManifestWithSomeUploadsFailing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, false, nil)
+	e.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/sources/"}, FailNext: 2, FailStatus: 500})
+	docs := refs(e.corpus, "de")
+	res, err := e.provider.SyncManifest(context.Background(), retrieval.Call{Actor: actor}, docs)
+	if err != nil || len(res.Failed) != 2 || res.Failed[0].Reason != "unavailable (HTTP 500)" || res.Uploaded != len(docs)-2 {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -66,6 +67,11 @@ type Options struct {
 	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
 	// StoreProbeTTL is how long its result is reused (default 5 s).
 	StoreProbeTimeout, StoreProbeTTL time.Duration
+	// NegativeTTL is how long this process answers /status with a verification that did not
+	// complete before it asks RAGcore again (VERIFY_NEGATIVE_TTL_MS), so that an outage costs one
+	// identity lookup per source per TTL rather than per call. Such a result is never written to
+	// the store and never counted verified. Zero or less: no negative cache.
+	NegativeTTL time.Duration
 }
 
 // SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
@@ -90,6 +96,15 @@ type Service struct {
 	flight   singleflight.Group
 	prints   map[string]string // corpus fingerprint per language
 	probe    storeProbe        // the last probe of the store, for GET /health
+
+	negMu    sync.Mutex
+	negative map[string]failedVerification // by language: the last verification that did not complete
+}
+
+// failedVerification is an entry of the negative cache.
+type failedVerification struct {
+	v  store.Verification
+	at time.Time
 }
 
 // New builds the status service over a provider that can verify its sources.
@@ -121,7 +136,8 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifie
 		prints[lang] = fingerprint(corpus.Documents(lang))
 	}
 	return &Service{corpus: corpus, provider: provider, verifier: verifier, records: records, opts: opts, log: log,
-		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text()), prints: prints}
+		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text()), prints: prints,
+		negative: map[string]failedVerification{}}
 }
 
 // fingerprint names a language's managed sources: a hash of their ids and versions.
@@ -171,9 +187,12 @@ type Verification struct {
 	Cache Cache `json:"cache"`
 }
 
-// Cache says whether the verification came from the cache, and how old it is.
+// Cache says whether the verification came from the cache, and how old it is. Negative marks a
+// verification that did not complete, reused for its shorter TTL: its errors stand, and the
+// statistics stay unavailable.
 type Cache struct {
 	Hit        bool `json:"hit"`
+	Negative   bool `json:"negative,omitempty"`
 	AgeSeconds int  `json:"age_seconds"`
 	TTLSeconds int  `json:"ttl_seconds"`
 }
@@ -266,6 +285,11 @@ func (s *Service) verification(ctx context.Context, lang string, call retrieval.
 			s.log.WarnContext(ctx, "verification cache could not be read; verifying", "correlation_id",
 				call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
 		}
+		if f, ok := s.failed(lang); ok {
+			s.count("VerificationNegativeCacheHits")
+			return normalise(f.v), Cache{Hit: true, Negative: true, AgeSeconds: int(s.now().Sub(f.at) / time.Second),
+				TTLSeconds: int(s.opts.NegativeTTL / time.Second)}
+		}
 		s.count("VerificationCacheMisses")
 	}
 	budget := s.budget(ctx)
@@ -355,6 +379,7 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 		}()
 	}
 	v := s.verify(ctx, lang, call)
+	s.remember(lang, v)
 	if v.Complete {
 		if perr := s.records.PutVerification(context.WithoutCancel(ctx), s.opts.Namespace, lang, v); perr != nil {
 			s.log.WarnContext(ctx, "verification not cached", "correlation_id", call.CorrelationID, "language", lang,
@@ -364,6 +389,35 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 	s.log.InfoContext(ctx, "verified", "correlation_id", call.CorrelationID, "language", lang, "forced", force,
 		"checked", v.Checked, "confirmed", v.Confirmed, "errors", v.Errors, "complete", v.Complete, "duration_ms", v.DurationMs)
 	return shared{v: v}
+}
+
+// failed returns the negative cache's entry for a language while it is fresh.
+func (s *Service) failed(lang string) (failedVerification, bool) {
+	if s.opts.NegativeTTL <= 0 {
+		return failedVerification{}, false
+	}
+	s.negMu.Lock()
+	defer s.negMu.Unlock()
+	f, ok := s.negative[lang]
+	if !ok || f.v.Complete || s.now().Sub(f.at) >= s.opts.NegativeTTL {
+		return failedVerification{}, false
+	}
+	return f, true
+}
+
+// remember keeps a verification that did not complete in the negative cache, and forgets the
+// entry once one completes.
+func (s *Service) remember(lang string, v store.Verification) {
+	if s.opts.NegativeTTL <= 0 {
+		return
+	}
+	s.negMu.Lock()
+	defer s.negMu.Unlock()
+	if v.Complete {
+		delete(s.negative, lang)
+		return
+	}
+	s.negative[lang] = failedVerification{v: v, at: s.now()}
 }
 
 // verify looks up every managed source of a language, at most Concurrency at a time, each under

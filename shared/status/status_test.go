@@ -76,7 +76,9 @@ func (r *rig) Write(p []byte) (int, error) {
 func (r *rig) service(t testing.TB, records status.Records, o status.Options) *status.Service {
 	t.Helper()
 	c, err := ragcore.New(ragcore.Options{BaseURL: r.srv.URL, Token: token, Timeout: 2 * time.Second,
-		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection}})
+		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection},
+		// These tests are about verification, not the breaker: it never opens here.
+		Breaker: ragcore.BreakerOptions{Failures: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,5 +384,78 @@ func TestCacheOfAnotherCorpusIsNotUsed(t *testing.T) {
 	st, _ := after.service(t, records, status.Options{}).Status(context.Background(), "en", reader)
 	if st.Verification.Cache.Hit || after.lookups() != 11 {
 		t.Fatalf("the new corpus used the old corpus's cache: %+v, %d lookups", st.Verification.Cache, after.lookups())
+	}
+}
+
+// TestNegativeCache: a verification that did not complete is answered again within the negative
+// TTL without a single identity lookup, never as verified, and RAGcore is asked again after it.
+func TestNegativeCache(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	clock := storetest.NewClock(time.Now())
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500})
+	records := store.NewMemoryAt(clock.Now)
+	s := r.service(t, records, status.Options{Now: clock.Now, NegativeTTL: 30 * time.Second})
+	unavailable := func(st status.Status) bool {
+		return st.DocumentCount == nil && st.StatisticsState == status.StateUnavailable && !st.Verification.Complete &&
+			st.Verification.Errors == 11 && st.Verification.Confirmed == 0
+	}
+	st, err := s.Status(context.Background(), "en", reader)
+	if err != nil || !unavailable(st) || st.Verification.Cache.Hit {
+		t.Fatalf("first status %+v, %v", st, err)
+	}
+	first := r.lookups()
+	if first != 11 {
+		t.Fatalf("%d identity lookups for the first status, want 11", first)
+	}
+	// RAGcore recovers meanwhile: within the TTL the failed result stands, with no lookup.
+	r.fake.SetFaults(ragcorefake.Faults{})
+	clock.Advance(29 * time.Second)
+	st, _ = s.Status(context.Background(), "en", reader)
+	if !unavailable(st) || !st.Verification.Cache.Hit || !st.Verification.Cache.Negative ||
+		st.Verification.Cache.TTLSeconds != 30 || st.Verification.Cache.AgeSeconds != 29 {
+		t.Fatalf("second status within the TTL %+v", st)
+	}
+	if n := r.lookups(); n != first {
+		t.Fatalf("%d identity lookups for a status within the negative TTL, want none", n-first)
+	}
+	if _, err := records.GetVerification(context.Background(), ns, "en"); err == nil {
+		t.Error("a failed verification reached the store")
+	}
+	// The other language has its own entry.
+	if st, _ := s.Status(context.Background(), "de", reader); st.DocumentCount == nil || r.lookups() != first+11 {
+		t.Fatalf("German status %+v after %d lookups", st, r.lookups()-first)
+	}
+	// After the TTL RAGcore is asked again, and a complete result replaces the failed one.
+	clock.Advance(2 * time.Second)
+	st, _ = s.Status(context.Background(), "en", reader)
+	if st.DocumentCount == nil || *st.DocumentCount != 11 || st.StatisticsState != status.StateVerified ||
+		st.Verification.Cache.Hit || st.Verification.Cache.Negative || r.lookups() != first+22 {
+		t.Fatalf("status after the TTL %+v, %d lookups", st, r.lookups()-first)
+	}
+	// A forced refresh ignores the negative cache too.
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500})
+	clock.Advance(301 * time.Second) // past the 300 s positive cache
+	if st, _ := s.Status(context.Background(), "en", reader); !unavailable(st) || r.lookups() != first+33 {
+		t.Fatalf("status in the second outage %+v", st)
+	}
+	if v, _ := s.Refresh(context.Background(), "en", reader); v.Complete || r.lookups() != first+44 {
+		t.Fatalf("refresh %+v after %d lookups: it must ask RAGcore", v, r.lookups()-first)
+	}
+}
+
+// TestNegativeCacheOff: without a TTL every status asks RAGcore again (the library default).
+func TestNegativeCacheOff(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500})
+	s := r.service(t, store.NewMemory(), status.Options{})
+	for range 2 {
+		if st, _ := s.Status(context.Background(), "en", reader); st.DocumentCount != nil || st.Verification.Cache.Hit {
+			t.Fatalf("status %+v", st)
+		}
+	}
+	if n := r.lookups(); n != 22 {
+		t.Errorf("%d identity lookups, want 22", n)
 	}
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTinyRun runs the harness on a few requests per phase (no DynamoDB Local: that setup is
+// `make load`'s) and checks that its counts agree with each other and with the faults injected.
+func TestTinyRun(t *testing.T) {
+	const perPhase = 4
+	rs, err := Run(context.Background(), Options{Setups: []string{"memory", "ragcore"}, Clients: 2,
+		Phase: 30 * time.Second, Requests: perPhase, Total: 2 * time.Minute, ReadBack: 3,
+		RAGcoreTimeout: 100 * time.Millisecond, BreakerCooldown: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Setup+"/"+r.Phase)
+		codes := 0
+		for _, n := range r.Codes {
+			codes += n
+		}
+		l1 := 0
+		for _, n := range r.L1 {
+			l1 += n
+		}
+		if r.Skipped || r.Requests != perPhase || codes != r.Requests || r.Codes[200] != r.Requests || l1 != r.Codes[200] {
+			t.Errorf("%s/%s: %d requests, codes %v, l1 %v", r.Setup, r.Phase, r.Requests, r.Codes, r.L1)
+		}
+		if r.TracesWritten+r.TracesToLog != r.Codes[200] || r.TracesToLog != 0 || r.ReadChecked != 3 || r.TracesRead != 3 {
+			t.Errorf("%s/%s: traces %d written, %d to the log, %d of %d read back", r.Setup, r.Phase,
+				r.TracesWritten, r.TracesToLog, r.TracesRead, r.ReadChecked)
+		}
+		if r.P50 <= 0 || r.P50 > r.P99 || r.Elapsed <= 0 || r.Throughput() <= 0 {
+			t.Errorf("%s/%s: p50 %v p99 %v over %v", r.Setup, r.Phase, r.P50, r.P99, r.Elapsed)
+		}
+	}
+	want := "memory/steady ragcore/steady ragcore/ragcore slow ragcore/ragcore 500s ragcore/ragcore stopped ragcore/ragcore recovered"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("phases %s", got)
+	}
+	steady, slow, errors, stopped := rs[1], rs[2], rs[3], rs[4]
+	if steady.L1["ok"] != perPhase || steady.RAGcoreRequests < perPhase || steady.BreakerOpen {
+		t.Errorf("ragcore steady: l1 %v, %d requests at the fake, breaker open %v", steady.L1, steady.RAGcoreRequests, steady.BreakerOpen)
+	}
+	// Four timeouts: one short of the five failures that open the breaker.
+	if slow.L1["failed"] != perPhase || slow.RAGcoreRequests != perPhase || slow.BreakerOpen {
+		t.Errorf("ragcore slow: l1 %v, %d requests at the fake, breaker open %v", slow.L1, slow.RAGcoreRequests, slow.BreakerOpen)
+	}
+	// The first 500 is the fifth failure: the breaker opens, and the lookups after the one or two
+	// (two clients) in flight never reach RAGcore.
+	if !errors.BreakerOpen || errors.RAGcoreRequests < 1 || errors.RAGcoreRequests > 2 || errors.L1["unavailable"] < perPhase-2 {
+		t.Errorf("ragcore 500s: l1 %v, %d requests at the fake, breaker open %v", errors.L1, errors.RAGcoreRequests, errors.BreakerOpen)
+	}
+	if stopped.L1["unavailable"] != perPhase || stopped.RAGcoreRequests != 0 {
+		t.Errorf("ragcore stopped: l1 %v, %d requests at the fake", stopped.L1, stopped.RAGcoreRequests)
+	}
+	var out bytes.Buffer
+	Table(&out, rs)
+	for _, s := range []string{"ragcore slow", "req/s", "p99 ms", "200:4", "breaker open", "breaker closed"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, out.String())
+		}
+	}
+}
