@@ -271,3 +271,81 @@ func TestUnreachableRAGcoreIs503AndL1Unavailable(t *testing.T) {
 		t.Errorf("sync with RAGcore unreachable: %d %s", code, body)
 	}
 }
+
+// TestHangingRAGcoreOpensTheBreakerAndRecovers: a RAGcore that hangs past the timeout opens the
+// breaker after RAGCORE_BREAKER_FAILURES calls; then lookups answer from L0 without asking it,
+// /health says degraded with provider circuit_open, and once RAGcore answers again a probe after
+// the cool-down closes the breaker by itself.
+func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	rc := httptest.NewServer(fake)
+	defer rc.Close()
+	fake.SetFaults(ragcorefake.Faults{Latency: time.Minute})
+	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": rc.URL, "RAGCORE_TOKEN": "t",
+		"AUTH_MODE": "local-headers", "RAGCORE_TIMEOUT_MS": "200", "RAGCORE_BREAKER_FAILURES": "2",
+		"RAGCORE_BREAKER_COOLDOWN_MS": "300"})
+	h := a.Handler.HTTP(RequestTimeout)
+	send := func(method, path, body string) (int, string) {
+		req := httptest.NewRequest(method, "/api/v1/knowledge"+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("X-Actor-Id", "op-1")
+		req.Header.Set("X-Actor-Scope", "knowledge:read")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Code, w.Body.String()
+	}
+	lookup := func() retrieval.Result {
+		t.Helper()
+		code, body := send(http.MethodPost, "/lookup", `{"question":"flat tyre on the motorway, what now?","language":"en"}`)
+		var res retrieval.Result
+		if err := json.Unmarshal([]byte(body), &res); err != nil || code != http.StatusOK || res.Primary == nil {
+			t.Fatalf("lookup: %d %s", code, body)
+		}
+		return res
+	}
+	for range 2 {
+		if res := lookup(); res.Retrieval.L1.ErrorClass != "timeout" {
+			t.Fatalf("hanging RAGcore: l1 %+v", res.Retrieval.L1)
+		}
+	}
+	before := fake.Count(http.MethodPost, "/v1/retrieve")
+	res := lookup()
+	if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Retrieval.L1.ErrorClass != "circuit_open" ||
+		res.Primary.RetrievalLayer != retrieval.LayerL0 {
+		t.Fatalf("open breaker: l1 %+v, primary %s", res.Retrieval.L1, res.Primary.RetrievalLayer)
+	}
+	if n := fake.Count(http.MethodPost, "/v1/retrieve"); n != before {
+		t.Errorf("the open breaker let %d retrieve calls through", n-before)
+	}
+	var health struct {
+		Status     string            `json:"status"`
+		Components map[string]string `json:"components"`
+	}
+	_, body := send(http.MethodGet, "/health", "")
+	if err := json.Unmarshal([]byte(body), &health); err != nil || health.Status != "degraded" || health.Components["provider"] != "circuit_open" {
+		t.Fatalf("health with the breaker open: %s", body)
+	}
+
+	fake.SetFaults(ragcorefake.Faults{})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		time.Sleep(100 * time.Millisecond)
+		if res := lookup(); res.Retrieval.L1.Status == retrieval.L1OK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the breaker did not close after RAGcore recovered")
+		}
+	}
+	_, body = send(http.MethodGet, "/health", "")
+	if err := json.Unmarshal([]byte(body), &health); err != nil || health.Components["provider"] != "ok" {
+		t.Errorf("health after recovery: %s", body)
+	}
+}

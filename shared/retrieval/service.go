@@ -336,7 +336,7 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 	}
 	// A provider behind a circuit breaker says whether it is open: BreakerOpen is 1 for every
 	// call made while it is (the alarm and the dashboard read it).
-	if b, ok := s.provider.(interface{ BreakerOpen() bool }); ok {
+	if b, ok := s.provider.(BreakerReporter); ok {
 		open := 0.0
 		if b.BreakerOpen() {
 			open = 1

@@ -23,12 +23,6 @@ const (
 	ComponentCircuitOpen = "circuit_open"
 )
 
-// BreakerState is implemented by a provider behind a circuit breaker: while the breaker is open
-// no call reaches the provider, and /health says circuit_open without asking it.
-type BreakerState interface {
-	BreakerOpen() bool
-}
-
 // StoreProbe is implemented by a trace store that can tell cheaply whether it answers
 // (store.Dynamo reads one absent item, store.Memory always answers).
 type StoreProbe interface {
@@ -95,7 +89,7 @@ func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
 }
 
 func (s *Service) providerHealth(ctx context.Context, call retrieval.Call) string {
-	if b, ok := s.provider.(BreakerState); ok && b.BreakerOpen() {
+	if b, ok := s.provider.(retrieval.BreakerReporter); ok && b.BreakerOpen() {
 		return ComponentCircuitOpen
 	}
 	if s.Health(ctx, call).Status != "ok" {
