@@ -17,7 +17,8 @@ type fusing struct {
 	l1Score  float64 // the best chunk's score: a section is counted once, however many chunks
 	l1Chunks int
 	rrf      float64
-	order    int // passage index: document id, then section order, for ties
+	tie      float64 // breaks equal fused values: the L1 score, moved with rrf by routeAfterScope
+	order    int     // passage index: document id, then section order, for ties
 }
 
 // Fusion basis recorded per block in the trace.
@@ -153,7 +154,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 		}
 	}
 	for _, f := range all {
-		f.rrf = s.rrf(f, 0)
+		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, all)
 	picked := s.pick(all, topK)
@@ -206,6 +207,7 @@ func routeAfterScope(l *lexical.Lang, all []*fusing) {
 		}
 		if next != nil {
 			top.rrf, next.rrf = next.rrf, top.rrf
+			top.tie, next.tie = next.tie, top.tie
 		}
 	}
 }
@@ -290,11 +292,11 @@ func dominated(scale ScoreScale, f *fusing, left []*fusing) bool {
 	return false
 }
 
-// before breaks ties between blocks of equal fused value: the higher L1 score, then document id,
-// then section order.
+// before breaks ties between blocks of equal fused value: the higher L1 score (of the block whose
+// place it took, after routeAfterScope), then document id, then section order.
 func before(a, b *fusing) bool {
-	if a.l1Score != b.l1Score {
-		return a.l1Score > b.l1Score
+	if a.tie != b.tie {
+		return a.tie > b.tie
 	}
 	if c := strings.Compare(a.block.DocumentID, b.block.DocumentID); c != 0 {
 		return c < 0

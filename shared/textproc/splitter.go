@@ -43,6 +43,19 @@ func NewSplitter(a *Analyzer, texts ...string) *Splitter {
 // or tail of at least partMin bytes on its own (not complete), so that "Bereitschaftsdienst"
 // still yields "bereitschaft". A linking "s" or "n" after the head is allowed. Tokens longer
 // than MaxSplitToken, and tokens whose split needs more than MaxSplitChecks stems, have no parts.
+// Knows reports whether a folded token is a word of the splitter's vocabulary as it stands, not
+// only as a compound of its words.
+func (s *Splitter) Knows(tok string) bool {
+	if _, ok := s.tokens[tok]; ok {
+		return true
+	}
+	if len(tok) > MaxStemToken {
+		return false
+	}
+	_, ok := s.stems[s.a.Stem(tok)]
+	return ok
+}
+
 func (s *Splitter) Split(tok string) (parts []string, complete bool) {
 	checks := MaxSplitChecks
 	return s.splitBudget(tok, &checks)

@@ -23,9 +23,9 @@ func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
 
 // Synonyms attaches to groups, the Groups of text, the stems of the synonyms their words have:
 // a rule's term matches a run of the text's tokens (stop words included, so "phone is dead"
-// matches) and every word of that run gets the alternative's words; a compound's known parts
-// are looked up on their own ("Putz" of "Putzrechnung"). Stop words of an alternative are
-// dropped, and a word's own stem is never its synonym.
+// matches) and every word of that run gets the alternative's words; the parts of a compound the
+// corpus does not use as a word are looked up on their own ("Putz" of "Putzrechnung"). Stop
+// words of an alternative are dropped, and a word's own stem is never its synonym.
 func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	if a.syn == nil || len(groups) == 0 {
 		return groups
@@ -63,10 +63,16 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 			}
 		}
 	}
-	for gi := range groups {
-		for _, p := range groups[gi].Parts {
+	// A compound's parts get synonyms only when the compound is not a word of the corpus itself:
+	// "Putzrechnung" is asked in its parts' terms, "Fahrzeug" is not "Fahr" and "Zeug".
+	for i, t := range toks {
+		w := word[i]
+		if w < 0 || len(groups[w].Parts) == 0 || (a.split != nil && a.split.Knows(t)) {
+			continue
+		}
+		for _, p := range groups[w].Parts {
 			for _, e := range a.syn.Expand([]string{p}) {
-				add(&groups[gi], e)
+				add(&groups[w], e)
 			}
 		}
 	}
