@@ -81,7 +81,7 @@ func TestAskIsATemplateOfExtractedPassages(t *testing.T) {
 		}
 		// An excerpt is runs of the section's sentences, each verbatim, joined by "…".
 		for _, run := range strings.Split(s.Excerpt, "…") {
-			if run != "" && !strings.Contains(content, run) {
+			if run = strings.TrimSpace(run); run != "" && !strings.Contains(content, run) {
 				t.Errorf("excerpt of %s/%s is not extracted verbatim: %q", s.DocumentID, s.Section, run)
 			}
 		}

@@ -98,7 +98,11 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 			j++
 		}
 		if i > 0 {
-			b.WriteString("…")
+			if b.Len() > 0 {
+				b.WriteString(" … ")
+			} else {
+				b.WriteString("…")
+			}
 		}
 		b.WriteString(strings.TrimSpace(strings.Join(sents[i:j], "")))
 		i = j
@@ -120,7 +124,7 @@ func sentences(text string) []string {
 		switch {
 		case c == '\n':
 			end = i + 1
-		case (c == '.' || c == '?' || c == '!' || c == ';') && i+1 < len(text) && text[i+1] == ' ':
+		case (c == '.' || c == '?' || c == '!') && i+1 < len(text) && text[i+1] == ' ':
 			end = i + 2
 		}
 		if end > 0 {

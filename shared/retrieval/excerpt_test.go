@@ -26,7 +26,7 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 		t.Errorf("excerpt %q: not marked as cut, or too long", got)
 	}
 	for _, run := range strings.Split(got, "…") {
-		if !strings.Contains(content, run) {
+		if run = strings.TrimSpace(run); !strings.Contains(content, run) {
 			t.Errorf("run %q is not verbatim", run)
 		}
 	}
