@@ -521,7 +521,7 @@ func newID() string { return rand.Text() }
 
 // analyse is the analysis of a question: its words, their compound parts and their synonyms.
 func analyse(l *lexical.Lang, question string) []textproc.Group {
-	return l.Analyzer.Synonyms(question, l.Analyzer.QuestionGroups(question))
+	return l.Analyzer.QuestionWords(question)
 }
 
 // queryTerms lists the index terms of a question's words, each once: the words and their parts

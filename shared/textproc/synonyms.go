@@ -30,7 +30,21 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
+	return a.synonymsOf(a.Tokens(text), groups)
+}
+
+// QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
+// once: QuestionGroups with the words' synonyms (see Synonyms).
+func (a *Analyzer) QuestionWords(text string) []Group {
 	toks := a.Tokens(text)
+	groups := a.groupsOf(toks, MaxQuestionChecks)
+	if a.syn == nil || len(groups) == 0 {
+		return groups
+	}
+	return a.synonymsOf(toks, groups)
+}
+
+func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 	// word[i] is the group of token i, -1 for a stop word: Groups keeps one group per word.
 	word := make([]int, len(toks))
 	n := 0

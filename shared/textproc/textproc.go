@@ -223,7 +223,11 @@ func (a *Analyzer) QuestionTerms(text string) []string { return Flatten(a.Questi
 // groups analyses text; budget < 0 gives each split its own MaxSplitChecks, else the splits
 // share budget. A word that occurs again gets the group of its first occurrence.
 func (a *Analyzer) groups(text string, budget int) []Group {
-	toks := a.Tokens(text)
+	return a.groupsOf(a.Tokens(text), budget)
+}
+
+// groupsOf is groups over text's tokens.
+func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
 	out := make([]Group, 0, len(toks))
 	first := map[string]int{}
 	for _, t := range toks {
