@@ -42,13 +42,13 @@ lint:
 	$(GO) tool staticcheck ./...
 	cfn-lint template.yaml
 
-## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in README.md).
+## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in docs/retrieval.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
 	$(GO) test -run '^$$' -bench Verify1000 -benchtime 3x -count 3 ./shared/status
 
 ## init-duration: each function's Init Duration under aws-lambda-rie beside a hello-world Go
-## function built the same way, measured in one run (figures in README.md).
+## function built the same way, measured in one run (figures in docs/operations.md).
 init-duration: deps
 	$(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
 

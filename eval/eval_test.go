@@ -51,7 +51,7 @@ func detect(q string) string {
 }
 
 // TestRetrievalQualityFloors guards retrieval quality on the embedded corpus. The floors sit a
-// little below the figures README.md reports (make eval), so that a change that costs quality
+// little below the figures docs/retrieval.md reports (make eval), so that a change that costs quality
 // fails here instead of going unnoticed.
 func TestRetrievalQualityFloors(t *testing.T) {
 	c, err := knowledge.Embedded()

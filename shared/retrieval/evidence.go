@@ -20,7 +20,7 @@ import (
 // matter), W their IDF weight, and F the L0 weight of the procedure's front matter (keywords,
 // entities, title) for the question. The evidence is strong when points reach the language's
 // LexicalMinPoints and the primary block itself holds at least one of the words. The figures
-// are calibrated per language on the evaluation sets of eval/ (see the README): German words
+// are calibrated per language on the evaluation sets of eval/ (see docs/retrieval.md): German words
 // weigh less, because a compound counts by its parts.
 const DefaultLexicalWordPoints = 1.5
 
@@ -45,7 +45,7 @@ func (s *Service) lexicalMinPoints(lang string) float64 {
 const minInformativeWords = 2
 
 // DefaultScoreScales are the score kinds the service knows. Cosine similarity is calibrated on the
-// evaluation set of eval/ (see the README): an answering section scores about 0.8, a distractor
+// evaluation set of eval/ (see docs/retrieval.md): an answering section scores about 0.8, a distractor
 // 0.7 at most, a question no procedure answers below 0.5.
 func DefaultScoreScales() map[string]ScoreScale {
 	return map[string]ScoreScale{

@@ -27,7 +27,7 @@ type DynamoAPI interface {
 
 var _ DynamoAPI = (*dynamodb.Client)(nil)
 
-// Dynamo keeps the records in one DynamoDB table (single-table design, see README.md):
+// Dynamo keeps the records in one DynamoDB table (single-table design, see docs/operations.md):
 //
 //	pk                     sk                 record
 //	INV#<invocation_id>    TRACE              invocation trace, TTL expires_at
