@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,6 +104,11 @@ type exchange struct {
 	// outside names the components.responses entry of a request to no documented operation
 	// (a wrong method, an unknown path, a preflight).
 	outside string
+	// mcp: the MCP endpoint's exchange, sent with the Accept header of its transport unless
+	// accept says otherwise; a success is a JSON-RPC message (or no body), with the correlation
+	// id in the header only.
+	mcp    bool
+	accept string
 }
 
 const (
@@ -242,6 +248,34 @@ func TestOpenAPIMatchesHandlers(t *testing.T) {
 			want: 405, outside: "MethodNotAllowed"},
 		{name: "unknown path", method: "GET", path: "/nothing", actor: "agent-7", scope: reader, want: 404, outside: "NoSuchRoute"},
 		{name: "preflight", method: "OPTIONS", path: "/sync-reports", want: 200, outside: "Preflight"},
+
+		{name: "mcp initialize", method: "POST", path: "/mcp", mcp: true, correlation: "spec-mcp",
+			body:  `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"spec","version":"1"}}}`,
+			actor: "agent-7", scope: reader, want: 200, request: "valid"},
+		{name: "mcp tool call", method: "POST", path: "/mcp", mcp: true,
+			body:  `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup_knowledge","arguments":{` + question + `}}}`,
+			actor: "agent-7", scope: reader, want: 200, request: "valid"},
+		{name: "mcp notification", method: "POST", path: "/mcp", mcp: true, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			actor: "agent-7", scope: reader, want: 202, request: "valid"},
+		{name: "mcp without the stream media type", method: "POST", path: "/mcp", mcp: true, accept: "application/json",
+			body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, actor: "agent-7", scope: reader, want: 400},
+		{name: "mcp without actor", method: "POST", path: "/mcp", mcp: true, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			want: 401, request: "invalid"},
+		{name: "mcp without scope", method: "POST", path: "/mcp", mcp: true, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			actor: "agent-7", scope: "knowledge:sync", want: 403, request: "invalid"},
+		{name: "mcp too large", method: "POST", path: "/mcp", mcp: true,
+			body:  `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("e", 70000) + `"}}`,
+			actor: "agent-7", scope: reader, want: 413},
+		{name: "mcp as text", method: "POST", path: "/mcp", mcp: true, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			contentType: "text/plain", actor: "agent-7", scope: reader, want: 415, request: "invalid"},
+		{name: "mcp stream", method: "GET", path: "/mcp", mcp: true, actor: "agent-7", scope: reader, want: 405, request: "valid"},
+		{name: "mcp stream without actor", method: "GET", path: "/mcp", mcp: true, want: 401, request: "invalid"},
+		{name: "mcp stream without scope", method: "GET", path: "/mcp", mcp: true, actor: "agent-7", scope: "knowledge:sync",
+			want: 403, request: "invalid"},
+		{name: "mcp end session", method: "DELETE", path: "/mcp", mcp: true, actor: "agent-7", scope: reader, want: 405, request: "valid"},
+		{name: "mcp end session without actor", method: "DELETE", path: "/mcp", mcp: true, want: 401, request: "invalid"},
+		{name: "mcp end session without scope", method: "DELETE", path: "/mcp", mcp: true, actor: "agent-7", scope: "knowledge:admin",
+			want: 403, request: "invalid"},
 	} {
 		run(t, doc, router, demo, seen, x)
 	}
@@ -384,6 +418,9 @@ func run(t *testing.T, doc *openapi3.T, router routers.Router, svc service, seen
 		if x.correlation != "" {
 			req.Header.Set("X-Correlation-Id", x.correlation)
 		}
+		if x.mcp {
+			req.Header.Set("Accept", cmp.Or(x.accept, "application/json, text/event-stream"))
+		}
 		return req
 	}
 	rec := httptest.NewRecorder()
@@ -395,13 +432,14 @@ func run(t *testing.T, doc *openapi3.T, router routers.Router, svc service, seen
 		return nil
 	}
 	var out map[string]any
-	if err := json.Unmarshal(body, &out); err != nil {
+	if err := json.Unmarshal(body, &out); err != nil && !(x.mcp && len(body) == 0 && x.want == http.StatusAccepted) {
 		t.Errorf("%s: body is not a JSON object: %v", x.name, err)
 		return nil
 	}
 	// The correlation id is in the header and the body, and a caller's valid one is reused.
 	id := res.Header.Get("X-Correlation-Id")
-	if id == "" || out["correlation_id"] != id || (x.correlation != "" && id != x.correlation) {
+	inBody := out["correlation_id"] == id || x.mcp && x.want < 300
+	if id == "" || !inBody || (x.correlation != "" && id != x.correlation) {
 		t.Errorf("%s: X-Correlation-Id %q, correlation_id %v, sent %q", x.name, id, out["correlation_id"], x.correlation)
 	}
 

@@ -117,6 +117,16 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 		{"lookup", "ask.json", 200, nil},
 		{"lookup", "lookup-invalid.json", 400, nil},
 		{"lookup", "lookup-no-scope.json", 403, nil},
+		// An MCP tools/call (stateless: no initialize first): the JSON-RPC result holds the
+		// lookup's response as structured content, and its trace names the tool.
+		{"lookup", "mcp-lookup.json", 200, func(t *testing.T, b map[string]any, _ reply) {
+			res, _ := b["result"].(map[string]any)
+			sc, _ := res["structuredContent"].(map[string]any)
+			if b["jsonrpc"] != "2.0" || res["isError"] == true || sc["evidence_state"] != "grounded" ||
+				sc["correlation_id"] != "evt-mcp-lookup" || sc["invocation_id"] == nil {
+				t.Errorf("mcp body %v", b)
+			}
+		}},
 		{"status", "health.json", 200, nil},
 		{"status", "status.json", 200, func(t *testing.T, b map[string]any, _ reply) {
 			if b["source_document_count"] != 11.0 || b["document_count"] != 11.0 || b["statistics_state"] != "verified" ||

@@ -29,7 +29,7 @@ var functionsOf = map[string]string{
 
 // dynamoActions are the only table actions each function may use: the store calls it makes.
 var dynamoActions = map[string][]string{
-	"LookupFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"LookupFunction": {"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
 	"StatusFunction": {"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
 	"SyncFunction":   {"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 }

@@ -87,6 +87,8 @@ type Handler struct {
 	routes []route
 	now    func() time.Time
 	warm   atomic.Bool // false until the first request: cold_start in the request log
+
+	mcpServer MCPServer // POST, GET and DELETE /mcp; nil where the function serves no MCP
 }
 
 type route struct {
@@ -112,13 +114,14 @@ type Services struct {
 	Lookup *retrieval.Service // POST /lookup, POST /ask, GET /invocations/{id}
 	Status *status.Service    // GET /status, GET /health
 	Sync   *indexsync.Service // POST /sync, POST /sync-reports
+	MCP    MCPServer          // POST, GET and DELETE /mcp
 }
 
 // New builds the handler. Every route of api.md is known, so that a wrong method gets its 405
 // with the right Allow header whichever function receives it; only the routes of the services
 // given are served, the others answer 404.
 func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
-	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, auth: auth, log: log, now: time.Now}
+	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, mcpServer: s.MCP, auth: auth, log: log, now: time.Now}
 	when := func(on bool, f func(context.Context, *call) (any, *Error)) func(context.Context, *call) (any, *Error) {
 		if on {
 			return f
@@ -134,6 +137,10 @@ func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
 		{http.MethodGet, "/health", []string{ScopeRead}, when(s.Status != nil, h.health)},
 		{http.MethodPost, "/sync", []string{ScopeSync}, when(s.Sync != nil, h.postSync)},
 		{http.MethodPost, "/sync-reports", []string{ScopeSyncReport}, when(s.Sync != nil, h.postSyncReport)},
+		// The MCP server answers GET and DELETE itself (405, stateless), after the same authorisation.
+		{http.MethodPost, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
+		{http.MethodGet, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
+		{http.MethodDelete, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
 	}
 	return h
 }
@@ -195,6 +202,10 @@ func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 			log.ErrorContext(ctx, "request failed", "code", apiErr.Code)
 		}
 		return h.errorResponse(c, apiErr)
+	}
+	if r, ok := out.(Response); ok { // the MCP server's own response
+		r.Header["X-Correlation-Id"], r.Header["Cache-Control"] = c.correlationID, "no-store"
+		return r
 	}
 	resp = h.jsonResponse(c, c.status, out)
 	if _, ok := out.(optionsResponse); ok {

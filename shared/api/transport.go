@@ -79,6 +79,7 @@ func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 		for k, v := range r.Header {
 			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
 		}
+		req.Header["host"] = r.Host // net/http keeps it apart; the MCP server checks it
 		// The body must arrive within requestTimeout whatever server runs the handler, unless the
 		// server's own read timeout is shorter: a deadline set here would replace it.
 		srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)

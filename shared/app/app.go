@@ -20,6 +20,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -48,7 +49,7 @@ type App struct {
 
 // Functions are the Lambda functions and the routes each serves.
 const (
-	FunctionLookup = "lookup" // POST /lookup, POST /ask, GET /invocations/{id}
+	FunctionLookup = "lookup" // POST /lookup, POST /ask, GET /invocations/{id}, /mcp
 	FunctionStatus = "status" // GET /status, GET /health
 	FunctionSync   = "sync"   // POST /sync, POST /sync-reports, the schedule
 )
@@ -59,6 +60,7 @@ func (a *App) FunctionHandler(function string) *api.Handler {
 	switch function {
 	case FunctionLookup:
 		s.Lookup = a.Service
+		s.MCP = newMCP(a.Service, a.Status, a.Log)
 	case FunctionStatus:
 		s.Status = a.Status
 	case FunctionSync:
@@ -131,8 +133,21 @@ func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function
 		"documents_en", len(corpus.Documents("en")), "documents_de", len(corpus.Documents("de")),
 		"init_ms", float64(time.Since(start).Microseconds())/1000)
 	return &App{Config: cfg, Corpus: corpus, Provider: provider, Service: svc, Records: records, Status: st, Sync: sy,
-		Handler: api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, api.AuthMode(cfg.AuthMode), log), Log: log}, nil
+		Handler: api.New(api.Services{Lookup: svc, Status: st, Sync: sy, MCP: newMCP(svc, st, log)}, api.AuthMode(cfg.AuthMode), log),
+		Log:     log}, nil
 }
+
+// newMCP is the MCP endpoint over the lookup service (lookup_knowledge, ask_knowledge) and the
+// status service (knowledge_status); nil without a lookup service.
+func newMCP(svc *retrieval.Service, st *status.Service, log *slog.Logger) api.MCPServer {
+	if svc == nil {
+		return nil
+	}
+	return mcp.New(mcp.Services{Lookup: svc, Ask: svc, Status: st}, MCPVersion, log)
+}
+
+// MCPVersion is the implementation version the MCP endpoint reports to clients.
+const MCPVersion = "1.0.0"
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -16,6 +17,9 @@ type AskRequest struct {
 	Language      string
 	Actor         Actor
 	CorrelationID string
+	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets
+	// its own tool name.
+	Tool string
 }
 
 // unavailableAnswer is what an ask says when the provider cannot answer: plainly, and with no
@@ -113,7 +117,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	ans.InvocationID = newID()
 	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))
 	s.record(ctx, Trace{
-		InvocationID: ans.InvocationID, Tool: ToolAsk, ActorID: req.Actor.ID, Language: req.Language,
+		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: TraceDetails{
 			Layer: layer, EvidenceState: ans.EvidenceState,
 			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),

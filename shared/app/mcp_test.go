@@ -1,0 +1,331 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+)
+
+const mcpPath = "/api/v1/knowledge/mcp"
+
+// headerTransport sends every request with the given headers: the local actor headers, or a
+// caller's correlation id.
+type headerTransport struct {
+	header http.Header
+	next   http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}
+
+// lambdaTransport serves each request with the lookup function's Lambda handler: the request
+// becomes an API Gateway HTTP API (2.0) event with the JWT authorizer's claims, the handler's
+// event response becomes the HTTP response.
+type lambdaTransport struct {
+	t      *testing.T
+	h      func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+	claims map[string]string
+}
+
+func (lt lambdaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+	}
+	ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: r.Method + " " + r.URL.Path, RawPath: r.URL.Path,
+		Headers: map[string]string{}, Body: string(body)}
+	for k, v := range r.Header {
+		ev.Headers[strings.ToLower(k)] = strings.Join(v, ",")
+	}
+	ev.RequestContext.Stage = "$default"
+	ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path = r.Method, r.URL.Path
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+		JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: lt.claims}}
+	// Through the event's JSON, as the runtime delivers it.
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	var decoded events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		return nil, err
+	}
+	resp, err := lt.h(r.Context(), decoded)
+	if err != nil {
+		lt.t.Errorf("the Lambda handler returned an error: %v", err)
+		return nil, err
+	}
+	out := &http.Response{StatusCode: resp.StatusCode, Header: http.Header{}, Request: r,
+		Body: io.NopCloser(strings.NewReader(resp.Body)), ContentLength: int64(len(resp.Body))}
+	for k, v := range resp.Headers {
+		out.Header.Set(k, v)
+	}
+	return out, nil
+}
+
+func connect(t *testing.T, endpoint string, hc *http.Client) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+func structured[T any](t *testing.T, res *sdk.CallToolResult) T {
+	t.Helper()
+	var v T
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return v
+}
+
+func toolError(t *testing.T, res *sdk.CallToolResult) (code, message, field string) {
+	t.Helper()
+	if !res.IsError || len(res.Content) != 1 {
+		t.Fatalf("want one tool error, got isError=%v content=%d", res.IsError, len(res.Content))
+	}
+	var body struct {
+		Error struct{ Code, Message, Field string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Error.Code, body.Error.Message, body.Error.Field
+}
+
+const (
+	grounded     = "A customer found a deep scratch on the rear door before starting the trip. What do we do?"
+	insufficient = "What is the capital of France?"
+)
+
+// exerciseTools initialises, lists the tools and calls each one through cs; it returns the
+// lookup's structured content for comparison with POST /lookup.
+func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mcp.LookupOutput {
+	t.Helper()
+	ctx := context.Background()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "mobilityops-knowledge" {
+		t.Errorf("server name %q", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.OutputSchema == nil || tl.InputSchema == nil || !strings.Contains(tl.Description, "general knowledge") && tl.Name != mcp.ToolStatus {
+			t.Errorf("tool %s: schemas or description missing: %+v", tl.Name, tl)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{mcp.ToolAsk, mcp.ToolStatus, mcp.ToolLookup}; !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+
+	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
+	if res.IsError {
+		t.Fatalf("lookup: %+v", res.Content)
+	}
+	look := structured[mcp.LookupOutput](t, res)
+	if look.EvidenceState != retrieval.StateGrounded || look.Primary == nil {
+		t.Fatalf("lookup: state %s primary %+v", look.EvidenceState, look.Primary)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "evidence_state: grounded") ||
+		!strings.Contains(text, look.Primary.Content) {
+		t.Errorf("lookup text: %q", text)
+	}
+	tr, err := a.Service.Invocation(ctx, look.InvocationID, retrieval.Actor{ID: actor})
+	if err != nil || tr.Tool != mcp.ToolLookup || tr.ActorID != actor {
+		t.Errorf("lookup trace: %+v, %v", tr, err)
+	}
+
+	res = callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient})
+	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == retrieval.StateGrounded {
+		t.Errorf("out-of-domain lookup: isError %v, state %s", res.IsError, st)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "general knowledge") {
+		t.Errorf("insufficient lookup text does not warn: %q", text)
+	}
+
+	res = callTool(t, cs, mcp.ToolAsk, map[string]any{"question": grounded, "language": "en"})
+	ans := structured[mcp.AskOutput](t, res)
+	if res.IsError || ans.Answer.Answer == "" || len(ans.Sources) == 0 {
+		t.Fatalf("ask: %+v", ans)
+	}
+	if tr, err := a.Service.Invocation(ctx, ans.InvocationID, retrieval.Actor{ID: actor}); err != nil || tr.Tool != mcp.ToolAsk {
+		t.Errorf("ask trace: %+v, %v", tr, err)
+	}
+
+	res = callTool(t, cs, mcp.ToolStatus, map[string]any{"language": "de"})
+	if st := structured[mcp.StatusOutput](t, res); res.IsError || st.Language != "de" || st.SourceDocumentCount == 0 {
+		t.Errorf("status: %+v", st)
+	}
+
+	for _, tc := range []struct {
+		tool              string
+		args              map[string]any
+		code, field, text string
+	}{
+		{mcp.ToolLookup, map[string]any{}, "invalid_request", "question", "question is required and must not be blank"},
+		{mcp.ToolLookup, map[string]any{"question": grounded, "top_k": 21}, "invalid_request", "top_k", "top_k must be an integer from 1 to 20"},
+		{mcp.ToolLookup, map[string]any{"question": "a\x00b"}, "invalid_request", "question", "question must be text: it holds a NUL character"},
+		{mcp.ToolLookup, map[string]any{"question": strings.Repeat("a", 2001)}, "invalid_request", "question", "question has 2001 characters; the limit is 2000"},
+		{mcp.ToolAsk, map[string]any{"question": grounded, "language": "fr"}, "unsupported_language", "language", `language "fr" is not supported; supported languages: en, de`},
+		{mcp.ToolStatus, map[string]any{"language": "xx"}, "unsupported_language", "language", `language "xx" is not supported; supported languages: en, de`},
+		{mcp.ToolLookup, map[string]any{"question": 7}, "invalid_request", "question", `field "question" must be a JSON string`},
+	} {
+		code, msg, field := toolError(t, callTool(t, cs, tc.tool, tc.args))
+		if code != tc.code || field != tc.field || msg != tc.text {
+			t.Errorf("%s %v: got %s %q (%s), want %s %q (%s)", tc.tool, tc.args, code, msg, field, tc.code, tc.text, tc.field)
+		}
+	}
+	return look
+}
+
+func TestMCPLocalHTTP(t *testing.T) {
+	a := newApp(t, map[string]string{"AUTH_MODE": "local-headers"})
+	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport, header: http.Header{
+		"X-Actor-Id": {"agent-7"}, "X-Actor-Scope": {"knowledge:read"}}}}
+	cs := connect(t, srv.URL+mcpPath, hc)
+	look := exerciseTools(t, a, cs, "agent-7")
+
+	// The same evidence blocks as POST /lookup for the same question.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/knowledge/lookup",
+		strings.NewReader(`{"question":"`+grounded+`","language":"en","top_k":3}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var http200 mcp.LookupOutput
+	if err := json.NewDecoder(resp.Body).Decode(&http200); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(look.EvidenceBlocks)
+	want, _ := json.Marshal(http200.EvidenceBlocks)
+	if !bytes.Equal(got, want) {
+		t.Errorf("MCP blocks differ from /lookup's:\n%s\n%s", got, want)
+	}
+}
+
+func TestMCPLambda(t *testing.T) {
+	a := newApp(t, map[string]string{})
+	h := a.FunctionHandler(FunctionLookup)
+	hc := &http.Client{Transport: lambdaTransport{t: t, h: h.Lambda,
+		claims: map[string]string{"sub": "agent-9", "scope": "openid knowledge:read"}}}
+	exerciseTools(t, a, connect(t, "https://api.example"+mcpPath, hc), "agent-9")
+}
+
+// Without the read scope the endpoint refuses before any tool runs: the client cannot
+// initialise, and nothing is traced.
+func TestMCPWithoutScope(t *testing.T) {
+	a := newApp(t, map[string]string{"AUTH_MODE": "local-headers"})
+	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
+	t.Cleanup(srv.Close)
+	for _, scope := range []string{"knowledge:sync", ""} {
+		hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport, header: http.Header{
+			"X-Actor-Id": {"agent-8"}, "X-Actor-Scope": {scope}}}}
+		c := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil)
+		_, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL + mcpPath, HTTPClient: hc}, nil)
+		if err == nil || !strings.Contains(err.Error(), "403") && !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("scope %q: initialize error %v, want 403", scope, err)
+		}
+		// A tools/call sent as is gets the contract's 403 and leaves no trace.
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup_knowledge","arguments":{"question":"` + grounded + `"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+mcpPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), `"code":"forbidden"`) ||
+			resp.Header.Get("X-Correlation-Id") == "" {
+			t.Errorf("scope %q: %d %s", scope, resp.StatusCode, b)
+		}
+	}
+	if n := a.Service.TraceFailures(); n != 0 {
+		t.Errorf("trace failures %d", n)
+	}
+}
+
+// GET and DELETE: no stream is offered and there are no sessions, so both answer 405 with
+// Allow: POST, in the contract's error shape; POST without the JSON content type is 415.
+func TestMCPMethods(t *testing.T) {
+	a := newApp(t, map[string]string{"AUTH_MODE": "local-headers"})
+	for _, tc := range []struct {
+		method, ctype string
+		status        int
+		code          string
+	}{
+		{http.MethodGet, "", http.StatusMethodNotAllowed, "method_not_allowed"},
+		{http.MethodDelete, "", http.StatusMethodNotAllowed, "method_not_allowed"},
+		{http.MethodPost, "text/plain", http.StatusUnsupportedMediaType, "unsupported_media_type"},
+	} {
+		r := httptest.NewRequest(tc.method, mcpPath, strings.NewReader(`{}`))
+		r.Header.Set("X-Actor-Id", "agent-7")
+		r.Header.Set("X-Actor-Scope", "knowledge:read")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("X-Correlation-Id", "corr-1")
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		w := httptest.NewRecorder()
+		a.Handler.HTTP(5*time.Second).ServeHTTP(w, r)
+		var body struct {
+			Error         struct{ Code string } `json:"error"`
+			CorrelationID string                `json:"correlation_id"`
+		}
+		json.Unmarshal(w.Body.Bytes(), &body)
+		if w.Code != tc.status || body.Error.Code != tc.code || body.CorrelationID != "corr-1" {
+			t.Errorf("%s: %d %s", tc.method, w.Code, w.Body)
+		}
+		if tc.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") != "POST" {
+			t.Errorf("%s: Allow %q", tc.method, w.Header().Get("Allow"))
+		}
+	}
+}

@@ -1,0 +1,147 @@
+// Package mcp serves the knowledge tools over the Model Context Protocol (Streamable HTTP,
+// stateless, JSON responses) with the official Go SDK: lookup_knowledge, ask_knowledge and
+// knowledge_status, the same operations as POST /lookup, POST /ask and GET /status.
+//
+// The package knows no transport of its own and no route: the API authorises the request (actor,
+// scope, correlation id) exactly as for its other routes and hands it to [Server.ServeMCP]. The
+// tools call the domain services through the small interfaces declared here.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+)
+
+// Tool names, as clients list and call them. lookup_knowledge is also the tool the /lookup
+// route records in its traces.
+const (
+	ToolLookup = "lookup_knowledge"
+	ToolAsk    = "ask_knowledge"
+	ToolStatus = "knowledge_status"
+)
+
+// Lookuper runs a validated lookup and records its trace (retrieval.Service).
+type Lookuper interface {
+	Lookup(ctx context.Context, req retrieval.LookupRequest) (retrieval.Result, error)
+}
+
+// Asker answers a validated question from evidence and records its trace (retrieval.Service).
+type Asker interface {
+	Ask(ctx context.Context, req retrieval.AskRequest) (retrieval.Answer, error)
+}
+
+// StatusReader reports the index status of one language (status.Service).
+type StatusReader interface {
+	Status(ctx context.Context, lang string, call retrieval.Call) (status.Status, error)
+}
+
+// Services are the operations behind the tools; a nil one leaves its tool out.
+type Services struct {
+	Lookup Lookuper
+	Ask    Asker
+	Status StatusReader
+}
+
+// Server is the MCP endpoint. It is safe for concurrent use.
+type Server struct {
+	svc     Services
+	log     *slog.Logger
+	version string
+
+	// The SDK server and its handler are built on the first request, not at a cold start: the
+	// tool schemas are inferred by reflection, and a function that serves no MCP call pays nothing.
+	once    sync.Once
+	handler http.Handler
+}
+
+// New builds the endpoint; version is the implementation version clients are told.
+func New(s Services, version string, log *slog.Logger) *Server {
+	return &Server{svc: s, log: log, version: version}
+}
+
+type callKey struct{}
+
+// callFrom returns the authorised call ServeMCP was given.
+func callFrom(ctx context.Context) (retrieval.Call, bool) {
+	c, ok := ctx.Value(callKey{}).(retrieval.Call)
+	return c, ok
+}
+
+// ServeMCP serves one HTTP request of the Streamable HTTP transport for an actor the caller has
+// authorised; call carries that actor and the request's correlation id into every tool call.
+// Being stateless, it answers GET and DELETE with 405 and Allow: POST, as the transport
+// specification says for a server that offers no stream and no session.
+func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call retrieval.Call) {
+	s.once.Do(s.build)
+	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, call)))
+}
+
+func (s *Server) build() {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "mobilityops-knowledge", Title: "MobilityOps Knowledge", Version: s.version},
+		&sdk.ServerOptions{Instructions: instructions, Logger: s.log})
+	tools := []struct {
+		on      bool
+		tool    func() (*sdk.Tool, error)
+		handler sdk.ToolHandler
+	}{
+		{s.svc.Lookup != nil, lookupTool, s.lookup},
+		{s.svc.Ask != nil, askTool, s.ask},
+		{s.svc.Status != nil, statusTool, s.status},
+	}
+	for _, t := range tools {
+		if !t.on {
+			continue
+		}
+		tool, err := t.tool()
+		if err != nil {
+			// Fixed at compile time, and every schema is inferred by a test: not expected here.
+			s.log.Error("MCP tool schema", "tool", tool.Name, "error", err)
+			s.handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				http.Error(w, "the MCP endpoint is not available", http.StatusInternalServerError)
+			})
+			return
+		}
+		srv.AddTool(tool, t.handler)
+	}
+	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
+}
+
+// errorBody is the API's error shape, which a tool error carries as its text.
+type errorBody struct {
+	Error         *toolError `json:"error"`
+	CorrelationID string     `json:"correlation_id"`
+}
+
+// toolError is an error of the API's contract: the same code, message and field as the HTTP
+// route would answer.
+type toolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// errorResult is a tool error (isError): the model sees it and can correct its call; it is
+// never a JSON-RPC or HTTP failure.
+func errorResult(e *toolError, correlationID string) *sdk.CallToolResult {
+	b, _ := marshal(errorBody{Error: e, CorrelationID: correlationID})
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+}
+
+// result is a successful tool result: structured content, and text for clients that read only
+// text.
+func result(structured any, text string) (*sdk.CallToolResult, error) {
+	b, err := marshal(structured)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+}

@@ -1,0 +1,104 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// instructions tell a client's model how the tools fit together.
+const instructions = "MobilityOps Knowledge: evidence from the versioned fleet-operations procedures " +
+	"(damage, bookings, fines, vehicles, customers). Call lookup_knowledge before answering any operational " +
+	"question, and answer only from the evidence blocks it returns, citing document_id, version and section. " +
+	"When evidence_state is not grounded, do not answer from general knowledge."
+
+const evidenceStateDoc = "grounded: the blocks answer the question; answer from them and cite them. " +
+	"insufficient: only weak matches were found; they are returned, but they must not be taken as the answer " +
+	"and the question must not be answered from general knowledge: say that the procedures do not cover it, or ask for details. " +
+	"unavailable: no evidence could be retrieved now; say so and answer nothing procedural."
+
+const lookupDescription = "Look up the fleet-operations procedures for evidence that answers a question " +
+	"(damage handling, bookings, fines, vehicle and customer issues). Call it before answering any operational " +
+	"question, with the question in the agent's or customer's own words. Returns ranked evidence blocks quoted " +
+	"verbatim from the versioned procedures: primary is the best block, supplement the others, each with its " +
+	"source, document_id, version, effective_date and section for citation. evidence_state says what the blocks " +
+	"support: " + evidenceStateDoc + " invocation_id identifies the recorded trace of the call."
+
+const askDescription = "Get a short answer to an operational question built only from the procedures' passages, " +
+	"with its sources. Prefer lookup_knowledge when you will write the answer yourself; use this when a ready, " +
+	"quoted answer is wanted. answer_kind says how the text was made (template: extracted passages, nothing " +
+	"generated). evidence_state: " + evidenceStateDoc
+
+const statusDescription = "Report the state of the procedures index for one language: how many source documents " +
+	"there are, the last sync report, and whether the indexed count was verified (document_count is null and " +
+	"statistics_state unavailable when it could not be verified). Call it to explain missing or stale evidence, " +
+	"not to answer operational questions."
+
+const questionInput = `{
+  "type": "object",
+  "properties": {
+    "question": {"type": "string", "minLength": 1, "maxLength": 2000,
+      "description": "The operational question in natural language, as asked (English or German)."},
+    "language": {"type": ["string", "null"], "enum": ["en", "de", null],
+      "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."}%s
+  },
+  "required": ["question"]
+}`
+
+const topKInput = `,
+    "top_k": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
+      "description": "How many evidence blocks to return at most."}`
+
+const statusInput = `{
+  "type": "object",
+  "properties": {
+    "language": {"type": "string", "enum": ["en", "de"], "default": "en",
+      "description": "Language of the procedures whose index status is wanted."}
+  }
+}`
+
+// readOnly: the tools read the procedures; calling one again is harmless.
+var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+
+func lookupTool() (*sdk.Tool, error) {
+	out, err := outputSchema[LookupOutput]()
+	return &sdk.Tool{Name: ToolLookup, Title: "Look up procedures", Description: lookupDescription,
+		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, topKInput)), OutputSchema: out, Annotations: readOnly}, err
+}
+
+func askTool() (*sdk.Tool, error) {
+	out, err := outputSchema[AskOutput]()
+	return &sdk.Tool{Name: ToolAsk, Title: "Answer from procedures", Description: askDescription,
+		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, "")), OutputSchema: out, Annotations: readOnly}, err
+}
+
+func statusTool() (*sdk.Tool, error) {
+	out, err := outputSchema[StatusOutput]()
+	return &sdk.Tool{Name: ToolStatus, Title: "Procedures index status", Description: statusDescription,
+		InputSchema: json.RawMessage(statusInput), OutputSchema: out, Annotations: readOnly}, err
+}
+
+// outputSchema infers the JSON Schema of a tool's structured content from its Go type, the type
+// the HTTP route encodes, and documents the fields a model acts on.
+func outputSchema[T any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{IgnoreInvalidTypes: true})
+	if err != nil {
+		return nil, fmt.Errorf("infer the output schema of %T: %w", *new(T), err)
+	}
+	docs := map[string]string{
+		"evidence_state": evidenceStateDoc,
+		"primary":        "The best evidence block, or null when there is no evidence at all.",
+		"supplement":     "The evidence blocks after the primary, best first.",
+		"invocation_id":  "Id of the recorded trace of this call.",
+		"correlation_id": "Id of this request in the service's logs.",
+		"document_count": "Documents verified as indexed; null unless every managed source was verified.",
+	}
+	for name, doc := range docs {
+		if p := s.Properties[name]; p != nil {
+			p.Description = doc
+		}
+	}
+	return s, nil
+}

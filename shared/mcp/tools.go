@@ -1,0 +1,290 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// Request limits, the same as the HTTP routes'.
+const (
+	maxQuestionChars = 2000
+	defaultTopK      = 5
+	maxTopK          = 20
+)
+
+// Error codes of the API contract that a tool can answer.
+const (
+	codeInvalidRequest      = "invalid_request"
+	codeUnsupportedLanguage = "unsupported_language"
+	codeNotFound            = "not_found"
+	codeInternal            = "internal"
+	codeUnavailable         = "unavailable"
+)
+
+// LookupOutput is the structured content of lookup_knowledge: the POST /lookup response.
+type LookupOutput struct {
+	retrieval.Result
+	CorrelationID string `json:"correlation_id"`
+}
+
+// AskOutput is the structured content of ask_knowledge: the POST /ask response.
+type AskOutput struct {
+	retrieval.Answer
+	CorrelationID string `json:"correlation_id"`
+}
+
+// StatusOutput is the structured content of knowledge_status: the GET /status response.
+type StatusOutput struct {
+	status.Status
+	CorrelationID string `json:"correlation_id"`
+}
+
+type questionArgs struct {
+	Question *string `json:"question"`
+	Language *string `json:"language"`
+	TopK     *int    `json:"top_k"`
+}
+
+type statusArgs struct {
+	Language *string `json:"language"`
+}
+
+func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	call := s.call(ctx)
+	var a questionArgs
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
+		return errorResult(e, call.CorrelationID), nil
+	}
+	q, lang, detected, e := questionAndLanguage(a.Question, a.Language)
+	if e != nil {
+		return errorResult(e, call.CorrelationID), nil
+	}
+	topK := defaultTopK
+	if a.TopK != nil {
+		if *a.TopK < 1 || *a.TopK > maxTopK {
+			return errorResult(invalid("top_k", fmt.Sprintf("top_k must be an integer from 1 to %d", maxTopK)), call.CorrelationID), nil
+		}
+		topK = *a.TopK
+	}
+	res, err := s.svc.Lookup.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
+		Actor: call.Actor, CorrelationID: call.CorrelationID})
+	if err != nil {
+		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
+	}
+	res.Language, res.LanguageDetected = lang, detected
+	return result(LookupOutput{Result: res, CorrelationID: call.CorrelationID}, lookupText(res))
+}
+
+func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	call := s.call(ctx)
+	var a questionArgs
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
+		return errorResult(e, call.CorrelationID), nil
+	}
+	q, lang, detected, e := questionAndLanguage(a.Question, a.Language)
+	if e != nil {
+		return errorResult(e, call.CorrelationID), nil
+	}
+	ans, err := s.svc.Ask.Ask(ctx, retrieval.AskRequest{Question: q, Language: lang, Actor: call.Actor,
+		CorrelationID: call.CorrelationID, Tool: ToolAsk})
+	if err != nil {
+		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
+	}
+	ans.Language, ans.LanguageDetected = lang, detected
+	return result(AskOutput{Answer: ans, CorrelationID: call.CorrelationID},
+		fmt.Sprintf("evidence_state: %s\n%s", ans.EvidenceState, ans.Answer))
+}
+
+func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	call := s.call(ctx)
+	var a statusArgs
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
+		return errorResult(e, call.CorrelationID), nil
+	}
+	lang := "en"
+	if a.Language != nil {
+		if e := textField("language", *a.Language); e != nil {
+			return errorResult(e, call.CorrelationID), nil
+		}
+		var e *toolError
+		if lang, e = languageOf(a.Language); e != nil {
+			return errorResult(e, call.CorrelationID), nil
+		}
+	}
+	st, err := s.svc.Status.Status(ctx, lang, call)
+	if err != nil {
+		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
+	}
+	count := "null (not verified)"
+	if st.DocumentCount != nil {
+		count = fmt.Sprint(*st.DocumentCount)
+	}
+	return result(StatusOutput{Status: st, CorrelationID: call.CorrelationID},
+		fmt.Sprintf("language %s, provider %s: %d source documents, document_count %s, statistics_state %s",
+			st.Language, st.Provider, st.SourceDocumentCount, count, st.StatisticsState))
+}
+
+// call is the authorised call of the request. The API hands every request to ServeMCP with
+// one; without it (a wiring mistake) the call has no actor, and the services record none.
+func (s *Server) call(ctx context.Context) retrieval.Call {
+	c, ok := callFrom(ctx)
+	if !ok {
+		s.log.ErrorContext(ctx, "MCP tool call without an authorised call")
+	}
+	return c
+}
+
+// decodeArgs decodes a tool's arguments (absent means {}) with the messages of the HTTP routes'
+// JSON checks.
+func decodeArgs(raw json.RawMessage, v any) *toolError {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+		}
+		return invalid("", "the arguments must be a JSON object")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	}
+	return "value of another type"
+}
+
+// questionAndLanguage validates question and language as the /lookup and /ask routes do: a
+// missing (or null) language is detected from the question, a given one must be supported.
+func questionAndLanguage(question, language *string) (q, lang string, detected bool, err *toolError) {
+	// The text of every field is checked first, as the routes check the body before its fields.
+	if question != nil {
+		if err := textField("question", *question); err != nil {
+			return "", "", false, err
+		}
+	}
+	if language != nil {
+		if err := textField("language", *language); err != nil {
+			return "", "", false, err
+		}
+	}
+	if question == nil || strings.TrimSpace(*question) == "" {
+		return "", "", false, invalid("question", "question is required and must not be blank")
+	}
+	if n := utf8.RuneCountInString(*question); n > maxQuestionChars {
+		return "", "", false, invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, maxQuestionChars))
+	}
+	if language == nil {
+		lang, _ = textproc.DetectLanguage(*question)
+		return *question, lang, true, nil
+	}
+	if lang, err = languageOf(language); err != nil {
+		return "", "", false, err
+	}
+	return *question, lang, false, nil
+}
+
+func languageOf(language *string) (string, *toolError) {
+	if !textproc.Supported(*language) {
+		return "", &toolError{Code: codeUnsupportedLanguage, Field: "language",
+			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
+				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+	}
+	return *language, nil
+}
+
+// textField refuses NUL and control characters (tab, CR and LF aside) with the HTTP routes'
+// message. Invalid UTF-8 and lone surrogates never reach a tool: the SDK's JSON decoding has
+// replaced them with U+FFFD by then.
+func textField(name, s string) *toolError {
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			problem := fmt.Sprintf("a control character (U+%04X); only tab, CR and LF are allowed", r)
+			if r == 0 {
+				problem = "a NUL character"
+			}
+			return invalid(name, name+" must be text: it holds "+problem)
+		}
+	}
+	return nil
+}
+
+// domainError maps service errors to the codes and messages of the HTTP routes; anything
+// unexpected is internal, its details only in the log.
+func (s *Server) domainError(ctx context.Context, call retrieval.Call, err error) *toolError {
+	switch {
+	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
+		return &toolError{Code: codeUnsupportedLanguage, Field: "language",
+			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
+	case errors.Is(err, retrieval.ErrNotFound):
+		return &toolError{Code: codeNotFound, Message: "not found"}
+	case errors.Is(err, retrieval.ErrUnavailable):
+		return &toolError{Code: codeUnavailable, Message: "the knowledge provider is unavailable"}
+	}
+	s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", err)
+	return &toolError{Code: codeInternal, Message: "internal error; quote the correlation_id when reporting it"}
+}
+
+func invalid(field, msg string) *toolError {
+	return &toolError{Code: codeInvalidRequest, Message: msg, Field: field}
+}
+
+// lookupText is the short text rendering of a lookup for clients that read only text: the
+// evidence state, what it obliges the model to, and the primary block.
+func lookupText(r retrieval.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "evidence_state: %s\n", r.EvidenceState)
+	switch r.EvidenceState {
+	case retrieval.StateInsufficient:
+		b.WriteString("The procedures do not clearly cover this question: do not answer it from general knowledge; say so, or ask for details.\n")
+	case retrieval.StateUnavailable:
+		b.WriteString("No evidence could be retrieved now: do not answer from general knowledge; say the procedures are unavailable.\n")
+	}
+	if r.Primary == nil {
+		b.WriteString("No evidence block.")
+		return b.String()
+	}
+	p := r.Primary
+	fmt.Fprintf(&b, "Primary: %s (%s v%s, effective %s, %s)\n%s", p.Breadcrumb, p.DocumentID, p.Version,
+		p.EffectiveDate, p.Source, p.Content)
+	if n := len(r.EvidenceBlocks) - 1; n > 0 {
+		fmt.Fprintf(&b, "\n(%d more evidence block(s) in the structured content; invocation_id %s)", n, r.InvocationID)
+	}
+	return b.String()
+}
+
+// marshal encodes v as compact JSON without HTML escaping, as the HTTP routes do.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
