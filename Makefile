@@ -61,7 +61,7 @@ init-duration: deps
 FUZZTIME ?= 60s
 FUZZ_TARGETS := shared/api:FuzzRequestBody shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
-	internal/ragcorefake:FuzzRequestBodies
+	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -327,5 +329,72 @@ func TestMCPMethods(t *testing.T) {
 		if tc.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") != "POST" {
 			t.Errorf("%s: Allow %q", tc.method, w.Header().Get("Allow"))
 		}
+	}
+}
+
+// A tool error carries the same code, message and field as the HTTP route answers for the same
+// input, and a tool call is counted in the same metrics as the route.
+func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-central-1")
+	cfg, err := config.FromEnv(func(k string) string { return map[string]string{"AUTH_MODE": "local-headers"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &testutil.SyncBuffer{}
+	a, err := New(context.Background(), cfg, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport, header: http.Header{
+		"X-Actor-Id": {"agent-7"}, "X-Actor-Scope": {"knowledge:read"}}}}
+	cs := connect(t, srv.URL+mcpPath, hc)
+	for _, tc := range []struct{ tool, route, body string }{
+		{mcp.ToolLookup, "/lookup", `{}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"   "}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"x","top_k":0}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"x","top_k":"3"}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"x","language":"it"}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"a\u0007b"}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"x","language":"e\u0000n"}`},
+		{mcp.ToolLookup, "/lookup", `{"question":"` + strings.Repeat("ü", 2001) + `"}`},
+		{mcp.ToolAsk, "/ask", `{"question":""}`},
+		{mcp.ToolAsk, "/ask", `{"question":"x","language":"EN"}`},
+		{mcp.ToolAsk, "/ask", `{"question":["x"]}`},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tc.body), &args); err != nil {
+			t.Fatal(err)
+		}
+		code, msg, field := toolError(t, callTool(t, cs, tc.tool, args))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/knowledge"+tc.route, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want struct {
+			Error struct{ Code, Message, Field string } `json:"error"`
+		}
+		json.NewDecoder(resp.Body).Decode(&want)
+		resp.Body.Close()
+		if code != want.Error.Code || msg != want.Error.Message || field != want.Error.Field {
+			t.Errorf("%s %s: MCP %s %q (%s), HTTP %s %q (%s)", tc.tool, tc.body, code, msg, field,
+				want.Error.Code, want.Error.Message, want.Error.Field)
+		}
+	}
+
+	before := strings.Count(out.String(), `"Lookups":1`)
+	if res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded}); res.IsError {
+		t.Fatal(res.Content)
+	}
+	if got := strings.Count(out.String(), `"Lookups":1`); got != before+1 {
+		t.Errorf("Lookups metric lines %d -> %d, want one more", before, got)
+	}
+	if !strings.Contains(out.String(), `"tool":"lookup_knowledge"`) {
+		t.Error("no evidence metric with the tool dimension")
 	}
 }

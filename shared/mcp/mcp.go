@@ -10,8 +10,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -109,10 +111,26 @@ func (s *Server) build() {
 			})
 			return
 		}
-		srv.AddTool(tool, t.handler)
+		srv.AddTool(tool, s.recovering(tool.Name, t.handler))
 	}
 	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
+}
+
+// recovering turns a panic in a tool into an internal tool error, its details only in the log:
+// the SDK runs tools outside the HTTP handler's own recovery.
+func (s *Server) recovering(name string, h sdk.ToolHandler) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				call, _ := callFrom(ctx)
+				s.log.ErrorContext(ctx, "panic in MCP tool", "tool", name, "correlation_id", call.CorrelationID,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				res, err = errorResult(errInternal, call.CorrelationID), nil
+			}
+		}()
+		return h(ctx, req)
+	}
 }
 
 // errorBody is the API's error shape, which a tool error carries as its text.

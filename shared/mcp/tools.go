@@ -247,8 +247,10 @@ func (s *Server) domainError(ctx context.Context, call retrieval.Call, err error
 		return &toolError{Code: codeUnavailable, Message: "the knowledge provider is unavailable"}
 	}
 	s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", err)
-	return &toolError{Code: codeInternal, Message: "internal error; quote the correlation_id when reporting it"}
+	return errInternal
 }
+
+var errInternal = &toolError{Code: codeInternal, Message: "internal error; quote the correlation_id when reporting it"}
 
 func invalid(field, msg string) *toolError {
 	return &toolError{Code: codeInvalidRequest, Message: msg, Field: field}
