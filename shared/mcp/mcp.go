@@ -87,8 +87,11 @@ func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call retrieval
 }
 
 func (s *Server) build() {
+	// The SDK logs every stateless request's session at Info, with no correlation id: only its
+	// warnings and errors reach the log; the API logs each request itself.
+	sdkLog := slog.New(minLevel{Handler: s.log.Handler(), min: slog.LevelWarn})
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mobilityops-knowledge", Title: "MobilityOps Knowledge", Version: s.version},
-		&sdk.ServerOptions{Instructions: instructions, Logger: s.log})
+		&sdk.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	tools := []struct {
 		on      bool
 		tool    func() (*sdk.Tool, error)
@@ -114,7 +117,25 @@ func (s *Server) build() {
 		srv.AddTool(tool, s.recovering(tool.Name, t.handler))
 	}
 	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
-		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLog})
+}
+
+// minLevel drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }
 
 // recovering turns a panic in a tool into an internal tool error, its details only in the log:
