@@ -181,10 +181,48 @@ type Status struct {
 	Verification    Verification `json:"verification"`
 }
 
-// Verification is the "verification" object of a status.
+// Verification is the "verification" object of a status: the response's own type, so that a
+// field of the cached record (the corpus fingerprint, a cache key) reaches a client only when
+// the contract names it.
 type Verification struct {
-	store.Verification
-	Cache Cache `json:"cache"`
+	Checked    int       `json:"checked"`
+	Confirmed  int       `json:"confirmed"`
+	Missing    []string  `json:"missing"`
+	Errors     int       `json:"errors"`
+	VerifiedAt time.Time `json:"verified_at"`
+	// Complete is true when every managed source got an answer: only then is the count verified.
+	Complete bool `json:"complete"`
+	// NotIndexed says why each source of Missing does not count.
+	NotIndexed []SourceOutcome `json:"not_indexed"`
+	// Failed lists the sources whose lookup failed, with the error class.
+	Failed     []SourceOutcome `json:"failed"`
+	DurationMs float64         `json:"duration_ms"`
+	Cache      Cache           `json:"cache"`
+}
+
+// SourceOutcome is what verification found for one managed source that did not count.
+type SourceOutcome struct {
+	DocumentID string `json:"document_id"`
+	Reason     string `json:"reason"`
+}
+
+// newVerification maps the cached record to the response.
+func newVerification(v store.Verification, cache Cache) Verification {
+	return Verification{Checked: v.Checked, Confirmed: v.Confirmed, Missing: v.Missing, Errors: v.Errors,
+		VerifiedAt: v.VerifiedAt, Complete: v.Complete, NotIndexed: outcomes(v.NotIndexed),
+		Failed: outcomes(v.Failed), DurationMs: v.DurationMs, Cache: cache}
+}
+
+// outcomes maps the record's outcomes; nil stays nil, so that the JSON is as it was.
+func outcomes(in []store.SourceOutcome) []SourceOutcome {
+	if in == nil {
+		return nil
+	}
+	out := make([]SourceOutcome, len(in))
+	for i, o := range in {
+		out[i] = SourceOutcome(o)
+	}
+	return out
 }
 
 // Cache says whether the verification came from the cache, and how old it is. Negative marks a
@@ -223,7 +261,7 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 			"language", lang, "error", retrieval.SafeError(err))
 	}
 	v, cache := s.verification(ctx, lang, call, false)
-	st.Verification = Verification{Verification: v, Cache: cache}
+	st.Verification = newVerification(v, cache)
 	st.StatisticsState = StateUnavailable
 	if v.Complete && v.Checked == len(docs) {
 		n := v.Confirmed
