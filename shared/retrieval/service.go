@@ -83,7 +83,7 @@ type Sidecar interface {
 	// Query runs the sidecar; it never fails: a failure is a report with status "failed".
 	Query(ctx context.Context, q Query) SidecarReport
 	// Compare summarises the sidecar's results against the main evidence blocks.
-	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) any
+	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *Comparison
 }
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.

@@ -49,6 +49,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Result statuses.
@@ -188,34 +189,11 @@ type Query struct {
 
 // Result is the outcome of a sidecar query.
 type Result struct {
-	Status     string       `json:"status"`                // "ok" | "empty" | "failed"
-	ErrorClass string       `json:"error_class,omitempty"` // one of the Class constants when failed
-	ScoreKind  string       `json:"score_kind"`            // always ScoreKind
-	Results    []Comparable `json:"results"`               // never nil
-	LatencyMs  float64      `json:"latency_ms"`
-}
-
-// Comparable is one result normalised to the comparable structure of seed 000, aligned with the
-// main path's evidence blocks.
-type Comparable struct {
-	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
-	// only with a section), else the location URI.
-	Source     string `json:"source"`
-	DocumentID string `json:"document_id"`
-	Title      string `json:"title,omitempty"`
-	Breadcrumb string `json:"breadcrumb,omitempty"` // "Title > Section"
-	Category   string `json:"category,omitempty"`
-	Version    string `json:"version,omitempty"`
-	Rank       int    `json:"rank"`    // from 1, in the order the path returned the results
-	Preview    string `json:"preview"` // content cut to at most 200 runes, "…" marking the cut
-	Score      Score  `json:"score"`
-}
-
-// Score is a score with its meaning. Scores of different kinds are never compared as numbers.
-type Score struct {
-	Value          float64 `json:"value"`
-	Kind           string  `json:"kind"`
-	HigherIsBetter bool    `json:"higher_is_better"`
+	Status     string                 `json:"status"`                // "ok" | "empty" | "failed"
+	ErrorClass string                 `json:"error_class,omitempty"` // one of the Class constants when failed
+	ScoreKind  string                 `json:"score_kind"`            // always ScoreKind
+	Results    []retrieval.Comparable `json:"results"`               // never nil
+	LatencyMs  float64                `json:"latency_ms"`
 }
 
 // Query asks the knowledge base. It never returns an error and never panics: a failure is a
@@ -316,7 +294,7 @@ func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
 func failed(class string) Result {
-	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []Comparable{}}
+	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []retrieval.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).
@@ -340,8 +318,8 @@ const sourceURIKey = "x-amz-bedrock-kb-source-uri"
 // mapResults turns Bedrock's results into Comparables, ranked from 1 in the order returned. A
 // result without text content or without a finite score is a wrong shape: the whole answer is
 // then a bad_response rather than a list with invented values. At most topK results are kept.
-func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]Comparable, error) {
-	out := make([]Comparable, 0, min(len(in), topK))
+func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]retrieval.Comparable, error) {
+	out := make([]retrieval.Comparable, 0, min(len(in), topK))
 	for i, r := range in {
 		if len(out) == topK {
 			break
@@ -357,7 +335,7 @@ func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) 
 	return out, nil
 }
 
-func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) Comparable {
+func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) retrieval.Comparable {
 	md := func(key string) string { return metadataString(r.Metadata, key) }
 	uri := locationURI(r.Location)
 	if uri == "" {
@@ -375,7 +353,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 	}
 	title, section := md("title"), md("section")
 
-	c := Comparable{
+	c := retrieval.Comparable{
 		Source:     uri,
 		DocumentID: docID,
 		Title:      title,
@@ -384,7 +362,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 		Version:    md("version"),
 		Rank:       rank,
 		Preview:    preview(*r.Content.Text),
-		Score:      Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
+		Score:      retrieval.Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
 	}
 	if docID != "" && plainSegment(lang) {
 		c.Source = "procedures/" + lang + "/" + docID + ".md"
