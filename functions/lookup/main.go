@@ -3,6 +3,22 @@
 // route that answers 404 and 405 for the whole API.
 package main
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/app"
+import (
+	"context"
+	"os"
 
-func main() { app.Start(app.FunctionLookup) }
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/sidecarwire"
+)
+
+func main() {
+	ctx := context.Background()
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, true))
+	side, health := sidecarwire.New(ctx, p)
+	h := p.Handler(api.Services{Lookup: p.Lookup(side)})
+	p.Initialised(ctx, health.Status)
+	lambda.Start(h.Lambda)
+}

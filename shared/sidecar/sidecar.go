@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,6 +49,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
 )
 
 // Result statuses.
@@ -84,7 +84,7 @@ const (
 )
 
 // ErrInvalidOptions is wrapped by every error of New: the options cannot make a sidecar.
-var ErrInvalidOptions = errors.New("invalid sidecar options")
+var ErrInvalidOptions = sidecarconf.ErrInvalid
 
 // Options configure the sidecar. It is built only when SIDECAR_ENABLED is true.
 type Options struct {
@@ -93,7 +93,10 @@ type Options struct {
 	Region          string                  // used when the SDK's environment names none
 	Timeout         time.Duration           // the sidecar's own deadline per query (default 1500 ms)
 	Credentials     aws.CredentialsProvider // optional; tests pass static credentials
-	HTTPClient      *http.Client            // optional (instrumentation); default one with the timeout
+	// AWSConfig is the function's AWS configuration, loaded once per cold start; nil loads the
+	// SDK's default one. Its APIOptions (instrumentation) apply to the client as well.
+	AWSConfig  *aws.Config
+	HTTPClient *http.Client // optional (instrumentation); default one with the timeout
 	// APIOptions are added to the SDK client's middleware stack: the seam for AWS SDK
 	// instrumentation such as X-Ray's awsv2.AWSV2Instrumentor. Optional.
 	APIOptions []func(*middleware.Stack) error
@@ -110,39 +113,33 @@ type Sidecar struct {
 	log     *slog.Logger
 }
 
-// kbIDPattern is the API's rule for a knowledge base id.
-var kbIDPattern = regexp.MustCompile(`^[0-9a-zA-Z]{1,10}$`)
-
 // New builds the Bedrock Agent Runtime client once. It makes no network call: a knowledge base
 // that does not exist shows only in the first Query (invalid_config).
 func New(ctx context.Context, o Options) (*Sidecar, error) {
+	if err := sidecarconf.Check(o.KnowledgeBaseID, o.Endpoint, o.Timeout); err != nil {
+		return nil, err
+	}
 	kbID := strings.TrimSpace(o.KnowledgeBaseID)
-	switch {
-	case kbID == "":
-		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID is empty", ErrInvalidOptions)
-	case !kbIDPattern.MatchString(kbID):
-		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID %q is not 1 to 10 letters and digits", ErrInvalidOptions, kbID)
-	case o.Timeout < 0:
-		return nil, fmt.Errorf("%w: timeout %s is negative", ErrInvalidOptions, o.Timeout)
-	}
-	if o.Endpoint != "" {
-		u, err := url.Parse(o.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%w: BEDROCK_ENDPOINT %q is not an http(s) URL", ErrInvalidOptions, o.Endpoint)
-		}
-	}
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 
-	var load []func(*config.LoadOptions) error
-	if o.Credentials != nil {
-		load = append(load, config.WithCredentialsProvider(o.Credentials))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, load...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: load AWS configuration: %w", ErrInvalidOptions, err)
+	var cfg aws.Config
+	if o.AWSConfig != nil {
+		cfg = o.AWSConfig.Copy()
+		if o.Credentials != nil {
+			cfg.Credentials = o.Credentials
+		}
+	} else {
+		var load []func(*config.LoadOptions) error
+		if o.Credentials != nil {
+			load = append(load, config.WithCredentialsProvider(o.Credentials))
+		}
+		var err error
+		if cfg, err = config.LoadDefaultConfig(ctx, load...); err != nil {
+			return nil, fmt.Errorf("%w: load AWS configuration: %w", ErrInvalidOptions, err)
+		}
 	}
 	if cfg.Region == "" {
 		cfg.Region = strings.TrimSpace(o.Region)
