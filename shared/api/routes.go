@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -119,7 +119,7 @@ func languageOf(language *string) (string, *Error) {
 }
 
 type healthResponse struct {
-	status.Health
+	domain.Health
 	CorrelationID string `json:"correlation_id"`
 }
 

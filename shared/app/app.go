@@ -51,7 +51,9 @@ func (a *App) FunctionHandler(function string) *api.Handler {
 	var s api.Services
 	switch function {
 	case FunctionLookup:
-		s.Lookup = a.Service
+		if a.Service != nil { // a nil *retrieval.Service in the interface would be served
+			s.Lookup = a.Service
+		}
 	case FunctionStatus:
 		s.Status = a.Status
 	case FunctionSync:

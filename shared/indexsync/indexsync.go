@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -47,22 +48,6 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports
 func (s *Service) WithBudget(d time.Duration) *Service {
 	s.budget = d
 	return s
-}
-
-// LanguageResult is the manifest sync of one language (api.md's results[]).
-type LanguageResult struct {
-	Language  string                  `json:"language"`
-	Documents int                     `json:"documents"`
-	Uploaded  int                     `json:"uploaded"`
-	Unchanged int                     `json:"unchanged"`
-	Failed    []retrieval.SyncFailure `json:"failed"`
-	Note      string                  `json:"note"`
-}
-
-// Run is one manifest sync.
-type Run struct {
-	RunID   string           `json:"run_id"`
-	Results []LanguageResult `json:"results"`
 }
 
 // HTTPBudget bounds a manifest sync made through the API: API Gateway ends an HTTP API
@@ -107,16 +92,24 @@ func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string
 }
 
 // ErrInvalidReport wraps a report that cannot be stored as given.
-var ErrInvalidReport = errors.New("invalid sync report")
+var ErrInvalidReport = domain.ErrInvalidReport
+
+// The shapes of a sync and a report; they live in domain.
+type (
+	Run            = domain.Run
+	LanguageResult = domain.LanguageResult
+)
 
 // Report stores a sync report: once per (run_id, language), and as the newest of its language
 // only when no newer one is stored.
-func (s *Service) Report(ctx context.Context, call retrieval.Call, r store.SyncReport) (store.PutReportResult, error) {
-	if s.corpus.Documents(r.Language) == nil {
-		return store.PutReportResult{}, retrieval.ErrUnsupportedLanguage
+func (s *Service) Report(ctx context.Context, call retrieval.Call, in domain.SyncReport) (domain.ReportResult, error) {
+	if s.corpus.Documents(in.Language) == nil {
+		return domain.ReportResult{}, retrieval.ErrUnsupportedLanguage
 	}
-	r.ReceivedAt = s.now().UTC()
-	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
+	r := store.SyncReport{RunID: in.RunID, Language: in.Language, Synced: in.Synced, Failed: in.Failed,
+		FinishedAt: in.FinishedAt, ReceivedAt: s.now().UTC()}
+	stored, err := s.reports.PutSyncReport(ctx, s.ns, r)
+	res := domain.ReportResult(stored)
 	if errors.Is(err, store.ErrInvalid) {
 		return res, fmt.Errorf("%w: %v", ErrInvalidReport, err)
 	}

@@ -3,6 +3,8 @@ package retrieval
 import (
 	"context"
 	"errors"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 // KnowledgeProvider is the Go form of seed 004's adapter interface (health, ask, sync_manifest),
@@ -159,7 +161,4 @@ type SyncResult struct {
 }
 
 // SyncFailure is one document a sync could not deliver.
-type SyncFailure struct {
-	DocumentID string `json:"document_id"`
-	Reason     string `json:"reason"`
-}
+type SyncFailure = domain.SyncFailure

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -72,12 +73,6 @@ type Options struct {
 	// identity lookup per source per TTL rather than per call. Such a result is never written to
 	// the store and never counted verified. Zero or less: no negative cache.
 	NegativeTTL time.Duration
-}
-
-// SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
-type SidecarHealth struct {
-	Enabled bool   `json:"enabled"`
-	Status  string `json:"status"`
 }
 
 // DeadlineMargin is kept free before an invocation's deadline to answer and write the cache.
@@ -154,58 +149,6 @@ func (s *Service) current(lang string, c store.CachedVerification) bool {
 	return c.CorpusFingerprint == s.prints[lang]
 }
 
-// Namespace is the RAGcore namespace of a status.
-type Namespace struct {
-	Tenant     string `json:"tenant"`
-	Workspace  string `json:"workspace"`
-	Collection string `json:"collection"`
-}
-
-// Status is the body of GET /status (api.md), without correlation_id.
-type Status struct {
-	Language            string    `json:"language"`
-	Namespace           Namespace `json:"namespace"`
-	Provider            string    `json:"provider"`
-	SourceDocumentCount int       `json:"source_document_count"`
-	// The newest sync report; null until one has been received.
-	ReportedSynced *int       `json:"reported_synced_document_count"`
-	ReportedFailed *int       `json:"reported_failed_document_count"`
-	LastSyncAt     *time.Time `json:"last_sync_at"`
-	LastSyncRunID  *string    `json:"last_sync_run_id"`
-	// SyncReportState is "received", "none" (no report yet) or "unavailable" (the store could not
-	// be read), so that a null count is never ambiguous.
-	SyncReportState string `json:"sync_report_state"`
-	// DocumentCount is null unless every managed source was verified.
-	DocumentCount   *int         `json:"document_count"`
-	StatisticsState string       `json:"statistics_state"`
-	Verification    Verification `json:"verification"`
-}
-
-// Verification is the "verification" object of a status: the response's own type, so that a
-// field of the cached record (the corpus fingerprint, a cache key) reaches a client only when
-// the contract names it.
-type Verification struct {
-	Checked    int       `json:"checked"`
-	Confirmed  int       `json:"confirmed"`
-	Missing    []string  `json:"missing"`
-	Errors     int       `json:"errors"`
-	VerifiedAt time.Time `json:"verified_at"`
-	// Complete is true when every managed source got an answer: only then is the count verified.
-	Complete bool `json:"complete"`
-	// NotIndexed says why each source of Missing does not count.
-	NotIndexed []SourceOutcome `json:"not_indexed"`
-	// Failed lists the sources whose lookup failed, with the error class.
-	Failed     []SourceOutcome `json:"failed"`
-	DurationMs float64         `json:"duration_ms"`
-	Cache      Cache           `json:"cache"`
-}
-
-// SourceOutcome is what verification found for one managed source that did not count.
-type SourceOutcome struct {
-	DocumentID string `json:"document_id"`
-	Reason     string `json:"reason"`
-}
-
 // newVerification maps the cached record to the response.
 func newVerification(v store.Verification, cache Cache) Verification {
 	return Verification{Checked: v.Checked, Confirmed: v.Confirmed, Missing: v.Missing, Errors: v.Errors,
@@ -225,15 +168,15 @@ func outcomes(in []store.SourceOutcome) []SourceOutcome {
 	return out
 }
 
-// Cache says whether the verification came from the cache, and how old it is. Negative marks a
-// verification that did not complete, reused for its shorter TTL: its errors stand, and the
-// statistics stay unavailable.
-type Cache struct {
-	Hit        bool `json:"hit"`
-	Negative   bool `json:"negative,omitempty"`
-	AgeSeconds int  `json:"age_seconds"`
-	TTLSeconds int  `json:"ttl_seconds"`
-}
+// The bodies of GET /status, named here for the service's callers; they live in domain.
+type (
+	Status        = domain.Status
+	Namespace     = domain.Namespace
+	Verification  = domain.Verification
+	SourceOutcome = domain.SourceOutcome
+	Cache         = domain.Cache
+	SidecarHealth = domain.SidecarHealth
+)
 
 // Status reports the three measurements for one language.
 func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) (Status, error) {
@@ -243,7 +186,7 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 	}
 	st := Status{
 		Language:            lang,
-		Namespace:           Namespace{s.opts.Namespace.Tenant, s.opts.Namespace.Workspace, s.opts.Namespace.Collection},
+		Namespace:           Namespace{Tenant: s.opts.Namespace.Tenant, Workspace: s.opts.Namespace.Workspace, Collection: s.opts.Namespace.Collection},
 		Provider:            s.provider.Name(),
 		SourceDocumentCount: len(docs),
 		SyncReportState:     "none",

@@ -7,9 +7,9 @@ package store
 import (
 	"context"
 	"errors"
-	"regexp"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -92,14 +92,9 @@ type PutReportResult struct {
 	Latest bool
 }
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// ValidRunID reports whether a run_id can be stored.
-func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
-
 func checkReport(r SyncReport) error {
 	switch {
-	case !ValidRunID(r.RunID):
+	case !domain.ValidRunID(r.RunID):
 		return errors.Join(ErrInvalid, errors.New("run_id"))
 	case r.Language == "":
 		return errors.Join(ErrInvalid, errors.New("language"))

@@ -35,6 +35,13 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
+// The services are what the API's routes need.
+var (
+	_ api.Lookup = (*retrieval.Service)(nil)
+	_ api.Status = (*status.Service)(nil)
+	_ api.Sync   = (*indexsync.Service)(nil)
+)
+
 // Parts are what a function is built from.
 type Parts struct {
 	Config  config.Config
