@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // maxBodyDepth bounds how deep a request body may nest. No body of the contract nests at all;
@@ -69,13 +71,13 @@ func checkBody(raw []byte) *Error {
 					return invalid(member, "a key of the body is not text: it holds "+problem)
 				}
 				if len(stack) == 1 {
-					member = clip(v, 64)
+					member = retrieval.Clip(v, 64)
 				}
 				if _, dup := top.keys[v]; dup {
 					if len(stack) == 1 {
-						return invalid(member, fmt.Sprintf("the key %q occurs more than once", clip(v, 64)))
+						return invalid(member, fmt.Sprintf("the key %q occurs more than once", retrieval.Clip(v, 64)))
 					}
-					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", clip(v, 64), member))
+					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", retrieval.Clip(v, 64), member))
 				}
 				top.keys[v] = struct{}{}
 				top.expectKey = false

@@ -113,7 +113,7 @@ func languageOf(language *string) (string, *Error) {
 	if !textproc.Supported(*language) {
 		return "", &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
 			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
-				clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
 	}
 	return *language, nil
 }
@@ -167,5 +167,3 @@ func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
 	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
 	return errInternal
 }
-
-func clip(s string, n int) string { return retrieval.Clip(s, n) }

@@ -2,7 +2,8 @@ package domain
 
 import "time"
 
-// Namespace is the RAGcore namespace of a status.
+// Namespace is the RAGcore namespace the service manages: the one a status names, the store
+// keys verifications and sync reports by, and the RAGcore client sends with every request.
 type Namespace struct {
 	Tenant     string `json:"tenant"`
 	Workspace  string `json:"workspace"`

@@ -1,6 +1,7 @@
 package ragcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,8 +108,8 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 		}
 		anchor := knowledge.Anchor(c.Section)
 		cand := retrieval.Candidate{
-			DocumentID: d.ID, Version: c.Version, Title: firstOf(c.Title, d.Title), Section: c.Section,
-			Anchor: anchor, Category: firstOf(c.Category, d.Category), Source: d.Path + "#" + anchor,
+			DocumentID: d.ID, Version: c.Version, Title: cmp.Or(c.Title, d.Title), Section: c.Section,
+			Anchor: anchor, Category: cmp.Or(c.Category, d.Category), Source: knowledge.SectionSource(d.Path, anchor),
 			Content: c.Content, Score: *c.Score, Rank: len(out) + 1,
 		}
 		if c.Version == d.Version {
@@ -149,8 +150,8 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 			dropped = append(dropped, c.SourceID+"/"+c.ExternalID)
 			continue
 		}
-		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: firstOf(c.Title, d.Title),
-			Version: firstOf(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt})
+		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: cmp.Or(c.Title, d.Title),
+			Version: cmp.Or(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt})
 	}
 	p.logDropped(ctx, "answer", q.CorrelationID, dropped)
 	switch {
@@ -262,11 +263,4 @@ func reasonOf(err error) string {
 		return fmt.Sprintf("%s (HTTP %d)", e.Class, e.Status)
 	}
 	return e.Class
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -26,6 +26,7 @@
 package sidecar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,6 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -346,7 +346,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 	}
 	lang := md("language")
 	if !plainSegment(lang) {
-		lang = firstOf(keyLang, queryLang)
+		lang = cmp.Or(keyLang, queryLang)
 	}
 	title, section := md("title"), md("section")
 
@@ -354,7 +354,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 		Source:     uri,
 		DocumentID: docID,
 		Title:      title,
-		Breadcrumb: breadcrumb(title, section),
+		Breadcrumb: knowledge.Breadcrumb(title, section),
 		Category:   md("category"),
 		Version:    md("version"),
 		Rank:       rank,
@@ -362,9 +362,9 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 		Score:      retrieval.Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
 	}
 	if docID != "" && plainSegment(lang) {
-		c.Source = "procedures/" + lang + "/" + docID + ".md"
+		c.Source = knowledge.DocumentPath(lang, docID)
 		if anchor := knowledge.Anchor(section); anchor != "" {
-			c.Source += "#" + anchor
+			c.Source = knowledge.SectionSource(c.Source, anchor)
 		}
 	}
 	return c
@@ -431,32 +431,14 @@ func plainSegment(s string) bool {
 	return true
 }
 
-func breadcrumb(title, section string) string {
-	switch {
-	case title == "":
-		return section
-	case section == "":
-		return title
-	}
-	return title + " > " + section
-}
-
 // preview is text with its whitespace runs folded to single spaces, cut to at most PreviewRunes
 // runes; a cut ends in "…" (which counts towards the limit).
 func preview(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= PreviewRunes {
+	cut := retrieval.Clip(text, PreviewRunes)
+	if cut == text {
 		return text
 	}
-	kept := []rune(text)[:PreviewRunes-1]
-	return strings.TrimRight(string(kept), " ") + "…"
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	// No space before the ellipsis.
+	return strings.TrimRight(strings.TrimSuffix(cut, "…"), " ") + "…"
 }

@@ -186,7 +186,7 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 	}
 	st := Status{
 		Language:            lang,
-		Namespace:           Namespace{Tenant: s.opts.Namespace.Tenant, Workspace: s.opts.Namespace.Workspace, Collection: s.opts.Namespace.Collection},
+		Namespace:           s.opts.Namespace,
 		Provider:            s.provider.Name(),
 		SourceDocumentCount: len(docs),
 		SyncReportState:     "none",

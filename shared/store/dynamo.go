@@ -197,7 +197,7 @@ func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string,
 		return fmt.Errorf("marshal verification: %w", err)
 	}
 	now := d.now().UTC()
-	for k, val := range key("VERIFY#"+ns.key(), "LANG#"+lang) {
+	for k, val := range key("VERIFY#"+nsKey(ns), "LANG#"+lang) {
 		item[k] = val
 	}
 	item[attrStored] = str(now.Format(time.RFC3339Nano))
@@ -212,7 +212,7 @@ func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string,
 
 // GetVerification returns the cached result unless it is absent or older than VerificationTTL.
 func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
-	item, err := d.get(ctx, "VERIFY#"+ns.key(), "LANG#"+lang)
+	item, err := d.get(ctx, "VERIFY#"+nsKey(ns), "LANG#"+lang)
 	if err != nil {
 		return CachedVerification{}, fmt.Errorf("get verification %s: %w", lang, err)
 	}
@@ -250,7 +250,7 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = d.now().UTC()
 	}
-	pk := "SYNC#" + ns.key()
+	pk := "SYNC#" + nsKey(ns)
 	item, err := attributevalue.MarshalMap(r)
 	if err != nil {
 		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
@@ -320,7 +320,7 @@ func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, er
 
 // LatestSyncReport returns the newest report of a language.
 func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
-	item, err := d.get(ctx, "SYNC#"+ns.key(), "LATEST#"+lang)
+	item, err := d.get(ctx, "SYNC#"+nsKey(ns), "LATEST#"+lang)
 	if err != nil {
 		return SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
 	}
@@ -341,7 +341,7 @@ func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 			TableName:              &d.table,
 			KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :run)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": str("SYNC#" + ns.key()), ":run": str("RUN#"),
+				":pk": str("SYNC#" + nsKey(ns)), ":run": str("RUN#"),
 			},
 			ExclusiveStartKey: start,
 			ConsistentRead:    aws.Bool(true),

@@ -24,11 +24,10 @@ var ErrInvalid = errors.New("invalid record")
 const VerificationTTL = 300 * time.Second
 
 // Namespace is the RAGcore namespace a verification or sync report belongs to.
-type Namespace struct {
-	Tenant, Workspace, Collection string
-}
+type Namespace = domain.Namespace
 
-func (n Namespace) key() string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
+// nsKey is the namespace's part of a record key.
+func nsKey(n Namespace) string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
 
 // Verification is the outcome of verifying every managed source of one language by exact
 // identity lookups.
