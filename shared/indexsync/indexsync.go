@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -25,12 +24,18 @@ type Reports interface {
 	PutSyncReport(ctx context.Context, ns store.Namespace, r store.SyncReport) (store.PutReportResult, error)
 }
 
+// Verifications is what the scheduled refresh needs from the status service: verify a language
+// now and cache a complete result.
+type Verifications interface {
+	Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error)
+}
+
 // Service runs manifest syncs, takes sync reports and refreshes verifications.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.KnowledgeProvider
+	provider retrieval.ManifestSyncer
 	reports  Reports
-	status   *status.Service
+	status   Verifications
 	ns       store.Namespace
 	log      *slog.Logger
 	now      func() time.Time
@@ -38,7 +43,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports Reports, st *status.Service,
+func New(corpus *knowledge.Corpus, provider retrieval.ManifestSyncer, reports Reports, st Verifications,
 	ns store.Namespace, log *slog.Logger) *Service {
 	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
 		budget: HTTPBudget}

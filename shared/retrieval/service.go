@@ -96,7 +96,7 @@ func DefaultOptions() Options {
 // Service runs lookups and asks. It is safe for concurrent use.
 type Service struct {
 	ix       *lexical.Index
-	provider KnowledgeProvider
+	provider LookupProvider
 	traces   TraceStore
 	opts     Options
 	log      *slog.Logger
@@ -106,7 +106,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(ix *lexical.Index, p KnowledgeProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
+func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
 	return &Service{ix: ix, provider: p, traces: traces, opts: opts, log: log, now: time.Now}
 }
 

@@ -81,7 +81,7 @@ const DeadlineMargin = time.Second
 // Service answers status requests. It is safe for concurrent use.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.KnowledgeProvider
+	provider retrieval.HealthChecker
 	verifier retrieval.Verifier
 	records  Records
 	opts     Options
@@ -103,7 +103,7 @@ type failedVerification struct {
 }
 
 // New builds the status service over a provider that can verify its sources.
-func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, verifier retrieval.Verifier, records Records,
+func New(corpus *knowledge.Corpus, provider retrieval.HealthChecker, verifier retrieval.Verifier, records Records,
 	opts Options, log *slog.Logger) *Service {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16

@@ -40,6 +40,8 @@ var (
 	_ api.Lookup = (*retrieval.Service)(nil)
 	_ api.Status = (*status.Service)(nil)
 	_ api.Sync   = (*indexsync.Service)(nil)
+
+	_ indexsync.Verifications = (*status.Service)(nil)
 )
 
 // Parts are what a function is built from.
