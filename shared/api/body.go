@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -168,4 +171,62 @@ func hex4(b []byte) rune {
 		}
 	}
 	return r
+}
+
+// decode reads a JSON object body into v after the contract's content-type and size checks and
+// the checks of checkBody (text, duplicate keys, depth).
+func decode(c *call, v any) *Error {
+	if len(c.req.Body) > MaxBody {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+	}
+	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
+		return invalid("", "a JSON request body is required")
+	}
+	mt, _, err := mime.ParseMediaType(c.req.Header["content-type"])
+	if err != nil || mt != "application/json" {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: "Content-Type must be application/json"}
+	}
+	if err := checkBody(c.req.Body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return invalid("", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) *Error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+	case errors.As(err, &te):
+		return invalid("", "the body must be a JSON object")
+	case errors.As(err, &se):
+		return invalid("", fmt.Sprintf("the body is not valid JSON (at byte %d)", se.Offset))
+	}
+	return invalid("", "the body is not valid JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	}
+	return "value of another type"
 }

@@ -151,19 +151,3 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	}
 	return invocationResponse{Trace: t, CorrelationID: c.correlationID}, nil
 }
-
-// domainError maps service errors to responses; anything unexpected is a 500 whose details stay
-// in the log.
-func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
-	switch {
-	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
-		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
-			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, retrieval.ErrNotFound):
-		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
-	case errors.Is(err, retrieval.ErrUnavailable):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
-	}
-	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
-	return errInternal
-}

@@ -78,7 +78,7 @@ func (r *rig) Write(p []byte) (int, error) {
 func (r *rig) service(t testing.TB, records status.Records, o status.Options) *status.Service {
 	t.Helper()
 	c, err := ragcore.New(ragcore.Options{BaseURL: r.srv.URL, Token: token, Timeout: 2 * time.Second,
-		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection},
+		Namespace: ns, // the one namespace type
 		// These tests are about verification, not the breaker: it never opens here.
 		Breaker: ragcore.BreakerOptions{Failures: 1000}})
 	if err != nil {
