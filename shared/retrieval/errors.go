@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net"
 	"net/url"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 // Errors the transport maps to status codes.
 var (
 	ErrUnsupportedLanguage = errors.New("unsupported language")
-	ErrNotFound            = errors.New("not found")
+	ErrNotFound            = domain.ErrNotFound
 )
 
 // ErrorClassCircuitOpen is the error class of a provider call refused at once because the

@@ -1,20 +1,16 @@
 package retrieval
 
-import "time"
+import (
+	"time"
 
-// Metrics records metrics; obs.EMF implements it.
-type Metrics interface {
-	Count(name string, n int)
-	// Emit records several metrics at once with extra dimensions.
-	Emit(dims map[string]string, metrics ...Metric)
-}
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
 
-// Metric is one value of a metric, with its CloudWatch unit ("Count", "Milliseconds").
-type Metric struct {
-	Name  string
-	Unit  string
-	Value float64
-}
+// Metrics and Metric are the domain's; obs.EMF implements Metrics.
+type (
+	Metrics = domain.Metrics
+	Metric  = domain.Metric
+)
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
 // failed.

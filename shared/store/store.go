@@ -13,9 +13,9 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// ErrNotFound is returned for a record that does not exist or has expired. It is the retrieval
-// package's sentinel, so that the service and the API need not know the store.
-var ErrNotFound = retrieval.ErrNotFound
+// ErrNotFound is returned for a record that does not exist or has expired. It is the domain's
+// sentinel, so that the service and the API need not know the store.
+var ErrNotFound = domain.ErrNotFound
 
 // ErrInvalid is returned for a record that cannot be stored as given.
 var ErrInvalid = errors.New("invalid record")
