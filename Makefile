@@ -51,8 +51,10 @@ bench:
 
 ## init-duration: each function's Init Duration under aws-lambda-rie beside a hello-world Go
 ## function built the same way, measured in one run (figures in docs/operations.md).
+## The test's own exit status decides (pipefail, hence bash): a failing test fails the target.
+init-duration: SHELL := /bin/bash
 init-duration: deps
-	$(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
+	set -o pipefail; $(GO) test -count=1 -v -run RuntimeInterface ./functions | grep 'INIT '
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each; a failing input is written under the
 ## package's testdata/fuzz/<target>/ and fails the run. Go 1.26's fuzzing can also end a run that
@@ -101,8 +103,10 @@ $(addprefix build-,$(FUNCTIONS)): build-%:
 
 ## build-LookupFunction, build-StatusFunction, build-SyncFunction: the targets `sam build` calls
 ## (BuildMethod: makefile) with ARTIFACTS_DIR.
+## Without ARTIFACTS_DIR the target refuses to run (it would write /bootstrap).
 build-LookupFunction build-StatusFunction build-SyncFunction: build-%Function:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
+	@if [ -z "$(ARTIFACTS_DIR)" ]; then echo "build-$*Function: ARTIFACTS_DIR is not set (sam build sets it; by hand use make build-$(shell echo $* | tr A-Z a-z))" >&2; exit 1; fi
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_LAMBDA) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
 		-o $(ARTIFACTS_DIR)/bootstrap ./functions/$(shell echo $* | tr A-Z a-z)
 
 clean:

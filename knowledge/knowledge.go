@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 //go:embed procedures synonyms
@@ -27,8 +28,9 @@ var embedded embed.FS
 // and beside procedures/ in the embedded corpus.
 const SynonymsDir = "synonyms"
 
-// Languages are the corpus languages, in the order they are reported.
-var Languages = []string{"en", "de"}
+// Languages are the corpus languages, in the order they are reported: the languages the
+// analysis supports (textproc.Languages, the one list).
+var Languages = textproc.Languages
 
 // Document is one procedure in one language.
 type Document struct {
@@ -59,10 +61,28 @@ type Section struct {
 }
 
 // Source is the evidence source of a section: "procedures/<language>/<id>.md#<anchor>".
-func (d *Document) Source(s *Section) string { return d.Path + "#" + s.Anchor }
+func (d *Document) Source(s *Section) string { return SectionSource(d.Path, s.Anchor) }
 
 // Breadcrumb is "Title > Section".
-func (d *Document) Breadcrumb(s *Section) string { return d.Title + " > " + s.Heading }
+func (d *Document) Breadcrumb(s *Section) string { return Breadcrumb(d.Title, s.Heading) }
+
+// DocumentPath is a procedure's path in the corpus: "procedures/<language>/<id>.md".
+func DocumentPath(lang, id string) string { return "procedures/" + lang + "/" + id + ".md" }
+
+// SectionSource is the evidence source of the section at anchor of the document at path:
+// "<path>#<anchor>".
+func SectionSource(path, anchor string) string { return path + "#" + anchor }
+
+// Breadcrumb is "Title > Section", or the one of the two that is not empty.
+func Breadcrumb(title, section string) string {
+	switch {
+	case title == "":
+		return section
+	case section == "":
+		return title
+	}
+	return title + " > " + section
+}
 
 // Corpus is the loaded, validated set of procedures. It is read-only after Load.
 type Corpus struct {
@@ -233,7 +253,7 @@ func (c *Corpus) checkAcrossLanguages() []error {
 		}
 		for id := range ids {
 			if c.byKey[lang+"/"+id] == nil {
-				errs = append(errs, ruleError("procedures/"+lang+"/"+id+".md", "languages", "procedure %q exists in another language but not in %q", id, lang))
+				errs = append(errs, ruleError(DocumentPath(lang, id), "languages", "procedure %q exists in another language but not in %q", id, lang))
 			}
 		}
 	}

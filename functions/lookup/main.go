@@ -1,8 +1,28 @@
 // Command lookup is the lookup Lambda function: POST /lookup, POST /ask and
-// GET /invocations/{invocation_id} behind API Gateway (HTTP API, payload 2.0), and the catch-all
+// GET /invocations/{invocation_id} and the MCP endpoint (/mcp) behind API Gateway (HTTP API,
+// payload 2.0), and the catch-all
 // route that answers 404 and 405 for the whole API.
 package main
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/app"
+import (
+	"context"
+	"os"
 
-func main() { app.Start(app.FunctionLookup) }
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/mcpwire"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/sidecarwire"
+)
+
+func main() {
+	ctx := context.Background()
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, true))
+	side, health := sidecarwire.New(ctx, p)
+	st := wire.Must(p.Status(health)) // knowledge_status, the MCP tool
+	svc := p.Lookup(side)
+	h := p.Handler(api.Services{Lookup: svc, MCP: mcpwire.New(svc, st, p.Log)})
+	p.Initialised(ctx, health.Status)
+	lambda.Start(h.Lambda)
+}

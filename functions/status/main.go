@@ -1,7 +1,24 @@
 // Command status is the status Lambda function: GET /status (the three measurements of seed
-// 004, with exact verification) and GET /health behind API Gateway (HTTP API, payload 2.0).
+// 004, with exact verification) and GET /health behind API Gateway (HTTP API, payload 2.0). It
+// links no Bedrock client: /health reports the sidecar's state from its configuration.
 package main
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/app"
+import (
+	"context"
+	"os"
 
-func main() { app.Start(app.FunctionStatus) }
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
+)
+
+func main() {
+	ctx := context.Background()
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, false))
+	health := p.SidecarHealth()
+	st := wire.Must(p.Status(health))
+	h := p.Handler(api.Services{Status: st})
+	p.Initialised(ctx, health.Status)
+	lambda.Start(h.Lambda)
+}

@@ -3,6 +3,23 @@
 // EventBridge schedule that refreshes the verification cache of every language.
 package main
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/app"
+import (
+	"context"
+	"os"
 
-func main() { app.Start(app.FunctionSync) }
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
+)
+
+func main() {
+	ctx := context.Background()
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, false))
+	health := p.SidecarHealth()
+	st := wire.Must(p.Status(health))
+	sy := p.Sync(st)
+	h := p.Handler(api.Services{Sync: sy})
+	p.Initialised(ctx, health.Status)
+	lambda.Start(h.LambdaWithSchedule(wire.Refresh(sy)))
+}

@@ -6,9 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // maxBodyDepth bounds how deep a request body may nest. No body of the contract nests at all;
@@ -69,13 +74,13 @@ func checkBody(raw []byte) *Error {
 					return invalid(member, "a key of the body is not text: it holds "+problem)
 				}
 				if len(stack) == 1 {
-					member = clip(v, 64)
+					member = retrieval.Clip(v, 64)
 				}
 				if _, dup := top.keys[v]; dup {
 					if len(stack) == 1 {
-						return invalid(member, fmt.Sprintf("the key %q occurs more than once", clip(v, 64)))
+						return invalid(member, fmt.Sprintf("the key %q occurs more than once", retrieval.Clip(v, 64)))
 					}
-					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", clip(v, 64), member))
+					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", retrieval.Clip(v, 64), member))
 				}
 				top.keys[v] = struct{}{}
 				top.expectKey = false
@@ -166,4 +171,62 @@ func hex4(b []byte) rune {
 		}
 	}
 	return r
+}
+
+// decode reads a JSON object body into v after the contract's content-type and size checks and
+// the checks of checkBody (text, duplicate keys, depth).
+func decode(c *call, v any) *Error {
+	if len(c.req.Body) > MaxBody {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+	}
+	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
+		return invalid("", "a JSON request body is required")
+	}
+	mt, _, err := mime.ParseMediaType(c.req.Header["content-type"])
+	if err != nil || mt != "application/json" {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: "Content-Type must be application/json"}
+	}
+	if err := checkBody(c.req.Body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return invalid("", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) *Error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+	case errors.As(err, &te):
+		return invalid("", "the body must be a JSON object")
+	case errors.As(err, &se):
+		return invalid("", fmt.Sprintf("the body is not valid JSON (at byte %d)", se.Offset))
+	}
+	return invalid("", "the body is not valid JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	}
+	return "value of another type"
 }

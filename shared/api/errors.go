@@ -1,6 +1,14 @@
 package api
 
-import "net/http"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
 
 // Error codes of api.md.
 const (
@@ -32,3 +40,19 @@ func invalid(field, msg string) *Error {
 
 var errInternal = &Error{Status: http.StatusInternalServerError, Code: CodeInternal,
 	Message: "internal error; quote the correlation_id when reporting it"}
+
+// domainError maps service errors to responses; anything unexpected is a 500 whose details stay
+// in the log.
+func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
+	switch {
+	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
+		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
+			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
+	case errors.Is(err, retrieval.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
+	case errors.Is(err, retrieval.ErrUnavailable):
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
+	}
+	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
+	return errInternal
+}

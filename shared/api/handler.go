@@ -4,14 +4,10 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -21,9 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 )
 
 // BasePath is the base path of every route.
@@ -79,9 +73,9 @@ type Response struct {
 
 // Handler serves the routes of api.md.
 type Handler struct {
-	svc    *retrieval.Service
-	status *status.Service
-	sync   *indexsync.Service
+	svc    Lookup
+	status Status
+	sync   Sync
 	auth   AuthMode
 	log    *slog.Logger
 	routes []route
@@ -106,15 +100,6 @@ type call struct {
 	param         string   // the {} segment of the route
 	allow         []string // methods the path takes, when the request's method is not one
 	status        int      // success status, 200 unless set
-}
-
-// Services are the domain services behind the routes. A function wires the ones it serves; the
-// routes of a nil service are not served (404), so each function answers only its own routes.
-type Services struct {
-	Lookup *retrieval.Service // POST /lookup, POST /ask, GET /invocations/{id}
-	Status *status.Service    // GET /status, GET /health
-	Sync   *indexsync.Service // POST /sync, POST /sync-reports
-	MCP    MCPServer          // POST, GET and DELETE /mcp
 }
 
 // New builds the handler. Every route of api.md is known, so that a wrong method gets its 405
@@ -297,103 +282,4 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 	}
 	return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
-}
-
-// decode reads a JSON object body into v after the contract's content-type and size checks and
-// the checks of checkBody (text, duplicate keys, depth).
-func decode(c *call, v any) *Error {
-	if len(c.req.Body) > MaxBody {
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
-	}
-	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
-		return invalid("", "a JSON request body is required")
-	}
-	mt, _, err := mime.ParseMediaType(c.req.Header["content-type"])
-	if err != nil || mt != "application/json" {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
-			Message: "Content-Type must be application/json"}
-	}
-	if err := checkBody(c.req.Body); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return invalid("", "the body must hold exactly one JSON object")
-	}
-	return nil
-}
-
-func jsonError(err error) *Error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te) && te.Field != "":
-		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
-	case errors.As(err, &te):
-		return invalid("", "the body must be a JSON object")
-	case errors.As(err, &se):
-		return invalid("", fmt.Sprintf("the body is not valid JSON (at byte %d)", se.Offset))
-	}
-	return invalid("", "the body is not valid JSON")
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "int", "int64", "int32", "uint", "uint64":
-		return "integer"
-	case "string":
-		return "string"
-	case "struct", "map":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	}
-	return "value of another type"
-}
-
-// marshal encodes v as compact JSON without HTML escaping, so that "Title > Section" reads as
-// written.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-type errorBody struct {
-	Error         *Error `json:"error"`
-	CorrelationID string `json:"correlation_id"`
-}
-
-func (h *Handler) errorResponse(c *call, e *Error) Response {
-	r := h.jsonResponse(c, e.Status, errorBody{Error: e, CorrelationID: c.correlationID})
-	if len(c.allow) > 0 {
-		r.Header["Allow"] = strings.Join(c.allow, ", ")
-	}
-	return r
-}
-
-// jsonResponse encodes v, adding correlation_id to it: v is a struct whose JSON form is an
-// object, or a map.
-func (h *Handler) jsonResponse(c *call, status int, v any) Response {
-	body, err := marshal(v)
-	if err != nil {
-		h.log.Error("encode response", "correlation_id", c.correlationID, "error", err)
-		status = http.StatusInternalServerError
-		body, _ = json.Marshal(errorBody{Error: errInternal, CorrelationID: c.correlationID})
-	}
-	return Response{Status: status, Body: body, Header: map[string]string{
-		"Content-Type":     "application/json",
-		"X-Correlation-Id": c.correlationID,
-		"Cache-Control":    "no-store",
-	}}
 }

@@ -70,7 +70,7 @@ func transportError(status int, msg string) *Error {
 	if code == "" {
 		return errInternal
 	}
-	return &Error{Status: status, Code: code, Message: clip(msg, 200)}
+	return &Error{Status: status, Code: code, Message: retrieval.Clip(msg, 200)}
 }
 
 // recorder is the http.ResponseWriter the MCP server writes its one JSON response into.

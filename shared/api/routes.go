@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -113,13 +113,13 @@ func languageOf(language *string) (string, *Error) {
 	if !textproc.Supported(*language) {
 		return "", &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
 			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
-				clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
 	}
 	return *language, nil
 }
 
 type healthResponse struct {
-	status.Health
+	domain.Health
 	CorrelationID string `json:"correlation_id"`
 }
 
@@ -151,21 +151,3 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	}
 	return invocationResponse{Trace: t, CorrelationID: c.correlationID}, nil
 }
-
-// domainError maps service errors to responses; anything unexpected is a 500 whose details stay
-// in the log.
-func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
-	switch {
-	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
-		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
-			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, retrieval.ErrNotFound):
-		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
-	case errors.Is(err, retrieval.ErrUnavailable):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
-	}
-	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
-	return errInternal
-}
-
-func clip(s string, n int) string { return retrieval.Clip(s, n) }

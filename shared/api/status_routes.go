@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 type statusResponse struct {
-	status.Status
+	domain.Status
 	CorrelationID string `json:"correlation_id"`
 }
 
@@ -45,7 +43,7 @@ type syncBody struct {
 }
 
 type syncResponse struct {
-	indexsync.Run
+	domain.Run
 	CorrelationID string `json:"correlation_id"`
 }
 
@@ -102,7 +100,7 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
-	if b.RunID == nil || !store.ValidRunID(*b.RunID) {
+	if b.RunID == nil || !domain.ValidRunID(*b.RunID) {
 		return nil, invalid("run_id", "run_id is required: 1 to 128 characters of A-Z a-z 0-9 . _ : -")
 	}
 	if b.Language == nil {
@@ -130,10 +128,10 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	if finished.After(h.now().Add(maxClockSkew)) {
 		return nil, invalid("finished_at", "finished_at is in the future")
 	}
-	res, err := h.sync.Report(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, store.SyncReport{
+	res, err := h.sync.Report(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
 		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})
 	switch {
-	case errors.Is(err, indexsync.ErrInvalidReport):
+	case errors.Is(err, domain.ErrInvalidReport):
 		return nil, invalid("", "the report cannot be stored as given")
 	case err != nil:
 		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,

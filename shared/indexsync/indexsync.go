@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -24,12 +24,18 @@ type Reports interface {
 	PutSyncReport(ctx context.Context, ns store.Namespace, r store.SyncReport) (store.PutReportResult, error)
 }
 
+// Verifications is what the scheduled refresh needs from the status service: verify a language
+// now and cache a complete result.
+type Verifications interface {
+	Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error)
+}
+
 // Service runs manifest syncs, takes sync reports and refreshes verifications.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.KnowledgeProvider
+	provider retrieval.ManifestSyncer
 	reports  Reports
-	status   *status.Service
+	status   Verifications
 	ns       store.Namespace
 	log      *slog.Logger
 	now      func() time.Time
@@ -37,7 +43,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports Reports, st *status.Service,
+func New(corpus *knowledge.Corpus, provider retrieval.ManifestSyncer, reports Reports, st Verifications,
 	ns store.Namespace, log *slog.Logger) *Service {
 	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
 		budget: HTTPBudget}
@@ -47,22 +53,6 @@ func New(corpus *knowledge.Corpus, provider retrieval.KnowledgeProvider, reports
 func (s *Service) WithBudget(d time.Duration) *Service {
 	s.budget = d
 	return s
-}
-
-// LanguageResult is the manifest sync of one language (api.md's results[]).
-type LanguageResult struct {
-	Language  string                  `json:"language"`
-	Documents int                     `json:"documents"`
-	Uploaded  int                     `json:"uploaded"`
-	Unchanged int                     `json:"unchanged"`
-	Failed    []retrieval.SyncFailure `json:"failed"`
-	Note      string                  `json:"note"`
-}
-
-// Run is one manifest sync.
-type Run struct {
-	RunID   string           `json:"run_id"`
-	Results []LanguageResult `json:"results"`
 }
 
 // HTTPBudget bounds a manifest sync made through the API: API Gateway ends an HTTP API
@@ -107,16 +97,24 @@ func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string
 }
 
 // ErrInvalidReport wraps a report that cannot be stored as given.
-var ErrInvalidReport = errors.New("invalid sync report")
+var ErrInvalidReport = domain.ErrInvalidReport
+
+// The shapes of a sync and a report; they live in domain.
+type (
+	Run            = domain.Run
+	LanguageResult = domain.LanguageResult
+)
 
 // Report stores a sync report: once per (run_id, language), and as the newest of its language
 // only when no newer one is stored.
-func (s *Service) Report(ctx context.Context, call retrieval.Call, r store.SyncReport) (store.PutReportResult, error) {
-	if s.corpus.Documents(r.Language) == nil {
-		return store.PutReportResult{}, retrieval.ErrUnsupportedLanguage
+func (s *Service) Report(ctx context.Context, call retrieval.Call, in domain.SyncReport) (domain.ReportResult, error) {
+	if s.corpus.Documents(in.Language) == nil {
+		return domain.ReportResult{}, retrieval.ErrUnsupportedLanguage
 	}
-	r.ReceivedAt = s.now().UTC()
-	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
+	r := store.SyncReport{RunID: in.RunID, Language: in.Language, Synced: in.Synced, Failed: in.Failed,
+		FinishedAt: in.FinishedAt, ReceivedAt: s.now().UTC()}
+	stored, err := s.reports.PutSyncReport(ctx, s.ns, r)
+	res := domain.ReportResult(stored)
 	if errors.Is(err, store.ErrInvalid) {
 		return res, fmt.Errorf("%w: %v", ErrInvalidReport, err)
 	}

@@ -31,7 +31,7 @@ func TestSyncEndsWithinItsBudget(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	client, err := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: "t", Timeout: 10 * time.Second,
-		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection},
+		Namespace: ns, // the one namespace type
 		// This test is about the budget: the breaker (which would refuse the German uploads after
 		// the English timeouts, see shared/app TestUnreachableRAGcoreIs503AndL1Unavailable) stays out of the way.
 		Breaker: ragcore.BreakerOptions{Failures: 1000}})

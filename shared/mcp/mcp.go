@@ -18,8 +18,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 )
 
 // Tool names, as clients list and call them. lookup_knowledge is also the tool the /lookup
@@ -42,7 +42,7 @@ type Asker interface {
 
 // StatusReader reports the index status of one language (status.Service).
 type StatusReader interface {
-	Status(ctx context.Context, lang string, call retrieval.Call) (status.Status, error)
+	Status(ctx context.Context, lang string, call retrieval.Call) (domain.Status, error)
 }
 
 // Services are the operations behind the tools; a nil one leaves its tool out.

@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -47,7 +47,7 @@ type AskOutput struct {
 
 // StatusOutput is the structured content of knowledge_status: the GET /status response.
 type StatusOutput struct {
-	status.Status
+	domain.Status
 	CorrelationID string `json:"correlation_id"`
 }
 

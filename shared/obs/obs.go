@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 // Service is the service name in logs and metric dimensions.
@@ -44,12 +44,12 @@ func NewEMF(w io.Writer, function string) *EMF { return &EMF{w: w, function: fun
 
 // Count records n occurrences of a count metric.
 func (e *EMF) Count(name string, n int) {
-	e.Emit(nil, retrieval.Metric{Name: name, Unit: "Count", Value: float64(n)})
+	e.Emit(nil, domain.Metric{Name: name, Unit: "Count", Value: float64(n)})
 }
 
 // Emit writes one EMF line with several metrics that share extra dimensions (for example the
 // retrieval layer of a lookup) besides service and function_name.
-func (e *EMF) Emit(dims map[string]string, metrics ...retrieval.Metric) {
+func (e *EMF) Emit(dims map[string]string, metrics ...domain.Metric) {
 	names := []string{"service", "function_name"}
 	line := map[string]any{"service": Service, "function_name": e.function}
 	for _, k := range slices.Sorted(maps.Keys(dims)) {
@@ -85,4 +85,4 @@ type Discard struct{}
 func (Discard) Count(string, int) {}
 
 // Emit implements the sink.
-func (Discard) Emit(map[string]string, ...retrieval.Metric) {}
+func (Discard) Emit(map[string]string, ...domain.Metric) {}

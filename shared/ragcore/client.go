@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -83,11 +84,7 @@ type Actor struct {
 }
 
 // Namespace is the RAGcore space this service manages.
-type Namespace struct {
-	Tenant     string
-	Workspace  string
-	Collection string
-}
+type Namespace = domain.Namespace
 
 // Options configure a Client.
 type Options struct {

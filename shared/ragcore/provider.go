@@ -1,6 +1,7 @@
 package ragcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,28 +98,21 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 		return nil, &Error{Op: "retrieve", Class: ClassBadResponse,
 			err: fmt.Errorf("score_semantics %q, the contract says %q", r.ScoreSemantics, ScoreSemantics)}
 	}
-	out := make([]retrieval.Candidate, 0, len(r.Candidates))
-	var dropped []string
-	for _, c := range r.Candidates {
-		d, ok := p.allow.Managed(q.Language, c.SourceID, c.ExternalID)
-		if !ok {
-			dropped = append(dropped, c.SourceID+"/"+c.ExternalID)
-			continue
-		}
-		anchor := knowledge.Anchor(c.Section)
-		cand := retrieval.Candidate{
-			DocumentID: d.ID, Version: c.Version, Title: firstOf(c.Title, d.Title), Section: c.Section,
-			Anchor: anchor, Category: firstOf(c.Category, d.Category), Source: d.Path + "#" + anchor,
-			Content: c.Content, Score: *c.Score, Rank: len(out) + 1,
-		}
-		if c.Version == d.Version {
-			// The effective date belongs to a version: only the local copy's own version has it.
-			cand.EffectiveDate = d.EffectiveDate
-		}
-		out = append(out, cand)
-	}
-	p.logDropped(ctx, "retrieve", q.CorrelationID, dropped)
-	return out, nil
+	return managed(ctx, p, "retrieve", q.Language, q.CorrelationID, r.Candidates,
+		func(c RetrievedItem) (string, string) { return c.SourceID, c.ExternalID },
+		func(c RetrievedItem, d *knowledge.Document, kept int) retrieval.Candidate {
+			anchor := knowledge.Anchor(c.Section)
+			cand := retrieval.Candidate{
+				DocumentID: d.ID, Version: c.Version, Title: cmp.Or(c.Title, d.Title), Section: c.Section,
+				Anchor: anchor, Category: cmp.Or(c.Category, d.Category), Source: knowledge.SectionSource(d.Path, anchor),
+				Content: c.Content, Score: *c.Score, Rank: kept + 1,
+			}
+			if c.Version == d.Version {
+				// The effective date belongs to a version: only the local copy's own version has it.
+				cand.EffectiveDate = d.EffectiveDate
+			}
+			return cand
+		}), nil
 }
 
 // unmanagedAnswer replaces an answer that cites nothing the service manages: it is never passed on.
@@ -141,18 +135,12 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 	if err != nil {
 		return retrieval.GroundedAnswer{}, err
 	}
-	sources := make([]retrieval.AnswerSource, 0, len(r.Citations))
-	var dropped []string
-	for _, c := range r.Citations {
-		d, ok := p.allow.Managed(q.Language, c.SourceID, c.ExternalID)
-		if !ok {
-			dropped = append(dropped, c.SourceID+"/"+c.ExternalID)
-			continue
-		}
-		sources = append(sources, retrieval.AnswerSource{DocumentID: d.ID, Title: firstOf(c.Title, d.Title),
-			Version: firstOf(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt})
-	}
-	p.logDropped(ctx, "answer", q.CorrelationID, dropped)
+	sources := managed(ctx, p, "answer", q.Language, q.CorrelationID, r.Citations,
+		func(c Citation) (string, string) { return c.SourceID, c.ExternalID },
+		func(c Citation, d *knowledge.Document, _ int) retrieval.AnswerSource {
+			return retrieval.AnswerSource{DocumentID: d.ID, Title: cmp.Or(c.Title, d.Title),
+				Version: cmp.Or(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt}
+		})
 	switch {
 	case len(sources) == 0 && r.EvidenceState == retrieval.StateGrounded:
 		return retrieval.GroundedAnswer{Answer: unmanagedAnswer, EvidenceState: retrieval.StateInsufficient,
@@ -218,6 +206,26 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 
 var _ retrieval.Verifier = (*Provider)(nil)
 
+// managed is the allow-list applied to a RAGcore answer: the items whose source the service
+// manages, each mapped with its document by keep (kept counts the items kept before it), and
+// the others dropped and logged under op. The result is never nil.
+func managed[T, R any](ctx context.Context, p *Provider, op, lang, correlationID string, items []T,
+	ids func(T) (sourceID, externalID string), keep func(item T, d *knowledge.Document, kept int) R) []R {
+	out := make([]R, 0, len(items))
+	var dropped []string
+	for _, it := range items {
+		sourceID, externalID := ids(it)
+		d, ok := p.allow.Managed(lang, sourceID, externalID)
+		if !ok {
+			dropped = append(dropped, sourceID+"/"+externalID)
+			continue
+		}
+		out = append(out, keep(it, d, len(out)))
+	}
+	p.logDropped(ctx, op, correlationID, dropped)
+	return out
+}
+
 // VerifySource implements retrieval.Verifier with one exact identity lookup, judged by Verdict.
 func (p *Provider) VerifySource(ctx context.Context, call retrieval.Call, lang, documentID string) (string, error) {
 	sourceID := p.allow.SourceID(lang)
@@ -262,11 +270,4 @@ func reasonOf(err error) string {
 		return fmt.Sprintf("%s (HTTP %d)", e.Class, e.Status)
 	}
 	return e.Class
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -106,7 +106,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	sums := make([]BlockSummary, 0, len(ans.Sources))
 	for _, src := range ans.Sources {
 		sums = append(sums, BlockSummary{
-			Source: "procedures/" + req.Language + "/" + src.DocumentID + ".md#" + knowledge.Anchor(src.Section),
+			Source: knowledge.SectionSource(knowledge.DocumentPath(req.Language, src.DocumentID), knowledge.Anchor(src.Section)),
 			Title:  src.Title, RetrievalLayer: LayerL1, HitReasons: []string{"l1:answer"},
 			Content: Clip(src.Excerpt, SummaryChars),
 		})

@@ -142,3 +142,21 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+// Clip cuts s to at most n characters (runes), marking the cut with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s // n bytes hold at most n runes
+	}
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			if utf8.RuneCountInString(s[i:]) == 1 {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}

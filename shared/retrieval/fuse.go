@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
@@ -96,7 +97,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 		if !seen {
 			f.block = EvidenceBlock{
 				Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
-				Title: c.Title, Breadcrumb: breadcrumb(c.Title, c.Section), Section: c.Section,
+				Title: c.Title, Breadcrumb: knowledge.Breadcrumb(c.Title, c.Section), Section: c.Section,
 				Category: c.Category, Content: c.Content,
 			}
 			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
@@ -318,13 +319,6 @@ func anchorOf(source string) string {
 		return source[i+1:]
 	}
 	return ""
-}
-
-func breadcrumb(title, section string) string {
-	if title == "" {
-		return section
-	}
-	return title + " > " + section
 }
 
 func unite(list []string, add ...string) []string {

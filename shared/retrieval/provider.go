@@ -3,22 +3,60 @@ package retrieval
 import (
 	"context"
 	"errors"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 // KnowledgeProvider is the Go form of seed 004's adapter interface (health, ask, sync_manifest),
-// plus Retrieve, the L1 layer of a lookup. The demo provider and the RAGcore provider implement it.
+// plus Retrieve, the L1 layer of a lookup. The demo provider and the RAGcore provider implement it;
+// each consumer asks only for the part it uses (Retriever and Answerer: the lookup service;
+// HealthChecker: status; ManifestSyncer: indexsync).
 type KnowledgeProvider interface {
-	// Name is the provider's name as the API reports it: "demo" or "ragcore".
+	Retriever
+	Answerer
+	ManifestSyncer
+	HealthChecker
+}
+
+// Named is what every part of a provider reports: its name as the API reports it, "demo" or
+// "ragcore".
+type Named interface {
 	Name() string
+}
+
+// Retriever is the L1 layer of a lookup.
+type Retriever interface {
+	Named
 	// Semantic reports whether Retrieve is a semantic (embedding) search. Only semantic
 	// candidates may give a lookup semantic support.
 	Semantic() bool
 	// ScoreKind names the meaning of Candidate.Score ("bm25", "cosine_similarity").
 	ScoreKind() string
-	Health(ctx context.Context, call Call) Health
 	Retrieve(ctx context.Context, q Query) ([]Candidate, error)
+}
+
+// Answerer gives a grounded answer (POST /ask).
+type Answerer interface {
+	Named
 	Ask(ctx context.Context, q AskQuery) (GroundedAnswer, error)
+}
+
+// ManifestSyncer sends the authoritative procedures of one language (POST /sync).
+type ManifestSyncer interface {
+	Named
 	SyncManifest(ctx context.Context, call Call, docs []DocumentRef) (SyncResult, error)
+}
+
+// HealthChecker reports the provider's health (GET /health).
+type HealthChecker interface {
+	Named
+	Health(ctx context.Context, call Call) Health
+}
+
+// LookupProvider is what the lookup service uses of a provider.
+type LookupProvider interface {
+	Retriever
+	Answerer
 }
 
 // Call names whom a provider call is made for: RAGcore receives the actor and the correlation id
@@ -159,7 +197,4 @@ type SyncResult struct {
 }
 
 // SyncFailure is one document a sync could not deliver.
-type SyncFailure struct {
-	DocumentID string `json:"document_id"`
-	Reason     string `json:"reason"`
-}
+type SyncFailure = domain.SyncFailure

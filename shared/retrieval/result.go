@@ -129,7 +129,7 @@ type SidecarReport struct {
 	// Results are the sidecar's comparable results (source, title, breadcrumb, category, rank,
 	// preview, score with its label); the comparison (in SidecarStatus) compares them with the
 	// evidence blocks by identity and rank only, never by score.
-	Results any `json:"results,omitempty"`
+	Results []Comparable `json:"results,omitzero"`
 }
 
 // Result is the outcome of a lookup, shaped as the POST /lookup response.
@@ -220,7 +220,7 @@ type SidecarStatus struct {
 	ErrorClass string `json:"error_class,omitempty"`
 	// Comparison is the trace's comparison summary (overlap@k, rank agreement, sources found
 	// by one path only); absent when the sidecar is off or failed.
-	Comparison any `json:"comparison,omitempty"`
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // Latency is per-layer latency in milliseconds.

@@ -11,8 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"net"
-	"net/url"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -22,30 +20,10 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Errors the transport maps to status codes.
-var (
-	ErrUnsupportedLanguage = errors.New("unsupported language")
-	ErrNotFound            = errors.New("not found")
-)
-
 // TraceStore keeps invocation traces.
 type TraceStore interface {
 	PutTrace(ctx context.Context, t Trace) error
 	GetTrace(ctx context.Context, invocationID string) (Trace, error) // ErrNotFound when absent or expired
-}
-
-// Metrics records metrics; obs.EMF implements it.
-type Metrics interface {
-	Count(name string, n int)
-	// Emit records several metrics at once with extra dimensions.
-	Emit(dims map[string]string, metrics ...Metric)
-}
-
-// Metric is one value of a metric, with its CloudWatch unit ("Count", "Milliseconds").
-type Metric struct {
-	Name  string
-	Unit  string
-	Value float64
 }
 
 // Options tune the service; the zero value is not valid, start from DefaultOptions.
@@ -77,15 +55,6 @@ type Options struct {
 	SidecarTimeout time.Duration
 }
 
-// Sidecar is seed 000's disabled-by-default comparison path: it runs beside L1 under its own
-// deadline and reports its results and a comparison with the main blocks, never changing them.
-type Sidecar interface {
-	// Query runs the sidecar; it never fails: a failure is a report with status "failed".
-	Query(ctx context.Context, q Query) SidecarReport
-	// Compare summarises the sidecar's results against the main evidence blocks.
-	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) any
-}
-
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
 	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, ProviderTimeout: 2 * time.Second,
@@ -96,7 +65,7 @@ func DefaultOptions() Options {
 // Service runs lookups and asks. It is safe for concurrent use.
 type Service struct {
 	ix       *lexical.Index
-	provider KnowledgeProvider
+	provider LookupProvider
 	traces   TraceStore
 	opts     Options
 	log      *slog.Logger
@@ -106,7 +75,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(ix *lexical.Index, p KnowledgeProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
+func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
 	return &Service{ix: ix, provider: p, traces: traces, opts: opts, log: log, now: time.Now}
 }
 
@@ -264,111 +233,6 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candid
 	return sp.Matched < minInformativeWords
 }
 
-// pendingSidecar is a sidecar query in flight.
-type pendingSidecar struct {
-	s        *Service
-	done     chan SidecarReport
-	deadline time.Time
-}
-
-// startSidecar starts the sidecar beside L1, with the L0 domain as its filter when unambiguous,
-// under its own deadline. Off, it does nothing.
-func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text string, hints L0Hints) *pendingSidecar {
-	if s.opts.Sidecar == nil {
-		return nil
-	}
-	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
-	q := Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	if len(hints.Domains) == 1 {
-		q.Category = hints.Domains[0]
-	}
-	// The sidecar's context does not end with the caller's: its deadline alone bounds it.
-	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
-	go func() {
-		defer cancel()
-		p.done <- s.opts.Sidecar.Query(sctx, q)
-	}()
-	return p
-}
-
-// wait takes the sidecar's report, waiting no longer than the sidecar's deadline (plus a
-// moment for the report to arrive), and adds the comparison with the main blocks.
-func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarReport {
-	if p == nil {
-		return SidecarReport{SidecarStatus: SidecarStatus{Status: "disabled"}}
-	}
-	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
-	defer t.Stop()
-	var r SidecarReport
-	select {
-	case r = <-p.done:
-	case <-t.C:
-		r = SidecarReport{SidecarStatus: SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
-	}
-	r.Enabled = true
-	if r.Status == "ok" {
-		r.Comparison = p.s.opts.Sidecar.Compare(r, blocks, scoreKind)
-	}
-	return r
-}
-
-// sidecarGrace is how long after its deadline a sidecar's report may still arrive.
-const sidecarGrace = 20 * time.Millisecond
-
-// emit records one call's metrics: its latency and count by layer and provider, and whether L1
-// failed.
-func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
-	if s.opts.Metrics == nil {
-		return
-	}
-	failed := 0.0
-	if l1Status == L1Failed || l1Status == L1Unavailable {
-		failed = 1
-	}
-	prefix := "Lookup"
-	if tool == ToolAsk {
-		prefix = "Ask"
-	}
-	metrics := []Metric{
-		{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
-		{Name: prefix + "s", Unit: "Count", Value: 1},
-		{Name: "L1Failures", Unit: "Count", Value: failed},
-	}
-	// A provider behind a circuit breaker says whether it is open: BreakerOpen is 1 for every
-	// call made while it is (the alarm and the dashboard read it).
-	if b, ok := s.provider.(BreakerReporter); ok {
-		open := 0.0
-		if b.BreakerOpen() {
-			open = 1
-		}
-		metrics = append(metrics, Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
-	}
-	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
-}
-
-// EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1
-// in the metric of its state and 0 in the others, so that the sums are the counts per state.
-var EvidenceMetrics = map[string]string{
-	StateGrounded: "EvidenceGrounded", StateInsufficient: "EvidenceInsufficient", StateUnavailable: "EvidenceUnavailable",
-}
-
-// emitEvidence records a call's evidence state from its trace, by tool and provider. It is
-// emit's companion for what only the finished trace knows.
-func (s *Service) emitEvidence(t Trace) {
-	if s.opts.Metrics == nil {
-		return
-	}
-	metrics := make([]Metric, 0, len(EvidenceMetrics))
-	for _, state := range []string{StateGrounded, StateInsufficient, StateUnavailable} {
-		v := 0.0
-		if t.RetrievalDetails.EvidenceState == state {
-			v = 1
-		}
-		metrics = append(metrics, Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
-	}
-	s.opts.Metrics.Emit(map[string]string{"tool": t.Tool, "provider": s.provider.Name()}, metrics...)
-}
-
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
 // Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
 func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace, error) {
@@ -444,49 +308,6 @@ func evidenceState(r Relevance, blocks int, l1Status string) string {
 	return StateInsufficient
 }
 
-// ErrorClass names an error for traces and logs without its message: the provider's own class,
-// else "timeout", "canceled", "unavailable" or "error".
-func ErrorClass(err error) string {
-	var c interface{ ErrorClass() string }
-	switch {
-	case errors.As(err, &c):
-		return c.ErrorClass()
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, ErrUnavailable):
-		return "unavailable"
-	}
-	return "error"
-}
-
-// SafeError is an error's text for logs without the peer's URL, address or host name: an HTTP
-// client's *url.Error names the URL (which could carry a question or a token in its query), and
-// *net.OpError and *net.DNSError name internal hosts. An error that classifies itself
-// (ErrorClass) is a provider's own, written to be safe, and is kept whole.
-func SafeError(err error) string {
-	if _, ok := err.(interface{ ErrorClass() string }); ok {
-		return err.Error()
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return "name resolution failed"
-	}
-	var op *net.OpError
-	if errors.As(err, &op) {
-		if op.Err != nil {
-			return op.Op + ": " + op.Err.Error()
-		}
-		return op.Op + " failed"
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Op + " request: " + SafeError(ue.Err)
-	}
-	return err.Error()
-}
-
 func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
 	for _, b := range blocks {
@@ -494,24 +315,6 @@ func summaries(blocks []EvidenceBlock) []BlockSummary {
 			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars), Fusion: &b.fusion})
 	}
 	return out
-}
-
-// Clip cuts s to at most n characters (runes), marking the cut with "…".
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s // n bytes hold at most n runes
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			if utf8.RuneCountInString(s[i:]) == 1 {
-				return s
-			}
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

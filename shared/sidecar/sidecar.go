@@ -26,6 +26,7 @@
 package sidecar
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,10 +36,8 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -49,6 +48,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
 )
 
 // Result statuses.
@@ -83,7 +84,7 @@ const (
 )
 
 // ErrInvalidOptions is wrapped by every error of New: the options cannot make a sidecar.
-var ErrInvalidOptions = errors.New("invalid sidecar options")
+var ErrInvalidOptions = sidecarconf.ErrInvalid
 
 // Options configure the sidecar. It is built only when SIDECAR_ENABLED is true.
 type Options struct {
@@ -92,7 +93,10 @@ type Options struct {
 	Region          string                  // used when the SDK's environment names none
 	Timeout         time.Duration           // the sidecar's own deadline per query (default 1500 ms)
 	Credentials     aws.CredentialsProvider // optional; tests pass static credentials
-	HTTPClient      *http.Client            // optional (instrumentation); default one with the timeout
+	// AWSConfig is the function's AWS configuration, loaded once per cold start; nil loads the
+	// SDK's default one. Its APIOptions (instrumentation) apply to the client as well.
+	AWSConfig  *aws.Config
+	HTTPClient *http.Client // optional (instrumentation); default one with the timeout
 	// APIOptions are added to the SDK client's middleware stack: the seam for AWS SDK
 	// instrumentation such as X-Ray's awsv2.AWSV2Instrumentor. Optional.
 	APIOptions []func(*middleware.Stack) error
@@ -109,39 +113,33 @@ type Sidecar struct {
 	log     *slog.Logger
 }
 
-// kbIDPattern is the API's rule for a knowledge base id.
-var kbIDPattern = regexp.MustCompile(`^[0-9a-zA-Z]{1,10}$`)
-
 // New builds the Bedrock Agent Runtime client once. It makes no network call: a knowledge base
 // that does not exist shows only in the first Query (invalid_config).
 func New(ctx context.Context, o Options) (*Sidecar, error) {
+	if err := sidecarconf.Check(o.KnowledgeBaseID, o.Endpoint, o.Timeout); err != nil {
+		return nil, err
+	}
 	kbID := strings.TrimSpace(o.KnowledgeBaseID)
-	switch {
-	case kbID == "":
-		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID is empty", ErrInvalidOptions)
-	case !kbIDPattern.MatchString(kbID):
-		return nil, fmt.Errorf("%w: BEDROCK_KNOWLEDGE_BASE_ID %q is not 1 to 10 letters and digits", ErrInvalidOptions, kbID)
-	case o.Timeout < 0:
-		return nil, fmt.Errorf("%w: timeout %s is negative", ErrInvalidOptions, o.Timeout)
-	}
-	if o.Endpoint != "" {
-		u, err := url.Parse(o.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%w: BEDROCK_ENDPOINT %q is not an http(s) URL", ErrInvalidOptions, o.Endpoint)
-		}
-	}
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 
-	var load []func(*config.LoadOptions) error
-	if o.Credentials != nil {
-		load = append(load, config.WithCredentialsProvider(o.Credentials))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, load...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: load AWS configuration: %w", ErrInvalidOptions, err)
+	var cfg aws.Config
+	if o.AWSConfig != nil {
+		cfg = o.AWSConfig.Copy()
+		if o.Credentials != nil {
+			cfg.Credentials = o.Credentials
+		}
+	} else {
+		var load []func(*config.LoadOptions) error
+		if o.Credentials != nil {
+			load = append(load, config.WithCredentialsProvider(o.Credentials))
+		}
+		var err error
+		if cfg, err = config.LoadDefaultConfig(ctx, load...); err != nil {
+			return nil, fmt.Errorf("%w: load AWS configuration: %w", ErrInvalidOptions, err)
+		}
 	}
 	if cfg.Region == "" {
 		cfg.Region = strings.TrimSpace(o.Region)
@@ -188,34 +186,11 @@ type Query struct {
 
 // Result is the outcome of a sidecar query.
 type Result struct {
-	Status     string       `json:"status"`                // "ok" | "empty" | "failed"
-	ErrorClass string       `json:"error_class,omitempty"` // one of the Class constants when failed
-	ScoreKind  string       `json:"score_kind"`            // always ScoreKind
-	Results    []Comparable `json:"results"`               // never nil
-	LatencyMs  float64      `json:"latency_ms"`
-}
-
-// Comparable is one result normalised to the comparable structure of seed 000, aligned with the
-// main path's evidence blocks.
-type Comparable struct {
-	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
-	// only with a section), else the location URI.
-	Source     string `json:"source"`
-	DocumentID string `json:"document_id"`
-	Title      string `json:"title,omitempty"`
-	Breadcrumb string `json:"breadcrumb,omitempty"` // "Title > Section"
-	Category   string `json:"category,omitempty"`
-	Version    string `json:"version,omitempty"`
-	Rank       int    `json:"rank"`    // from 1, in the order the path returned the results
-	Preview    string `json:"preview"` // content cut to at most 200 runes, "…" marking the cut
-	Score      Score  `json:"score"`
-}
-
-// Score is a score with its meaning. Scores of different kinds are never compared as numbers.
-type Score struct {
-	Value          float64 `json:"value"`
-	Kind           string  `json:"kind"`
-	HigherIsBetter bool    `json:"higher_is_better"`
+	Status     string                 `json:"status"`                // "ok" | "empty" | "failed"
+	ErrorClass string                 `json:"error_class,omitempty"` // one of the Class constants when failed
+	ScoreKind  string                 `json:"score_kind"`            // always ScoreKind
+	Results    []retrieval.Comparable `json:"results"`               // never nil
+	LatencyMs  float64                `json:"latency_ms"`
 }
 
 // Query asks the knowledge base. It never returns an error and never panics: a failure is a
@@ -316,7 +291,7 @@ func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
 func failed(class string) Result {
-	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []Comparable{}}
+	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []retrieval.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).
@@ -340,8 +315,8 @@ const sourceURIKey = "x-amz-bedrock-kb-source-uri"
 // mapResults turns Bedrock's results into Comparables, ranked from 1 in the order returned. A
 // result without text content or without a finite score is a wrong shape: the whole answer is
 // then a bad_response rather than a list with invented values. At most topK results are kept.
-func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]Comparable, error) {
-	out := make([]Comparable, 0, min(len(in), topK))
+func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]retrieval.Comparable, error) {
+	out := make([]retrieval.Comparable, 0, min(len(in), topK))
 	for i, r := range in {
 		if len(out) == topK {
 			break
@@ -357,7 +332,7 @@ func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) 
 	return out, nil
 }
 
-func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) Comparable {
+func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) retrieval.Comparable {
 	md := func(key string) string { return metadataString(r.Metadata, key) }
 	uri := locationURI(r.Location)
 	if uri == "" {
@@ -371,25 +346,25 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 	}
 	lang := md("language")
 	if !plainSegment(lang) {
-		lang = firstOf(keyLang, queryLang)
+		lang = cmp.Or(keyLang, queryLang)
 	}
 	title, section := md("title"), md("section")
 
-	c := Comparable{
+	c := retrieval.Comparable{
 		Source:     uri,
 		DocumentID: docID,
 		Title:      title,
-		Breadcrumb: breadcrumb(title, section),
+		Breadcrumb: knowledge.Breadcrumb(title, section),
 		Category:   md("category"),
 		Version:    md("version"),
 		Rank:       rank,
 		Preview:    preview(*r.Content.Text),
-		Score:      Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
+		Score:      retrieval.Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
 	}
 	if docID != "" && plainSegment(lang) {
-		c.Source = "procedures/" + lang + "/" + docID + ".md"
+		c.Source = knowledge.DocumentPath(lang, docID)
 		if anchor := knowledge.Anchor(section); anchor != "" {
-			c.Source += "#" + anchor
+			c.Source = knowledge.SectionSource(c.Source, anchor)
 		}
 	}
 	return c
@@ -456,32 +431,14 @@ func plainSegment(s string) bool {
 	return true
 }
 
-func breadcrumb(title, section string) string {
-	switch {
-	case title == "":
-		return section
-	case section == "":
-		return title
-	}
-	return title + " > " + section
-}
-
 // preview is text with its whitespace runs folded to single spaces, cut to at most PreviewRunes
 // runes; a cut ends in "…" (which counts towards the limit).
 func preview(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= PreviewRunes {
+	cut := retrieval.Clip(text, PreviewRunes)
+	if cut == text {
 		return text
 	}
-	kept := []rune(text)[:PreviewRunes-1]
-	return strings.TrimRight(string(kept), " ") + "…"
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	// No space before the ellipsis.
+	return strings.TrimRight(strings.TrimSuffix(cut, "…"), " ") + "…"
 }

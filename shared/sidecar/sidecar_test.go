@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 const (
@@ -143,8 +144,10 @@ func TestQueryMapsEveryField(t *testing.T) {
 	f.setRespond(rawBody(http.StatusOK, body))
 	res := newSidecar(t, f.srv.URL, testTimeout).Query(context.Background(), Query{Question: "q", Language: "en", TopK: 5})
 
-	score := func(v float64) Score { return Score{Value: v, Kind: ScoreKind, HigherIsBetter: true} }
-	want := []Comparable{
+	score := func(v float64) retrieval.Score {
+		return retrieval.Score{Value: v, Kind: ScoreKind, HigherIsBetter: true}
+	}
+	want := []retrieval.Comparable{
 		{Source: "procedures/en/damage-procedure.md#2-immediate-actions", DocumentID: "damage-procedure",
 			Title: "Damage handling procedure", Breadcrumb: "Damage handling procedure > 2. Immediate actions",
 			Category: "damage", Version: "1.3", Rank: 1, Preview: "Block the vehicle.", Score: score(0.42)},
@@ -164,7 +167,7 @@ func TestQueryMapsEveryField(t *testing.T) {
 	}
 	if !reflect.DeepEqual(res.Results, want) {
 		for i := range max(len(want), len(res.Results)) {
-			var g, w Comparable
+			var g, w retrieval.Comparable
 			if i < len(res.Results) {
 				g = res.Results[i]
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -29,27 +30,11 @@ type StoreProbe interface {
 	Probe(ctx context.Context) error
 }
 
-// Components are the health of each part a lookup needs.
-type Components struct {
-	// Provider is the L1 provider: ok, failed (its health check failed or said it is not ok),
-	// or circuit_open (its circuit breaker is open).
-	Provider string `json:"provider"`
-	// Store is the trace store: ok, or failed (the probe failed or timed out). Lookups answer
-	// without it; their traces then go to the log for replay.
-	Store string `json:"store"`
-}
-
-// Health is GET /health: the status, the provider's name, each component and the sidecar.
-type Health struct {
-	// Status is ok when every component answers, degraded when one fails while lookups still
-	// answer (L0 answers from the loaded procedures without L1, and a lookup's trace goes to the
-	// log without the store), unavailable when no lookup can be answered: the provider fails and
-	// no procedures are loaded for L0.
-	Status     string        `json:"status"`
-	Provider   string        `json:"provider"`
-	Components Components    `json:"components"`
-	Sidecar    SidecarHealth `json:"sidecar"`
-}
+// The body of GET /health, named here for the service's callers; it lives in domain.
+type (
+	Health     = domain.Health
+	Components = domain.Components
+)
 
 // Defaults of the store probe.
 const (

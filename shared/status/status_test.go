@@ -3,8 +3,10 @@ package status_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -76,7 +78,7 @@ func (r *rig) Write(p []byte) (int, error) {
 func (r *rig) service(t testing.TB, records status.Records, o status.Options) *status.Service {
 	t.Helper()
 	c, err := ragcore.New(ragcore.Options{BaseURL: r.srv.URL, Token: token, Timeout: 2 * time.Second,
-		Namespace: ragcore.Namespace{Tenant: ns.Tenant, Workspace: ns.Workspace, Collection: ns.Collection},
+		Namespace: ns, // the one namespace type
 		// These tests are about verification, not the breaker: it never opens here.
 		Breaker: ragcore.BreakerOptions{Failures: 1000}})
 	if err != nil {
@@ -457,5 +459,34 @@ func TestNegativeCacheOff(t *testing.T) {
 	}
 	if n := r.lookups(); n != 22 {
 		t.Errorf("%d identity lookups, want 22", n)
+	}
+}
+
+// TestStatusBodyCarriesNoInternalField: the cache's corpus fingerprint (and any other field of the
+// record that the response does not name) never reaches a /status body.
+func TestStatusBodyCarriesNoInternalField(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	s := r.service(t, store.NewMemory(), status.Options{})
+	for range 2 { // a miss, then a cache hit read back from the record
+		st, err := s.Status(context.Background(), "en", reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Verification map[string]any `json:"verification"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"cache", "checked", "complete", "confirmed", "duration_ms", "errors", "failed", "missing", "not_indexed", "verified_at"}
+		got := slices.Sorted(maps.Keys(body.Verification))
+		if !slices.Equal(got, want) || strings.Contains(string(b), "fingerprint") {
+			t.Errorf("verification fields %v, want %v; body %s", got, want, b)
+		}
 	}
 }

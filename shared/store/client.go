@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -27,47 +28,43 @@ type ClientOptions struct {
 	Configure func(*aws.Config)
 }
 
-// NewDynamoClient builds the DynamoDB client, once per cold start: the SDK's standard retryer
-// with bounded attempts and backoff, and an HTTP client with a timeout. With an endpoint
-// override it signs with fixed local credentials, which DynamoDB Local accepts.
+// NewDynamoClient loads the SDK's default AWS configuration and builds the DynamoDB client on it
+// (DynamoClientFrom): for tools and tests that have no configuration of their own.
 func NewDynamoClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
+	return DynamoClientFrom(cfg, o), nil
+}
+
+// DynamoClientFrom builds the DynamoDB client on the function's AWS configuration, once per cold
+// start: the SDK's standard retryer with bounded attempts and backoff, and an HTTP client with a
+// timeout. With an endpoint override it signs with fixed local credentials, which DynamoDB Local
+// accepts.
+func DynamoClientFrom(cfg aws.Config, o ClientOptions) *dynamodb.Client {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 3
 	}
 	if o.HTTPTimeout <= 0 {
 		o.HTTPTimeout = time.Second
 	}
-	loaders := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = o.MaxAttempts
-				so.MaxBackoff = 500 * time.Millisecond
-			})
-		}),
-		config.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(o.HTTPTimeout)),
-	}
-	if o.Endpoint != "" {
-		loaders = append(loaders, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, loaders...)
-	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		cfg.Region = o.Region
-		if cfg.Region == "" {
-			cfg.Region = "eu-central-1"
-		}
-	}
-	if o.Configure != nil {
-		o.Configure(&cfg)
-	}
 	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
+		do.Region = cmp.Or(do.Region, o.Region, "eu-central-1")
+		do.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = o.MaxAttempts
+			so.MaxBackoff = 500 * time.Millisecond
+		})
+		do.HTTPClient = awshttp.NewBuildableClient().WithTimeout(o.HTTPTimeout)
 		if o.Endpoint != "" {
+			do.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
 			do.BaseEndpoint = aws.String(o.Endpoint)
 			// DynamoDB Local's CRC32 header does not match the bodies of its conditional-check
 			// failures, and the SDK logs a warning for each; the real service is checked.
 			do.DisableValidateResponseChecksum = true
 		}
-	}), nil
+	})
 }

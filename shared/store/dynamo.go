@@ -20,7 +20,6 @@ import (
 type DynamoAPI interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
@@ -63,17 +62,6 @@ func NewDynamo(db DynamoAPI, table string, callTimeout time.Duration, now func()
 		now = time.Now
 	}
 	return &Dynamo{db: db, table: table, timeout: callTimeout, now: now}
-}
-
-const (
-	attrPK      = "pk"
-	attrSK      = "sk"
-	attrExpires = "expires_at"
-	attrStored  = "stored_at"
-)
-
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: pk}, attrSK: &types.AttributeValueMemberS{Value: sk}}
 }
 
 func num(n int64) types.AttributeValue {
@@ -139,7 +127,8 @@ func traceAttributes(t retrieval.Trace) (map[string]types.AttributeValue, error)
 
 // GetTrace implements retrieval.TraceStore.
 func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
-	item, err := d.get(ctx, retrieval.TracePartitionKey(id), retrieval.TraceSortKey)
+	pk, sk := traceKey(id)
+	item, err := d.get(ctx, pk, sk)
 	if err != nil {
 		return retrieval.Trace{}, fmt.Errorf("get trace %s: %w", id, err)
 	}
@@ -163,7 +152,7 @@ func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, erro
 func (d *Dynamo) Probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	if _, err := d.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.table, Key: key("HEALTH", "PROBE")}); err != nil {
+	if _, err := d.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &d.table, Key: key(probeKey())}); err != nil {
 		return fmt.Errorf("probe table: %w", err)
 	}
 	return nil
@@ -183,25 +172,12 @@ func (d *Dynamo) get(ctx context.Context, pk, sk string) (map[string]types.Attri
 	return out.Item, nil
 }
 
-func stringAttr(item map[string]types.AttributeValue, name string) string {
-	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
 // PutVerification stores a verification result, valid for VerificationTTL.
 func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error {
-	item, err := attributevalue.MarshalMap(v)
+	item, err := attributevalue.MarshalMap(newVerificationItem(ns, lang, v, d.now().UTC()))
 	if err != nil {
 		return fmt.Errorf("marshal verification: %w", err)
 	}
-	now := d.now().UTC()
-	for k, val := range key("VERIFY#"+ns.key(), "LANG#"+lang) {
-		item[k] = val
-	}
-	item[attrStored] = str(now.Format(time.RFC3339Nano))
-	item[attrExpires] = num(epochCeil(now.Add(VerificationTTL)))
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	if _, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &d.table, Item: item}); err != nil {
@@ -212,20 +188,22 @@ func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string,
 
 // GetVerification returns the cached result unless it is absent or older than VerificationTTL.
 func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
-	item, err := d.get(ctx, "VERIFY#"+ns.key(), "LANG#"+lang)
+	pk, sk := verificationKey(ns, lang)
+	raw, err := d.get(ctx, pk, sk)
 	if err != nil {
 		return CachedVerification{}, fmt.Errorf("get verification %s: %w", lang, err)
 	}
-	stored, err := time.Parse(time.RFC3339Nano, stringAttr(item, attrStored))
+	var item verificationItem
+	if err := attributevalue.UnmarshalMap(raw, &item); err != nil {
+		return CachedVerification{}, fmt.Errorf("decode verification %s: %w", lang, err)
+	}
+	stored, err := time.Parse(time.RFC3339Nano, item.StoredAt)
 	if err != nil {
 		return CachedVerification{}, fmt.Errorf("get verification %s: bad %s: %w", lang, attrStored, err)
 	}
-	c := CachedVerification{StoredAt: stored, ExpiresAt: stored.Add(VerificationTTL)}
+	c := CachedVerification{Verification: item.verification(), StoredAt: stored, ExpiresAt: stored.Add(VerificationTTL)}
 	if !d.now().Before(c.ExpiresAt) {
 		return CachedVerification{}, ErrNotFound
-	}
-	if err := attributevalue.UnmarshalMap(item, &c.Verification); err != nil {
-		return CachedVerification{}, fmt.Errorf("decode verification %s: %w", lang, err)
 	}
 	if c.Missing == nil {
 		c.Missing = []string{}
@@ -250,14 +228,10 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = d.now().UTC()
 	}
-	pk := "SYNC#" + ns.key()
-	item, err := attributevalue.MarshalMap(r)
+	pk, sk := syncPK(ns), runSK(r.RunID, r.Language)
+	item, err := attributevalue.MarshalMap(newReportItem(pk, sk, r))
 	if err != nil {
 		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
-	}
-	sk := "RUN#" + r.RunID + "#" + r.Language
-	for k, v := range key(pk, sk) {
-		item[k] = v
 	}
 	var res PutReportResult
 	putCtx, cancel := context.WithTimeout(ctx, d.timeout)
@@ -268,16 +242,16 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	switch {
 	case errors.As(err, &ccf):
 		res.Duplicate = true
-		item, err := d.get(ctx, pk, sk)
+		raw, err := d.get(ctx, pk, sk)
 		if err != nil {
 			return PutReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
 		}
-		var stored SyncReport
-		if err := attributevalue.UnmarshalMap(item, &stored); err != nil {
+		var stored reportItem
+		if err := attributevalue.UnmarshalMap(raw, &stored); err != nil {
 			return PutReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
 		}
-		res.Differs = !sameResult(stored, r)
-		r = stored
+		res.Differs = !sameResult(stored.report(), r)
+		r = stored.report()
 	case err != nil:
 		return PutReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
 	}
@@ -293,19 +267,21 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 // whether the latest report is r afterwards. Writing r over itself succeeds (the same values), so
 // that racing copies of one report all learn that it is the latest.
 func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
+	latest := newReportItem(pk, latestSK(r.Language), r)
+	latest.FinishedAt, latest.ReceivedAt = r.FinishedAt.UTC(), r.ReceivedAt.UTC()
+	latest.FinishedAtNs = r.FinishedAt.UnixNano()
+	item, err := attributevalue.MarshalMap(latest)
+	if err != nil {
+		return false, fmt.Errorf("marshal latest sync report %s: %w", r.RunID, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	_, err := d.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &d.table,
-		Key:       key(pk, "LATEST#"+r.Language),
-		UpdateExpression: aws.String("SET run_id = :r, #lang = :l, synced_document_count = :s, " +
-			"failed_document_count = :f, finished_at = :fa, finished_at_ns = :fn, received_at = :ra"),
-		ConditionExpression:      aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)"),
-		ExpressionAttributeNames: map[string]string{"#lang": "language"},
+	_, err = d.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &d.table,
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":r": str(r.RunID), ":l": str(r.Language), ":s": num(int64(r.Synced)), ":f": num(int64(r.Failed)),
-			":fa": str(r.FinishedAt.UTC().Format(time.RFC3339Nano)), ":fn": num(r.FinishedAt.UnixNano()),
-			":ra": str(r.ReceivedAt.UTC().Format(time.RFC3339Nano)),
+			":r": str(r.RunID), ":fn": num(latest.FinishedAtNs),
 		},
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -320,15 +296,15 @@ func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, er
 
 // LatestSyncReport returns the newest report of a language.
 func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
-	item, err := d.get(ctx, "SYNC#"+ns.key(), "LATEST#"+lang)
+	raw, err := d.get(ctx, syncPK(ns), latestSK(lang))
 	if err != nil {
 		return SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
 	}
-	var r SyncReport
-	if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+	var item reportItem
+	if err := attributevalue.UnmarshalMap(raw, &item); err != nil {
 		return SyncReport{}, fmt.Errorf("decode latest sync report %s: %w", lang, err)
 	}
-	return r, nil
+	return item.report(), nil
 }
 
 // SyncReports returns every stored report of a namespace, ordered by run_id, then language.
@@ -341,7 +317,7 @@ func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 			TableName:              &d.table,
 			KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :run)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": str("SYNC#" + ns.key()), ":run": str("RUN#"),
+				":pk": str(syncPK(ns)), ":run": str(runPrefix),
 			},
 			ExclusiveStartKey: start,
 			ConsistentRead:    aws.Bool(true),
@@ -350,11 +326,13 @@ func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 		if err != nil {
 			return nil, fmt.Errorf("query sync reports: %w", err)
 		}
-		var reports []SyncReport
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &reports); err != nil {
+		var items []reportItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
 			return nil, fmt.Errorf("decode sync reports: %w", err)
 		}
-		out = append(out, reports...)
+		for _, it := range items {
+			out = append(out, it.report())
+		}
 		if len(page.LastEvaluatedKey) == 0 {
 			return out, nil
 		}
@@ -367,13 +345,15 @@ func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 // attribute, decides), or when owner already holds it.
 func (d *Dynamo) AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
 	now := d.now()
-	item := key("LEASE#"+name, "LEASE")
-	item["owner"] = str(owner)
-	item["expires_at_ms"] = num(now.Add(ttl).UnixMilli())
-	item[attrExpires] = num(epochCeil(now.Add(ttl)) + 60) // TTL only cleans up
+	pk, sk := leaseKey(name)
+	item, err := attributevalue.MarshalMap(leaseItem{PK: pk, SK: sk, Owner: owner, ExpiresAtMs: now.Add(ttl).UnixMilli(),
+		ExpiresAt: epochCeil(now.Add(ttl)) + 60}) // TTL only cleans up
+	if err != nil {
+		return false, fmt.Errorf("marshal lease %s: %w", name, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	_, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{
+	_, err = d.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                &d.table,
 		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(pk) OR expires_at_ms < :now OR #owner = :owner"),
@@ -398,7 +378,7 @@ func (d *Dynamo) ReleaseLease(ctx context.Context, name, owner string) error {
 	defer cancel()
 	_, err := d.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &d.table,
-		Key:                       key("LEASE#"+name, "LEASE"),
+		Key:                       key(leaseKey(name)),
 		ConditionExpression:       aws.String("#owner = :owner"),
 		ExpressionAttributeNames:  map[string]string{"#owner": "owner"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(owner)},

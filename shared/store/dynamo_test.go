@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -174,7 +176,7 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
 			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &retrieval.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer"}, Content: "Text"}},
-			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: map[string]any{"overlap_at_k": 0.5}},
+			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: &retrieval.Comparison{OverlapAtK: 0.5}},
 			LatencyMs: retrieval.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}
 	if err := s.PutTrace(context.Background(), tr); err != nil {
 		t.Fatal(err)
@@ -230,5 +232,43 @@ func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
 	}
 	if got, err := s.GetTrace(context.Background(), "ONCE"); err != nil || got.ActorID != "agent-1" {
 		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
+	}
+}
+
+// TestItemsKeepTheirAttributes: the items written before the store had item types of its own
+// read the same, because the attributes are the same, name by name.
+func TestItemsKeepTheirAttributes(t *testing.T) {
+	name := newTable(t)
+	s := store.NewDynamo(dynamo(t), name, 0, nil)
+	ns := store.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
+	ctx := context.Background()
+	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
+	if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1", Language: "en", Synced: 11, FinishedAt: finished}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutVerification(ctx, ns, "en", store.Verification{Checked: 11, Confirmed: 11, Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AcquireLease(ctx, "verify-en", "me", time.Minute); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	for _, tc := range []struct {
+		pk, sk string
+		want   []string
+	}{
+		{"SYNC#t#w#c", "RUN#run-1#en", []string{"failed_document_count", "finished_at", "language", "pk", "received_at", "run_id", "sk", "synced_document_count"}},
+		{"SYNC#t#w#c", "LATEST#en", []string{"failed_document_count", "finished_at", "finished_at_ns", "language", "pk", "received_at", "run_id", "sk", "synced_document_count"}},
+		{"VERIFY#t#w#c", "LANG#en", []string{"checked", "complete", "confirmed", "corpus_fingerprint", "duration_ms", "errors", "expires_at", "failed", "missing", "not_indexed", "pk", "sk", "stored_at", "verified_at"}},
+		{"LEASE#verify-en", "LEASE", []string{"expires_at", "expires_at_ms", "owner", "pk", "sk"}},
+	} {
+		out, err := dynamo(t).GetItem(ctx, &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: tc.pk}, "sk": &types.AttributeValueMemberS{Value: tc.sk}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(maps.Keys(out.Item))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: attributes %v, want %v", tc.pk, tc.sk, got, tc.want)
+		}
 	}
 }

@@ -131,7 +131,7 @@ func (m *Memory) PutVerification(ctx context.Context, ns Namespace, lang string,
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.verify[ns.key()+"#"+lang] = CachedVerification{Verification: v, StoredAt: now, ExpiresAt: now.Add(VerificationTTL)}
+	m.verify[nsKey(ns)+"#"+lang] = CachedVerification{Verification: v, StoredAt: now, ExpiresAt: now.Add(VerificationTTL)}
 	return nil
 }
 
@@ -142,7 +142,7 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	c, ok := m.verify[ns.key()+"#"+lang]
+	c, ok := m.verify[nsKey(ns)+"#"+lang]
 	if !ok || !m.now().Before(c.ExpiresAt) {
 		return CachedVerification{}, ErrNotFound
 	}
@@ -164,8 +164,8 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rk := ns.key() + "#" + r.RunID + "#" + r.Language
-	lk := ns.key() + "#" + r.Language
+	rk := nsKey(ns) + "#" + r.RunID + "#" + r.Language
+	lk := nsKey(ns) + "#" + r.Language
 	if stored, ok := m.reports[rk]; ok {
 		cur := m.latest[lk]
 		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
@@ -185,7 +185,7 @@ func (m *Memory) LatestSyncReport(ctx context.Context, ns Namespace, lang string
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	r, ok := m.latest[ns.key()+"#"+lang]
+	r, ok := m.latest[nsKey(ns)+"#"+lang]
 	if !ok {
 		return SyncReport{}, ErrNotFound
 	}
@@ -200,7 +200,7 @@ func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, e
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var out []SyncReport
-	prefix := ns.key() + "#"
+	prefix := nsKey(ns) + "#"
 	for k, r := range m.reports {
 		if strings.HasPrefix(k, prefix) {
 			out = append(out, r)

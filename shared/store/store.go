@@ -7,15 +7,15 @@ package store
 import (
 	"context"
 	"errors"
-	"regexp"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// ErrNotFound is returned for a record that does not exist or has expired. It is the retrieval
-// package's sentinel, so that the service and the API need not know the store.
-var ErrNotFound = retrieval.ErrNotFound
+// ErrNotFound is returned for a record that does not exist or has expired. It is the domain's
+// sentinel, so that the service and the API need not know the store.
+var ErrNotFound = domain.ErrNotFound
 
 // ErrInvalid is returned for a record that cannot be stored as given.
 var ErrInvalid = errors.New("invalid record")
@@ -24,38 +24,34 @@ var ErrInvalid = errors.New("invalid record")
 const VerificationTTL = 300 * time.Second
 
 // Namespace is the RAGcore namespace a verification or sync report belongs to.
-type Namespace struct {
-	Tenant, Workspace, Collection string
-}
-
-func (n Namespace) key() string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
+type Namespace = domain.Namespace
 
 // Verification is the outcome of verifying every managed source of one language by exact
 // identity lookups.
 type Verification struct {
-	Checked    int       `json:"checked" dynamodbav:"checked"`
-	Confirmed  int       `json:"confirmed" dynamodbav:"confirmed"`
-	Missing    []string  `json:"missing" dynamodbav:"missing"`
-	Errors     int       `json:"errors" dynamodbav:"errors"`
-	VerifiedAt time.Time `json:"verified_at" dynamodbav:"verified_at"`
+	Checked    int
+	Confirmed  int
+	Missing    []string
+	Errors     int
+	VerifiedAt time.Time
 	// Complete is true when every managed source got an answer: only then is the count verified.
-	Complete bool `json:"complete" dynamodbav:"complete"`
+	Complete bool
 	// NotIndexed says why each source of Missing does not count (missing, not_active,
 	// not_published, duplicated, other_namespace).
-	NotIndexed []SourceOutcome `json:"not_indexed" dynamodbav:"not_indexed"`
+	NotIndexed []SourceOutcome
 	// Failed lists the sources whose lookup failed, with the error class.
-	Failed []SourceOutcome `json:"failed" dynamodbav:"failed"`
+	Failed []SourceOutcome
 	// DurationMs is how long the verification took.
-	DurationMs float64 `json:"duration_ms" dynamodbav:"duration_ms"`
+	DurationMs float64
 	// CorpusFingerprint names the managed sources it checked (their ids and versions), so that
 	// a result about another corpus (before a deploy) is never read as this one's.
-	CorpusFingerprint string `json:"corpus_fingerprint" dynamodbav:"corpus_fingerprint"`
+	CorpusFingerprint string
 }
 
 // SourceOutcome is what verification found for one managed source that did not count.
 type SourceOutcome struct {
-	DocumentID string `json:"document_id" dynamodbav:"document_id"`
-	Reason     string `json:"reason" dynamodbav:"reason"`
+	DocumentID string
+	Reason     string
 }
 
 // CachedVerification is a verification read back from the cache.
@@ -71,12 +67,12 @@ func (c CachedVerification) Age(now time.Time) time.Duration { return now.Sub(c.
 // SyncReport is the result the central sync workflow reports for one run and language. A run
 // that syncs several languages reports each under the same run_id.
 type SyncReport struct {
-	RunID      string    `json:"run_id" dynamodbav:"run_id"`
-	Language   string    `json:"language" dynamodbav:"language"`
-	Synced     int       `json:"synced_document_count" dynamodbav:"synced_document_count"`
-	Failed     int       `json:"failed_document_count" dynamodbav:"failed_document_count"`
-	FinishedAt time.Time `json:"finished_at" dynamodbav:"finished_at"`
-	ReceivedAt time.Time `json:"received_at" dynamodbav:"received_at"`
+	RunID      string
+	Language   string
+	Synced     int
+	Failed     int
+	FinishedAt time.Time
+	ReceivedAt time.Time
 }
 
 // PutReportResult says what storing a sync report did.
@@ -92,14 +88,9 @@ type PutReportResult struct {
 	Latest bool
 }
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// ValidRunID reports whether a run_id can be stored.
-func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
-
 func checkReport(r SyncReport) error {
 	switch {
-	case !ValidRunID(r.RunID):
+	case !domain.ValidRunID(r.RunID):
 		return errors.Join(ErrInvalid, errors.New("run_id"))
 	case r.Language == "":
 		return errors.Join(ErrInvalid, errors.New("language"))

@@ -24,12 +24,7 @@ var Languages = []string{"en", "de"}
 
 // Supported reports whether lang is one of Languages.
 func Supported(lang string) bool {
-	for _, l := range Languages {
-		if l == lang {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Languages, lang)
 }
 
 // Analyzer produces normalised, stemmed terms for one language. It is safe for concurrent use.

@@ -1,10 +1,9 @@
-package sidecar
+package retrieval
 
 import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 )
 
 // Comparison summarises how two ranked result lists of different paths agree. It holds no score:
@@ -24,6 +23,22 @@ type Comparison struct {
 	OnlyPrimary    []string          `json:"only_primary"`
 	OnlySidecar    []string          `json:"only_sidecar"`
 	ScoreSemantics map[string]string `json:"score_semantics"` // {"primary": kind, "sidecar": kind}: labelled, never compared
+}
+
+// Comparable is one result normalised to the comparable structure of seed 000, aligned with the
+// main path's evidence blocks.
+type Comparable struct {
+	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
+	// only with a section), else the location URI.
+	Source     string `json:"source"`
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title,omitempty"`
+	Breadcrumb string `json:"breadcrumb,omitempty"` // "Title > Section"
+	Category   string `json:"category,omitempty"`
+	Version    string `json:"version,omitempty"`
+	Rank       int    `json:"rank"`    // from 1, in the order the path returned the results
+	Preview    string `json:"preview"` // content cut to at most 200 runes, "…" marking the cut
+	Score      Score  `json:"score"`
 }
 
 // Compare summarises two ranked result lists of different paths without ever comparing their
@@ -107,13 +122,6 @@ func allAnchored(list []Comparable) bool {
 	return true
 }
 
-func anchorOf(source string) string {
-	if i := strings.LastIndexByte(source, '#'); i >= 0 {
-		return source[i+1:]
-	}
-	return ""
-}
-
 // distinct is the list's identities in rank order, each once.
 func distinct(list []Comparable, sectionLevel bool) []string {
 	ranked := slices.Clone(list)
@@ -154,5 +162,3 @@ func label(kind string) string {
 	}
 	return kind
 }
-
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

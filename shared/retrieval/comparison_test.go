@@ -1,4 +1,4 @@
-package sidecar
+package retrieval
 
 import (
 	"encoding/json"
@@ -36,50 +36,50 @@ func TestCompare(t *testing.T) {
 	}{
 		{
 			name: "identical", k: 3,
-			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(ScoreKind, "a#1", "b#2", "c#3"),
+			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "a#1", "b#2", "c#3"),
 			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "reversed", k: 3,
-			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(ScoreKind, "c#3", "b#2", "a#1"),
+			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "c#3", "b#2", "a#1"),
 			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "disjoint", k: 2,
-			primary: list("bm25", "a#1", "b#2"), side: list(ScoreKind, "x#1", "y#2"),
+			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "x#1", "y#2"),
 			want: Comparison{K: 2, OverlapAtK: 0, Shared: []string{}, RankAgreement: nil,
 				OnlyPrimary: []string{"a#1", "b#2"}, OnlySidecar: []string{"x#1", "y#2"}},
 		},
 		{
 			name: "partial overlap", k: 4,
-			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(ScoreKind, "c#3", "a#1", "x#9", "b#2"),
+			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(sidecarKind, "c#3", "a#1", "x#9", "b#2"),
 			// shared in primary order a, b, c; sidecar positions 1, 3, 0: pairs (a,b)+ (a,c)- (b,c)- → tau -1/3
 			want: Comparison{K: 4, OverlapAtK: 0.75, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-0.3333),
 				OnlyPrimary: []string{"d#4"}, OnlySidecar: []string{"x#9"}},
 		},
 		{
 			name: "one shared: no agreement", k: 3,
-			primary: list("bm25", "a#1", "b#2"), side: list(ScoreKind, "b#2", "z#1"),
+			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "b#2", "z#1"),
 			want: Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"b#2"}, RankAgreement: nil,
 				OnlyPrimary: []string{"a#1"}, OnlySidecar: []string{"z#1"}},
 		},
 		{
 			name: "k cuts the lists", k: 2,
-			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(ScoreKind, "b#2", "a#1", "c#3"),
+			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "b#2", "a#1", "c#3"),
 			want: Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(-1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "shorter lists: denominator is the longer top-k", k: 5,
-			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(ScoreKind, "a#1", "b#2"),
+			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(sidecarKind, "a#1", "b#2"),
 			want: Comparison{K: 5, OverlapAtK: 0.5, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{"c#3", "d#4"}, OnlySidecar: []string{}},
 		},
 		{
 			name: "k below 1 compares whole lists", k: 0,
-			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(ScoreKind, "a#1"),
+			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "a#1"),
 			want: Comparison{K: 3, OverlapAtK: 0.3333, Shared: []string{"a#1"},
 				OnlyPrimary: []string{"b#2", "c#3"}, OnlySidecar: []string{}},
 		},
@@ -89,27 +89,27 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name: "a side without sections compares documents", k: 3,
-			primary: list("bm25", "a#1", "b#2", "a#3", "c#1"), side: list(ScoreKind, "b", "a", "c"),
+			primary: list("bm25", "a#1", "b#2", "a#3", "c#1"), side: list(sidecarKind, "b", "a", "c"),
 			// primary at document level: a, b, c (the second a counts once, at its best rank)
 			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a", "b", "c"}, RankAgreement: ptr(0.3333),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "same document, other section", k: 2,
-			primary: list("bm25", "a#1", "b#2"), side: list(ScoreKind, "a#2", "b#2"),
+			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "a#2", "b#2"),
 			want: Comparison{K: 2, OverlapAtK: 0.5, Shared: []string{"b#2"},
 				OnlyPrimary: []string{"a#1"}, OnlySidecar: []string{"a#2"}},
 		},
 		{
 			name: "repeated chunks count once", k: 2,
-			primary: list("bm25", "a#1", "b#2"), side: list(ScoreKind, "a#1", "a#1", "b#2"),
+			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "a#1", "a#1", "b#2"),
 			want: Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "results without document id are identified by source", k: 3,
 			primary: list("bm25", "a#1"),
-			side: append(list(ScoreKind, "a#1"),
+			side: append(list(sidecarKind, "a#1"),
 				Comparable{Source: "s3://kb/misc/notes.txt", Rank: 2}, Comparable{Rank: 3}),
 			want: Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"a#1"},
 				OnlyPrimary: []string{}, OnlySidecar: []string{"s3://kb/misc/notes.txt"}},
@@ -129,8 +129,8 @@ func TestCompare(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tc.want.ScoreSemantics = map[string]string{"primary": "bm25", "sidecar": ScoreKind}
-			got := Compare("bm25", tc.primary, ScoreKind, tc.side, tc.k)
+			tc.want.ScoreSemantics = map[string]string{"primary": "bm25", "sidecar": sidecarKind}
+			got := Compare("bm25", tc.primary, sidecarKind, tc.side, tc.k)
 			if !reflect.DeepEqual(got, tc.want) {
 				g, _ := json.Marshal(got)
 				w, _ := json.Marshal(tc.want)
@@ -144,8 +144,8 @@ func TestCompare(t *testing.T) {
 func TestCompareIgnoresScores(t *testing.T) {
 	t.Parallel()
 	primary := list("bm25", "a#1", "b#2", "c#3", "d#4")
-	side := list(ScoreKind, "c#3", "a#1", "x#9", "b#2")
-	want := Compare("bm25", primary, ScoreKind, side, 4)
+	side := list(sidecarKind, "c#3", "a#1", "x#9", "b#2")
+	want := Compare("bm25", primary, sidecarKind, side, 4)
 
 	scramble := func(in []Comparable, f func(i int, s Score) Score) []Comparable {
 		out := make([]Comparable, len(in))
@@ -163,7 +163,7 @@ func TestCompareIgnoresScores(t *testing.T) {
 		"swapped kind": func(i int, s Score) Score { return Score{Value: s.Value, Kind: "cosine_similarity"} },
 	}
 	for name, f := range variants {
-		got := Compare("bm25", scramble(primary, f), ScoreKind, scramble(side, f), 4)
+		got := Compare("bm25", scramble(primary, f), sidecarKind, scramble(side, f), 4)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s scores changed the comparison: %+v, want %+v", name, got, want)
 		}
@@ -172,7 +172,7 @@ func TestCompareIgnoresScores(t *testing.T) {
 
 func TestCompareJSON(t *testing.T) {
 	t.Parallel()
-	out, err := json.Marshal(Compare("", list("x", "a#1"), ScoreKind, nil, 3))
+	out, err := json.Marshal(Compare("", list("x", "a#1"), sidecarKind, nil, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,9 +189,13 @@ func BenchmarkCompare(b *testing.B) {
 		ids[i] = string(rune('a'+i)) + "#s"
 	}
 	primary := list("bm25", ids...)
-	side := list(ScoreKind, append(ids[10:], ids[:10]...)...)
+	side := list(sidecarKind, append(ids[10:], ids[:10]...)...)
 	b.ReportAllocs()
 	for b.Loop() {
-		Compare("bm25", primary, ScoreKind, side, 20)
+		Compare("bm25", primary, sidecarKind, side, 20)
 	}
 }
+
+// sidecarKind is the Bedrock sidecar's score kind (sidecar.ScoreKind; the domain does not import
+// the adapter).
+const sidecarKind = "bedrock_relevance"

@@ -1,0 +1,94 @@
+package domain
+
+import "time"
+
+// Namespace is the RAGcore namespace the service manages: the one a status names, the store
+// keys verifications and sync reports by, and the RAGcore client sends with every request.
+type Namespace struct {
+	Tenant     string `json:"tenant"`
+	Workspace  string `json:"workspace"`
+	Collection string `json:"collection"`
+}
+
+// Status is the body of GET /status (api.md), without correlation_id.
+type Status struct {
+	Language            string    `json:"language"`
+	Namespace           Namespace `json:"namespace"`
+	Provider            string    `json:"provider"`
+	SourceDocumentCount int       `json:"source_document_count"`
+	// The newest sync report; null until one has been received.
+	ReportedSynced *int       `json:"reported_synced_document_count"`
+	ReportedFailed *int       `json:"reported_failed_document_count"`
+	LastSyncAt     *time.Time `json:"last_sync_at"`
+	LastSyncRunID  *string    `json:"last_sync_run_id"`
+	// SyncReportState is "received", "none" (no report yet) or "unavailable" (the store could not
+	// be read), so that a null count is never ambiguous.
+	SyncReportState string `json:"sync_report_state"`
+	// DocumentCount is null unless every managed source was verified.
+	DocumentCount   *int         `json:"document_count"`
+	StatisticsState string       `json:"statistics_state"`
+	Verification    Verification `json:"verification"`
+}
+
+// Verification is the "verification" object of a status: the response's own type, so that a
+// field of the cached record (the corpus fingerprint, a cache key) reaches a client only when
+// the contract names it.
+type Verification struct {
+	Checked    int       `json:"checked"`
+	Confirmed  int       `json:"confirmed"`
+	Missing    []string  `json:"missing"`
+	Errors     int       `json:"errors"`
+	VerifiedAt time.Time `json:"verified_at"`
+	// Complete is true when every managed source got an answer: only then is the count verified.
+	Complete bool `json:"complete"`
+	// NotIndexed says why each source of Missing does not count.
+	NotIndexed []SourceOutcome `json:"not_indexed"`
+	// Failed lists the sources whose lookup failed, with the error class.
+	Failed     []SourceOutcome `json:"failed"`
+	DurationMs float64         `json:"duration_ms"`
+	Cache      Cache           `json:"cache"`
+}
+
+// SourceOutcome is what verification found for one managed source that did not count.
+type SourceOutcome struct {
+	DocumentID string `json:"document_id"`
+	Reason     string `json:"reason"`
+}
+
+// Cache says whether the verification came from the cache, and how old it is. Negative marks a
+// verification that did not complete, reused for its shorter TTL: its errors stand, and the
+// statistics stay unavailable.
+type Cache struct {
+	Hit        bool `json:"hit"`
+	Negative   bool `json:"negative,omitempty"`
+	AgeSeconds int  `json:"age_seconds"`
+	TTLSeconds int  `json:"ttl_seconds"`
+}
+
+// Components are the health of each part a lookup needs.
+type Components struct {
+	// Provider is the L1 provider: ok, failed (its health check failed or said it is not ok),
+	// or circuit_open (its circuit breaker is open).
+	Provider string `json:"provider"`
+	// Store is the trace store: ok, or failed (the probe failed or timed out). Lookups answer
+	// without it; their traces then go to the log for replay.
+	Store string `json:"store"`
+}
+
+// Health is GET /health: the status, the provider's name, each component and the sidecar.
+type Health struct {
+	// Status is ok when every component answers, degraded when one fails while lookups still
+	// answer (L0 answers from the loaded procedures without L1, and a lookup's trace goes to the
+	// log without the store), unavailable when no lookup can be answered: the provider fails and
+	// no procedures are loaded for L0.
+	Status     string        `json:"status"`
+	Provider   string        `json:"provider"`
+	Components Components    `json:"components"`
+	Sidecar    SidecarHealth `json:"sidecar"`
+}
+
+// SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
+type SidecarHealth struct {
+	Enabled bool   `json:"enabled"`
+	Status  string `json:"status"`
+}

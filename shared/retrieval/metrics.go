@@ -1,0 +1,67 @@
+package retrieval
+
+import (
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
+
+// Metrics and Metric are the domain's; obs.EMF implements Metrics.
+type (
+	Metrics = domain.Metrics
+	Metric  = domain.Metric
+)
+
+// emit records one call's metrics: its latency and count by layer and provider, and whether L1
+// failed.
+func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	failed := 0.0
+	if l1Status == L1Failed || l1Status == L1Unavailable {
+		failed = 1
+	}
+	prefix := "Lookup"
+	if tool == ToolAsk {
+		prefix = "Ask"
+	}
+	metrics := []Metric{
+		{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
+		{Name: prefix + "s", Unit: "Count", Value: 1},
+		{Name: "L1Failures", Unit: "Count", Value: failed},
+	}
+	// A provider behind a circuit breaker says whether it is open: BreakerOpen is 1 for every
+	// call made while it is (the alarm and the dashboard read it).
+	if b, ok := s.provider.(BreakerReporter); ok {
+		open := 0.0
+		if b.BreakerOpen() {
+			open = 1
+		}
+		metrics = append(metrics, Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
+	}
+	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
+}
+
+// EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1
+// in the metric of its state and 0 in the others, so that the sums are the counts per state.
+var EvidenceMetrics = map[string]string{
+	StateGrounded: "EvidenceGrounded", StateInsufficient: "EvidenceInsufficient", StateUnavailable: "EvidenceUnavailable",
+}
+
+// emitEvidence records a call's evidence state from its trace, by tool and provider. It is
+// emit's companion for what only the finished trace knows.
+func (s *Service) emitEvidence(t Trace) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	metrics := make([]Metric, 0, len(EvidenceMetrics))
+	for _, state := range []string{StateGrounded, StateInsufficient, StateUnavailable} {
+		v := 0.0
+		if t.RetrievalDetails.EvidenceState == state {
+			v = 1
+		}
+		metrics = append(metrics, Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
+	}
+	s.opts.Metrics.Emit(map[string]string{"tool": t.Tool, "provider": s.provider.Name()}, metrics...)
+}

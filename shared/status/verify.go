@@ -1,0 +1,56 @@
+package status
+
+import (
+	"context"
+	"math"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"golang.org/x/sync/errgroup"
+)
+
+// verify looks up every managed source of a language, at most Concurrency at a time, each under
+// RequestTimeout, all under ctx's budget. A source that fails or is not reached in time is an
+// error: the result is then incomplete.
+func (s *Service) verify(ctx context.Context, lang string, call retrieval.Call) store.Verification {
+	start := s.now()
+	docs := s.corpus.Documents(lang)
+	type result struct {
+		outcome string
+		err     error
+	}
+	results := make([]result, len(docs))
+	var g errgroup.Group
+	g.SetLimit(s.opts.Concurrency)
+	for i, d := range docs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				results[i].err = err
+				return nil
+			}
+			rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+			defer cancel()
+			results[i].outcome, results[i].err = s.verifier.VerifySource(rctx, call, lang, d.ID)
+			return nil
+		})
+	}
+	_ = g.Wait() // per-source errors are in results
+	v := store.Verification{Checked: len(docs), VerifiedAt: s.now().UTC()}
+	for i, r := range results {
+		id := docs[i].ID
+		switch {
+		case r.err != nil:
+			v.Errors++
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: id, Reason: retrieval.ErrorClass(r.err)})
+		case r.outcome == retrieval.SourceIndexed:
+			v.Confirmed++
+		default:
+			v.Missing = append(v.Missing, id)
+			v.NotIndexed = append(v.NotIndexed, store.SourceOutcome{DocumentID: id, Reason: r.outcome})
+		}
+	}
+	v.Complete = v.Errors == 0
+	v.CorpusFingerprint = s.prints[lang]
+	v.DurationMs = math.Round(float64(s.now().Sub(start).Microseconds())/10) / 100
+	return normalise(v)
+}

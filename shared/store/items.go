@@ -1,0 +1,104 @@
+package store
+
+import "time"
+
+// The table's items other than traces (a trace's item is retrieval.TraceItem, the encoding the
+// log fallback shares), each encoded by attributevalue through its dynamodbav tags only. They
+// are the store's own: the records the store's callers see carry no encoding.
+
+// verificationItem is a cached verification: VERIFY#<namespace>, LANG#<language>.
+type verificationItem struct {
+	PK                string        `dynamodbav:"pk"`
+	SK                string        `dynamodbav:"sk"`
+	Checked           int           `dynamodbav:"checked"`
+	Confirmed         int           `dynamodbav:"confirmed"`
+	Missing           []string      `dynamodbav:"missing"`
+	Errors            int           `dynamodbav:"errors"`
+	VerifiedAt        time.Time     `dynamodbav:"verified_at"`
+	Complete          bool          `dynamodbav:"complete"`
+	NotIndexed        []outcomeItem `dynamodbav:"not_indexed"`
+	Failed            []outcomeItem `dynamodbav:"failed"`
+	DurationMs        float64       `dynamodbav:"duration_ms"`
+	CorpusFingerprint string        `dynamodbav:"corpus_fingerprint"`
+	// StoredAt (RFC 3339 with nanoseconds) is what reads compare with the clock; ExpiresAt is
+	// the TTL attribute (epoch seconds), which only cleans up.
+	StoredAt  string `dynamodbav:"stored_at"`
+	ExpiresAt int64  `dynamodbav:"expires_at"`
+}
+
+type outcomeItem struct {
+	DocumentID string `dynamodbav:"document_id"`
+	Reason     string `dynamodbav:"reason"`
+}
+
+func newVerificationItem(ns Namespace, lang string, v Verification, stored time.Time) verificationItem {
+	pk, sk := verificationKey(ns, lang)
+	return verificationItem{PK: pk, SK: sk, Checked: v.Checked, Confirmed: v.Confirmed, Missing: v.Missing,
+		Errors: v.Errors, VerifiedAt: v.VerifiedAt, Complete: v.Complete, NotIndexed: outcomeItems(v.NotIndexed),
+		Failed: outcomeItems(v.Failed), DurationMs: v.DurationMs, CorpusFingerprint: v.CorpusFingerprint,
+		StoredAt: stored.Format(time.RFC3339Nano), ExpiresAt: epochCeil(stored.Add(VerificationTTL))}
+}
+
+func (it verificationItem) verification() Verification {
+	return Verification{Checked: it.Checked, Confirmed: it.Confirmed, Missing: it.Missing, Errors: it.Errors,
+		VerifiedAt: it.VerifiedAt, Complete: it.Complete, NotIndexed: outcomes(it.NotIndexed),
+		Failed: outcomes(it.Failed), DurationMs: it.DurationMs, CorpusFingerprint: it.CorpusFingerprint}
+}
+
+// outcomeItems and outcomes keep nil as nil, so that the item is as it was written.
+func outcomeItems(in []SourceOutcome) []outcomeItem {
+	if in == nil {
+		return nil
+	}
+	out := make([]outcomeItem, len(in))
+	for i, o := range in {
+		out[i] = outcomeItem(o)
+	}
+	return out
+}
+
+func outcomes(in []outcomeItem) []SourceOutcome {
+	if in == nil {
+		return nil
+	}
+	out := make([]SourceOutcome, len(in))
+	for i, o := range in {
+		out[i] = SourceOutcome(o)
+	}
+	return out
+}
+
+// reportItem is a sync report: SYNC#<namespace>, RUN#<run_id>#<language> as stored once, and
+// SYNC#<namespace>, LATEST#<language> as the newest of its language, which also carries
+// FinishedAtNs for the condition that decides which report is newer.
+type reportItem struct {
+	PK           string    `dynamodbav:"pk"`
+	SK           string    `dynamodbav:"sk"`
+	RunID        string    `dynamodbav:"run_id"`
+	Language     string    `dynamodbav:"language"`
+	Synced       int       `dynamodbav:"synced_document_count"`
+	Failed       int       `dynamodbav:"failed_document_count"`
+	FinishedAt   time.Time `dynamodbav:"finished_at"`
+	FinishedAtNs int64     `dynamodbav:"finished_at_ns,omitempty"`
+	ReceivedAt   time.Time `dynamodbav:"received_at"`
+}
+
+func newReportItem(pk, sk string, r SyncReport) reportItem {
+	return reportItem{PK: pk, SK: sk, RunID: r.RunID, Language: r.Language, Synced: r.Synced, Failed: r.Failed,
+		FinishedAt: r.FinishedAt, ReceivedAt: r.ReceivedAt}
+}
+
+func (it reportItem) report() SyncReport {
+	return SyncReport{RunID: it.RunID, Language: it.Language, Synced: it.Synced, Failed: it.Failed,
+		FinishedAt: it.FinishedAt, ReceivedAt: it.ReceivedAt}
+}
+
+// leaseItem is a lease: LEASE#<name>, LEASE. ExpiresAtMs decides; ExpiresAt, the TTL attribute,
+// only cleans up a minute later.
+type leaseItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	Owner       string `dynamodbav:"owner"`
+	ExpiresAtMs int64  `dynamodbav:"expires_at_ms"`
+	ExpiresAt   int64  `dynamodbav:"expires_at"`
+}

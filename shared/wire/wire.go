@@ -1,0 +1,275 @@
+// Package wire builds the parts the Lambda functions share, once per cold start: the corpus and
+// (where it is read) its index, the knowledge provider, the record store, one AWS configuration
+// for every AWS client, and the services on top of them. Each functions/<name>/main.go takes the
+// parts it serves and nothing else, so that a binary links only what it uses: wire links no
+// Bedrock client (the sidecar is wired by sidecarwire, for the lookup function only).
+package wire
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
+)
+
+// The services are what the API's routes need.
+var (
+	_ api.Lookup = (*retrieval.Service)(nil)
+	_ api.Status = (*status.Service)(nil)
+	_ api.Sync   = (*indexsync.Service)(nil)
+
+	_ indexsync.Verifications = (*status.Service)(nil)
+)
+
+// Parts are what a function is built from.
+type Parts struct {
+	Config  config.Config
+	Log     *slog.Logger
+	Corpus  *knowledge.Corpus
+	Tracer  *tracing.Tracer
+	Metrics *obs.EMF
+	// Index is the analysed corpus; nil where nothing reads it (see New).
+	Index *lexical.Index
+	// Provider is the knowledge provider every service uses.
+	Provider  retrieval.KnowledgeProvider
+	Records   store.Records
+	StoreName string
+
+	start time.Time
+	aws   func() (aws.Config, error)
+}
+
+// New builds the parts. The analysed index, the largest part of a cold start (about 15 ms), is
+// built only where something reads it: when withIndex is set (the lookup function, the local
+// API), and for the demo provider, which retrieves and verifies through it. out receives logs
+// and metrics (stdout in Lambda).
+func New(ctx context.Context, cfg config.Config, out io.Writer, withIndex bool) (*Parts, error) {
+	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now()}
+	corpus, err := loadCorpus(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.Corpus = corpus
+	if withIndex || cfg.Provider != "ragcore" {
+		p.Index = lexical.Build(corpus)
+	}
+	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
+	p.Metrics = obs.NewEMF(out, cfg.FunctionName)
+	p.aws = sync.OnceValues(func() (aws.Config, error) { return loadAWS(ctx, cfg, p.Tracer) })
+	if p.Provider, err = p.newProvider(ctx); err != nil {
+		return nil, err
+	}
+	if p.Records, p.StoreName, err = p.newStore(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// AWS is the function's one AWS configuration, loaded on first use (a function that calls no
+// AWS service loads none) and instrumented for tracing; each client sets its own timeouts.
+func (p *Parts) AWS() (aws.Config, error) { return p.aws() }
+
+func loadAWS(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (aws.Config, error) {
+	c, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if c.Region == "" {
+		c.Region = cfg.AWSRegion
+	}
+	tracer.AWS(&c)
+	return c, nil
+}
+
+// newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
+// the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
+func (p *Parts) newProvider(ctx context.Context) (retrieval.KnowledgeProvider, error) {
+	cfg, log := p.Config, p.Log
+	if cfg.Provider != "ragcore" {
+		return demo.New(p.Index), nil
+	}
+	token, source := cfg.RAGcoreToken, "environment"
+	if cfg.RAGcoreTokenParameter != "" {
+		awsCfg, err := p.AWS()
+		if err != nil {
+			return nil, err
+		}
+		client := ssm.NewFromConfig(awsCfg, func(o *ssm.Options) {
+			o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(ssmTimeout)
+		})
+		if token, err = secret.Parameter(ctx, client, cfg.RAGcoreTokenParameter, ssmTimeout); err != nil {
+			return nil, err
+		}
+		source = "ssm:" + cfg.RAGcoreTokenParameter
+	}
+	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
+		HTTPClient: p.Tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
+		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
+		Breaker:    ragcore.BreakerOptions{Failures: cfg.RAGcoreBreakerFailures, Cooldown: cfg.RAGcoreBreakerCooldown},
+		Log:        log, Metrics: p.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	log.InfoContext(ctx, "RAGcore provider", "token_source", source, "tenant", cfg.Tenant, "workspace", cfg.Workspace,
+		"collection", cfg.Collection, "source_prefix", cfg.RAGcoreSourcePrefix, "timeout_ms", cfg.RAGcoreTimeout.Milliseconds(),
+		"breaker_failures", cfg.RAGcoreBreakerFailures, "breaker_cooldown_ms", cfg.RAGcoreBreakerCooldown.Milliseconds())
+	return ragcore.NewProvider(client, p.Corpus, ragcore.ProviderOptions{SourcePrefix: cfg.RAGcoreSourcePrefix, Log: log}), nil
+}
+
+// ssmTimeout bounds reading the token at a cold start.
+const ssmTimeout = 3 * time.Second
+
+// newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
+func (p *Parts) newStore() (store.Records, string, error) {
+	cfg := p.Config
+	if !cfg.UseDynamoDB() {
+		return store.NewMemory().WithLogger(p.Log), "memory", nil
+	}
+	awsCfg, err := p.AWS()
+	if err != nil {
+		return nil, "", err
+	}
+	client := store.DynamoClientFrom(awsCfg, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
+		HTTPTimeout: cfg.DynamoDBTimeout})
+	return store.NewDynamo(client, cfg.TableName, cfg.DynamoDBTimeout, nil), "dynamodb:" + cfg.TableName, nil
+}
+
+func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
+	if cfg.KnowledgeDir != "" {
+		c, err := knowledge.LoadDir(cfg.KnowledgeDir)
+		if err != nil {
+			return nil, fmt.Errorf("KNOWLEDGE_DIR %s: %w", cfg.KnowledgeDir, err)
+		}
+		return c, nil
+	}
+	return knowledge.Embedded()
+}
+
+// Namespace is the configured RAGcore namespace, as the store keys it.
+func (p *Parts) Namespace() store.Namespace {
+	return store.Namespace{Tenant: p.Config.Tenant, Workspace: p.Config.Workspace, Collection: p.Config.Collection}
+}
+
+// SidecarHealth is the sidecar's state for a function that does not run it (the status
+// function's GET /health): disabled, or whether its configuration could make one, by the rules
+// sidecar.New applies, without building the Bedrock client.
+func (p *Parts) SidecarHealth() status.SidecarHealth {
+	cfg := p.Config
+	if !cfg.SidecarEnabled {
+		return status.SidecarHealth{Status: "disabled"}
+	}
+	err := sidecarconf.Check(cfg.BedrockKnowledgeBase, cfg.BedrockEndpoint, cfg.SidecarTimeout)
+	if err == nil {
+		_, err = p.AWS()
+	}
+	if err != nil {
+		p.Log.Error("sidecar could not be built; lookups report it failed", "error", err.Error())
+		return status.SidecarHealth{Enabled: true, Status: "failed"}
+	}
+	return status.SidecarHealth{Enabled: true, Status: "ok"}
+}
+
+// Status builds the status service (GET /status, GET /health) with the sidecar's state.
+func (p *Parts) Status(side status.SidecarHealth) (*status.Service, error) {
+	verifier, ok := p.Provider.(retrieval.Verifier)
+	if !ok {
+		return nil, fmt.Errorf("provider %s cannot verify its sources", p.Provider.Name())
+	}
+	cfg := p.Config
+	return status.New(p.Corpus, p.Provider, verifier, p.Records, status.Options{Namespace: p.Namespace(),
+		Concurrency: cfg.VerifyConcurrency, RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget,
+		Metrics: p.Metrics, Sidecar: side, NegativeTTL: cfg.VerifyNegativeTTL}, p.Log), nil
+}
+
+// Sync builds the sync service (POST /sync, POST /sync-reports, the schedule).
+func (p *Parts) Sync(st *status.Service) *indexsync.Service {
+	return indexsync.New(p.Corpus, p.Provider, p.Records, st, p.Namespace(), p.Log)
+}
+
+// Lookup builds the lookup service (POST /lookup, POST /ask, GET /invocations/{id}) with the
+// optional sidecar (nil: off); nil without the index.
+func (p *Parts) Lookup(side retrieval.Sidecar) *retrieval.Service {
+	if p.Index == nil {
+		return nil
+	}
+	cfg := p.Config
+	opts := retrieval.DefaultOptions()
+	opts.L1Enabled = cfg.L1Enabled
+	opts.TraceRetention = cfg.TraceRetention
+	opts.ProviderTimeout = cfg.RAGcoreTimeout
+	cos := opts.ScoreScales["cosine_similarity"]
+	cos.Grounded, cos.Supported = cfg.GroundedCosine, cfg.SupportedCosine
+	opts.ScoreScales["cosine_similarity"] = cos
+	opts.Metrics = p.Metrics
+	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
+	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log)
+}
+
+// Handler is the API handler of the services given (the others' routes answer 404).
+func (p *Parts) Handler(s api.Services) *api.Handler {
+	return api.New(s, api.AuthMode(p.Config.AuthMode), p.Log)
+}
+
+// Initialised logs the end of the cold start.
+func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
+	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName, "xray", p.Tracer.Active(),
+		"sidecar", sidecarStatus, "index", p.Index != nil,
+		"documents_en", len(p.Corpus.Documents("en")), "documents_de", len(p.Corpus.Documents("de")),
+		"init_ms", float64(time.Since(p.start).Microseconds())/1000)
+}
+
+// SchedulerActorID names the scheduled refresh to RAGcore.
+const SchedulerActorID = "service:scheduler"
+
+// Refresh is the scheduled event's work: verify every language now and cache the results.
+func Refresh(sy *indexsync.Service) func(ctx context.Context, eventID string) (any, error) {
+	return func(ctx context.Context, eventID string) (any, error) {
+		call := retrieval.Call{Actor: retrieval.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
+			CorrelationID: eventID}
+		return map[string]any{"refreshed": sy.Refresh(ctx, call)}, nil
+	}
+}
+
+// Must ends a function's start-up on err: the reason on stderr, which Lambda reports as an init
+// error.
+func Must[T any](v T, err error) T {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "init:", err)
+		os.Exit(1)
+	}
+	return v
+}
+
+// FromEnv is a Lambda function's configuration, read once per cold start; a bad configuration
+// ends the process with every bad variable on stderr.
+func FromEnv() config.Config {
+	cfg, err := config.FromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return cfg
+}

@@ -1,0 +1,45 @@
+package wire_test
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/sidecarwire"
+)
+
+// TestSidecarHealthAgreesWithTheSidecar: the status function reports the sidecar's state without
+// building it; that state is the one the lookup function's sidecar reaches.
+func TestSidecarHealthAgreesWithTheSidecar(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-central-1")
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"off", map[string]string{"BEDROCK_KNOWLEDGE_BASE_ID": "KB12345678"}, "disabled"},
+		{"on", map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB12345678"}, "ok"},
+		{"no knowledge base", map[string]string{"SIDECAR_ENABLED": "true"}, "failed"},
+		{"malformed knowledge base", map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "kb/../x"}, "failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.FromEnv(func(k string) string { return tc.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := wire.New(context.Background(), cfg, io.Discard, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, built := sidecarwire.New(context.Background(), p)
+			if got := p.SidecarHealth(); got != built || got.Status != tc.want {
+				t.Errorf("health %+v, sidecar built %+v, want status %s", got, built, tc.want)
+			}
+		})
+	}
+}
