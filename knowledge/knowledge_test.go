@@ -48,7 +48,7 @@ func TestEmbeddedCorpusFollowsTheContract(t *testing.T) {
 	}
 	d := c.Document("en", "damage-procedure")
 	if d.Title != "Damage handling procedure" || c.Document("de", "damage-procedure").Title != "Schadensbearbeitung" {
-		t.Errorf("titles do not follow corpus.md: %q", d.Title)
+		t.Errorf("titles do not follow docs/corpus.md: %q", d.Title)
 	}
 	s := &d.Sections[1]
 	if got := d.Source(s); !strings.HasPrefix(got, "procedures/en/damage-procedure.md#2-") {

@@ -1,5 +1,5 @@
 // Package ragcorefake is an in-memory fake of the RAGcore v1 HTTP service, written to the
-// contract in spec/ragcore-v1.md, for tests (mount it with httptest.NewServer) and for local
+// contract in docs/ragcore.md, for tests (mount it with httptest.NewServer) and for local
 // runs (cmd/ragcore-fake). The client under test must not be able to tell it from RAGcore, so the
 // fake is strict where the contract is strict and injects the failures the contract names:
 // error statuses, non-JSON bodies, delays and timeouts (see Faults).

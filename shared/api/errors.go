@@ -10,7 +10,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Error codes of api.md.
+// Error codes of the API contract (docs/openapi.yaml).
 const (
 	CodeInvalidRequest       = "invalid_request"
 	CodeUnsupportedLanguage  = "unsupported_language"

@@ -1,4 +1,4 @@
-// Package api is the HTTP surface of api.md, independent of transport: a Handler serves a
+// Package api is the HTTP surface of the API (docs/openapi.yaml), independent of transport: a Handler serves a
 // Request and returns a Response, and thin adapters connect it to API Gateway HTTP API events
 // (payload 2.0) in Lambda and to net/http for the local API. Both run the same code.
 package api
@@ -26,7 +26,7 @@ const BasePath = "/api/v1/knowledge"
 // MaxBody is the largest request body accepted (64 KiB).
 const MaxBody = 64 << 10
 
-// Scopes of api.md.
+// Scopes of the API contract (docs/openapi.yaml).
 const (
 	ScopeRead       = "knowledge:read"
 	ScopeSync       = "knowledge:sync"
@@ -71,7 +71,7 @@ type Response struct {
 	Body   []byte
 }
 
-// Handler serves the routes of api.md.
+// Handler serves the routes of docs/openapi.yaml.
 type Handler struct {
 	svc    Lookup
 	status Status
@@ -102,7 +102,7 @@ type call struct {
 	status        int      // success status, 200 unless set
 }
 
-// New builds the handler. Every route of api.md is known, so that a wrong method gets its 405
+// New builds the handler. Every route of docs/openapi.yaml is known, so that a wrong method gets its 405
 // with the right Allow header whichever function receives it; only the routes of the services
 // given are served, the others answer 404.
 func New(s Services, auth AuthMode, log *slog.Logger) *Handler {

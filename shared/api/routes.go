@@ -13,7 +13,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Request limits of api.md.
+// Request limits of the API contract (docs/openapi.yaml).
 const (
 	MaxQuestionChars = 2000
 	DefaultTopK      = 5

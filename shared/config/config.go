@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Config holds every setting of api.md's configuration table.
+// Config holds every setting of the configuration table of docs/operations.md.
 type Config struct {
 	LocalAddr             string
 	Provider              string // "demo" or "ragcore"

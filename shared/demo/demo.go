@@ -102,7 +102,7 @@ func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 var _ retrieval.Verifier = (*Provider)(nil)
 
 // VerifySource implements retrieval.Verifier: a source is indexed when the demo provider's own
-// index holds it, which is what seed 004 asks the demo provider to report.
+// index holds it, which is what the service requirements ask the demo provider to report.
 func (p *Provider) VerifySource(ctx context.Context, _ retrieval.Call, lang, documentID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

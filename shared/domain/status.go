@@ -10,7 +10,7 @@ type Namespace struct {
 	Collection string `json:"collection"`
 }
 
-// Status is the body of GET /status (api.md), without correlation_id.
+// Status is the body of GET /status (docs/openapi.yaml), without correlation_id.
 type Status struct {
 	Language            string    `json:"language"`
 	Namespace           Namespace `json:"namespace"`

@@ -12,7 +12,7 @@ type SyncFailure struct {
 	Reason     string `json:"reason"`
 }
 
-// LanguageResult is the manifest sync of one language (api.md's results[]).
+// LanguageResult is the manifest sync of one language (the results of POST /sync).
 type LanguageResult struct {
 	Language  string        `json:"language"`
 	Documents int           `json:"documents"`

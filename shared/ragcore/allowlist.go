@@ -40,7 +40,7 @@ const (
 	OtherNamespace = "other_namespace" // active only in another tenant, workspace or collection
 )
 
-// Verdict applies ragcore-v1.md's rule to the documents of one identity lookup: the source counts
+// Verdict applies the RAGcore contract's (docs/ragcore.md) rule to the documents of one identity lookup: the source counts
 // as indexed only when exactly one returned document is active, in the configured tenant,
 // workspace and collection, with a published active version. content_sha256 is deliberately not
 // compared: it hashes RAGcore's parsed artifact, not the uploaded bytes.

@@ -1,4 +1,4 @@
-// Package ragcore owns the RAGcore v1 contract (ragcore-v1.md): a typed client for every endpoint,
+// Package ragcore owns the RAGcore v1 contract (docs/ragcore.md): a typed client for every endpoint,
 // the allow-list of managed sources, the exact identity verification rule and the
 // RAGcoreKnowledgeProvider built on them. A change on RAGcore's side touches this package alone.
 package ragcore

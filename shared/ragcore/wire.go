@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The wire types below are ragcore-v1.md's request and response bodies, field for field. Responses
+// The wire types below are the RAGcore contract's (docs/ragcore.md) request and response bodies, field for field. Responses
 // are checked by validate after decoding: a response that lacks a field the service relies on, or
 // carries a value outside the contract's set, is a bad_response, never half-used. Fields the
 // contract does not name are ignored, so that RAGcore can add fields without breaking us.

@@ -25,7 +25,7 @@ type Comparison struct {
 	ScoreSemantics map[string]string `json:"score_semantics"` // {"primary": kind, "sidecar": kind}: labelled, never compared
 }
 
-// Comparable is one result normalised to the comparable structure of seed 000, aligned with the
+// Comparable is one result normalised to the comparable structure of the retrieval requirements, aligned with the
 // main path's evidence blocks.
 type Comparable struct {
 	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"

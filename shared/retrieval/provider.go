@@ -7,7 +7,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
-// KnowledgeProvider is the Go form of seed 004's adapter interface (health, ask, sync_manifest),
+// KnowledgeProvider is the Go form of the service requirements' adapter interface (health, ask, sync_manifest),
 // plus Retrieve, the L1 layer of a lookup. The demo provider and the RAGcore provider implement it;
 // each consumer asks only for the part it uses (Retriever and Answerer: the lookup service;
 // HealthChecker: status; ManifestSyncer: indexsync).

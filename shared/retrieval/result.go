@@ -6,14 +6,14 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
-// Evidence states of api.md.
+// Evidence states of the API contract (docs/openapi.yaml).
 const (
 	StateGrounded     = "grounded"
 	StateInsufficient = "insufficient"
 	StateUnavailable  = "unavailable"
 )
 
-// Retrieval layers of api.md.
+// Retrieval layers of the API contract (docs/openapi.yaml).
 const (
 	LayerL0   = "L0"
 	LayerL1   = "L1"
@@ -21,7 +21,7 @@ const (
 	LayerNone = "none"
 )
 
-// L1 statuses of api.md.
+// L1 statuses of the API contract (docs/openapi.yaml).
 const (
 	L1OK          = "ok"
 	L1Empty       = "empty"

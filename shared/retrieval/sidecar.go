@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Sidecar is seed 000's disabled-by-default comparison path: it runs beside L1 under its own
+// Sidecar is the retrieval requirements' disabled-by-default comparison path: it runs beside L1 under its own
 // deadline and reports its results and a comparison with the main blocks, never changing them.
 type Sidecar interface {
 	// Query runs the sidecar; it never fails: a failure is a report with status "failed".

@@ -20,7 +20,7 @@ var ErrNotFound = domain.ErrNotFound
 // ErrInvalid is returned for a record that cannot be stored as given.
 var ErrInvalid = errors.New("invalid record")
 
-// VerificationTTL is how long a verification result is valid (api.md: five minutes).
+// VerificationTTL is how long a verification result is valid (five minutes, docs/operations.md).
 const VerificationTTL = 300 * time.Second
 
 // Namespace is the RAGcore namespace a verification or sync report belongs to.
