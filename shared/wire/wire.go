@@ -235,10 +235,23 @@ func (p *Parts) Handler(s api.Services) *api.Handler {
 
 // Initialised logs the end of the cold start.
 func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
-	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName, "xray", p.Tracer.Active(),
+	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName,
+		"dynamodb_endpoint", p.dynamoEndpoint(), "xray", p.Tracer.Active(),
 		"sidecar", sidecarStatus, "index", p.Index != nil,
 		"documents_en", len(p.Corpus.Documents("en")), "documents_de", len(p.Corpus.Documents("de")),
 		"init_ms", float64(time.Since(p.start).Microseconds())/1000)
+}
+
+// dynamoEndpoint says loudly where records go: the DynamoDB Local endpoint, the AWS region's
+// DynamoDB (an account's real table), or none (the in-memory store).
+func (p *Parts) dynamoEndpoint() string {
+	switch {
+	case !p.Config.UseDynamoDB():
+		return "none"
+	case p.Config.DynamoDBEndpoint != "":
+		return p.Config.DynamoDBEndpoint
+	}
+	return "aws:" + p.Config.AWSRegion
 }
 
 // SchedulerActorID names the scheduled refresh to RAGcore.
