@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
 // Options bound one run of the harness.
@@ -67,6 +69,13 @@ type Result struct {
 	RAGcoreRequests int
 	// BreakerOpen is the breaker's state at the end of the phase (ragcore setup only).
 	BreakerOpen bool
+	// The "replayed" step of the dynamodb setup: the traces logged while the table was down
+	// put back with the replay of cmd/trace-replay (ReplayStored new, ReplayPresent there
+	// already), then every lookup answered while it was down looked up in the table:
+	// ReplayChecked of them, ReplayMissing not found.
+	Replay                       bool
+	ReplayStored, ReplayPresent  int
+	ReplayChecked, ReplayMissing int
 }
 
 // Throughput is the phase's answered requests per second.
@@ -85,7 +94,9 @@ type phase struct {
 
 // target is one setup's service under load.
 type target struct {
-	base    string // http://127.0.0.1:port/api/v1/knowledge
+	base    string      // http://127.0.0.1:port/api/v1/knowledge
+	logs    *traceLines // the service's log lines that carry a trace (dynamodb setup)
+	down    []string    // invocation ids answered while the table was down
 	app     *app.App
 	fake    *ragcorefake.Server
 	breaker retrieval.BreakerReporter
@@ -129,6 +140,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 				}
 			}
 			out = append(out, t.run(ctx, r, o))
+		}
+		if t.logs != nil {
+			out = append(out, t.replay(ctx, name))
 		}
 		t.close()
 	}
@@ -220,7 +234,12 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 		t.close()
 		return nil, err
 	}
-	a, err := app.New(ctx, cfg, o.Logs)
+	logs := o.Logs
+	if setup == "dynamodb" {
+		t.logs = &traceLines{}
+		logs = io.MultiWriter(o.Logs, t.logs)
+	}
+	a, err := app.New(ctx, cfg, logs)
 	if err != nil {
 		t.close()
 		return nil, err
@@ -365,6 +384,9 @@ func (t *target) run(ctx context.Context, r Result, o Options) Result {
 		r.Max = lat[len(lat)-1]
 	}
 	r.TracesToLog = int(t.app.Service.TraceFailures() - failuresBefore)
+	if r.Phase == "ddb killed" {
+		t.down = append(t.down, ids...)
+	}
 	r.TracesWritten = len(ids) - r.TracesToLog
 	for _, id := range spread(ids, o.ReadBack) {
 		r.ReadChecked++
@@ -416,6 +438,58 @@ func (t *target) lookup(ctx context.Context, n int) sample {
 	return s
 }
 
+// traceLines keeps the log lines that carry a whole trace (a write that failed), as the
+// function's log would hold them.
+type traceLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *traceLines) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"trace":{`)) {
+		l.mu.Lock()
+		l.buf.Write(p)
+		l.mu.Unlock()
+	}
+	return len(p), nil
+}
+
+func (l *traceLines) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.buf.Bytes())
+}
+
+// replay puts the logged traces back into the restarted table, as an operator would with
+// cmd/trace-replay, and checks that every lookup answered while the table was down has its trace
+// there now.
+func (t *target) replay(ctx context.Context, setup string) Result {
+	r := Result{Setup: setup, Phase: "replayed", Replay: true}
+	start := time.Now()
+	putter, ok := t.app.Records.(tracelog.Putter)
+	if !ok { // only the DynamoDB store puts conditionally; the setup uses it
+		r.ReplayMissing = len(t.down)
+		return r
+	}
+	rp := tracelog.Replayer{Store: putter, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
+	c, err := rp.Replay(ctx, bytes.NewReader(t.logs.bytes()), "lines")
+	r.Elapsed = time.Since(start)
+	r.ReplayStored, r.ReplayPresent = c.Stored, c.AlreadyPresent
+	if err != nil {
+		r.ReplayMissing = len(t.down) // unknown: counted missing
+		return r
+	}
+	for _, id := range t.down {
+		r.ReplayChecked++
+		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, err := t.app.Records.GetTrace(gctx, id); err != nil {
+			r.ReplayMissing++
+		}
+		cancel()
+	}
+	return r
+}
+
 // readTrace reads one trace back through the API, as its actor.
 func (t *target) readTrace(ctx context.Context, id string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -459,6 +533,11 @@ func Table(w io.Writer, rs []Result) {
 	for _, r := range rs {
 		if r.Skipped {
 			fmt.Fprintf(w, "%-9s %-17s skipped (the run's time was up)\n", r.Setup, r.Phase)
+			continue
+		}
+		if r.Replay {
+			fmt.Fprintf(w, "%-9s %-17s logged traces put back: %d stored, %d already there; answered while down: %d, missing from the table now: %d (%.1f s)\n",
+				r.Setup, r.Phase, r.ReplayStored, r.ReplayPresent, r.ReplayChecked, r.ReplayMissing, r.Elapsed.Seconds())
 			continue
 		}
 		rc := "-"

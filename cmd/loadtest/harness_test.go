@@ -68,3 +68,43 @@ func TestTinyRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamoDBOutageLosesNoTrace: DynamoDB Local killed under load and started again. Every
+// lookup answered while it was down has its trace whole in the log, and the replay puts every one
+// of them into the table.
+func TestDynamoDBOutageLosesNoTrace(t *testing.T) {
+	const perPhase = 12
+	rs, err := Run(context.Background(), Options{Setups: []string{"dynamodb"}, Clients: 3,
+		Phase: 60 * time.Second, Requests: perPhase, Total: 4 * time.Minute, ReadBack: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Phase)
+	}
+	if got := strings.Join(names, ","); got != "steady,ddb killed,ddb restarted,replayed" {
+		t.Fatalf("phases %s", got)
+	}
+	up, down, again, replayed := rs[0], rs[1], rs[2], rs[3]
+	for _, r := range []Result{up, down, again} {
+		if r.Codes[200] != perPhase {
+			t.Errorf("%s: codes %v: every lookup must be answered", r.Phase, r.Codes)
+		}
+	}
+	if up.TracesToLog != 0 || again.TracesToLog != 0 || up.TracesRead != up.ReadChecked || again.TracesRead != again.ReadChecked {
+		t.Errorf("table up: %+v / %+v", up, again)
+	}
+	if down.TracesToLog != perPhase || down.TracesWritten != 0 {
+		t.Errorf("table down: %d traces to the log, %d written, want all %d to the log", down.TracesToLog, down.TracesWritten, perPhase)
+	}
+	if replayed.ReplayChecked != perPhase || replayed.ReplayMissing != 0 || replayed.ReplayStored != perPhase {
+		t.Errorf("replay: %d stored, %d present, %d checked, %d missing", replayed.ReplayStored, replayed.ReplayPresent,
+			replayed.ReplayChecked, replayed.ReplayMissing)
+	}
+	var out bytes.Buffer
+	Table(&out, rs)
+	if !strings.Contains(out.String(), "missing from the table now: 0") {
+		t.Errorf("table:\n%s", out.String())
+	}
+}

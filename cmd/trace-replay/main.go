@@ -24,7 +24,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
 func main() {
@@ -87,7 +87,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		log.Error("DynamoDB client", "error", err.Error())
 		return 2
 	}
-	r := Replayer{Store: store.NewDynamo(client, *table, *timeout, nil), Rate: *rate, Workers: *workers, Log: log}
+	r := tracelog.Replayer{Store: store.NewDynamo(client, *table, *timeout, nil), Rate: *rate, Workers: *workers, Log: log}
 	counts, err := r.Replay(ctx, in, *format)
 	b, _ := json.Marshal(counts)
 	fmt.Fprintln(stdout, string(b))
@@ -100,6 +100,3 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	return 0
 }
-
-// errDeadline names a run stopped by its deadline or an interrupt.
-var errDeadline = errors.New("deadline reached or interrupted before every trace was put")

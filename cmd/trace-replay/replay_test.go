@@ -22,6 +22,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
 // One DynamoDB Local serves every test of this package (ddbtest starts it on first use).
@@ -149,8 +150,8 @@ func table(t *testing.T) (*store.Dynamo, string) {
 	return store.NewDynamo(c, name, 0, nil), name
 }
 
-func replayer(s Putter) Replayer {
-	return Replayer{Store: s, Rate: 1000, Workers: 4, Log: slog.New(slog.DiscardHandler)}
+func replayer(s tracelog.Putter) tracelog.Replayer {
+	return tracelog.Replayer{Store: s, Rate: 1000, Workers: 4, Log: slog.New(slog.DiscardHandler)}
 }
 
 func TestReplayStoresEveryTraceOnce(t *testing.T) {
@@ -167,7 +168,7 @@ func TestReplayStoresEveryTraceOnce(t *testing.T) {
 	if code := run(args, nil, &out, &errOut, func(string) string { return "" }); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
 	}
-	var c Counts
+	var c tracelog.Counts
 	if err := json.Unmarshal(out.Bytes(), &c); err != nil {
 		t.Fatalf("counts %q: %v", out.String(), err)
 	}
@@ -188,7 +189,7 @@ func TestReplayStoresEveryTraceOnce(t *testing.T) {
 	if code := run(args, bytes.NewReader(logs), &out, &errOut, func(k string) string { return env[k] }); code != 0 {
 		t.Fatalf("second replay exit %d: %s %s", code, out.String(), errOut.String())
 	}
-	c = Counts{}
+	c = tracelog.Counts{}
 	_ = json.Unmarshal(out.Bytes(), &c)
 	if c.Stored != 0 || c.AlreadyPresent != len(traces) {
 		t.Fatalf("second replay %+v, want %d already present", c, len(traces))
@@ -280,22 +281,22 @@ func TestInputForms(t *testing.T) {
 	old := traceLine(t, "OLD", time.Now().Add(-time.Hour))
 	for _, c := range []struct {
 		name, input string
-		want        Counts
+		want        tracelog.Counts
 	}{
 		{"lines with a timestamp prefix and plain text between",
 			"2026-12-01T17:00:00Z\t" + a + "\nSTART RequestId: 1 Version: $LATEST\n\n" + b + "\n" + a + "\n",
-			Counts{Stored: 2, AlreadyPresent: 1, Skipped: 1}},
+			tracelog.Counts{Stored: 2, AlreadyPresent: 1, Skipped: 1}},
 		{"a broken trace line", `{"msg":"x","trace":{"invocation_id":"C"}}` + "\n" + `{"trace": [` + "\n",
-			Counts{Unreadable: 2}},
-		{"an expired trace", old + "\n", Counts{Expired: 1}},
-		{"newline-delimited export rows", fmt.Sprintf(`{"@timestamp":"t","@message":%q}`+"\n", a), Counts{Stored: 1}},
-		{"GetQueryResults on one line", fmt.Sprintf(`{"results":[[{"field":"@message","value":%q}]],"status":"Complete"}`, b), Counts{Stored: 1}},
+			tracelog.Counts{Unreadable: 2}},
+		{"an expired trace", old + "\n", tracelog.Counts{Expired: 1}},
+		{"newline-delimited export rows", fmt.Sprintf(`{"@timestamp":"t","@message":%q}`+"\n", a), tracelog.Counts{Stored: 1}},
+		{"GetQueryResults on one line", fmt.Sprintf(`{"results":[[{"field":"@message","value":%q}]],"status":"Complete"}`, b), tracelog.Counts{Stored: 1}},
 		{"CSV with a BOM and more columns", "\xef\xbb\xbf@timestamp,@logStream,@message\n" +
-			"t,s,\"" + strings.ReplaceAll(a, `"`, `""`) + "\"\n", Counts{Stored: 1}},
-		{"JSON rows with @message as an object", fmt.Sprintf(`[{"@timestamp":"t","@message":%s}]`, b), Counts{Stored: 1}},
-		{"an indented log record and an array after it", indent(t, a) + "\n" + fmt.Sprintf("[%s, %s]", b, old), Counts{Stored: 2, Expired: 1}},
-		{"a JSON export cut short", fmt.Sprintf("[%s, {", a), Counts{Stored: 1}},
-		{"empty", "", Counts{}},
+			"t,s,\"" + strings.ReplaceAll(a, `"`, `""`) + "\"\n", tracelog.Counts{Stored: 1}},
+		{"JSON rows with @message as an object", fmt.Sprintf(`[{"@timestamp":"t","@message":%s}]`, b), tracelog.Counts{Stored: 1}},
+		{"an indented log record and an array after it", indent(t, a) + "\n" + fmt.Sprintf("[%s, %s]", b, old), tracelog.Counts{Stored: 2, Expired: 1}},
+		{"a JSON export cut short", fmt.Sprintf("[%s, {", a), tracelog.Counts{Stored: 1}},
+		{"empty", "", tracelog.Counts{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := replayer(&memPutter{m: map[string]retrieval.Trace{}}).Replay(context.Background(), strings.NewReader(c.input), "auto")

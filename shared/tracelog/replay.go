@@ -1,4 +1,6 @@
-package main
+// Package tracelog reads traces that could not be stored from the functions' logs (log lines, or a
+// CloudWatch Logs Insights export as CSV or JSON) and puts them into the table, once each.
+package tracelog
 
 import (
 	"bufio"
@@ -38,6 +40,9 @@ type Counts struct {
 	// Skipped lines are other log lines, with no "trace".
 	Skipped int `json:"skipped"`
 }
+
+// ErrDeadline names a replay stopped by its deadline or an interrupt.
+var ErrDeadline = errors.New("deadline reached or interrupted before every trace was put")
 
 // Replayer puts logged traces into the table at a bounded rate.
 type Replayer struct {
@@ -116,7 +121,7 @@ func (r Replayer) Replay(ctx context.Context, in io.Reader, format string) (Coun
 	case readErr != nil:
 		return c, readErr
 	case ctx.Err() != nil:
-		return c, fmt.Errorf("%w: %v", errDeadline, ctx.Err())
+		return c, fmt.Errorf("%w: %v", ErrDeadline, ctx.Err())
 	}
 	return c, nil
 }
