@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -206,27 +207,11 @@ func jsonError(err error) *Error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+		return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, request.JSONKind(te.Type.Kind().String())))
 	case errors.As(err, &te):
 		return invalid("", "the body must be a JSON object")
 	case errors.As(err, &se):
 		return invalid("", fmt.Sprintf("the body is not valid JSON (at byte %d)", se.Offset))
 	}
 	return invalid("", "the body is not valid JSON")
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "int", "int64", "int32", "uint", "uint64":
-		return "integer"
-	case "string":
-		return "string"
-	case "struct", "map":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	}
-	return "value of another type"
 }

@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Request limits of the API contract (docs/openapi.yaml).
 const (
-	MaxQuestionChars = 2000
+	MaxQuestionChars = request.MaxQuestionChars
 	DefaultTopK      = 5
 	MaxTopK          = 20
 )
@@ -83,39 +81,24 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	return askResponse{Answer: ans, CorrelationID: c.correlationID}, nil
 }
 
-// questionAndLanguage validates the fields lookup and ask share. A missing (or null) language is
-// detected from the validated question ("en" when it cannot be told), and detected says so; a
-// given language always wins and must be supported.
+// questionAndLanguage checks the fields lookup and ask share (request.QuestionAndLanguage).
 func questionAndLanguage(question, language *string) (q, lang string, detected bool, err *Error) {
-	if question == nil || strings.TrimSpace(*question) == "" {
-		return "", "", false, invalid("question", "question is required and must not be blank")
-	}
-	if n := utf8.RuneCountInString(*question); n > MaxQuestionChars {
-		return "", "", false, invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
-	}
-	if language == nil {
-		lang, _ = textproc.DetectLanguage(*question)
-		return *question, lang, true, nil
-	}
-	if lang, err = languageOf(language); err != nil {
-		return "", "", false, err
-	}
-	return *question, lang, false, nil
+	q, lang, detected, e := request.QuestionAndLanguage(question, language)
+	return q, lang, detected, badRequest(e)
 }
 
-// languageOf checks a language: missing means "en" (GET /status; lookup and ask detect it
-// instead, and the sync routes require one), anything unsupported is unsupported_language with
-// the supported list.
+// languageOf checks a language (request.Language): missing means "en".
 func languageOf(language *string) (string, *Error) {
-	if language == nil {
-		return "en", nil
+	lang, e := request.Language(language)
+	return lang, badRequest(e)
+}
+
+// badRequest is a field's error as a 400 of the error shape; nil for nil.
+func badRequest(e *request.Error) *Error {
+	if e == nil {
+		return nil
 	}
-	if !textproc.Supported(*language) {
-		return "", &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
-			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
-				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
-	}
-	return *language, nil
+	return &Error{Status: http.StatusBadRequest, Code: e.Code, Field: e.Field, Message: e.Message}
 }
 
 type healthResponse struct {

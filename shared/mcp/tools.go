@@ -8,26 +8,26 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Request limits, the same as the HTTP routes'.
 const (
-	maxQuestionChars = 2000
+	maxQuestionChars = request.MaxQuestionChars
 	defaultTopK      = 5
 	maxTopK          = 20
 )
 
 // Error codes of the API contract that a tool can answer.
 const (
-	codeInvalidRequest      = "invalid_request"
-	codeUnsupportedLanguage = "unsupported_language"
+	codeInvalidRequest      = request.CodeInvalidRequest
+	codeUnsupportedLanguage = request.CodeUnsupportedLanguage
 	codeNotFound            = "not_found"
 	codeInternal            = "internal"
 	codeUnavailable         = "unavailable"
@@ -156,27 +156,11 @@ func decodeArgs(raw json.RawMessage, v any) *toolError {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String())))
+			return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, request.JSONKind(te.Type.Kind().String())))
 		}
 		return invalid("", "the arguments must be a JSON object")
 	}
 	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "int", "int64", "int32", "uint", "uint64":
-		return "integer"
-	case "string":
-		return "string"
-	case "struct", "map":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	}
-	return "value of another type"
 }
 
 // questionAndLanguage validates question and language as the /lookup and /ask routes do: a
@@ -193,29 +177,20 @@ func questionAndLanguage(question, language *string) (q, lang string, detected b
 			return "", "", false, err
 		}
 	}
-	if question == nil || strings.TrimSpace(*question) == "" {
-		return "", "", false, invalid("question", "question is required and must not be blank")
+	q, lang, detected, e := request.QuestionAndLanguage(question, language)
+	if e != nil {
+		return "", "", false, &toolError{Code: e.Code, Field: e.Field, Message: e.Message}
 	}
-	if n := utf8.RuneCountInString(*question); n > maxQuestionChars {
-		return "", "", false, invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, maxQuestionChars))
-	}
-	if language == nil {
-		lang, _ = textproc.DetectLanguage(*question)
-		return *question, lang, true, nil
-	}
-	if lang, err = languageOf(language); err != nil {
-		return "", "", false, err
-	}
-	return *question, lang, false, nil
+	return q, lang, detected, nil
 }
 
+// languageOf checks a given language as the HTTP routes do (request.Language).
 func languageOf(language *string) (string, *toolError) {
-	if !textproc.Supported(*language) {
-		return "", &toolError{Code: codeUnsupportedLanguage, Field: "language",
-			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
-				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+	lang, e := request.Language(language)
+	if e != nil {
+		return "", &toolError{Code: e.Code, Field: e.Field, Message: e.Message}
 	}
-	return *language, nil
+	return lang, nil
 }
 
 // textField refuses NUL and control characters (tab, CR and LF aside) with the HTTP routes'

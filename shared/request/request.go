@@ -1,0 +1,88 @@
+// Package request holds the rules of the request fields that the HTTP routes and the MCP tools
+// share, so that both refuse the same input with the same code, field and message.
+package request
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// Codes of the API contract's error shape that a field can cause.
+const (
+	CodeInvalidRequest      = "invalid_request"
+	CodeUnsupportedLanguage = "unsupported_language"
+)
+
+// MaxQuestionChars is the longest question, in characters.
+const MaxQuestionChars = 2000
+
+// Error is a request field that breaks a rule: a transport answers it as its own bad-request
+// error with the same code, field and message.
+type Error struct {
+	Code    string
+	Field   string // empty when the request as a whole is at fault
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Invalid is an invalid_request error of one field.
+func Invalid(field, msg string) *Error {
+	return &Error{Code: CodeInvalidRequest, Field: field, Message: msg}
+}
+
+// QuestionAndLanguage checks the fields lookup and ask share. A missing (or null) language is
+// detected from the valid question ("en" when it cannot be told), and detected says so; a given
+// language always wins and must be supported.
+func QuestionAndLanguage(question, language *string) (q, lang string, detected bool, err *Error) {
+	if question == nil || strings.TrimSpace(*question) == "" {
+		return "", "", false, Invalid("question", "question is required and must not be blank")
+	}
+	if n := utf8.RuneCountInString(*question); n > MaxQuestionChars {
+		return "", "", false, Invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
+	}
+	if language == nil {
+		lang, _ = textproc.DetectLanguage(*question)
+		return *question, lang, true, nil
+	}
+	if lang, err = Language(language); err != nil {
+		return "", "", false, err
+	}
+	return *question, lang, false, nil
+}
+
+// Language checks a language: missing means "en" (GET /status; lookup and ask detect it instead
+// through QuestionAndLanguage), anything unsupported is unsupported_language with the supported
+// list.
+func Language(language *string) (string, *Error) {
+	if language == nil {
+		return "en", nil
+	}
+	if !textproc.Supported(*language) {
+		return "", &Error{Code: CodeUnsupportedLanguage, Field: "language",
+			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
+				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+	}
+	return *language, nil
+}
+
+// JSONKind names the JSON type a Go kind decodes from, for "must be a JSON ..." messages.
+func JSONKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "integer"
+	case "string":
+		return "string"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	}
+	return "value of another type"
+}
