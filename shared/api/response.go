@@ -1,23 +1,15 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
-// marshal encodes v as compact JSON without HTML escaping, so that "Title > Section" reads as
-// written.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshal encodes a response body (request.Marshal).
+func marshal(v any) ([]byte, error) { return request.Marshal(v) }
 
 type errorBody struct {
 	Error         *Error `json:"error"`

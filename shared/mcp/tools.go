@@ -255,13 +255,5 @@ func lookupText(r retrieval.Result) string {
 	return b.String()
 }
 
-// marshal encodes v as compact JSON without HTML escaping, as the HTTP routes do.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshal encodes v as the HTTP routes do (request.Marshal).
+func marshal(v any) ([]byte, error) { return request.Marshal(v) }

@@ -3,6 +3,8 @@
 package request
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -85,4 +87,16 @@ func JSONKind(goKind string) string {
 		return "boolean"
 	}
 	return "value of another type"
+}
+
+// Marshal encodes v as compact JSON without HTML escaping, so that "Title > Section" reads as
+// written; the HTTP routes and the MCP tools answer with it alike.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
