@@ -91,25 +91,41 @@ func words(terms ...string) []textproc.Group {
 	return out
 }
 
-func TestCoverage(t *testing.T) {
+func TestSupport(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
-	if got := l.Coverage(words("batteri", "low"), 0); got != 1 {
-		t.Errorf("full coverage = %v", got)
+	if got := l.Support(words("batteri", "low"), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
+		t.Errorf("full support = %+v", got)
 	}
-	if got := l.Coverage(words("batteri", "pari"), 0); got <= 0 || got >= 0.5 {
-		t.Errorf("an unknown term must weigh more than half: coverage %v", got)
+	// A word the corpus does not know is counted apart: it does not dilute the share.
+	if got := l.Support(words("batteri", "parisian"), 0); got.Matched != 1 || got.Unknown != 1 || got.Share() != 1 {
+		t.Errorf("an unknown word: %+v", got)
 	}
-	if got := l.Coverage(nil, 0); got != 0 {
-		t.Errorf("empty query coverage = %v", got)
+	// A word of another passage is known and not held: it lowers the share.
+	if got := l.Support(words("batteri", "tyre"), 0); got.Matched != 1 || got.Share() <= 0 || got.Share() >= 1 {
+		t.Errorf("a word of another passage: %+v", got)
 	}
-	// A compound the passage lacks counts by its parts; only half when part of it is unknown.
+	// Too short or only digits: not informative.
+	if got := l.Support(words("km", "80", "batteri"), 0); got.Words != 1 {
+		t.Errorf("informative words %+v", got)
+	}
+	if got := l.Support(nil, 0); got.Words != 0 || got.Share() != 0 {
+		t.Errorf("empty question %+v", got)
+	}
+	// A compound the corpus lacks counts as one word by its known parts; half when part of it is
+	// unknown.
 	full := []textproc.Group{{Term: "batterylow", Parts: []string{"batteri", "low"}, Complete: true}}
-	if got := l.Coverage(full, 0); got != 1 {
-		t.Errorf("compound of present parts = %v", got)
+	if got := l.Support(full, 0); got.Matched != 1 || got.Share() != 1 {
+		t.Errorf("compound of present parts = %+v", got)
 	}
 	half := []textproc.Group{{Term: "batteryxyz", Parts: []string{"batteri"}, Complete: false}}
-	if got := l.Coverage(half, 0); got != 0.5 {
-		t.Errorf("compound with an unknown part = %v, want 0.5", got)
+	whole := l.Support(words("batteri"), 0)
+	if got := l.Support(half, 0); got.Matched != 1 || got.Weight != whole.Weight/2 {
+		t.Errorf("compound with an unknown part = %+v, want half of %v", got, whole.Weight)
+	}
+	// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
+	alt := []textproc.Group{{Term: "accu", Alts: []textproc.Alt{{Term: "batteri", Rule: "accu"}}}}
+	if got := l.Support(alt, 0); got.Matched != 1 || got.Weight != SynonymWeight*whole.Weight {
+		t.Errorf("synonym support = %+v, want %v", got, SynonymWeight*whole.Weight)
 	}
 }
 
