@@ -330,7 +330,7 @@ func unique(terms []string) []string {
 }
 
 // Support is how much of a question's informative words a passage holds, weighted by IDF. It is
-// the lexical evidence the service judges a block by: unlike Coverage it does not collapse on a
+// the lexical evidence the service judges a block by: it does not collapse on a
 // long, chatty question, because words the corpus does not know are counted apart (Unknown)
 // instead of diluting the share of the words it does know.
 type Support struct {

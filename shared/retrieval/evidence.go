@@ -56,24 +56,14 @@ func DefaultScoreScales() map[string]ScoreScale {
 	}
 }
 
-// judged is the lexical support of each block, kept beside the blocks for the assessment.
-type judged struct {
-	support []lexical.Support
-}
-
-// supports measures the lexical support of every block.
-func supports(l *lexical.Lang, words []textproc.Group, blocks []EvidenceBlock) judged {
-	j := judged{support: make([]lexical.Support, len(blocks))}
-	for i, b := range blocks {
-		if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !b.l1Chunk(l, pi) {
-			j.support[i] = l.Support(words, pi)
-			continue
-		}
-		// An L1 passage that is not one of the local copy's sections (another version, or a
-		// chunk of one) is judged on its own text.
-		j.support[i] = l.SupportText(words, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
+// support is the lexical support of a block for the question's words.
+func support(l *lexical.Lang, words []textproc.Group, b EvidenceBlock) lexical.Support {
+	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !b.l1Chunk(l, pi) {
+		return l.Support(words, pi)
 	}
-	return j
+	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
+	// of one) is judged on its own text.
+	return l.SupportText(words, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
@@ -100,8 +90,7 @@ func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []Evide
 			semantic = true
 		}
 	}
-	j := supports(l, words, blocks)
-	sp := j.support[0]
+	sp := support(l, words, blocks[0])
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: "lexical", signals: Signals{Support: sp, FrontWeight: blocks[0].l0Weight}}
 	p := blocks[0]
 	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
