@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-xray-sdk-go/header"
 	"github.com/aws/aws-xray-sdk-go/xray"
 )
 
@@ -28,14 +30,43 @@ func TestInactiveTracerChangesNothing(t *testing.T) {
 }
 
 // TestActiveTracer runs the real X-Ray SDK against a UDP listener standing in for the daemon.
+// The X-Ray SDK is configured once per process (New), as in a Lambda process: every run of the
+// test (go test -count=N) shares one stand-in daemon and one log.
+var (
+	daemonOnce = sync.OnceValues(func() (net.PacketConn, error) { return net.ListenPacket("udp", "127.0.0.1:0") })
+	tracerLogs syncBuffer
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) Len() int       { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Len() }
+func (s *syncBuffer) Reset()         { s.mu.Lock(); defer s.mu.Unlock(); s.b.Reset() }
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
 func TestActiveTracer(t *testing.T) {
-	daemon, err := net.ListenPacket("udp", "127.0.0.1:0")
+	daemon, err := daemonOnce()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer daemon.Close()
-	var logs bytes.Buffer
-	tr := New(daemon.LocalAddr().String(), slog.New(slog.NewTextHandler(&logs, nil)))
+	// Drop what an earlier run left unread.
+	drain := make([]byte, 64<<10)
+	for {
+		_ = daemon.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		if _, _, err := daemon.ReadFrom(drain); err != nil {
+			break
+		}
+	}
+	logs := &tracerLogs
+	logs.Reset()
+	tr := New(daemon.LocalAddr().String(), slog.New(slog.NewTextHandler(logs, nil)))
 	var cfg aws.Config
 	tr.AWS(&cfg)
 	if !tr.Active() || len(cfg.APIOptions) == 0 {
@@ -77,7 +108,10 @@ func TestActiveTracer(t *testing.T) {
 	}
 
 	// Inside a segment: the request carries the trace header and a subsegment reaches the daemon.
-	ctx, seg := xray.BeginSegment(context.Background(), "knowledge-test")
+	// Sampled by its header: the default sampling keeps one trace a second, so a second run
+	// within the same second (-count=N) would send nothing.
+	ctx, seg := xray.BeginSegmentWithSampling(context.Background(), "knowledge-test",
+		httptest.NewRequest(http.MethodGet, "/lookup", nil), &header.Header{SamplingDecision: header.Sampled})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/health", nil)
 	resp, err = client.Do(req)
 	if err != nil {
