@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -14,8 +13,8 @@ import (
 // Request limits of the API contract (docs/openapi.yaml).
 const (
 	MaxQuestionChars = request.MaxQuestionChars
-	DefaultTopK      = 5
-	MaxTopK          = 20
+	DefaultTopK      = request.DefaultTopK
+	MaxTopK          = request.MaxTopK
 )
 
 type lookupBody struct {
@@ -38,12 +37,9 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	topK := DefaultTopK
-	if b.TopK != nil {
-		if *b.TopK < 1 || *b.TopK > MaxTopK {
-			return nil, invalid("top_k", fmt.Sprintf("top_k must be an integer from 1 to %d", MaxTopK))
-		}
-		topK = *b.TopK
+	topK, te := request.TopK(b.TopK)
+	if te != nil {
+		return nil, badRequest(te)
 	}
 	res, e := h.svc.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
 		Actor: c.actor, CorrelationID: c.correlationID})

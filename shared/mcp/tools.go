@@ -20,8 +20,7 @@ import (
 // Request limits, the same as the HTTP routes'.
 const (
 	maxQuestionChars = request.MaxQuestionChars
-	defaultTopK      = 5
-	maxTopK          = 20
+	defaultTopK      = request.DefaultTopK
 )
 
 // Error codes of the API contract that a tool can answer.
@@ -71,12 +70,9 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	topK := defaultTopK
-	if a.TopK != nil {
-		if *a.TopK < 1 || *a.TopK > maxTopK {
-			return errorResult(invalid("top_k", fmt.Sprintf("top_k must be an integer from 1 to %d", maxTopK)), call.CorrelationID), nil
-		}
-		topK = *a.TopK
+	topK, te := request.TopK(a.TopK)
+	if te != nil {
+		return errorResult(fromRequest(te), call.CorrelationID), nil
 	}
 	res, err := s.svc.Lookup.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
 		Actor: call.Actor, CorrelationID: call.CorrelationID})
@@ -179,7 +175,7 @@ func questionAndLanguage(question, language *string) (q, lang string, detected b
 	}
 	q, lang, detected, e := request.QuestionAndLanguage(question, language)
 	if e != nil {
-		return "", "", false, &toolError{Code: e.Code, Field: e.Field, Message: e.Message}
+		return "", "", false, fromRequest(e)
 	}
 	return q, lang, detected, nil
 }
@@ -188,7 +184,7 @@ func questionAndLanguage(question, language *string) (q, lang string, detected b
 func languageOf(language *string) (string, *toolError) {
 	lang, e := request.Language(language)
 	if e != nil {
-		return "", &toolError{Code: e.Code, Field: e.Field, Message: e.Message}
+		return "", fromRequest(e)
 	}
 	return lang, nil
 }
@@ -226,6 +222,11 @@ func (s *Server) domainError(ctx context.Context, call retrieval.Call, err error
 }
 
 var errInternal = &toolError{Code: codeInternal, Message: "internal error; quote the correlation_id when reporting it"}
+
+// fromRequest is a field's error as a tool error, with the same code, field and message.
+func fromRequest(e *request.Error) *toolError {
+	return &toolError{Code: e.Code, Field: e.Field, Message: e.Message}
+}
 
 func invalid(field, msg string) *toolError {
 	return &toolError{Code: codeInvalidRequest, Message: msg, Field: field}

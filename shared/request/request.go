@@ -19,8 +19,23 @@ const (
 	CodeUnsupportedLanguage = "unsupported_language"
 )
 
-// MaxQuestionChars is the longest question, in characters.
-const MaxQuestionChars = 2000
+// Request limits: the longest question, in characters, and the range of top_k.
+const (
+	MaxQuestionChars = 2000
+	DefaultTopK      = 5
+	MaxTopK          = 20
+)
+
+// TopK checks top_k: missing means DefaultTopK.
+func TopK(topK *int) (int, *Error) {
+	if topK == nil {
+		return DefaultTopK, nil
+	}
+	if *topK < 1 || *topK > MaxTopK {
+		return 0, Invalid("top_k", fmt.Sprintf("top_k must be an integer from 1 to %d", MaxTopK))
+	}
+	return *topK, nil
+}
 
 // Error is a request field that breaks a rule: a transport answers it as its own bad-request
 // error with the same code, field and message.

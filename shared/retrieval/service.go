@@ -224,12 +224,8 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candid
 	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok && s.provider.Semantic() && sc.Grounded > 0 {
 		return best.Score < sc.Grounded
 	}
-	var sp lexical.Support
-	if pi, ok := l.PassageOf(best.DocumentID, best.Anchor); ok {
-		sp = l.Support(words, pi)
-	} else {
-		sp = l.SupportText(words, best.Title+"\n"+best.Section+"\n"+best.Content, best.DocumentID)
-	}
+	sp := support(l, words, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
+		Section: best.Section, Content: best.Content})
 	return sp.Matched < minInformativeWords
 }
 
