@@ -1,13 +1,17 @@
 // Package lexical is the analysed form of the corpus shared by the L0 keyword layer and the demo
-// provider's BM25: per language, the terms of every section passage and of every document's front
-// matter, and an inverted index scored with Lucene's BM25. It is built once per cold start and is
-// read-only afterwards, so it is safe for concurrent use.
+// provider's BM25: per language, an interned vocabulary, the postings of every term over the
+// section passages, and every document's front matter as term ids with an inverted index from a
+// term to the documents whose front matter holds it. Every lookup structure is a flat array
+// indexed by term, passage or document id, so that a query's cost follows the postings of its
+// terms, not the size of the corpus. It is built once per cold start (or loaded from its
+// prebuilt form, see Encode) and is read-only afterwards, so it is safe for concurrent use.
 package lexical
 
 import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
@@ -25,6 +29,9 @@ type Index struct {
 	langs map[string]*Lang
 }
 
+// Term is an index term: its position in the language's sorted vocabulary.
+type Term uint32
+
 // Lang is the analysed corpus of one language.
 type Lang struct {
 	// Language is the language's code ("en", "de").
@@ -33,33 +40,43 @@ type Lang struct {
 	// that also knows the synonyms' words.
 	Analyzer *textproc.Analyzer
 	Docs     []*knowledge.Document
-	// Front holds each document's analysed front matter, parallel to Docs.
-	Front []Front
 	// Passages are the sections of all documents, ordered by document id, then section number:
 	// that order breaks score ties.
 	Passages []Passage
 
-	text     *textproc.Analyzer // the index's own analysis, for passage text
-	postings map[string][]posting
-	idf      map[string]float64    // per indexed term; unseen terms get unseenIDF
-	docIDF   map[string]float64    // per indexed term, over procedures instead of passages
-	docTerms []map[string]struct{} // per document, the terms of all its passages
+	text  *textproc.Analyzer // the index's own analysis, for passage text
+	terms termTable
+
+	// Per term (indexed by Term): its postings, passages ascending, at
+	// postPassage[postStart[t]:postStart[t+1]] with the term's frequency in postTF; its BM25
+	// idf over passages (the idf of an unseen term for a term only the front matter has) and
+	// over procedures; the number of categories whose front matter holds it; the documents whose
+	// front matter holds it, ascending, at frontDoc[frontDocStart[t]:frontDocStart[t+1]].
+	postStart     []uint32
+	postPassage   []uint32
+	postTF        []uint16
+	idf           []float64
+	docIDF        []float64
+	frontCats     []uint16
+	frontDocStart []uint32
+	frontDoc      []uint32
+
+	// Per document: its passages [docStart[d], docStart[d+1]); its front-matter terms, sorted,
+	// at frontTerms[frontStart[d]:frontStart[d+1]]; its phrases from docPhrase[d] (see Front).
+	docStart   []uint32
+	frontStart []uint32
+	frontTerms []Term
+	docPhrase  []uint32
+	// phrases holds the words of every front-matter phrase: phrase i is
+	// phraseTerms[phraseStart[i]:phraseStart[i+1]].
+	phraseStart []uint32
+	phraseTerms []Term
+
 	unseen   float64
 	avgLen   float64
 	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
-	// frontCats counts, per term, the categories whose documents' front matter holds it.
-	frontCats map[string]int
-	docStart  []int // first passage of each document, plus len(Passages) at the end
-}
 
-// Front is the analysed front matter of one document.
-type Front struct {
-	Title    []string   // distinct title words (stems)
-	Keywords [][]string // one word list per keyword, parallel to Document.Keywords
-	Entities [][]string // one word list per entity, parallel to Document.Entities
-	Category []string   // terms of the category slug
-	// Terms is every term of the front matter.
-	Terms map[string]struct{}
+	scratch sync.Pool // *scores for Search
 }
 
 // Passage is one section of one document.
@@ -67,12 +84,20 @@ type Passage struct {
 	Doc     int // index into Lang.Docs
 	Section int // index into Document.Sections
 	Len     int // number of terms
-	Terms   map[string]struct{}
 }
 
-type posting struct {
-	passage int32
-	tf      int32
+// termTable is the interned vocabulary: the sorted term strings and their ids.
+type termTable struct {
+	words []string
+	ids   map[string]Term
+}
+
+func newTermTable(words []string) termTable {
+	ids := make(map[string]Term, len(words))
+	for i, w := range words {
+		ids[w] = Term(i)
+	}
+	return termTable{words: words, ids: ids}
 }
 
 // Build analyses the corpus.
@@ -87,10 +112,10 @@ func Build(c *knowledge.Corpus) *Index {
 // Lang returns the analysed corpus of lang, or nil for an unknown language.
 func (ix *Index) Lang(lang string) *Lang { return ix.langs[lang] }
 
-func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
+// analyzers returns the index's analysis of lang and the question analysis built on it.
+func analyzers(lang string, docs []*knowledge.Document, syns *synonyms.Set) (text, question *textproc.Analyzer) {
 	base := textproc.New(lang)
-	matcher := syns.Compile(base.Tokens)
-	a, q := base, base
+	text = base
 	if lang == "de" {
 		var texts []string
 		for _, d := range docs {
@@ -102,81 +127,176 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		// Compounds split against the synonyms' words as well, so that "Putzrechnung" gives
 		// "putz" (a synonym of Reinigung) and "rechnung". Questions and the index split the
 		// same way, so that a compound of the front matter matches the same compound asked.
-		a = base.WithSplitter(textproc.NewSplitter(base, append(texts, splitVocabulary(syns, base)...)...))
-		q = a
+		text = base.WithSplitter(textproc.NewSplitter(base, append(texts, splitVocabulary(syns, base)...)...))
 	}
-	q = q.WithSynonyms(matcher)
-	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, postings: map[string][]posting{}, byAnchor: map[string]int{}}
-	total := 0
+	return text, text.WithSynonyms(syns.Compile(base.Tokens))
+}
+
+// analysed is a document's analysis as term strings, before the vocabulary is interned.
+type analysed struct {
+	passages [][]string // per section, every term in order
+	phrases  [][]string // title, category, keywords..., entities...
+	front    []string   // every term of the front matter
+}
+
+func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
+	a, q := analyzers(lang, docs, syns)
+	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, byAnchor: map[string]int{}}
+	vocab := map[string]struct{}{}
+	all := make([]analysed, len(docs))
 	for di, d := range docs {
-		l.docStart = append(l.docStart, len(l.Passages))
-		l.Front = append(l.Front, analyseFront(a, d))
+		an := analyseFront(a, d)
 		meta := strings.Join(d.Keywords, "\n")
-		for si, s := range d.Sections {
+		for _, s := range d.Sections {
 			// A passage is indexed with its breadcrumb and its document's keywords, so that a
 			// section is found by the procedure it belongs to as well as by its own words.
-			terms := a.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + meta)
-			p := Passage{Doc: di, Section: si, Len: len(terms), Terms: set(terms)}
-			tf := map[string]int32{}
-			for _, t := range terms {
-				tf[t]++
+			an.passages = append(an.passages, a.Terms(d.Title+"\n"+s.Heading+"\n"+s.Content+"\n"+meta))
+		}
+		for _, ts := range an.passages {
+			for _, t := range ts {
+				vocab[t] = struct{}{}
 			}
-			for t, n := range tf {
-				l.postings[t] = append(l.postings[t], posting{passage: int32(len(l.Passages)), tf: n})
+		}
+		for _, t := range an.front {
+			vocab[t] = struct{}{}
+		}
+		all[di] = an
+	}
+	words := make([]string, 0, len(vocab))
+	for w := range vocab {
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	l.terms = newTermTable(words)
+	l.index(all)
+	return l
+}
+
+// index fills the flat arrays from the analysed documents; the vocabulary is interned.
+func (l *Lang) index(all []analysed) {
+	V := len(l.terms.words)
+	id := func(t string) Term { return l.terms.ids[t] }
+	// Postings: count, then fill, so that each term's list is one ascending run.
+	type tf struct {
+		term Term
+		n    uint16
+	}
+	var perPassage [][]tf
+	counts := make([]uint32, V+1)
+	total := 0
+	for di, an := range all {
+		d := l.Docs[di]
+		l.docStart = append(l.docStart, uint32(len(l.Passages)))
+		for si, ts := range an.passages {
+			freq := map[Term]uint16{}
+			for _, t := range ts {
+				if n := freq[id(t)]; n < math.MaxUint16 {
+					freq[id(t)] = n + 1
+				}
 			}
-			l.byAnchor[d.ID+"#"+s.Anchor] = len(l.Passages)
-			l.Passages = append(l.Passages, p)
-			total += len(terms)
+			row := make([]tf, 0, len(freq))
+			for t, n := range freq {
+				row = append(row, tf{t, n})
+				counts[t+1]++
+			}
+			slices.SortFunc(row, func(x, y tf) int { return int(x.term) - int(y.term) })
+			perPassage = append(perPassage, row)
+			l.byAnchor[d.ID+"#"+d.Sections[si].Anchor] = len(l.Passages)
+			l.Passages = append(l.Passages, Passage{Doc: di, Section: si, Len: len(ts)})
+			total += len(ts)
 		}
 	}
-	l.docStart = append(l.docStart, len(l.Passages))
-	cats := map[string]map[string]bool{}
-	for di, d := range docs {
-		for t := range l.Front[di].Terms {
-			if cats[t] == nil {
-				cats[t] = map[string]bool{}
-			}
-			cats[t][d.Category] = true
-		}
+	l.docStart = append(l.docStart, uint32(len(l.Passages)))
+	for t := range V {
+		counts[t+1] += counts[t]
 	}
-	l.frontCats = make(map[string]int, len(cats))
-	for t, c := range cats {
-		l.frontCats[t] = len(c)
+	l.postStart = counts
+	l.postPassage = make([]uint32, counts[V])
+	l.postTF = make([]uint16, counts[V])
+	next := slices.Clone(counts[:V])
+	for pi, row := range perPassage {
+		for _, e := range row {
+			l.postPassage[next[e.term]] = uint32(pi)
+			l.postTF[next[e.term]] = e.n
+			next[e.term]++
+		}
 	}
 	if len(l.Passages) > 0 {
 		l.avgLen = float64(total) / float64(len(l.Passages))
 	}
-	// IDF depends only on the corpus: computed once here instead of on every lookup.
-	N := float64(len(l.Passages))
-	l.idf = make(map[string]float64, len(l.postings))
-	for t, ps := range l.postings {
-		l.idf[t] = bm25IDF(N, float64(len(ps)))
+
+	// Front matter: each document's sorted terms, its phrases, and the inverted index.
+	frontCount := make([]uint32, V+1)
+	for _, an := range all {
+		l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
+		l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
+		terms := make([]Term, 0, len(an.front))
+		for _, t := range an.front {
+			terms = append(terms, id(t))
+		}
+		slices.Sort(terms)
+		terms = slices.Compact(terms)
+		for _, t := range terms {
+			frontCount[t+1]++
+		}
+		l.frontTerms = append(l.frontTerms, terms...)
+		for _, ph := range an.phrases {
+			l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
+			for _, t := range ph {
+				l.phraseTerms = append(l.phraseTerms, id(t))
+			}
+		}
 	}
+	l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
+	l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
+	l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
+	for t := range V {
+		frontCount[t+1] += frontCount[t]
+	}
+	l.frontDocStart = frontCount
+	l.frontDoc = make([]uint32, frontCount[V])
+	next = slices.Clone(frontCount[:V])
+	for di := range all {
+		for _, t := range l.frontOf(di) {
+			l.frontDoc[next[t]] = uint32(di)
+			next[t]++
+		}
+	}
+	l.statistics()
+}
+
+// statistics computes what depends only on the postings and the front matter: the idf of every
+// term over passages and over procedures, and the categories per front-matter term. It runs
+// after a build and after a load, so the prebuilt form need not carry it.
+func (l *Lang) statistics() {
+	V := len(l.terms.words)
+	N, D := float64(len(l.Passages)), float64(len(l.Docs))
 	l.unseen = bm25IDF(N, 0)
-	l.docTerms = make([]map[string]struct{}, len(docs))
-	for di := range docs {
-		terms := map[string]struct{}{}
-		lo, hi := l.DocPassages(di)
-		for pi := lo; pi < hi; pi++ {
-			for t := range l.Passages[pi].Terms {
-				terms[t] = struct{}{}
+	l.idf = make([]float64, V)
+	l.docIDF = make([]float64, V)
+	l.frontCats = make([]uint16, V)
+	for t := range V {
+		ps := l.postPassage[l.postStart[t]:l.postStart[t+1]]
+		if len(ps) == 0 {
+			l.idf[t] = l.unseen
+		} else {
+			l.idf[t] = bm25IDF(N, float64(len(ps)))
+			n, last := 0, -1
+			for _, p := range ps {
+				if d := l.Passages[p].Doc; d != last {
+					n, last = n+1, d
+				}
+			}
+			l.docIDF[t] = bm25IDF(D, float64(n))
+		}
+		var cats []string
+		for _, d := range l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] {
+			if c := l.Docs[d].Category; !slices.Contains(cats, c) {
+				cats = append(cats, c)
 			}
 		}
-		l.docTerms[di] = terms
+		l.frontCats[t] = uint16(min(len(cats), math.MaxUint16))
 	}
-	// Document frequency: in how many procedures a term occurs, for Support.Specific.
-	l.docIDF = make(map[string]float64, len(l.postings))
-	D := float64(len(docs))
-	for t, ps := range l.postings {
-		n, last := 0, -1
-		for _, p := range ps {
-			if d := l.Passages[p.passage].Doc; d != last {
-				n, last = n+1, d
-			}
-		}
-		l.docIDF[t] = bm25IDF(D, float64(n))
-	}
-	return l
 }
 
 func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
@@ -189,39 +309,78 @@ func splitVocabulary(syns *synonyms.Set, a *textproc.Analyzer) []string {
 	return curated.Compile(a.Tokens).Vocabulary()
 }
 
-// DocPassages returns the passages of one document as the range [lo, hi).
-func (l *Lang) DocPassages(doc int) (lo, hi int) { return l.docStart[doc], l.docStart[doc+1] }
-
-func analyseFront(a *textproc.Analyzer, d *knowledge.Document) Front {
-	f := Front{Terms: map[string]struct{}{}}
-	// A phrase is its words' stems: a question holds the phrase when it holds those words, whole
-	// or as a synonym's word. The compound parts of its words are front-matter terms too (for
-	// partial matches), but a phrase never needs them.
-	add := func(text string) []string {
+// analyseFront analyses a document's front matter. A phrase is its words' stems: a question
+// holds the phrase when it holds those words, whole or as a synonym's word. The compound parts
+// of its words are front-matter terms too (for partial matches), but a phrase never needs them.
+func analyseFront(a *textproc.Analyzer, d *knowledge.Document) analysed {
+	var an analysed
+	add := func(text string) {
 		groups := a.Groups(text)
-		for _, t := range textproc.Flatten(groups) {
-			f.Terms[t] = struct{}{}
-		}
+		an.front = append(an.front, textproc.Flatten(groups)...)
 		words := make([]string, 0, len(groups))
 		for _, g := range groups {
-			words = append(words, g.Term)
+			if !slices.Contains(words, g.Term) {
+				words = append(words, g.Term)
+			}
 		}
-		return unique(words)
+		an.phrases = append(an.phrases, words)
 	}
-	f.Title = add(d.Title)
+	add(d.Title)
+	add(strings.ReplaceAll(d.Category, "-", " "))
 	for _, k := range d.Keywords {
-		f.Keywords = append(f.Keywords, add(k))
+		add(k)
 	}
 	for _, e := range d.Entities {
-		f.Entities = append(f.Entities, add(e))
+		add(e)
 	}
-	f.Category = add(strings.ReplaceAll(d.Category, "-", " "))
-	return f
+	return an
 }
+
+// Lookup returns the term of a string, and whether the index holds it at all (in a passage or
+// in the front matter).
+func (l *Lang) Lookup(term string) (Term, bool) {
+	t, ok := l.terms.ids[term]
+	return t, ok
+}
+
+// String returns the term's text.
+func (l *Lang) String(t Term) string { return l.terms.words[t] }
+
+// Known reports whether a passage holds the term (the front matter alone does not count).
+func (l *Lang) Known(t Term) bool { return l.postStart[t+1] > l.postStart[t] }
+
+func (l *Lang) postings(t Term) []uint32 { return l.postPassage[l.postStart[t]:l.postStart[t+1]] }
+
+// PassageHas reports whether the passage holds the term.
+func (l *Lang) PassageHas(passage int, t Term) bool {
+	_, ok := slices.BinarySearch(l.postings(t), uint32(passage))
+	return ok
+}
+
+// DocHas reports whether any passage of the document holds the term.
+func (l *Lang) DocHas(doc int, t Term) bool {
+	ps := l.postings(t)
+	i, _ := slices.BinarySearch(ps, l.docStart[doc])
+	return i < len(ps) && ps[i] < l.docStart[doc+1]
+}
+
+// DocPassages returns the passages of one document as the range [lo, hi).
+func (l *Lang) DocPassages(doc int) (lo, hi int) { return int(l.docStart[doc]), int(l.docStart[doc+1]) }
 
 // FrontCategories is the number of categories whose documents' front matter holds term: 1 for a
 // term that points to one domain, more for words every procedure uses ("customer", "vehicle").
-func (l *Lang) FrontCategories(term string) int { return l.frontCats[term] }
+func (l *Lang) FrontCategories(term string) int {
+	if t, ok := l.Lookup(term); ok {
+		return int(l.frontCats[t])
+	}
+	return 0
+}
+
+// FrontCategoriesOf is FrontCategories of a term.
+func (l *Lang) FrontCategoriesOf(t Term) int { return int(l.frontCats[t]) }
+
+// FrontDocs returns the documents whose front matter holds the term, ascending.
+func (l *Lang) FrontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] }
 
 // PassageOf returns the passage of a document's section, by section anchor.
 func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
@@ -239,264 +398,39 @@ func (l *Lang) Doc(passage int) (*knowledge.Document, *knowledge.Section) {
 // IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for
 // a term that no passage contains.
 func (l *Lang) IDF(term string) float64 {
-	if w, ok := l.idf[term]; ok {
-		return w
+	if t, ok := l.Lookup(term); ok {
+		return l.idf[t]
 	}
 	return l.unseen
 }
 
-// Hit is one scored passage.
-type Hit struct {
-	Passage int
-	Score   float64
-}
+// IDFOf is IDF of a term.
+func (l *Lang) IDFOf(t Term) float64 { return l.idf[t] }
 
-// Search scores passages against the query terms with BM25 (Lucene's form:
-// idf * tf / (tf + k1 * (1 - b + b * len/avglen))) and returns the best topK, highest score
-// first, ties broken by document id, then section order. A non-empty category keeps only the
-// passages of documents in that category; statistics stay corpus-wide, as in Lucene's filters.
-func (l *Lang) Search(query []string, category string, topK int) []Hit {
-	return l.SearchWeighted(query, nil, category, topK)
-}
-
-// SynonymWeight is how much a synonym of a question's word counts against the word itself, in
-// BM25, in L0 and in the lexical support of a block: a synonym bridges operators' words to the
-// procedures' but never outweighs the words themselves.
-const SynonymWeight = 0.5
-
-// SearchWeighted is Search with a weight per query term (missing terms weigh 1), such as
-// SynonymWeight for a synonym's terms.
-func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
-	if topK <= 0 || len(l.Passages) == 0 {
-		return nil
+// BestSection returns the passage of the document that shares the most idf weight with the
+// terms; the document's first passage (its scope) when none shares any. Its cost follows the
+// terms' postings within the document, not the document's length.
+func (l *Lang) BestSection(doc int, terms []Term) int {
+	lo, hi := l.DocPassages(doc)
+	var small [32]float64
+	var w []float64
+	if hi-lo > len(small) {
+		w = make([]float64, hi-lo)
+	} else {
+		w = small[:hi-lo]
 	}
-	scores := make([]float64, len(l.Passages))
-	for _, t := range unique(query) {
-		ps := l.postings[t]
-		if len(ps) == 0 {
-			continue
-		}
-		idf := l.IDF(t)
-		if w, ok := weight[t]; ok {
-			idf *= w
-		}
-		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := K1 * (1 - B + B*float64(l.Passages[p.passage].Len)/l.avgLen)
-			scores[p.passage] += idf * tf / (tf + norm)
-		}
-	}
-	hits := make([]Hit, 0, topK)
-	for i, s := range scores {
-		if s <= 0 || (category != "" && l.Docs[l.Passages[i].Doc].Category != category) {
-			continue
-		}
-		hits = append(hits, Hit{Passage: i, Score: s})
-	}
-	// Passages are stored in (document id, section) order, so a stable sort on score alone
-	// keeps the documented tie order.
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	if len(hits) > topK {
-		hits = hits[:topK]
-	}
-	return hits
-}
-
-func set(terms []string) map[string]struct{} {
-	m := make(map[string]struct{}, len(terms))
 	for _, t := range terms {
-		m[t] = struct{}{}
-	}
-	return m
-}
-
-// unique returns terms without repeats, in first-seen order.
-func unique(terms []string) []string {
-	out := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
+		ps := l.postings(t)
+		i, _ := slices.BinarySearch(ps, uint32(lo))
+		for ; i < len(ps) && int(ps[i]) < hi; i++ {
+			w[int(ps[i])-lo] += l.idf[t]
 		}
 	}
-	return out
-}
-
-// Support is how much of a question's informative words a passage holds, weighted by IDF. It is
-// the lexical evidence the service judges a block by: it does not collapse on a
-// long, chatty question, because words the corpus does not know are counted apart (Unknown)
-// instead of diluting the share of the words it does know.
-type Support struct {
-	// Words is the number of the question's informative words (distinct stems of at least three
-	// characters with a letter, stop words excluded: "e", "km", "80" are not informative).
-	Words int
-	// Known is the IDF weight of the informative words the corpus holds; Unknown counts the
-	// others (typos, words of other subjects, chat).
-	Known   float64
-	Unknown int
-	// Matched is the number of informative words the passage or its document's front matter
-	// holds; Weight is their IDF weight (a compound counts by the share of its known parts).
-	Matched int
-	Weight  float64
-	// Specific is the weight of the matched words by how few procedures use them (BM25's idf
-	// over procedures): words of one procedure's subject weigh much, words every procedure
-	// uses ("customer", "report", "day") almost nothing.
-	Specific float64
-}
-
-// Share is Weight over Known: the part of the question's known vocabulary the passage holds.
-func (s Support) Share() float64 {
-	if s.Known == 0 {
-		return 0
-	}
-	return s.Weight / s.Known
-}
-
-// Informative reports whether a term counts as an informative word of a question.
-func Informative(term string) bool {
-	if len(term) < 3 {
-		return false
-	}
-	for _, r := range term {
-		if r < '0' || r > '9' {
-			return true
+	best, bestW := lo, 0.0
+	for i, x := range w {
+		if x > bestW {
+			best, bestW = lo+i, x
 		}
 	}
-	return false
-}
-
-// altKnown is the weight a word the corpus does not know has through its best known synonym.
-func (l *Lang) altKnown(g textproc.Group) float64 {
-	var w float64
-	for _, a := range g.Alts {
-		if _, ok := l.idf[a.Term]; ok {
-			w = max(w, SynonymWeight*l.IDF(a.Term))
-		}
-	}
-	return w
-}
-
-// Support measures the lexical support of a passage for the question's words.
-func (l *Lang) Support(query []textproc.Group, passage int) Support {
-	p := l.Passages[passage]
-	return l.support(query, p.Terms, l.Front[p.Doc].Terms)
-}
-
-// SupportDoc is Support over a whole procedure: the words any of its sections or its front
-// matter holds.
-func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
-	return l.support(query, l.docTerms[doc], l.Front[doc].Terms)
-}
-
-// DocIndex returns the index of the document id in Docs, or -1.
-func (l *Lang) DocIndex(id string) int {
-	return slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == id })
-}
-
-// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
-// is analysed here, and the front matter of the document docID counts as for an indexed passage.
-func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
-	var front map[string]struct{}
-	if i := slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == docID }); i >= 0 {
-		front = l.Front[i].Terms
-	}
-	return l.support(query, set(l.text.Terms(text)), front)
-}
-
-func (l *Lang) support(query []textproc.Group, terms, front map[string]struct{}) Support {
-	has := func(t string) bool {
-		if _, ok := terms[t]; ok {
-			return true
-		}
-		_, ok := front[t]
-		return ok
-	}
-	known := func(t string) bool { _, ok := l.idf[t]; return ok }
-	var s Support
-	seen := make(map[string]bool, len(query))
-	for _, g := range query {
-		if seen[g.Term] || !Informative(g.Term) {
-			continue
-		}
-		seen[g.Term] = true
-		s.Words++
-		// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
-		alt, altSpecific := 0.0, 0.0
-		for _, a := range g.Alts {
-			if known(a.Term) && has(a.Term) {
-				alt = max(alt, SynonymWeight*l.IDF(a.Term))
-				altSpecific = max(altSpecific, l.docIDF[a.Term])
-			}
-		}
-		if known(g.Term) {
-			w := l.IDF(g.Term)
-			s.Known += w
-			switch {
-			case has(g.Term):
-				s.Matched++
-				s.Weight += w
-				s.Specific += l.docIDF[g.Term]
-			case alt > 0:
-				s.Matched++
-				s.Weight += min(w, alt)
-				s.Specific += SynonymWeight * altSpecific
-			}
-			continue
-		}
-		// An unknown compound counts as one word by the mean weight of its known parts, halved
-		// when only part of the compound is known.
-		var partKnown, partHave, partSpecific float64
-		n := 0
-		for _, part := range g.Parts {
-			if !known(part) {
-				continue
-			}
-			n++
-			pw := l.IDF(part)
-			partKnown += pw
-			if has(part) {
-				partHave += pw
-				partSpecific = max(partSpecific, l.docIDF[part])
-			}
-		}
-		if n == 0 {
-			// A word the corpus does not know counts as known through a synonym it knows.
-			if alt > 0 {
-				s.Known += alt
-				s.Matched++
-				s.Weight += alt
-				s.Specific += SynonymWeight * altSpecific
-				continue
-			}
-			if w := l.altKnown(g); w > 0 {
-				s.Known += w
-				continue
-			}
-			s.Unknown++
-			continue
-		}
-		partKnown, partHave = partKnown/float64(n), partHave/float64(n)
-		if !g.Complete {
-			partKnown, partHave = partKnown/2, partHave/2
-		}
-		s.Known += partKnown
-		switch {
-		case partHave > 0:
-			s.Matched++
-			s.Weight += max(partHave, min(partKnown, alt))
-			s.Specific += partSpecific * partHave / partKnown
-		case alt > 0:
-			s.Specific += SynonymWeight * altSpecific
-			s.Matched++
-			s.Weight += min(partKnown, alt)
-		}
-	}
-	return s
+	return best
 }

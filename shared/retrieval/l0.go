@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -13,51 +14,58 @@ type l0Match struct {
 	doc     int
 	weight  float64 // sum of the IDF of the query terms the front matter covers
 	reasons []string
-	passage int // the document's section that best matches the question
+	passage int // the document's section that best matches the question (see l0's sections)
 	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
 	// holds whole that name this document's domain alone (a term no other category's front
 	// matter has); covered lists the distinct such terms.
 	phrases int
-	covered []string
+	covered []lexical.Term
 }
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
 // matches only part of a keyword or entity phrase.
 const partialWeight = 0.5
 
-// l0 matches the question's terms against every document's front matter (title, keywords,
-// entities, category). A keyword or entity matches when all of its terms are in the question, a
-// title when the question holds at least half of its IDF weight. A document's weight is the IDF
-// weight of the question terms its matches cover, each term counted once, plus partialWeight of
-// the terms that occur only in phrases it did not fully match.
+// l0 matches the question's terms against the front matter (title, keywords, entities,
+// category) of the documents whose front matter holds any of them, found through the index's
+// inverted front-matter index, so that its cost follows what matches. A keyword or entity
+// matches when all of its terms are in the question, a title when the question holds at least
+// half of its IDF weight. A document's weight is the IDF weight of the question terms its
+// matches cover, each term counted once, plus partialWeight of the terms that occur only in
+// phrases it did not fully match. The best section is chosen for the first sections matches
+// only: those are the ones fusion may use.
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
-func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
+func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Match) {
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
-	query, weights := queryTerms(words)
-	q := make(map[string]struct{}, len(query))
-	for _, t := range query {
-		q[t] = struct{}{}
+	strs, weights := queryTerms(words)
+	// The question's terms the index holds, in question order, with their weights (a term only
+	// a synonym gives weighs less).
+	query := make([]lexical.Term, 0, len(strs))
+	weight := make(map[lexical.Term]float64, len(strs))
+	for _, s := range strs {
+		if t, ok := l.Lookup(s); ok {
+			query = append(query, t)
+			weight[t] = cmp.Or(weights[s], 1)
+		}
 	}
+	in := func(t lexical.Term) bool { _, ok := weight[t]; return ok }
 	// via names the question's term behind each term that only a synonym gives.
-	via := map[string]string{}
+	via := map[lexical.Term]string{}
 	for _, g := range words {
 		for _, a := range g.Alts {
-			if _, ok := weights[a.Term]; ok {
-				if _, seen := via[a.Term]; !seen {
-					via[a.Term] = a.Rule
+			if _, ok := weights[a.Term]; !ok {
+				continue
+			}
+			if t, ok := l.Lookup(a.Term); ok {
+				if _, seen := via[t]; !seen {
+					via[t] = a.Rule
 				}
 			}
 		}
 	}
-	weight := func(t string) float64 {
-		if w, ok := weights[t]; ok {
-			return w
-		}
-		return 1
-	}
 	// synonym returns the rule behind the first of terms that only a synonym gives.
-	synonym := func(terms []string) (string, bool) {
+	synonym := func(terms []lexical.Term) (string, bool) {
 		for _, t := range terms {
 			if r, ok := via[t]; ok {
 				return r, true
@@ -65,19 +73,38 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 		}
 		return "", false
 	}
+	containsAll := func(terms []lexical.Term) bool {
+		if len(terms) == 0 {
+			return false
+		}
+		for _, t := range terms {
+			if !in(t) {
+				return false
+			}
+		}
+		return true
+	}
+	// The candidates: every document whose front matter holds a question term, in id order.
+	var docs []uint32
+	for _, t := range query {
+		docs = append(docs, l.FrontDocs(t)...)
+	}
+	slices.Sort(docs)
+	docs = slices.Compact(docs)
 	var matches []l0Match
-	for di, d := range l.Docs {
-		f := &l.Front[di]
-		full := map[string]struct{}{} // terms of fully matched keywords, entities, title, category
+	for _, di32 := range docs {
+		di := int(di32)
+		d, f := l.Docs[di], l.Front(di)
+		full := map[lexical.Term]struct{}{} // terms of fully matched keywords, entities, title, category
 		var reasons []string
 		phrases := 0
-		var distinct []string
-		cover := func(terms []string) {
+		var distinct []lexical.Term
+		cover := func(terms []lexical.Term) {
 			counted := false
 			for _, t := range terms {
 				full[t] = struct{}{}
-				if _, syn := via[t]; !syn && l.FrontCategories(t) == 1 {
-					distinct = appendNew(distinct, t)
+				if _, syn := via[t]; !syn && l.FrontCategoriesOf(t) == 1 {
+					distinct = appendUnique(distinct, t)
 					counted = true
 				}
 			}
@@ -85,8 +112,8 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 				phrases++
 			}
 		}
-		for i, kw := range f.Keywords {
-			if containsAll(q, kw) {
+		for i := range d.Keywords {
+			if kw := f.Keyword(i); containsAll(kw) {
 				if rule, ok := synonym(kw); ok {
 					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Keywords[i])
 				} else {
@@ -96,8 +123,8 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 				cover(kw)
 			}
 		}
-		for i, e := range f.Entities {
-			if containsAll(q, e) {
+		for i := range d.Entities {
+			if e := f.Entity(i); containsAll(e) {
 				if rule, ok := synonym(e); ok {
 					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Entities[i])
 				} else {
@@ -108,12 +135,12 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 			}
 		}
 		var have, want float64
-		var inTitle []string
-		for _, t := range f.Title {
-			w := l.IDF(t)
+		var inTitle []lexical.Term
+		for _, t := range f.Title() {
+			w := l.IDFOf(t)
 			want += w
-			if _, ok := q[t]; ok {
-				have += w * weight(t)
+			if in(t) {
+				have += w * weight[t]
 				inTitle = append(inTitle, t)
 			}
 		}
@@ -122,9 +149,9 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
 			cover(inTitle)
 		}
-		if containsAll(q, f.Category) {
+		if containsAll(f.Category()) {
 			reasons = append(reasons, "l0:category:"+d.Category)
-			cover(f.Category)
+			cover(f.Category())
 		}
 		// Question terms that occur in the front matter only as part of a longer phrase count
 		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
@@ -132,9 +159,9 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 		partial := false
 		for _, t := range query {
 			if _, ok := full[t]; ok {
-				docWeight += weight(t) * l.IDF(t)
-			} else if _, ok := f.Terms[t]; ok {
-				docWeight += weight(t) * partialWeight * l.IDF(t)
+				docWeight += weight[t] * l.IDFOf(t)
+			} else if f.Has(t) {
+				docWeight += weight[t] * partialWeight * l.IDFOf(t)
 				partial = true
 			}
 		}
@@ -144,11 +171,13 @@ func l0(l *lexical.Lang, words []textproc.Group) (L0Hints, []l0Match) {
 		if partial {
 			reasons = append(reasons, "l0:partial-phrase")
 		}
-		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, passage: bestSection(l, di, query),
-			phrases: phrases, covered: distinct})
+		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, phrases: phrases, covered: distinct})
 	}
 	// Documents are in id order, so a stable sort keeps id order among equal weights.
 	slices.SortStableFunc(matches, func(a, b l0Match) int { return cmpDesc(a.weight, b.weight) })
+	for i := range matches[:min(len(matches), sections)] {
+		matches[i].passage = l.BestSection(matches[i].doc, query)
+	}
 	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
 }
@@ -169,7 +198,7 @@ const (
 func strongDomains(l *lexical.Lang, leading []l0Match) []string {
 	type evidence struct {
 		phrases int
-		terms   []string
+		terms   []lexical.Term
 	}
 	var order []string
 	by := map[string]*evidence{}
@@ -186,7 +215,7 @@ func strongDomains(l *lexical.Lang, leading []l0Match) []string {
 		}
 		e.phrases += m.phrases
 		for _, t := range m.covered {
-			e.terms = appendNew(e.terms, t)
+			e.terms = appendUnique(e.terms, t)
 		}
 	}
 	out := []string{}
@@ -210,42 +239,18 @@ func leading(matches []l0Match) []l0Match {
 	return matches
 }
 
-// bestSection picks the section of a matched document that shares the most IDF weight with the
-// question; the first section (the procedure's scope) when none shares any.
-func bestSection(l *lexical.Lang, doc int, query []string) int {
-	lo, hi := l.DocPassages(doc)
-	best, bestW := lo, 0.0
-	for pi := lo; pi < hi; pi++ {
-		var w float64
-		for _, t := range query {
-			if _, ok := l.Passages[pi].Terms[t]; ok {
-				w += l.IDF(t)
-			}
-		}
-		if w > bestW {
-			best, bestW = pi, w
-		}
-	}
-	return best
-}
-
-func containsAll(set map[string]struct{}, terms []string) bool {
-	if len(terms) == 0 {
-		return false
-	}
-	for _, t := range terms {
-		if _, ok := set[t]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
 func appendNew(list []string, s string) []string {
-	if s == "" || slices.Contains(list, s) {
+	if s == "" {
 		return list
 	}
-	return append(list, s)
+	return appendUnique(list, s)
+}
+
+func appendUnique[T comparable](list []T, x T) []T {
+	if slices.Contains(list, x) {
+		return list
+	}
+	return append(list, x)
 }
 
 func cmpDesc(a, b float64) int {

@@ -1,0 +1,191 @@
+package lexical
+
+import (
+	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// Support is how much of a question's informative words a passage holds, weighted by IDF. It is
+// the lexical evidence the service judges a block by: it does not collapse on a
+// long, chatty question, because words the corpus does not know are counted apart (Unknown)
+// instead of diluting the share of the words it does know.
+type Support struct {
+	// Words is the number of the question's informative words (distinct stems of at least three
+	// characters with a letter, stop words excluded: "e", "km", "80" are not informative).
+	Words int
+	// Known is the IDF weight of the informative words the corpus holds; Unknown counts the
+	// others (typos, words of other subjects, chat).
+	Known   float64
+	Unknown int
+	// Matched is the number of informative words the passage or its document's front matter
+	// holds; Weight is their IDF weight (a compound counts by the share of its known parts).
+	Matched int
+	Weight  float64
+	// Specific is the weight of the matched words by how few procedures use them (BM25's idf
+	// over procedures): words of one procedure's subject weigh much, words every procedure
+	// uses ("customer", "report", "day") almost nothing.
+	Specific float64
+}
+
+// Share is Weight over Known: the part of the question's known vocabulary the passage holds.
+func (s Support) Share() float64 {
+	if s.Known == 0 {
+		return 0
+	}
+	return s.Weight / s.Known
+}
+
+// Informative reports whether a term counts as an informative word of a question.
+func Informative(term string) bool {
+	if len(term) < 3 {
+		return false
+	}
+	for _, r := range term {
+		if r < '0' || r > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// altKnown is the weight a word the corpus does not know has through its best known synonym.
+func (l *Lang) altKnown(g textproc.Group) float64 {
+	var w float64
+	for _, a := range g.Alts {
+		if t, ok := l.known(a.Term); ok {
+			w = max(w, SynonymWeight*l.idf[t])
+		}
+	}
+	return w
+}
+
+// known returns the term of a string that some passage holds.
+func (l *Lang) known(s string) (Term, bool) {
+	t, ok := l.Lookup(s)
+	return t, ok && l.Known(t)
+}
+
+// Support measures the lexical support of a passage for the question's words.
+func (l *Lang) Support(query []textproc.Group, passage int) Support {
+	front := l.Front(l.Passages[passage].Doc)
+	return l.support(query, func(t Term) bool { return l.PassageHas(passage, t) || front.Has(t) })
+}
+
+// SupportDoc is Support over a whole procedure: the words any of its sections or its front
+// matter holds.
+func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
+	front := l.Front(doc)
+	return l.support(query, func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+}
+
+// DocIndex returns the index of the document id in Docs, or -1.
+func (l *Lang) DocIndex(id string) int {
+	return slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == id })
+}
+
+// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
+// is analysed here, and the front matter of the document docID counts as for an indexed passage.
+func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
+	var terms []Term
+	for _, s := range l.text.Terms(text) {
+		if t, ok := l.Lookup(s); ok {
+			terms = append(terms, t)
+		}
+	}
+	slices.Sort(terms)
+	doc := l.DocIndex(docID)
+	return l.support(query, func(t Term) bool {
+		if _, ok := slices.BinarySearch(terms, t); ok {
+			return true
+		}
+		return doc >= 0 && l.Front(doc).Has(t)
+	})
+}
+
+// support measures the question's words against has, which reports whether the passage (or
+// document, or text) with its front matter holds a term that some passage holds.
+func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
+	var s Support
+	seen := make(map[string]bool, len(query))
+	for _, g := range query {
+		if seen[g.Term] || !Informative(g.Term) {
+			continue
+		}
+		seen[g.Term] = true
+		s.Words++
+		// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
+		alt, altSpecific := 0.0, 0.0
+		for _, a := range g.Alts {
+			if t, ok := l.known(a.Term); ok && has(t) {
+				alt = max(alt, SynonymWeight*l.idf[t])
+				altSpecific = max(altSpecific, l.docIDF[t])
+			}
+		}
+		if t, ok := l.known(g.Term); ok {
+			w := l.idf[t]
+			s.Known += w
+			switch {
+			case has(t):
+				s.Matched++
+				s.Weight += w
+				s.Specific += l.docIDF[t]
+			case alt > 0:
+				s.Matched++
+				s.Weight += min(w, alt)
+				s.Specific += SynonymWeight * altSpecific
+			}
+			continue
+		}
+		// An unknown compound counts as one word by the mean weight of its known parts, halved
+		// when only part of the compound is known.
+		var partKnown, partHave, partSpecific float64
+		n := 0
+		for _, part := range g.Parts {
+			t, ok := l.known(part)
+			if !ok {
+				continue
+			}
+			n++
+			pw := l.idf[t]
+			partKnown += pw
+			if has(t) {
+				partHave += pw
+				partSpecific = max(partSpecific, l.docIDF[t])
+			}
+		}
+		if n == 0 {
+			// A word the corpus does not know counts as known through a synonym it knows.
+			if alt > 0 {
+				s.Known += alt
+				s.Matched++
+				s.Weight += alt
+				s.Specific += SynonymWeight * altSpecific
+				continue
+			}
+			if w := l.altKnown(g); w > 0 {
+				s.Known += w
+				continue
+			}
+			s.Unknown++
+			continue
+		}
+		partKnown, partHave = partKnown/float64(n), partHave/float64(n)
+		if !g.Complete {
+			partKnown, partHave = partKnown/2, partHave/2
+		}
+		s.Known += partKnown
+		switch {
+		case partHave > 0:
+			s.Matched++
+			s.Weight += max(partHave, min(partKnown, alt))
+			s.Specific += partSpecific * partHave / partKnown
+		case alt > 0:
+			s.Specific += SynonymWeight * altSpecific
+			s.Matched++
+			s.Weight += min(partKnown, alt)
+		}
+	}
+	return s
+}
