@@ -74,7 +74,7 @@ type Lang struct {
 
 	unseen   float64
 	avgLen   float64
-	byAnchor map[string]int // "<doc id>#<anchor>" -> passage
+	byAnchor map[anchorKey]int
 
 	scratch sync.Pool // *scores for Search
 }
@@ -85,6 +85,9 @@ type Passage struct {
 	Section int // index into Document.Sections
 	Len     int // number of terms
 }
+
+// anchorKey names a passage by its document id and section anchor.
+type anchorKey struct{ doc, anchor string }
 
 // termTable is the interned vocabulary: the sorted term strings and their ids.
 type termTable struct {
@@ -141,7 +144,7 @@ type analysed struct {
 
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
-	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, byAnchor: map[string]int{}}
+	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, byAnchor: map[anchorKey]int{}}
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {
@@ -201,7 +204,7 @@ func (l *Lang) index(all []analysed) {
 			}
 			slices.SortFunc(row, func(x, y tf) int { return int(x.term) - int(y.term) })
 			perPassage = append(perPassage, row)
-			l.byAnchor[d.ID+"#"+d.Sections[si].Anchor] = len(l.Passages)
+			l.byAnchor[anchorKey{d.ID, d.Sections[si].Anchor}] = len(l.Passages)
 			l.Passages = append(l.Passages, Passage{Doc: di, Section: si, Len: len(ts)})
 			total += len(ts)
 		}
@@ -384,7 +387,7 @@ func (l *Lang) FrontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]
 
 // PassageOf returns the passage of a document's section, by section anchor.
 func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
-	i, ok := l.byAnchor[docID+"#"+anchor]
+	i, ok := l.byAnchor[anchorKey{docID, anchor}]
 	return i, ok
 }
 

@@ -151,8 +151,8 @@ func Clip(s string, n int) string {
 	count := 0
 	for i := range s {
 		if count == n-1 {
-			if utf8.RuneCountInString(s[i:]) == 1 {
-				return s
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size == len(s) {
+				return s // the last rune fits
 			}
 			return s[:i] + "…"
 		}

@@ -70,14 +70,18 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
 func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, topK int) []EvidenceBlock {
-	byKey := map[string]*fusing{}
-	var all []*fusing
+	type identity struct{ doc, version, anchor string }
+	// Every candidate and every L0 match used makes at most one block: one allocation for all.
+	pool := make([]fusing, 0, len(cands)+min(len(matches), topK))
+	byKey := make(map[identity]*fusing, cap(pool))
+	all := make([]*fusing, 0, cap(pool))
 	get := func(docID, version, anchor string) (*fusing, bool) {
-		key := docID + "\x00" + version + "\x00" + anchor
+		key := identity{docID, version, anchor}
 		if f, ok := byKey[key]; ok {
 			return f, true
 		}
-		f := &fusing{order: math.MaxInt}
+		pool = append(pool, fusing{order: math.MaxInt})
+		f := &pool[len(pool)-1]
 		if p, ok := l.PassageOf(docID, anchor); ok {
 			f.order = p
 		}
@@ -97,7 +101,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 		if !seen {
 			f.block = EvidenceBlock{
 				Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
-				Title: c.Title, Breadcrumb: knowledge.Breadcrumb(c.Title, c.Section), Section: c.Section,
+				Title: c.Title, Section: c.Section,
 				Category: c.Category, Content: c.Content,
 			}
 			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
@@ -141,7 +145,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 			if !seen {
 				f.block = EvidenceBlock{
 					Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
-					Title: d.Title, Breadcrumb: d.Breadcrumb(sec), Section: sec.Heading, Category: d.Category,
+					Title: d.Title, Section: sec.Heading, Category: d.Category,
 					Content: sec.Content,
 				}
 			}
@@ -162,6 +166,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 	out := make([]EvidenceBlock, 0, len(picked))
 	for _, f := range picked {
 		b := f.block
+		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section) // only for the blocks picked
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth

@@ -92,17 +92,18 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	slices.Sort(docs)
 	docs = slices.Compact(docs)
 	var matches []l0Match
+	var full []lexical.Term
 	for _, di32 := range docs {
 		di := int(di32)
 		d, f := l.Docs[di], l.Front(di)
-		full := map[lexical.Term]struct{}{} // terms of fully matched keywords, entities, title, category
+		full = full[:0] // terms of fully matched keywords, entities, title, category
 		var reasons []string
 		phrases := 0
 		var distinct []lexical.Term
 		cover := func(terms []lexical.Term) {
 			counted := false
 			for _, t := range terms {
-				full[t] = struct{}{}
+				full = appendUnique(full, t)
 				if _, syn := via[t]; !syn && l.FrontCategoriesOf(t) == 1 {
 					distinct = appendUnique(distinct, t)
 					counted = true
@@ -158,7 +159,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		var docWeight float64
 		partial := false
 		for _, t := range query {
-			if _, ok := full[t]; ok {
+			if slices.Contains(full, t) {
 				docWeight += weight[t] * l.IDFOf(t)
 			} else if f.Has(t) {
 				docWeight += weight[t] * partialWeight * l.IDFOf(t)
