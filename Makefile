@@ -63,7 +63,7 @@ init-duration: deps
 FUZZTIME ?= 60s
 FUZZ_TARGETS := shared/api:FuzzRequestBody shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
-	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments
+	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments shared/lexical:FuzzPrebuilt
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

@@ -6,6 +6,7 @@
 package knowledge
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -23,6 +24,17 @@ import (
 
 //go:embed procedures synonyms
 var embedded embed.FS
+
+// embeddedIndex is the prebuilt index of the embedded corpus (see lexical.Encode), made by
+// `go generate ./knowledge` whenever a procedure or synonym file changes; a test fails while it
+// is stale, and a stale one is never loaded (Restore checks the files' fingerprint).
+//
+//go:generate go run ../cmd/index-build -out index.bin
+//go:embed index.bin
+var embeddedIndex []byte
+
+// EmbeddedIndex returns the prebuilt index of the embedded corpus. The bytes must not be modified.
+func EmbeddedIndex() []byte { return embeddedIndex }
 
 // SynonymsDir is the folder of the synonym files, beside the language folders of KNOWLEDGE_DIR
 // and beside procedures/ in the embedded corpus.
@@ -89,6 +101,11 @@ type Corpus struct {
 	byLang   map[string][]*Document
 	byKey    map[string]*Document
 	synonyms map[string]*synonyms.Set
+	// files maps every source file (procedures/<language>/<id>.md, synonyms/<language>/*.txt)
+	// to the hex SHA-256 of its bytes.
+	files map[string]string
+	// lazySynonyms parses the synonym files on first use, for a restored corpus (see Restore).
+	lazySynonyms func() map[string]*synonyms.Set
 }
 
 // Documents returns the procedures of one language, sorted by id. The slice must not be modified.
@@ -100,7 +117,11 @@ func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+i
 // Synonyms returns the rules of every synonym file of one language, in file-name order; the set
 // is empty, not nil, when the language has none.
 func (c *Corpus) Synonyms(lang string) *synonyms.Set {
-	if s := c.synonyms[lang]; s != nil {
+	syns := c.synonyms
+	if c.lazySynonyms != nil {
+		syns = c.lazySynonyms()
+	}
+	if s := syns[lang]; s != nil {
 		return s
 	}
 	return &synonyms.Set{}
@@ -145,7 +166,7 @@ func Load(fsys fs.FS) (*Corpus, error) {
 }
 
 func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
-	c := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: map[string]*synonyms.Set{}}
+	c := newCorpus()
 	var errs []error
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -172,6 +193,7 @@ func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", name, err)
 			}
+			c.files["procedures/"+name] = hash(raw)
 			doc, err := parse("procedures/"+name, raw, scanPersonalData)
 			if err != nil {
 				errs = append(errs, err)
@@ -189,6 +211,29 @@ func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+func newCorpus() *Corpus {
+	return &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: map[string]*synonyms.Set{},
+		files: map[string]string{}}
+}
+
+// Fingerprint is the hex SHA-256 of the corpus's source files: every procedure and synonym
+// file's path and hash, in path order. Two corpora with the same fingerprint have the same
+// bytes; a prebuilt index names the fingerprint it was built from.
+func (c *Corpus) Fingerprint() string { return fingerprint(c.files) }
+
+func fingerprint(files map[string]string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%s\x00%s\n", p, files[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // loadSynonyms parses every <language>/*.txt file of fsys, in file-name order, into one set per
@@ -217,12 +262,12 @@ func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
 				continue
 			}
 			name := path.Join(e.Name(), f.Name())
-			file, err := fsys.Open(name)
+			raw, err := fs.ReadFile(fsys, name)
 			if err != nil {
 				return append(errs, fmt.Errorf("read %s/%s: %w", SynonymsDir, name, err))
 			}
-			s, err := synonyms.Parse(SynonymsDir+"/"+name, file)
-			file.Close()
+			c.files[SynonymsDir+"/"+name] = hash(raw)
+			s, err := synonyms.Parse(SynonymsDir+"/"+name, bytes.NewReader(raw))
 			if err != nil {
 				errs = append(errs, err)
 				continue

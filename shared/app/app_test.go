@@ -225,10 +225,21 @@ func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
 			t.Errorf("%s: status %+v, %v", fn, st, err)
 		}
 	}
-	// The demo provider reads through the index in every function.
+	// The demo provider verifies from the corpus: its status and sync functions need no index
+	// either, and still verify every source.
 	demo, _ := config.FromEnv(func(string) string { return "" })
-	if a, _ := NewFunction(context.Background(), demo, io.Discard, FunctionStatus); a.Service == nil {
-		t.Error("demo status function without the index")
+	for _, fn := range []string{FunctionStatus, FunctionSync} {
+		a, err := NewFunction(context.Background(), demo, io.Discard, fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Service != nil || a.parts.Index != nil {
+			t.Errorf("demo %s function built the index", fn)
+		}
+		st, err := a.Status.Status(context.Background(), "de", retrieval.Call{Actor: retrieval.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
+		if err != nil || st.DocumentCount == nil || *st.DocumentCount != 11 {
+			t.Errorf("demo %s: status %+v, %v", fn, st, err)
+		}
 	}
 }
 

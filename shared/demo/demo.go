@@ -5,22 +5,34 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Provider is the demo knowledge provider.
 type Provider struct {
-	ix *lexical.Index
+	ix     *lexical.Index
+	corpus *knowledge.Corpus // for verification alone, when ix is nil (see ForCorpus)
 }
 
 var _ retrieval.KnowledgeProvider = (*Provider)(nil)
 
 // New returns a demo provider over an analysed corpus.
 func New(ix *lexical.Index) *Provider { return &Provider{ix: ix} }
+
+// ForCorpus returns a demo provider for the functions that verify sources and sync manifests
+// but answer no question (status, manifest sync), so that they need not load the analysed
+// index: its Retrieve and Ask fail with ErrNoIndex.
+func ForCorpus(c *knowledge.Corpus) *Provider { return &Provider{corpus: c} }
+
+// ErrNoIndex is returned by Retrieve and Ask of a provider made by ForCorpus.
+var ErrNoIndex = errors.New("demo provider: this function has no analysed index")
 
 // Name implements retrieval.KnowledgeProvider.
 func (p *Provider) Name() string { return "demo" }
@@ -40,6 +52,9 @@ func (p *Provider) Health(context.Context, retrieval.Call) retrieval.Health {
 func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if p.ix == nil {
+		return nil, ErrNoIndex
 	}
 	l := p.ix.Lang(q.Language)
 	if l == nil {
@@ -69,6 +84,9 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
 	if err := ctx.Err(); err != nil {
 		return retrieval.GroundedAnswer{}, err
+	}
+	if p.ix == nil {
+		return retrieval.GroundedAnswer{}, ErrNoIndex
 	}
 	if p.ix.Lang(q.Language) == nil {
 		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
@@ -106,6 +124,15 @@ var _ retrieval.Verifier = (*Provider)(nil)
 func (p *Provider) VerifySource(ctx context.Context, _ retrieval.Call, lang, documentID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
+	}
+	if p.ix == nil {
+		if !slices.Contains(knowledge.Languages, lang) {
+			return "", retrieval.ErrUnsupportedLanguage
+		}
+		if p.corpus.Document(lang, documentID) != nil {
+			return retrieval.SourceIndexed, nil
+		}
+		return "missing", nil
 	}
 	l := p.ix.Lang(lang)
 	if l == nil {

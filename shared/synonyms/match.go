@@ -29,23 +29,39 @@ type Expansion struct {
 	Source string
 }
 
-// Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use.
+// Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use. It holds no
+// pointers but strings: the terms as sorted keys (a term's folded tokens joined by keySep) and
+// their alternatives in flat arrays, so that restoring one from a prebuilt index builds no
+// per-term structure (see Compiled).
 type Matcher struct {
-	root  map[string]*node // a trie over tokens: the first token of a term, then the next, ...
-	vocab []string
+	keys     []string // sorted; each has alternatives
+	altStart []uint32 // the alternatives of keys[i] are alts[altStart[i]:altStart[i+1]], in rule order
+	alts     []alternative
+	tokens   []string // the folded tokens of every alternative, at alternative.from:to
+	vocab    []string
+	terms    int
+}
+
+type alternative struct {
+	from, to uint32 // into Matcher.tokens
+	term     string
+	source   string
+}
+
+// keySep joins a term's folded tokens into its key; folded tokens never hold it.
+const keySep = "\x00"
+
+// builder collects a Set's terms in a trie while Compile folds them, dropping repeated
+// alternatives and keeping at most MaxAlternatives per term.
+type builder struct {
+	root  map[string]*node
 	terms int
 }
 
 type node struct {
 	next map[string]*node
-	alts []alternative // set where a term ends
+	alts [][3]string // folded alternative tokens joined by keySep, rule term, source
 	seen map[string]bool
-}
-
-type alternative struct {
-	tokens []string
-	term   string
-	source string
 }
 
 // Compile folds every term with fold, which must split text into tokens the way the question
@@ -54,7 +70,7 @@ type alternative struct {
 // the others as alternatives; a mapping gives each left-hand term the right-hand terms. A term
 // whose tokens are all the same as its alternative's is not its own alternative.
 func (s *Set) Compile(fold func(string) []string) *Matcher {
-	m := &Matcher{root: map[string]*node{}}
+	b := &builder{root: map[string]*node{}}
 	vocab := map[string]bool{}
 	folded := func(terms []string) [][]string {
 		out := make([][]string, len(terms))
@@ -72,7 +88,7 @@ func (s *Set) Compile(fold func(string) []string) *Matcher {
 			for i := range left {
 				for j := range left {
 					if i != j {
-						m.add(left[i], left[j], r.Terms[i], r.Source)
+						b.add(left[i], left[j], r.Terms[i], r.Source)
 					}
 				}
 			}
@@ -81,29 +97,26 @@ func (s *Set) Compile(fold func(string) []string) *Matcher {
 		right := folded(r.Targets)
 		for i := range left {
 			for j := range right {
-				m.add(left[i], right[j], r.Terms[i], r.Source)
+				b.add(left[i], right[j], r.Terms[i], r.Source)
 			}
 		}
 	}
-	m.vocab = make([]string, 0, len(vocab))
+	words := make([]string, 0, len(vocab))
 	for tok := range vocab {
-		m.vocab = append(m.vocab, tok)
+		words = append(words, tok)
 	}
-	slices.Sort(m.vocab)
-	for _, n := range m.root {
-		n.compact()
-	}
-	return m
+	slices.Sort(words)
+	return b.flatten(words)
 }
 
-func (m *Matcher) add(key, alt []string, term, source string) {
+func (b *builder) add(key, alt []string, term, source string) {
 	if len(key) == 0 || len(alt) == 0 || slices.Equal(key, alt) {
 		return
 	}
-	n := m.root[key[0]]
+	n := b.root[key[0]]
 	if n == nil {
 		n = &node{}
-		m.root[key[0]] = n
+		b.root[key[0]] = n
 	}
 	for _, tok := range key[1:] {
 		if n.next == nil {
@@ -118,22 +131,14 @@ func (m *Matcher) add(key, alt []string, term, source string) {
 	}
 	if n.seen == nil {
 		n.seen = map[string]bool{}
-		m.terms++
+		b.terms++
 	}
-	k := strings.Join(alt, " ")
+	k := strings.Join(alt, keySep)
 	if n.seen[k] || len(n.alts) == MaxAlternatives {
 		return
 	}
 	n.seen[k] = true
-	n.alts = append(n.alts, alternative{tokens: alt, term: term, source: source})
-}
-
-// compact drops what only Compile needs.
-func (n *node) compact() {
-	n.seen = nil
-	for _, c := range n.next {
-		c.compact()
-	}
+	n.alts = append(n.alts, [3]string{k, term, source})
 }
 
 // Expand returns the alternatives for the terms found in tokens, the folded tokens of a question
@@ -147,27 +152,32 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 	}
 	var out []Expansion
 	for i := 0; i < len(tokens); {
-		n := m.root[tokens[i]]
-		var best *node
-		end := 0
-		for j := i + 1; n != nil; j++ {
-			if len(n.alts) > 0 {
-				best, end = n, j
+		best, end := -1, 0
+		key := tokens[i]
+		for j := i + 1; ; j++ {
+			at, found := slices.BinarySearch(m.keys, key)
+			if found {
+				best, end = at, j
 			}
-			if j == len(tokens) || n.next == nil {
+			if j == len(tokens) {
 				break
 			}
-			n = n.next[tokens[j]]
+			// A longer term starts with this one's tokens: its keys follow key+keySep.
+			longer := key + keySep
+			if at, _ = slices.BinarySearch(m.keys, longer); at == len(m.keys) || !strings.HasPrefix(m.keys[at], longer) {
+				break
+			}
+			key = longer + tokens[j]
 		}
-		if best == nil {
+		if best < 0 {
 			i++
 			continue
 		}
-		for _, a := range best.alts {
+		for _, a := range m.alts[m.altStart[best]:m.altStart[best+1]] {
 			if len(out) == MaxExpansions {
 				return out
 			}
-			out = append(out, Expansion{Start: i, End: end, Tokens: a.tokens, Rule: a.term, Source: a.source})
+			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[a.from:a.to:a.to], Rule: a.term, Source: a.source})
 		}
 		i = end
 	}

@@ -1,5 +1,12 @@
 package textproc
 
+import (
+	"maps"
+	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+)
+
 // Splitter splits German compounds into parts that occur on their own in a known vocabulary,
 // so that "Scheibe" finds "Windschutzscheibe" and "Akkustand" finds "Akku". It is built once per
 // corpus and only read afterwards.
@@ -160,3 +167,27 @@ func (r *splitRun) split(start, depth int) []string {
 	r.failed[depth][start] = true
 	return nil
 }
+
+// Words returns the splitter's vocabulary, sorted: the folded tokens and their stems, for a
+// prebuilt index (see RestoreSplitter).
+func (s *Splitter) Words() (tokens, stems []string) {
+	return slices.Sorted(maps.Keys(s.tokens)), slices.Sorted(maps.Keys(s.stems))
+}
+
+// RestoreSplitter rebuilds a splitter from its Words, without analysing any text.
+func RestoreSplitter(a *Analyzer, tokens, stems []string) *Splitter {
+	s := &Splitter{a: a, tokens: make(map[string]struct{}, len(tokens)), stems: make(map[string]struct{}, len(stems))}
+	for _, t := range tokens {
+		s.tokens[t] = struct{}{}
+	}
+	for _, t := range stems {
+		s.stems[t] = struct{}{}
+	}
+	return s
+}
+
+// Splitter returns the analyzer's compound splitter, or nil.
+func (a *Analyzer) Splitter() *Splitter { return a.split }
+
+// SynonymMatcher returns the matcher of the analyzer's synonyms, or nil.
+func (a *Analyzer) SynonymMatcher() *synonyms.Matcher { return a.syn }

@@ -62,19 +62,15 @@ type Parts struct {
 	aws   func() (aws.Config, error)
 }
 
-// New builds the parts. The analysed index, the largest part of a cold start (about 15 ms), is
-// built only where something reads it: when withIndex is set (the lookup function, the local
-// API), and for the demo provider, which retrieves and verifies through it. out receives logs
+// New builds the parts. The corpus and, when withIndex is set (the lookup function, the local
+// API), its analysed index come from the prebuilt index when it matches the corpus files (see
+// loadKnowledge); the status and sync functions load the procedures alone. out receives logs
 // and metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer, withIndex bool) (*Parts, error) {
 	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now()}
-	corpus, err := loadCorpus(cfg)
-	if err != nil {
+	var err error
+	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, withIndex); err != nil {
 		return nil, err
-	}
-	p.Corpus = corpus
-	if withIndex || cfg.Provider != "ragcore" {
-		p.Index = lexical.Build(corpus)
 	}
 	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
 	p.Metrics = obs.NewEMF(out, cfg.FunctionName)
@@ -109,6 +105,9 @@ func loadAWS(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (aw
 func (p *Parts) newProvider(ctx context.Context) (retrieval.KnowledgeProvider, error) {
 	cfg, log := p.Config, p.Log
 	if cfg.Provider != "ragcore" {
+		if p.Index == nil {
+			return demo.ForCorpus(p.Corpus), nil // verification and sync need no index
+		}
 		return demo.New(p.Index), nil
 	}
 	token, source := cfg.RAGcoreToken, "environment"
@@ -155,17 +154,6 @@ func (p *Parts) newStore() (store.Records, string, error) {
 	client := store.DynamoClientFrom(awsCfg, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
 		HTTPTimeout: cfg.DynamoDBTimeout})
 	return store.NewDynamo(client, cfg.TableName, cfg.DynamoDBTimeout, nil), "dynamodb:" + cfg.TableName, nil
-}
-
-func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
-	if cfg.KnowledgeDir != "" {
-		c, err := knowledge.LoadDir(cfg.KnowledgeDir)
-		if err != nil {
-			return nil, fmt.Errorf("KNOWLEDGE_DIR %s: %w", cfg.KnowledgeDir, err)
-		}
-		return c, nil
-	}
-	return knowledge.Embedded()
 }
 
 // Namespace is the configured RAGcore namespace, as the store keys it.

@@ -1,0 +1,67 @@
+// Command index-build writes the prebuilt index of a corpus (see lexical.Encode): the checked
+// procedures and their analysed form, which the functions load at a cold start instead of
+// parsing and analysing the procedures. A function loads it only while the corpus files are
+// the ones it was built from; otherwise it builds the index itself and logs that it did.
+//
+//	go run ./cmd/index-build -dir "$KNOWLEDGE_DIR"      # writes $KNOWLEDGE_DIR/index.bin
+//	go run ./cmd/index-build -out knowledge/index.bin   # the embedded corpus (go generate ./knowledge)
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+func main() {
+	dir := flag.String("dir", "", "corpus folder laid out as KNOWLEDGE_DIR (<language>/<id>.md, synonyms/); empty: the embedded corpus")
+	out := flag.String("out", "", "file to write; default: "+lexical.PrebuiltFile+" in -dir")
+	flag.Parse()
+	if err := run(*dir, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "index-build:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, out string) error {
+	if out == "" {
+		if dir == "" {
+			return fmt.Errorf("-out is required for the embedded corpus")
+		}
+		out = filepath.Join(dir, lexical.PrebuiltFile)
+	}
+	start := time.Now()
+	var c *knowledge.Corpus
+	var err error
+	if dir == "" {
+		c, err = knowledge.Embedded()
+	} else {
+		c, err = knowledge.LoadDir(dir)
+	}
+	if err != nil {
+		return err
+	}
+	b := lexical.Encode(lexical.Build(c), c)
+	if old, err := os.ReadFile(out); err == nil && string(old) == string(b) {
+		fmt.Printf("%s is up to date (%d bytes)\n", out, len(b))
+		return nil
+	}
+	tmp := out + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return err
+	}
+	n := 0
+	for _, lang := range knowledge.Languages {
+		n += len(c.Documents(lang))
+	}
+	fmt.Printf("wrote %s: %d procedures, %d bytes, in %v\n", out, n, len(b), time.Since(start).Round(time.Millisecond))
+	return nil
+}

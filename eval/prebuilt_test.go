@@ -1,0 +1,68 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
+)
+
+// TestPrebuiltIndexAnswersAsBuilt: a lookup over the embedded prebuilt index (what a function
+// loads at a cold start) returns exactly what a lookup over an index built from the parsed
+// procedures returns, for every question of every evaluation set, on the demo and the scripted
+// semantic paths.
+func TestPrebuiltIndexAnswersAsBuilt(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := lexical.Build(c)
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, _, err := lexical.Load(knowledge.EmbeddedIndex(), procs, syns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*.yaml")
+	var qs []Question
+	for _, f := range files {
+		set, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, set...)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	answer := func(ix *lexical.Index, semantic bool, q Question) string {
+		var p retrieval.LookupProvider = demo.New(ix)
+		if semantic {
+			p = NewScripted(ix, qs)
+		}
+		svc := retrieval.New(ix, p, store.NewMemory(), retrieval.DefaultOptions(), quiet)
+		r, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
+			Actor: retrieval.Actor{ID: "eval"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.InvocationID = ""
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	for _, semantic := range []bool{false, true} {
+		for _, q := range qs {
+			if a, b := answer(built, semantic, q), answer(loaded, semantic, q); a != b {
+				t.Fatalf("%s (semantic %v): built and prebuilt indexes answer differently:\n%s\n%s", q.ID, semantic, a, b)
+			}
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package knowledge
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+)
+
+// ErrStale is returned by Restore when the source files are not the ones the documents were
+// loaded from.
+var ErrStale = errors.New("the corpus files changed since the prebuilt index was built")
+
+// Restore makes the corpus of documents that were loaded and checked before (a prebuilt index
+// carries them), without parsing them again: it reads the bytes of the source files, gives each
+// document its Raw bytes from procs, and requires the fingerprint of the files of procs and syns
+// (nil when there are none) to be want, so that a corpus whose files changed since is never
+// restored (ErrStale). docs are the documents of every language, each language's sorted by id.
+// The synonym files are parsed on the first call of Synonyms only: a restored corpus is used
+// with the prebuilt index, which holds the rules compiled.
+func Restore(docs []*Document, procs, syns fs.FS, want string) (*Corpus, error) {
+	c := newCorpus()
+	raw := map[string][]byte{}
+	if err := readSources(procs, "procedures", ".md", c.files, raw); err != nil {
+		return nil, err
+	}
+	if syns != nil {
+		if err := readSources(syns, SynonymsDir, ".txt", c.files, nil); err != nil {
+			return nil, err
+		}
+	}
+	if got := c.Fingerprint(); got != want {
+		return nil, fmt.Errorf("%w (files %s, index built from %s)", ErrStale, short(got), short(want))
+	}
+	for _, d := range docs {
+		b, ok := raw[d.Path]
+		if !ok || hash(b) != d.SHA256 {
+			return nil, fmt.Errorf("%w: %s", ErrStale, d.Path)
+		}
+		d.Raw = b
+		c.byLang[d.Language] = append(c.byLang[d.Language], d)
+		c.byKey[d.Language+"/"+d.ID] = d
+	}
+	c.lazySynonyms = sync.OnceValue(func() map[string]*synonyms.Set {
+		parsed := newCorpus()
+		if syns != nil {
+			// The files are the ones the index was built from (the fingerprint matched), which
+			// parsed without error then.
+			parsed.loadSynonyms(syns)
+		}
+		return parsed.synonyms
+	})
+	return c, nil
+}
+
+// readSources hashes every <language>/*<ext> file of fsys into files, keyed by prefix/<path>,
+// and keeps the bytes in raw when raw is not nil.
+func readSources(fsys fs.FS, prefix, ext string, files map[string]string, raw map[string][]byte) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return fmt.Errorf("read %s: %w", prefix, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == SynonymsDir {
+			continue
+		}
+		list, err := fs.ReadDir(fsys, e.Name())
+		if err != nil {
+			return fmt.Errorf("read %s/%s: %w", prefix, e.Name(), err)
+		}
+		for _, f := range list {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ext) {
+				continue
+			}
+			name := path.Join(e.Name(), f.Name())
+			b, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				return fmt.Errorf("read %s/%s: %w", prefix, name, err)
+			}
+			files[prefix+"/"+name] = hash(b)
+			if raw != nil {
+				raw[prefix+"/"+name] = b
+			}
+		}
+	}
+	return nil
+}
+
+func short(h string) string { return h[:min(len(h), 12)] }
+
+// EmbeddedSources returns the embedded procedures and synonym files, as Restore reads them.
+func EmbeddedSources() (procs, syns fs.FS, err error) {
+	if procs, err = fs.Sub(embedded, "procedures"); err != nil {
+		return nil, nil, err
+	}
+	if syns, err = fs.Sub(embedded, SynonymsDir); err != nil {
+		return nil, nil, err
+	}
+	return procs, syns, nil
+}

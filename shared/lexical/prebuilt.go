@@ -1,0 +1,485 @@
+package lexical
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// The prebuilt form of an index is what a function loads at a cold start instead of parsing the
+// procedures and analysing them: the checked documents, and per language the interned
+// vocabulary, the flat postings and front-matter arrays, the compound splitter's vocabulary and
+// the compiled synonym rules. It holds no pointers: integers as little-endian arrays, strings
+// as length-prefixed bytes. It names the fingerprint of the source files it was built from
+// (knowledge.Corpus.Fingerprint), and loading it checks the files against it, so a stale
+// prebuilt index is never used. The statistics that follow from the arrays (idf, categories per
+// term) are computed at load. Encode is deterministic: the same corpus gives the same bytes.
+
+// PrebuiltFile is the prebuilt index's file name in KNOWLEDGE_DIR (cmd/index-build writes it).
+const PrebuiltFile = "index.bin"
+
+// prebuiltMagic starts every prebuilt index; its last byte is the format version.
+const prebuiltMagic = "MOKIDX\x00\x01"
+
+// ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
+var ErrPrebuilt = errors.New("not a prebuilt index of this version")
+
+// Encode returns the prebuilt form of ix, built from c.
+func Encode(ix *Index, c *knowledge.Corpus) []byte {
+	var e encoder
+	e.buf.WriteString(prebuiltMagic)
+	e.str(c.Fingerprint())
+	var docs encoder
+	n := 0
+	for _, lang := range knowledge.Languages {
+		n += len(c.Documents(lang))
+	}
+	docs.uvarint(n)
+	for _, lang := range knowledge.Languages {
+		for _, d := range c.Documents(lang) {
+			docs.document(d)
+		}
+	}
+	e.section(&docs)
+	e.uvarint(len(knowledge.Languages))
+	for _, lang := range knowledge.Languages {
+		var le encoder
+		ix.Lang(lang).encode(&le)
+		e.str(lang)
+		e.section(&le)
+	}
+	return e.buf.Bytes()
+}
+
+// Load restores an index and its corpus from their prebuilt form b. procs and syns are the
+// corpus's source files (the procedures and the synonym files; syns may be nil): they must be the
+// files b was built from (knowledge.ErrStale otherwise), and give the documents their Raw bytes.
+func Load(b []byte, procs, syns fs.FS) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix := &Index{langs: map[string]*Lang{}}
+	langs := d.count(1)
+	for range langs {
+		lang := d.str()
+		body := d.sub()
+		if d.err != nil {
+			break
+		}
+		if !slices.Contains(knowledge.Languages, lang) || ix.langs[lang] != nil {
+			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
+		}
+		l, err := decodeLang(body, lang, c.Documents(lang))
+		if err != nil {
+			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
+		}
+		ix.langs[lang] = l
+	}
+	if err := d.done(); err != nil {
+		return nil, nil, err
+	}
+	for _, lang := range knowledge.Languages {
+		if ix.langs[lang] == nil {
+			return nil, nil, fmt.Errorf("%w: no %s index", ErrPrebuilt, lang)
+		}
+	}
+	return ix, c, nil
+}
+
+// LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
+// procedures but never analyse a question (status, manifest sync).
+func LoadCorpus(b []byte, procs, syns fs.FS) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(b, procs, syns)
+	return c, err
+}
+
+func loadCorpus(b []byte, procs, syns fs.FS) (*decoder, *knowledge.Corpus, error) {
+	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
+		return nil, nil, ErrPrebuilt
+	}
+	d := newDecoder(b[len(prebuiltMagic):])
+	want := d.str()
+	docsBody := d.sub()
+	if d.err != nil {
+		return nil, nil, d.err
+	}
+	n := docsBody.count(1)
+	docs := make([]*knowledge.Document, 0, n)
+	for range n {
+		docs = append(docs, docsBody.document())
+	}
+	if err := docsBody.done(); err != nil {
+		return nil, nil, err
+	}
+	c, err := knowledge.Restore(docs, procs, syns, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, c, nil
+}
+
+func (l *Lang) encode(e *encoder) {
+	e.strs(l.terms.words)
+	e.u32s(l.postStart)
+	e.u32s(l.postPassage)
+	e.u16s(l.postTF)
+	doc, sec, n := make([]uint32, len(l.Passages)), make([]uint32, len(l.Passages)), make([]uint32, len(l.Passages))
+	for i, p := range l.Passages {
+		doc[i], sec[i], n[i] = uint32(p.Doc), uint32(p.Section), uint32(p.Len)
+	}
+	e.u32s(doc)
+	e.u32s(sec)
+	e.u32s(n)
+	e.u32s(l.docStart)
+	e.u32s(l.frontStart)
+	e.terms(l.frontTerms)
+	e.u32s(l.docPhrase)
+	e.u32s(l.phraseStart)
+	e.terms(l.phraseTerms)
+	e.u32s(l.frontDocStart)
+	e.u32s(l.frontDoc)
+	e.u64(math.Float64bits(l.avgLen))
+	if s := l.text.Splitter(); s != nil {
+		tokens, stems := s.Words()
+		e.uvarint(1)
+		e.strs(tokens)
+		e.strs(stems)
+	} else {
+		e.uvarint(0)
+	}
+	m := l.Analyzer.SynonymMatcher().Flat()
+	e.strs(m.Keys)
+	e.u32s(m.AltStart)
+	e.u32s(m.AltFrom)
+	e.u32s(m.AltTo)
+	e.strs(m.AltTerm)
+	e.strs(m.AltSource)
+	e.strs(m.Tokens)
+	e.strs(m.Vocabulary)
+	e.uvarint(m.Terms)
+}
+
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, error) {
+	l := &Lang{Language: lang, Docs: docs, byAnchor: map[anchorKey]int{}}
+	l.terms = newTermTable(d.strs())
+	l.postStart = d.u32s()
+	l.postPassage = d.u32s()
+	l.postTF = d.u16s()
+	doc, sec, n := d.u32s(), d.u32s(), d.u32s()
+	l.docStart = d.u32s()
+	l.frontStart = d.u32s()
+	l.frontTerms = d.terms()
+	l.docPhrase = d.u32s()
+	l.phraseStart = d.u32s()
+	l.phraseTerms = d.terms()
+	l.frontDocStart = d.u32s()
+	l.frontDoc = d.u32s()
+	l.avgLen = math.Float64frombits(d.u64())
+	base := textproc.New(lang)
+	text := base
+	if d.uvarint() == 1 {
+		text = base.WithSplitter(textproc.RestoreSplitter(base, d.strs(), d.strs()))
+	}
+	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.strs(),
+		AltSource: d.strs(), Tokens: d.strs(), Vocabulary: d.strs(), Terms: d.uvarint()}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	matcher, err := synonyms.FromFlat(m)
+	if err != nil {
+		return nil, err
+	}
+	l.text, l.Analyzer = text, text.WithSynonyms(matcher)
+	if len(doc) != len(sec) || len(doc) != len(n) {
+		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
+	}
+	l.Passages = make([]Passage, len(doc))
+	for i := range doc {
+		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
+			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
+		}
+		l.Passages[i] = Passage{Doc: int(doc[i]), Section: int(sec[i]), Len: int(n[i])}
+		pd := docs[doc[i]]
+		l.byAnchor[anchorKey{pd.ID, pd.Sections[sec[i]].Anchor}] = i
+	}
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	l.statistics()
+	return l, nil
+}
+
+// check verifies that every offset and id of a decoded index is within its array, so that a
+// damaged prebuilt index fails to load instead of failing a lookup.
+func (l *Lang) check() error {
+	V, P, D := len(l.terms.words), len(l.Passages), len(l.Docs)
+	bad := func(what string) error { return fmt.Errorf("%w: %s out of range", ErrPrebuilt, what) }
+	offsets := func(o []uint32, n, target int) bool {
+		if n < 0 || len(o) != n+1 || o[0] != 0 || int(o[n]) != target {
+			return false
+		}
+		for i := 1; i < len(o); i++ {
+			if o[i] < o[i-1] {
+				return false
+			}
+		}
+		return true
+	}
+	below := func(ids []uint32, n int) bool {
+		for _, x := range ids {
+			if int(x) >= n {
+				return false
+			}
+		}
+		return true
+	}
+	termsBelow := func(ids []Term, n int) bool {
+		for _, x := range ids {
+			if int(x) >= n {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case !slices.IsSorted(l.terms.words):
+		return bad("vocabulary order")
+	case !offsets(l.postStart, V, len(l.postPassage)) || len(l.postTF) != len(l.postPassage) || !below(l.postPassage, P):
+		return bad("postings")
+	case !offsets(l.docStart, D, P):
+		return bad("document passages")
+	case !offsets(l.frontStart, D, len(l.frontTerms)) || !termsBelow(l.frontTerms, V):
+		return bad("front-matter terms")
+	case len(l.docPhrase) != D+1 || !offsets(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !termsBelow(l.phraseTerms, V):
+		return bad("front-matter phrases")
+	case !offsets(l.frontDocStart, V, len(l.frontDoc)) || !below(l.frontDoc, D):
+		return bad("front-matter documents")
+	}
+	for t := range V {
+		// Postings ascend: membership and section choice search them.
+		ps := l.postings(Term(t))
+		for i := 1; i < len(ps); i++ {
+			if ps[i] <= ps[i-1] {
+				return bad("postings order")
+			}
+		}
+	}
+	for di, d := range l.Docs {
+		// Each document has its title, its category, and one phrase per keyword and entity.
+		if int(l.docPhrase[di+1]-l.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
+			int(l.docPhrase[di+1]) > len(l.phraseStart)-1 {
+			return bad("phrases of " + d.ID)
+		}
+	}
+	return nil
+}
+
+// encoder writes the prebuilt form.
+type encoder struct{ buf bytes.Buffer }
+
+func (e *encoder) uvarint(n int) { e.buf.Write(binary.AppendUvarint(nil, uint64(n))) }
+func (e *encoder) u64(x uint64) {
+	e.buf.Write(binary.LittleEndian.AppendUint64(nil, x))
+}
+func (e *encoder) str(s string) { e.uvarint(len(s)); e.buf.WriteString(s) }
+func (e *encoder) strs(ss []string) {
+	e.uvarint(len(ss))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+func (e *encoder) u32s(xs []uint32) {
+	e.uvarint(len(xs))
+	for _, x := range xs {
+		e.buf.Write(binary.LittleEndian.AppendUint32(nil, x))
+	}
+}
+func (e *encoder) terms(ts []Term) {
+	e.uvarint(len(ts))
+	for _, t := range ts {
+		e.buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(t)))
+	}
+}
+func (e *encoder) u16s(xs []uint16) {
+	e.uvarint(len(xs))
+	for _, x := range xs {
+		e.buf.Write(binary.LittleEndian.AppendUint16(nil, x))
+	}
+}
+
+// section writes a length-prefixed body, so that a reader can skip it.
+func (e *encoder) section(body *encoder) { e.uvarint(body.buf.Len()); e.buf.Write(body.buf.Bytes()) }
+
+func (e *encoder) document(d *knowledge.Document) {
+	for _, s := range []string{d.ID, d.Title, d.Version, d.EffectiveDate, d.Language, d.Category, d.Owner, d.Path, d.SHA256} {
+		e.str(s)
+	}
+	e.strs(d.Keywords)
+	e.strs(d.Entities)
+	e.uvarint(len(d.Sections))
+	for _, s := range d.Sections {
+		e.uvarint(s.Number)
+		e.str(s.Heading)
+		e.str(s.Anchor)
+		e.str(s.Content)
+	}
+}
+
+// decoder reads the prebuilt form. Strings are cut from one copy of the bytes as a string, so
+// that decoding a corpus allocates its text once. The first error sticks: every later read
+// returns zero values, and done reports it.
+type decoder struct {
+	b   []byte
+	s   string
+	off int
+	err error
+}
+
+func newDecoder(b []byte) *decoder { return &decoder{b: b, s: string(b)} }
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: truncated or damaged at byte %d (%s)", ErrPrebuilt, d.off, what)
+	}
+	d.off = len(d.b)
+}
+
+func (d *decoder) uvarint() int {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 || x > math.MaxInt32 {
+		d.fail("length")
+		return 0
+	}
+	d.off += n
+	return int(x)
+}
+
+// count reads a count of items of at least minBytes each, bounded by the bytes left, so that a
+// damaged count cannot make the reader allocate more than the input could hold.
+func (d *decoder) count(minBytes int) int {
+	n := d.uvarint()
+	if n*minBytes > len(d.b)-d.off {
+		d.fail("count")
+		return 0
+	}
+	return n
+}
+
+func (d *decoder) take(n int, what string) (int, bool) {
+	if d.err != nil || n > len(d.b)-d.off {
+		d.fail(what)
+		return 0, false
+	}
+	at := d.off
+	d.off += n
+	return at, true
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	at, ok := d.take(n, "string")
+	if !ok {
+		return ""
+	}
+	return d.s[at : at+n]
+}
+
+func (d *decoder) strs() []string {
+	n := d.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.str())
+	}
+	return out
+}
+
+func (d *decoder) u64() uint64 {
+	at, ok := d.take(8, "float")
+	if !ok {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(d.b[at:])
+}
+
+func (d *decoder) u32s() []uint32 {
+	n := d.count(4)
+	at, ok := d.take(4*n, "integers")
+	if !ok {
+		return nil
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(d.b[at+4*i:])
+	}
+	return out
+}
+
+func (d *decoder) terms() []Term {
+	xs := d.u32s()
+	out := make([]Term, len(xs))
+	for i, x := range xs {
+		out[i] = Term(x)
+	}
+	return out
+}
+
+func (d *decoder) u16s() []uint16 {
+	n := d.count(2)
+	at, ok := d.take(2*n, "integers")
+	if !ok {
+		return nil
+	}
+	out := make([]uint16, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint16(d.b[at+2*i:])
+	}
+	return out
+}
+
+// sub reads a length-prefixed section as a decoder of its own.
+func (d *decoder) sub() *decoder {
+	n := d.uvarint()
+	at, ok := d.take(n, "section")
+	if !ok {
+		return &decoder{err: d.err}
+	}
+	return &decoder{b: d.b[at : at+n], s: d.s[at : at+n]}
+}
+
+func (d *decoder) document() *knowledge.Document {
+	doc := &knowledge.Document{ID: d.str(), Title: d.str(), Version: d.str(), EffectiveDate: d.str(), Language: d.str(),
+		Category: d.str(), Owner: d.str(), Path: d.str(), SHA256: d.str()}
+	doc.Keywords = d.strs()
+	doc.Entities = d.strs()
+	n := d.count(4)
+	for range n {
+		doc.Sections = append(doc.Sections, knowledge.Section{Number: d.uvarint(), Heading: d.str(), Anchor: d.str(), Content: d.str()})
+	}
+	return doc
+}
+
+// done reports the first error, or trailing bytes.
+func (d *decoder) done() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.off != len(d.b) {
+		return fmt.Errorf("%w: %d trailing bytes", ErrPrebuilt, len(d.b)-d.off)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package lexical
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"reflect"
+	"testing"
+	"testing/fstest"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// embeddedPrebuilt returns the embedded corpus parsed and the bytes of its fresh prebuilt index.
+func embeddedPrebuilt(t testing.TB) (*knowledge.Corpus, []byte) {
+	t.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, Encode(Build(c), c)
+}
+
+func TestEmbeddedPrebuiltIndexIsFresh(t *testing.T) {
+	_, fresh := embeddedPrebuilt(t)
+	if !bytes.Equal(fresh, knowledge.EmbeddedIndex()) {
+		t.Fatalf("knowledge/index.bin (%d bytes) is not the prebuilt index of the embedded corpus (%d bytes): run `go generate ./knowledge`",
+			len(knowledge.EmbeddedIndex()), len(fresh))
+	}
+}
+
+func TestPrebuiltIndexRoundTrips(t *testing.T) {
+	c, b := embeddedPrebuilt(t)
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, restored, err := Load(b, procs, syns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := Encode(ix, restored); !bytes.Equal(again, b) {
+		t.Fatal("a loaded index encodes differently from the one it was loaded from")
+	}
+	if restored.Fingerprint() != c.Fingerprint() {
+		t.Fatal("the restored corpus has another fingerprint")
+	}
+	for _, lang := range knowledge.Languages {
+		want, got := c.Documents(lang), restored.Documents(lang)
+		if len(want) != len(got) {
+			t.Fatalf("%s: %d documents restored, want %d", lang, len(got), len(want))
+		}
+		for i := range want {
+			w, g := *want[i], *got[i]
+			// The loader and the prebuilt form may differ in nil against empty lists only.
+			for _, l := range []*[]string{&w.Keywords, &w.Entities, &g.Keywords, &g.Entities} {
+				if len(*l) == 0 {
+					*l = nil
+				}
+			}
+			if !reflect.DeepEqual(w, g) {
+				t.Fatalf("%s: document %s restored as %+v, want %+v", lang, w.ID, g, w)
+			}
+		}
+		built, loaded := Build(c).Lang(lang), ix.Lang(lang)
+		if !reflect.DeepEqual(built.idf, loaded.idf) || !reflect.DeepEqual(built.docIDF, loaded.docIDF) ||
+			!reflect.DeepEqual(built.frontCats, loaded.frontCats) || built.unseen != loaded.unseen {
+			t.Fatalf("%s: statistics differ after loading", lang)
+		}
+		q := loaded.Analyzer.QuestionTerms("Handy tot, Karre geht nicht auf, customer phone died")
+		if !reflect.DeepEqual(built.Search(q, "", 10), loaded.Search(q, "", 10)) {
+			t.Fatalf("%s: search differs after loading", lang)
+		}
+		if g1, g2 := built.Analyzer.QuestionWords("Putzrechnung nach E-Flitzer, Stromtanke kaputt"),
+			loaded.Analyzer.QuestionWords("Putzrechnung nach E-Flitzer, Stromtanke kaputt"); !reflect.DeepEqual(g1, g2) {
+			t.Fatalf("%s: question analysis differs after loading:\n%+v\n%+v", lang, g1, g2)
+		}
+	}
+	if _, err := LoadCorpus(b, procs, syns); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sourcesOf copies the embedded source files into map file systems a test may change.
+func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
+	t.Helper()
+	p, s, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFS := func(src fs.FS) fstest.MapFS {
+		out := fstest.MapFS{}
+		err := fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(src, path)
+			out[path] = &fstest.MapFile{Data: b}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return copyFS(p), copyFS(s)
+}
+
+func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
+	_, b := embeddedPrebuilt(t)
+	procs, syns := sourcesOf(t)
+	if _, _, err := Load(b, procs, syns); err != nil {
+		t.Fatalf("the same files: %v", err)
+	}
+	for name, change := range map[string]func(procs, syns fstest.MapFS){
+		"a procedure edited": func(p, _ fstest.MapFS) {
+			f := p["en/damage-procedure.md"]
+			f.Data = append(bytes.Clone(f.Data), "\nOne more line.\n"...)
+		},
+		"a procedure added": func(p, _ fstest.MapFS) {
+			p["de/new-procedure.md"] = &fstest.MapFile{Data: p["de/damage-procedure.md"].Data}
+		},
+		"a procedure removed": func(p, _ fstest.MapFS) { delete(p, "en/lost-and-found.md") },
+		"a synonym file edited": func(_, s fstest.MapFS) {
+			for name, f := range s {
+				f.Data = append(bytes.Clone(f.Data), "\nkarre, auto\n"...)
+				s[name] = f
+				break
+			}
+		},
+		"no synonym files": func(_, s fstest.MapFS) {
+			for name := range s {
+				delete(s, name)
+			}
+		},
+	} {
+		p, s := sourcesOf(t)
+		change(p, s)
+		if _, _, err := Load(b, p, s); !errors.Is(err, knowledge.ErrStale) {
+			t.Errorf("%s: err %v, want ErrStale", name, err)
+		}
+		if _, err := LoadCorpus(b, p, s); !errors.Is(err, knowledge.ErrStale) {
+			t.Errorf("%s, corpus only: err %v, want ErrStale", name, err)
+		}
+	}
+}
+
+func TestDamagedPrebuiltIndexFailsToLoad(t *testing.T) {
+	_, b := embeddedPrebuilt(t)
+	procs, syns, _ := knowledge.EmbeddedSources()
+	if _, _, err := Load([]byte("not an index"), procs, syns); !errors.Is(err, ErrPrebuilt) {
+		t.Fatalf("garbage: %v", err)
+	}
+	// Cut anywhere, the bytes are refused, never loaded in part and never a panic.
+	for _, n := range []int{len(prebuiltMagic), len(prebuiltMagic) + 3, len(b) / 3, len(b) / 2, len(b) - 100, len(b) - 1} {
+		if _, _, err := Load(b[:n], procs, syns); err == nil {
+			t.Errorf("truncated to %d bytes: loaded", n)
+		}
+	}
+	if _, _, err := Load(append(bytes.Clone(b), 0), procs, syns); !errors.Is(err, ErrPrebuilt) {
+		t.Errorf("a trailing byte: %v", err)
+	}
+}
+
+// FuzzPrebuilt loads damaged prebuilt indexes: whatever the bytes, Load returns an index that
+// answers or an error, and never panics.
+func FuzzPrebuilt(f *testing.F) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		f.Fatal(err)
+	}
+	b := Encode(Build(c), c)
+	procs, syns, _ := knowledge.EmbeddedSources()
+	f.Add(uint(len(b)/2), byte(0xff), uint(0))
+	f.Add(uint(100), byte(1), uint(len(b)))
+	f.Fuzz(func(t *testing.T, at uint, x byte, cut uint) {
+		d := bytes.Clone(b)
+		d[int(at%uint(len(d)))] ^= x
+		if cut > 0 {
+			d = d[:int(cut%uint(len(d)))]
+		}
+		ix, _, err := Load(d, procs, syns)
+		if err != nil {
+			return
+		}
+		for _, lang := range knowledge.Languages {
+			l := ix.Lang(lang)
+			q := l.Analyzer.QuestionWords("customer phone died, Karre springt nicht an")
+			for _, h := range l.Search(l.Analyzer.QuestionTerms("battery low tow truck Akku leer"), "", 5) {
+				l.Support(q, h.Passage)
+				l.SupportDoc(q, l.Passages[h.Passage].Doc)
+			}
+		}
+	})
+}

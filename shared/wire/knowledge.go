@@ -1,0 +1,92 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+// loadKnowledge loads the corpus, and its analysed index when withIndex is set. Both come from
+// the prebuilt index (the embedded one, or index.bin in KNOWLEDGE_DIR, written by
+// cmd/index-build) while it matches the corpus files, which takes a few milliseconds; otherwise
+// the procedures are parsed and analysed here, and the log says so and why.
+func loadKnowledge(cfg config.Config, log *slog.Logger, withIndex bool) (*knowledge.Corpus, *lexical.Index, error) {
+	start := time.Now()
+	prebuilt, procs, syns, where, err := prebuiltSource(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if prebuilt != nil {
+		var c *knowledge.Corpus
+		var ix *lexical.Index
+		if withIndex {
+			ix, c, err = lexical.Load(prebuilt, procs, syns)
+		} else {
+			c, err = lexical.LoadCorpus(prebuilt, procs, syns)
+		}
+		if err == nil {
+			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,
+				"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return c, ix, nil
+		}
+		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
+			"rebuild it with `go run ./cmd/index-build` (see docs/operations.md)", "prebuilt", where, "error", err.Error())
+	} else {
+		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
+			"`go run ./cmd/index-build -dir <dir>` writes one", "knowledge_dir", cfg.KnowledgeDir)
+	}
+	c, err := loadCorpus(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ix *lexical.Index
+	if withIndex {
+		ix = lexical.Build(c)
+	}
+	log.Info("knowledge parsed and analysed at start", "index", withIndex,
+		"duration_ms", float64(time.Since(start).Microseconds())/1000)
+	return c, ix, nil
+}
+
+// prebuiltSource returns the prebuilt index to try, with the corpus files it must match: the
+// embedded ones, or KNOWLEDGE_DIR's (nil bytes when that folder has no prebuilt index).
+func prebuiltSource(cfg config.Config) (b []byte, procs, syns fs.FS, where string, err error) {
+	if cfg.KnowledgeDir == "" {
+		procs, syns, err = knowledge.EmbeddedSources()
+		return knowledge.EmbeddedIndex(), procs, syns, "embedded", err
+	}
+	where = filepath.Join(cfg.KnowledgeDir, lexical.PrebuiltFile)
+	b, err = os.ReadFile(where)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, where, nil
+	}
+	if err != nil {
+		return nil, nil, nil, where, fmt.Errorf("KNOWLEDGE_DIR prebuilt index: %w", err)
+	}
+	procs = os.DirFS(cfg.KnowledgeDir)
+	if fi, err := fs.Stat(procs, knowledge.SynonymsDir); err == nil && fi.IsDir() {
+		if syns, err = fs.Sub(procs, knowledge.SynonymsDir); err != nil {
+			return nil, nil, nil, where, err
+		}
+	}
+	return b, procs, syns, where, nil
+}
+
+func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
+	if cfg.KnowledgeDir != "" {
+		c, err := knowledge.LoadDir(cfg.KnowledgeDir)
+		if err != nil {
+			return nil, fmt.Errorf("KNOWLEDGE_DIR %s: %w", cfg.KnowledgeDir, err)
+		}
+		return c, nil
+	}
+	return knowledge.Embedded()
+}
