@@ -162,7 +162,9 @@ func (l *Lang) encode(e *encoder) {
 	e.u32s(m.AltFrom)
 	e.u32s(m.AltTo)
 	e.strs(m.AltTerm)
-	e.strs(m.AltSource)
+	e.u32s(m.AltFile)
+	e.u32s(m.AltLine)
+	e.strs(m.Files)
 	e.strs(m.Tokens)
 	e.strs(m.Vocabulary)
 	e.uvarint(m.Terms)
@@ -190,7 +192,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 		text = base.WithSplitter(textproc.RestoreSplitter(base, d.strs(), d.strs()))
 	}
 	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.strs(),
-		AltSource: d.strs(), Tokens: d.strs(), Vocabulary: d.strs(), Terms: d.uvarint()}
+		AltFile: d.u32s(), AltLine: d.u32s(), Files: d.strs(), Tokens: d.strs(), Vocabulary: d.strs(), Terms: d.uvarint()}
 	if err := d.done(); err != nil {
 		return nil, err
 	}

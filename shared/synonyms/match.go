@@ -2,6 +2,7 @@ package synonyms
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -38,14 +39,15 @@ type Matcher struct {
 	altStart []uint32 // the alternatives of keys[i] are alts[altStart[i]:altStart[i+1]], in rule order
 	alts     []alternative
 	tokens   []string // the folded tokens of every alternative, at alternative.from:to
+	files    []string // the rule files, for the alternatives' sources
 	vocab    []string
 	terms    int
 }
 
 type alternative struct {
-	from, to uint32 // into Matcher.tokens
-	term     string
-	source   string
+	from, to   uint32 // into Matcher.tokens
+	term       string
+	file, line uint32 // the rule's source: files[file], line
 }
 
 // keySep joins a term's folded tokens into its key; folded tokens never hold it.
@@ -177,7 +179,8 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 			if len(out) == MaxExpansions {
 				return out
 			}
-			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[a.from:a.to:a.to], Rule: a.term, Source: a.source})
+			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[a.from:a.to:a.to], Rule: a.term,
+				Source: m.files[a.file] + ":" + strconv.Itoa(int(a.line))})
 		}
 		i = end
 	}
