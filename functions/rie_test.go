@@ -45,16 +45,44 @@ type reply struct {
 	} `json:"refreshed"`
 }
 
+// buildBootstrap builds the bootstrap of a function (or of the hello and deps baselines) into
+// dir/<name>/ as `make build` does, for this machine's architecture, and returns its path.
+func buildBootstrap(t *testing.T, root, dir, name string) string {
+	t.Helper()
+	bootstrap := filepath.Join(dir, name, "bootstrap")
+	pkg := "./functions/" + name
+	switch name {
+	case "hello":
+		pkg = "./internal/hellolambda"
+	case "deps":
+		pkg = "./internal/hellodeps"
+	}
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", "lambda.norpc", "-o", bootstrap, pkg)
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, out)
+	}
+	return bootstrap
+}
+
+// buildRIE builds aws-lambda-rie (pinned in go.mod) into dir.
+func buildRIE(t *testing.T, dir string) string {
+	t.Helper()
+	rie := filepath.Join(dir, "aws-lambda-rie")
+	if out, err := exec.Command("go", "build", "-o", rie, "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie").CombinedOutput(); err != nil {
+		t.Fatalf("build aws-lambda-rie: %v\n%s", err, out)
+	}
+	return rie
+}
+
 func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 	root, err := ddblocal.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	rie := filepath.Join(dir, "aws-lambda-rie")
-	if out, err := exec.Command("go", "build", "-o", rie, "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie").CombinedOutput(); err != nil {
-		t.Fatalf("build aws-lambda-rie: %v\n%s", err, out)
-	}
+	rie := buildRIE(t, dir)
 	table := startTable(t, root)
 
 	fns := map[string]*fn{}
@@ -64,21 +92,7 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 	// Two ports per emulator (its invoke API and the Runtime API), all distinct.
 	addrs := testutil.FreeAddrs(t, 2*len(names))
 	for i, name := range names {
-		bootstrap := filepath.Join(dir, name, "bootstrap")
-		pkg := "./functions/" + name
-		switch name {
-		case "hello":
-			pkg = "./internal/hellolambda"
-		case "deps":
-			pkg = "./internal/hellodeps"
-		}
-		// As `make build` builds them, for this machine's architecture.
-		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", "lambda.norpc", "-o", bootstrap, pkg)
-		build.Dir = root
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", name, err, out)
-		}
+		bootstrap := buildBootstrap(t, root, dir, name)
 		f := &fn{name: name, addr: addrs[2*i], logs: &testutil.SyncBuffer{}}
 		// Each emulator also needs its own Runtime API port (9001 by default).
 		cmd := exec.Command(rie, "--runtime-interface-emulator-address", f.addr,
