@@ -37,3 +37,71 @@ func (f Front) Has(t Term) bool {
 }
 
 func (l *Lang) frontOf(doc int) []Term { return l.frontTerms[l.frontStart[doc]:l.frontStart[doc+1]] }
+
+// Phrase kinds, by a phrase's place among its document's phrases.
+const (
+	PhraseTitle = iota
+	PhraseCategory
+	PhraseKeyword
+	PhraseEntity
+)
+
+// TermPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
+func (l *Lang) TermPhrases(t Term) []uint32 {
+	return l.termPhrase[l.termPhraseStart[t]:l.termPhraseStart[t+1]]
+}
+
+// Phrase returns a phrase's document, its kind (PhraseTitle, ...), its index among the
+// document's keywords or entities (0 for a title or category), and its words.
+func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
+	doc = int(l.phraseDoc[p])
+	i := int(p - l.docPhrase[doc])
+	kind, index = i, 0
+	if i >= 2 {
+		kind, index = PhraseKeyword, i-2
+		if k := len(l.Docs[doc].Keywords); index >= k {
+			kind, index = PhraseEntity, index-k
+		}
+	}
+	return doc, kind, index, l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]]
+}
+
+// DocWeights accumulates a weight per document for one query without allocating in proportion
+// to the corpus: it is pooled per language, and clearing it costs the documents it touched.
+type DocWeights struct {
+	l       *Lang
+	weight  []float64
+	touched []uint32
+}
+
+// DocWeights returns an empty accumulator; Release returns it.
+func (l *Lang) DocWeights() *DocWeights {
+	a, _ := l.docScratch.Get().(*DocWeights)
+	if a == nil || len(a.weight) != len(l.Docs) {
+		a = &DocWeights{l: l, weight: make([]float64, len(l.Docs))}
+	}
+	return a
+}
+
+// Add adds w, which must be positive, to the document's weight.
+func (a *DocWeights) Add(doc uint32, w float64) {
+	if a.weight[doc] == 0 {
+		a.touched = append(a.touched, doc)
+	}
+	a.weight[doc] += w
+}
+
+// Weight returns the document's weight.
+func (a *DocWeights) Weight(doc uint32) float64 { return a.weight[doc] }
+
+// Touched returns the documents with a weight, in the order they were first added.
+func (a *DocWeights) Touched() []uint32 { return a.touched }
+
+// Release clears the accumulator and returns it to the pool; it must not be used afterwards.
+func (a *DocWeights) Release() {
+	for _, d := range a.touched {
+		a.weight[d] = 0
+	}
+	a.touched = a.touched[:0]
+	a.l.docScratch.Put(a)
+}

@@ -71,12 +71,18 @@ type Lang struct {
 	// phraseTerms[phraseStart[i]:phraseStart[i+1]].
 	phraseStart []uint32
 	phraseTerms []Term
+	// The phrases that hold a term, ascending, at termPhrase[termPhraseStart[t]:...[t+1]], and
+	// each phrase's document: derived from the phrases (see statistics).
+	termPhraseStart []uint32
+	termPhrase      []uint32
+	phraseDoc       []uint32
 
 	unseen   float64
 	avgLen   float64
 	byAnchor map[anchorKey]int
 
-	scratch sync.Pool // *scores for Search
+	scratch    sync.Pool // *scores for Search
+	docScratch sync.Pool // *DocWeights
 }
 
 // Passage is one section of one document.
@@ -299,6 +305,29 @@ func (l *Lang) statistics() {
 			}
 		}
 		l.frontCats[t] = uint16(min(len(cats), math.MaxUint16))
+	}
+	// The inverted phrase index: count, then fill, phrases in ascending order per term.
+	phrases := len(l.phraseStart) - 1
+	l.phraseDoc = make([]uint32, phrases)
+	for d := range l.Docs {
+		for p := l.docPhrase[d]; p < l.docPhrase[d+1]; p++ {
+			l.phraseDoc[p] = uint32(d)
+		}
+	}
+	l.termPhraseStart = make([]uint32, V+1)
+	for _, t := range l.phraseTerms {
+		l.termPhraseStart[t+1]++
+	}
+	for t := range V {
+		l.termPhraseStart[t+1] += l.termPhraseStart[t]
+	}
+	l.termPhrase = make([]uint32, len(l.phraseTerms))
+	next := slices.Clone(l.termPhraseStart[:V])
+	for p := range phrases {
+		for _, t := range l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]] {
+			l.termPhrase[next[t]] = uint32(p)
+			next[t]++
+		}
 	}
 }
 

@@ -84,17 +84,30 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 		return true
 	}
-	// The candidates: every document whose front matter holds a question term, in id order.
-	var docs []uint32
+	// Phrase hits, through the inverted phrase index: a keyword, entity or category phrase
+	// matches when the question holds all of its words; a title may match when the question
+	// holds any of them. Only the documents of such phrases are matched phrase by phrase below;
+	// every other document whose front matter holds a question term matches partially, with a
+	// weight accumulated over the front-matter index. The cost follows the postings of the
+	// question's terms, not the corpus.
+	hits := map[uint32]int{}
 	for _, t := range query {
-		docs = append(docs, l.FrontDocs(t)...)
+		for _, p := range l.TermPhrases(t) {
+			hits[p]++
+		}
 	}
-	slices.Sort(docs)
-	docs = slices.Compact(docs)
+	var phrased []int // documents with a whole phrase or a title word, ascending
+	for p, n := range hits {
+		doc, kind, _, words := l.Phrase(p)
+		if kind == lexical.PhraseTitle || n == len(words) {
+			phrased = append(phrased, doc)
+		}
+	}
+	slices.Sort(phrased)
+	phrased = slices.Compact(phrased)
 	var matches []l0Match
 	var full []lexical.Term
-	for _, di32 := range docs {
-		di := int(di32)
+	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		full = full[:0] // terms of fully matched keywords, entities, title, category
 		var reasons []string
@@ -174,13 +187,72 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, phrases: phrases, covered: distinct})
 	}
-	// Documents are in id order, so a stable sort keeps id order among equal weights.
-	slices.SortStableFunc(matches, func(a, b l0Match) int { return cmpDesc(a.weight, b.weight) })
+	// The other documents match partially: their weight is accumulated term by term in the
+	// question's order, as a phrased document's is, so that equal evidence weighs the same.
+	acc := l.DocWeights()
+	defer acc.Release()
+	for _, t := range query {
+		w := weight[t] * partialWeight * l.IDFOf(t)
+		for _, d := range l.FrontDocs(t) {
+			if _, ok := slices.BinarySearch(phrased, int(d)); !ok {
+				acc.Add(d, w)
+			}
+		}
+	}
+	matches = leadingOrTop(matches, acc, sections)
 	for i := range matches[:min(len(matches), sections)] {
 		matches[i].passage = l.BestSection(matches[i].doc, query)
 	}
 	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
+}
+
+// partialReasons are the hit reasons of a document matched only partially; shared, never modified.
+var partialReasons = []string{"l0:partial-phrase"}
+
+// leadingOrTop returns, best first (ties in document id order), the matches any caller reads:
+// the leading ones (see leading) and at least the first n, from the phrased matches and the
+// partially matched documents' weights in acc. The other matches are never read, so they are not
+// made: a question of common words matches thousands of documents partially.
+func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
+	best := 0.0
+	for _, m := range phrased {
+		best = max(best, m.weight)
+	}
+	for _, d := range acc.Touched() {
+		best = max(best, acc.Weight(d))
+	}
+	// The n-th best weight over both sets: a match at or above it, or leading, is kept.
+	top := make([]float64, 0, n+1)
+	offer := func(w float64) {
+		if n == 0 {
+			return
+		}
+		i, _ := slices.BinarySearchFunc(top, w, func(x, y float64) int { return cmpDesc(x, y) })
+		top = slices.Insert(top, i, w)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	for _, m := range phrased {
+		offer(m.weight)
+	}
+	for _, d := range acc.Touched() {
+		offer(acc.Weight(d))
+	}
+	cut := best / 2
+	if len(top) == n && n > 0 {
+		cut = min(cut, top[n-1])
+	}
+	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })
+	for _, d := range acc.Touched() {
+		if w := acc.Weight(d); w >= cut {
+			kept = append(kept, l0Match{doc: int(d), weight: w, reasons: partialReasons})
+		}
+	}
+	// Ties go by document id, as they would among all matches in id order.
+	slices.SortFunc(kept, func(a, b l0Match) int { return cmp.Or(cmpDesc(a.weight, b.weight), cmp.Compare(a.doc, b.doc)) })
+	return kept
 }
 
 // Strong L0 evidence for a domain: the question holds at least minDomainPhrases whole phrases of
