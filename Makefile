@@ -10,15 +10,16 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint load bench eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench bench-compare bench-test eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
 local:
 	AUTH_MODE=local-headers LOCAL_ADDR=$(LOCAL_ADDR) $(GO) run ./cmd/local
 
-## test: formatting, vet, staticcheck, then every test with the race detector.
-test: lint deps
+## test: formatting, vet, staticcheck, the bench module's vet and short tests, then every test with
+## the race detector.
+test: lint deps bench-test
 	$(GO) test -race -count=1 ./...
 
 ## deps: DynamoDB Local (Amazon's jar, pinned in tools/dynamodb-local) for the integration tests.
@@ -44,10 +45,24 @@ lint:
 	$(GO) tool staticcheck ./...
 	cfn-lint template.yaml
 
-## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in docs/retrieval.md).
+## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in docs/retrieval.md),
+## then the bench module's lookup, BM25 and bleve benchmarks on generated corpora of 22 and 2,200
+## procedures (BENCH_SIZES=22,2200,10000 for others).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
 	$(GO) test -run '^$$' -bench Verify1000 -benchtime 3x -count 3 ./shared/status
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 .
+
+## bench-compare: the project beside bleve on generated corpora of 22, 220, 2,200 and 10,000
+## procedures (bench/cmd/compare): build, latency, allocations, heap, accuracy; prints the table
+## and writes bench/results.json (figures in BENCHMARKS.md). About ten minutes.
+bench-compare:
+	cd bench && $(GO) run ./cmd/compare -sizes 22,220,2200,10000 -runs 5 -out results.json
+
+## bench-test: vet and the short tests of the bench module, a module of its own that `./...` does
+## not reach (so that bleve never enters the root module).
+bench-test:
+	cd bench && $(GO) vet ./... && $(GO) test -short -count=1 ./...
 
 ## init-duration: the Init Duration of each function beside a hello-world Go function and
 ## hello-world linking the mandated X-Ray SDK and AWS clients (the floor), all built the same way,
