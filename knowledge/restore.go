@@ -20,12 +20,14 @@ var ErrStale = errors.New("the corpus files changed since the prebuilt index was
 // document its Raw bytes from procs, and requires the fingerprint of the files of procs and syns
 // (nil when there are none) to be want, so that a corpus whose files changed since is never
 // restored (ErrStale). docs are the documents of every language, each language's sorted by id.
-// The synonym files are parsed on the first call of Synonyms only: a restored corpus is used
-// with the prebuilt index, which holds the rules compiled.
-func Restore(docs []*Document, procs, syns fs.FS, want string) (*Corpus, error) {
+// With raw unset the documents' Raw stays nil: only manifest sync sends the files' bytes, and a
+// function that answers questions need not hold the corpus twice. The synonym files are parsed
+// on the first call of Synonyms only: a restored corpus is used with the prebuilt index, which
+// holds the rules compiled.
+func Restore(docs []*Document, procs, syns fs.FS, want string, raw bool) (*Corpus, error) {
 	c := newCorpus()
-	raw := map[string][]byte{}
-	if err := readSources(procs, "procedures", ".md", c.files, raw); err != nil {
+	bytesOf := map[string][]byte{}
+	if err := readSources(procs, "procedures", ".md", c.files, bytesOf); err != nil {
 		return nil, err
 	}
 	if syns != nil {
@@ -37,11 +39,13 @@ func Restore(docs []*Document, procs, syns fs.FS, want string) (*Corpus, error) 
 		return nil, fmt.Errorf("%w (files %s, index built from %s)", ErrStale, short(got), short(want))
 	}
 	for _, d := range docs {
-		b, ok := raw[d.Path]
-		if !ok || hash(b) != d.SHA256 {
+		b, ok := bytesOf[d.Path]
+		if !ok || c.files[d.Path] != d.SHA256 {
 			return nil, fmt.Errorf("%w: %s", ErrStale, d.Path)
 		}
-		d.Raw = b
+		if raw {
+			d.Raw = b
+		}
 		c.byLang[d.Language] = append(c.byLang[d.Language], d)
 		c.byKey[d.Language+"/"+d.ID] = d
 	}

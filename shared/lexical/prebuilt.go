@@ -61,9 +61,10 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 
 // Load restores an index and its corpus from their prebuilt form b. procs and syns are the
 // corpus's source files (the procedures and the synonym files; syns may be nil): they must be the
-// files b was built from (knowledge.ErrStale otherwise), and give the documents their Raw bytes.
+// files b was built from (knowledge.ErrStale otherwise). The documents' Raw bytes are not kept
+// (see knowledge.Restore): the functions that answer questions never send them.
 func Load(b []byte, procs, syns fs.FS) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns)
+	d, c, err := loadCorpus(b, procs, syns, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,14 +96,14 @@ func Load(b []byte, procs, syns fs.FS) (*Index, *knowledge.Corpus, error) {
 	return ix, c, nil
 }
 
-// LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
-// procedures but never analyse a question (status, manifest sync).
+// LoadCorpus restores only the corpus from a prebuilt index, with the documents' Raw bytes, for
+// the functions that read the procedures but never analyse a question (status, manifest sync).
 func LoadCorpus(b []byte, procs, syns fs.FS) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns)
+	_, c, err := loadCorpus(b, procs, syns, true)
 	return c, err
 }
 
-func loadCorpus(b []byte, procs, syns fs.FS) (*decoder, *knowledge.Corpus, error) {
+func loadCorpus(b []byte, procs, syns fs.FS, raw bool) (*decoder, *knowledge.Corpus, error) {
 	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
 		return nil, nil, ErrPrebuilt
 	}
@@ -120,7 +121,7 @@ func loadCorpus(b []byte, procs, syns fs.FS) (*decoder, *knowledge.Corpus, error
 	if err := docsBody.done(); err != nil {
 		return nil, nil, err
 	}
-	c, err := knowledge.Restore(docs, procs, syns, want)
+	c, err := knowledge.Restore(docs, procs, syns, want, raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -336,17 +337,16 @@ func (e *encoder) document(d *knowledge.Document) {
 	}
 }
 
-// decoder reads the prebuilt form. Strings are cut from one copy of the bytes as a string, so
-// that decoding a corpus allocates its text once. The first error sticks: every later read
-// returns zero values, and done reports it.
+// decoder reads the prebuilt form. Each string is a copy of its own, so that what the index
+// keeps never holds on to the bytes of the integer arrays around it. The first error sticks:
+// every later read returns zero values, and done reports it.
 type decoder struct {
 	b   []byte
-	s   string
 	off int
 	err error
 }
 
-func newDecoder(b []byte) *decoder { return &decoder{b: b, s: string(b)} }
+func newDecoder(b []byte) *decoder { return &decoder{b: b} }
 
 func (d *decoder) fail(what string) {
 	if d.err == nil {
@@ -395,7 +395,7 @@ func (d *decoder) str() string {
 	if !ok {
 		return ""
 	}
-	return d.s[at : at+n]
+	return string(d.b[at : at+n])
 }
 
 func (d *decoder) strs() []string {
@@ -460,7 +460,7 @@ func (d *decoder) sub() *decoder {
 	if !ok {
 		return &decoder{err: d.err}
 	}
-	return &decoder{b: d.b[at : at+n], s: d.s[at : at+n]}
+	return &decoder{b: d.b[at : at+n]}
 }
 
 func (d *decoder) document() *knowledge.Document {
