@@ -73,17 +73,6 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 		return "", false
 	}
-	containsAll := func(terms []lexical.Term) bool {
-		if len(terms) == 0 {
-			return false
-		}
-		for _, t := range terms {
-			if !in(t) {
-				return false
-			}
-		}
-		return true
-	}
 	// Phrase hits, through the inverted phrase index: a keyword, entity or category phrase
 	// matches when the question holds all of its words; a title may match when the question
 	// holds any of them. Only the documents of such phrases are matched phrase by phrase below;
@@ -97,18 +86,31 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 	}
 	var phrased []int // documents with a whole phrase or a title word, ascending
+	var whole []uint32 // the phrases the question holds whole, ascending: by document, then kind
 	for p, n := range hits {
 		doc, kind, _, words := l.Phrase(p)
 		if kind == lexical.PhraseTitle || n == len(words) {
 			phrased = append(phrased, doc)
 		}
+		if kind != lexical.PhraseTitle && n == len(words) {
+			whole = append(whole, p)
+		}
 	}
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
+	slices.Sort(whole)
 	var matches []l0Match
 	var full []lexical.Term
 	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
+		// The document's whole phrases: keywords in order, then entities, then the category.
+		var ofDoc []uint32
+		for len(whole) > 0 {
+			if doc, _, _, _ := l.Phrase(whole[0]); doc != di {
+				break
+			}
+			ofDoc, whole = append(ofDoc, whole[0]), whole[1:]
+		}
 		full = full[:0] // terms of fully matched keywords, entities, title, category
 		var reasons []string
 		phrases := 0
@@ -126,26 +128,28 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				phrases++
 			}
 		}
-		for i := range d.Keywords {
-			if kw := f.Keyword(i); containsAll(kw) {
-				if rule, ok := synonym(kw); ok {
+		category := false
+		for _, p := range ofDoc {
+			_, kind, i, words := l.Phrase(p)
+			switch kind {
+			case lexical.PhraseKeyword:
+				if rule, ok := synonym(words); ok {
 					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Keywords[i])
 				} else {
 					reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
 				}
 				hints.MatchedKeywords = appendNew(hints.MatchedKeywords, d.Keywords[i])
-				cover(kw)
-			}
-		}
-		for i := range d.Entities {
-			if e := f.Entity(i); containsAll(e) {
-				if rule, ok := synonym(e); ok {
+				cover(words)
+			case lexical.PhraseEntity:
+				if rule, ok := synonym(words); ok {
 					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Entities[i])
 				} else {
 					reasons = append(reasons, "l0:entity:"+d.Entities[i])
 				}
 				hints.Entities = appendNew(hints.Entities, d.Entities[i])
-				cover(e)
+				cover(words)
+			case lexical.PhraseCategory:
+				category = true
 			}
 		}
 		var have, want float64
@@ -163,7 +167,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
 			cover(inTitle)
 		}
-		if containsAll(f.Category()) {
+		if category {
 			reasons = append(reasons, "l0:category:"+d.Category)
 			cover(f.Category())
 		}
