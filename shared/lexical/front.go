@@ -1,6 +1,9 @@
 package lexical
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Front is the analysed front matter of one document: its phrases (title, category, each
 // keyword, each entity) as the stems of their words, and every term it holds.
@@ -104,4 +107,47 @@ func (a *DocWeights) Release() {
 	}
 	a.touched = a.touched[:0]
 	a.l.docScratch.Put(a)
+}
+
+// PhraseHits counts, for one query, how many of its terms each front-matter phrase holds. Like
+// DocWeights it is pooled per language and clears what it touched.
+type PhraseHits struct {
+	l       *Lang
+	count   []uint16
+	touched []uint32
+}
+
+// PhraseHits returns the counts of the query's terms per phrase, found through the inverted
+// phrase index; Release returns it. terms must not repeat.
+func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
+	h, _ := l.phraseScratch.Get().(*PhraseHits)
+	if h == nil || len(h.count) != len(l.phraseDoc) {
+		h = &PhraseHits{l: l, count: make([]uint16, len(l.phraseDoc))}
+	}
+	for _, t := range terms {
+		for _, p := range l.TermPhrases(t) {
+			if h.count[p] == 0 {
+				h.touched = append(h.touched, p)
+			}
+			if h.count[p] < math.MaxUint16 {
+				h.count[p]++
+			}
+		}
+	}
+	return h
+}
+
+// Touched returns the phrases holding at least one of the terms, in no particular order.
+func (h *PhraseHits) Touched() []uint32 { return h.touched }
+
+// Count returns how many of the terms the phrase holds.
+func (h *PhraseHits) Count(p uint32) int { return int(h.count[p]) }
+
+// Release clears the counts and returns them to the pool; h must not be used afterwards.
+func (h *PhraseHits) Release() {
+	for _, p := range h.touched {
+		h.count[p] = 0
+	}
+	h.touched = h.touched[:0]
+	h.l.phraseScratch.Put(h)
 }

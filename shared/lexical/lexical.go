@@ -81,8 +81,9 @@ type Lang struct {
 	avgLen   float64
 	byAnchor map[anchorKey]int
 
-	scratch    sync.Pool // *scores for Search
-	docScratch sync.Pool // *DocWeights
+	scratch       sync.Pool // *scores for Search
+	docScratch    sync.Pool // *DocWeights
+	phraseScratch sync.Pool // *PhraseHits
 }
 
 // Passage is one section of one document.

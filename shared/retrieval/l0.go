@@ -79,15 +79,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	// every other document whose front matter holds a question term matches partially, with a
 	// weight accumulated over the front-matter index. The cost follows the postings of the
 	// question's terms, not the corpus.
-	hits := map[uint32]int{}
-	for _, t := range query {
-		for _, p := range l.TermPhrases(t) {
-			hits[p]++
-		}
-	}
-	var phrased []int // documents with a whole phrase or a title word, ascending
+	hits := l.PhraseHits(query)
+	defer hits.Release()
+	var phrased []int  // documents with a whole phrase or a title word, ascending
 	var whole []uint32 // the phrases the question holds whole, ascending: by document, then kind
-	for p, n := range hits {
+	for _, p := range hits.Touched() {
+		n := hits.Count(p)
 		doc, kind, _, words := l.Phrase(p)
 		if kind == lexical.PhraseTitle || n == len(words) {
 			phrased = append(phrased, doc)
