@@ -44,6 +44,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/bench/systems"
 	"github.com/northstar-mobility/mobilityops-knowledge/eval"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
 func main() {
@@ -125,7 +126,10 @@ type Size struct {
 	GenerateSeconds float64        `json:"generate_seconds"`
 	LoadSeconds     float64        `json:"load_seconds"`
 	BleveDiskBytes  int64          `json:"bleve_disk_bytes"`
-	Systems         []System       `json:"systems"`
+	// Prebuilt is the project's prebuilt index of the corpus (cmd/index-build's file), what a
+	// function loads at a cold start: its size, and a fresh process's load time and heap.
+	Prebuilt *Prebuilt `json:"prebuilt,omitempty"`
+	Systems  []System  `json:"systems"`
 }
 
 // System is the figures of one system at one size.
@@ -143,6 +147,14 @@ type System struct {
 	ByLanguage  map[string][2]float64 `json:"by_language"` // top-1, top-3
 }
 
+// Prebuilt is the project's prebuilt index at one size.
+type Prebuilt struct {
+	Bytes       int64   `json:"bytes"`
+	EncodeNs    int64   `json:"encode_ns"`
+	LoadSeconds float64 `json:"load_seconds"` // lexical.Load with its check of the corpus files
+	Heap        Heap    `json:"heap"`         // the loaded index and corpus, as the lookup function holds them
+}
+
 // Heap is what a fresh process holds after loading the corpus and building one system, less what
 // it held before.
 type Heap struct {
@@ -150,6 +162,8 @@ type Heap struct {
 	HeapInuse int64 `json:"heap_inuse"`
 	RSSAnon   int64 `json:"rss_anon"`
 	RSSFile   int64 `json:"rss_file"`
+	// loadSeconds is the prebuilt index's load time, for -heap-child project-prebuilt.
+	loadSeconds float64
 }
 
 func run(ctx context.Context, log io.Writer, sizes []int, runs, buildRuns int, evalDir string, seed uint64) (*Report, error) {
@@ -253,6 +267,23 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 	defer bl.Close()
 	fmt.Fprintf(log, "%d procedures: built (project %v, bleve %v)\n", n, time.Duration(median(builds[0])), time.Duration(median(builds[1])))
 
+	// The prebuilt index, written beside the corpus as cmd/index-build writes it, then loaded
+	// by a fresh process as a function's cold start loads it.
+	t = time.Now()
+	prebuilt := lexical.Encode(project.Index, c)
+	sz.Prebuilt = &Prebuilt{Bytes: int64(len(prebuilt)), EncodeNs: int64(time.Since(t))}
+	if err := os.WriteFile(filepath.Join(corpusDir, lexical.PrebuiltFile), prebuilt, 0o644); err != nil {
+		return sz, err
+	}
+	prebuilt = nil
+	h, err := childHeap("project-prebuilt", corpusDir)
+	if err != nil {
+		return sz, fmt.Errorf("heap of the prebuilt index: %w", err)
+	}
+	sz.Prebuilt.Heap, sz.Prebuilt.LoadSeconds = *h, h.loadSeconds
+	fmt.Fprintf(log, "%d procedures: prebuilt index %.1f MB, loaded in %.2fs, heap %.1f MB\n", n, mb(sz.Prebuilt.Bytes),
+		h.loadSeconds, mb(h.HeapAlloc))
+
 	sys := []systems.System{project, systems.NewLexical(project.Index), bl}
 	out := make([]System, len(sys))
 	for i, s := range sys {
@@ -349,16 +380,23 @@ func childHeap(system, corpusDir string) (*Heap, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h Heap
+	var h struct {
+		Heap
+		Load float64 `json:"load_seconds"`
+	}
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return nil, fmt.Errorf("%s: %w", raw, err)
 	}
-	return &h, nil
+	h.Heap.loadSeconds = h.Load
+	return &h.Heap, nil
 }
 
 // measureHeap is the child's side: the heap and RSS after loading the corpus and building the
 // system, less those before.
 func measureHeap(w io.Writer, system, corpusDir string) error {
+	if system == "project-prebuilt" {
+		return measurePrebuilt(w, corpusDir)
+	}
 	base, baseAnon, baseFile := heapNow()
 	c, err := knowledge.LoadDir(corpusDir)
 	if err != nil {
@@ -390,6 +428,37 @@ func measureHeap(w io.Writer, system, corpusDir string) error {
 		HeapAlloc: int64(after.HeapAlloc) - int64(base.HeapAlloc), HeapInuse: int64(after.HeapInuse) - int64(base.HeapInuse),
 		RSSAnon: anon - baseAnon, RSSFile: file - baseFile,
 	})
+}
+
+// measurePrebuilt loads the prebuilt index of corpusDir as the lookup function does and reports
+// its load time and the heap it holds (the file's bytes are read before the baseline and dropped
+// before the measure).
+func measurePrebuilt(w io.Writer, corpusDir string) error {
+	procs := os.DirFS(corpusDir)
+	syns, err := fs.Sub(procs, knowledge.SynonymsDir)
+	if err != nil {
+		return err
+	}
+	base, baseAnon, baseFile := heapNow()
+	t := time.Now()
+	b, err := os.ReadFile(filepath.Join(corpusDir, lexical.PrebuiltFile))
+	if err != nil {
+		return err
+	}
+	ix, c, err := lexical.Load(b, procs, syns)
+	if err != nil {
+		return err
+	}
+	load := time.Since(t).Seconds()
+	b = nil
+	after, anon, file := heapNow()
+	runtime.KeepAlive(ix)
+	runtime.KeepAlive(c)
+	return json.NewEncoder(w).Encode(struct {
+		Heap
+		Load float64 `json:"load_seconds"`
+	}{Heap{HeapAlloc: int64(after.HeapAlloc) - int64(base.HeapAlloc), HeapInuse: int64(after.HeapInuse) - int64(base.HeapInuse),
+		RSSAnon: anon - baseAnon, RSSFile: file - baseFile}, load})
 }
 
 // heapNow collects garbage twice (the second collects what finalizers freed) and returns the
@@ -503,8 +572,8 @@ func writeMarkdown(w io.Writer, rep *Report) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| size | ids per language | passages | categories | distinct words en / de | synthetic vocabulary per language | load | bleve on disk | RSS after build, project / bleve (anon + file) |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| size | ids per language | passages | categories | distinct words en / de | synthetic vocabulary per language | load | bleve on disk | RSS after build, project / bleve (anon + file) | project prebuilt index: size, load, heap |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range rep.Sizes {
 		var p, b *Heap
 		for _, x := range s.Systems {
@@ -519,8 +588,12 @@ func writeMarkdown(w io.Writer, rep *Report) {
 		if p != nil && b != nil {
 			rssCell = fmt.Sprintf("%.0f + %.0f / %.0f + %.0f MB", mb(p.RSSAnon), mb(p.RSSFile), mb(b.RSSAnon), mb(b.RSSFile))
 		}
-		fmt.Fprintf(w, "| %d | %d | %d | %d | %d / %d | %d | %.1f s | %.1f MB | %s |\n", s.Procedures, s.Procedures/2, s.Passages, s.Categories,
-			s.DistinctWords["en"], s.DistinctWords["de"], s.Vocabulary["en"], s.LoadSeconds, mb(s.BleveDiskBytes), rssCell)
+		pre := ""
+		if s.Prebuilt != nil {
+			pre = fmt.Sprintf("%.1f MB, %.2f s, %.1f MB", mb(s.Prebuilt.Bytes), s.Prebuilt.LoadSeconds, mb(s.Prebuilt.Heap.HeapAlloc))
+		}
+		fmt.Fprintf(w, "| %d | %d | %d | %d | %d / %d | %d | %.1f s | %.1f MB | %s | %s |\n", s.Procedures, s.Procedures/2, s.Passages, s.Categories,
+			s.DistinctWords["en"], s.DistinctWords["de"], s.Vocabulary["en"], s.LoadSeconds, mb(s.BleveDiskBytes), rssCell, pre)
 	}
 }
 
