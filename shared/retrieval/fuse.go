@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -92,9 +93,11 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 	l1Reason := "l1:" + s.provider.ScoreKind()
 	// Candidates come best first from the provider; sorting here keeps a provider's odd order
 	// from deciding ranks.
-	ordered := make([]Candidate, len(cands))
-	copy(ordered, cands)
-	sortCandidates(ordered)
+	ordered := cands
+	if !slices.IsSortedFunc(cands, func(a, b Candidate) int { return cmpDesc(a.Score, b.Score) }) {
+		ordered = slices.Clone(cands) // the caller's slice stays as it is
+		sortCandidates(ordered)
+	}
 	sections, l1Rank, prev := 0, 0, 0.0
 	for _, c := range ordered {
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
