@@ -8,13 +8,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // MCPServer serves the MCP endpoint (POST, GET and DELETE /mcp) for a request the handler has
 // authorised like any other route: call holds the actor and the correlation id.
 type MCPServer interface {
-	ServeMCP(w http.ResponseWriter, r *http.Request, call retrieval.Call)
+	ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call)
 }
 
 // mcp hands the request to the MCP server as an *http.Request, whatever transport brought it
@@ -35,7 +36,7 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	}
 	r.Host = cmpHost(c.req.Header["host"])
 	w := &recorder{header: http.Header{}}
-	h.mcpServer.ServeMCP(w, r, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	h.mcpServer.ServeMCP(w, r, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}

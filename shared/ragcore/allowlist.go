@@ -2,7 +2,7 @@ package ragcore
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // AllowList is the set of managed sources: source_id "<prefix>-<language>" with an external_id
@@ -32,7 +32,7 @@ func (a *AllowList) Managed(lang, sourceID, externalID string) (*knowledge.Docum
 
 // Verification outcomes of one managed source (see Indexed).
 const (
-	Indexed        = retrieval.SourceIndexed
+	Indexed        = port.SourceIndexed
 	NotFound       = "missing"         // no document with that identity
 	NotActive      = "not_active"      // archived or deleted
 	NotPublished   = "not_published"   // no active version, or one still processing or failed

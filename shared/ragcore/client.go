@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Error classes. They name what went wrong without RAGcore's message, a URL or a token, so they
@@ -35,7 +35,7 @@ const (
 	ClassCanceled     = "canceled"     // the caller went away
 	// ClassCircuitOpen: the circuit breaker is open (or half-open with its probe out), so the
 	// call failed at once without reaching RAGcore.
-	ClassCircuitOpen = retrieval.ErrorClassCircuitOpen
+	ClassCircuitOpen = port.ErrorClassCircuitOpen
 )
 
 // Error is a failed RAGcore call.
@@ -47,7 +47,7 @@ type Error struct {
 	err    error
 	// unreachable marks a RAGcore that cannot be reached at all: connection refused, name
 	// resolution failed, 503 until the retries gave up, or the circuit breaker is open. Such an
-	// error is retrieval.ErrUnavailable (errors.Is), so the service reports l1.status
+	// error is port.ErrUnavailable (errors.Is), so the service reports l1.status
 	// "unavailable" rather than "failed".
 	unreachable bool
 }
@@ -63,7 +63,7 @@ func (e *Error) Error() string {
 		b.WriteString(")")
 	}
 	if e.err != nil {
-		b.WriteString(": " + retrieval.SafeError(e.err))
+		b.WriteString(": " + port.SafeError(e.err))
 	}
 	return b.String()
 }
@@ -73,8 +73,8 @@ func (e *Error) ErrorClass() string { return e.Class }
 
 func (e *Error) Unwrap() error { return e.err }
 
-// Is makes an unreachable RAGcore's error retrieval.ErrUnavailable.
-func (e *Error) Is(target error) bool { return e.unreachable && target == retrieval.ErrUnavailable }
+// Is makes an unreachable RAGcore's error port.ErrUnavailable.
+func (e *Error) Is(target error) bool { return e.unreachable && target == port.ErrUnavailable }
 
 // Actor is the caller on whose behalf a request is made: every request names it to RAGcore.
 type Actor struct {
@@ -106,7 +106,7 @@ type Options struct {
 	Log *slog.Logger
 	// Metrics receives BreakerOpen (1 open or half-open, 0 closed) at every state change; nil
 	// records nothing.
-	Metrics retrieval.Metrics
+	Metrics domain.Metrics
 }
 
 // Client calls RAGcore. It is safe for concurrent use; build one per cold start.
@@ -273,7 +273,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, a 
 }
 
 // finish marks the final error of a call: RAGcore that refused the connection, could not be
-// resolved, or answered 503 to the end cannot be reached at all (retrieval.ErrUnavailable).
+// resolved, or answered 503 to the end cannot be reached at all (port.ErrUnavailable).
 func finish(e *Error) error {
 	if e.Class == ClassUnavailable && (e.Status == 0 || e.Status == http.StatusServiceUnavailable) {
 		e.unreachable = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
@@ -69,7 +70,7 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
-func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, topK int) []EvidenceBlock {
+func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidate, topK int) []EvidenceBlock {
 	type identity struct{ doc, version, anchor string }
 	// Every candidate and every L0 match used makes at most one block: one allocation for all.
 	pool := make([]fusing, 0, len(cands)+min(len(matches), topK))
@@ -92,7 +93,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 	l1Reason := "l1:" + s.provider.ScoreKind()
 	// Candidates come best first from the provider; sorting here keeps a provider's odd order
 	// from deciding ranks.
-	ordered := make([]Candidate, len(cands))
+	ordered := make([]port.Candidate, len(cands))
 	copy(ordered, cands)
 	sortCandidates(ordered)
 	sections, l1Rank, prev := 0, 0, 0.0
@@ -241,7 +242,7 @@ func (s *Service) rrf(f *fusing, shift float64) float64 {
 }
 
 // sortCandidates orders candidates best first, keeping the provider's order among equal scores.
-func sortCandidates(cs []Candidate) {
+func sortCandidates(cs []port.Candidate) {
 	// Insertion sort: pools are at most a few dozen and this keeps equal scores stable.
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && cs[j].Score > cs[j-1].Score; j-- {

@@ -4,13 +4,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-)
-
-// Evidence states of the API contract (docs/openapi.yaml).
-const (
-	StateGrounded     = "grounded"
-	StateInsufficient = "insufficient"
-	StateUnavailable  = "unavailable"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Retrieval layers of the API contract (docs/openapi.yaml).
@@ -150,10 +144,10 @@ type Result struct {
 
 // Answer is the outcome of an ask, shaped as the POST /ask response.
 type Answer struct {
-	Answer        string         `json:"answer"`
-	EvidenceState string         `json:"evidence_state"`
-	Sources       []AnswerSource `json:"sources"`
-	Provider      string         `json:"provider"`
+	Answer        string              `json:"answer"`
+	EvidenceState string              `json:"evidence_state"`
+	Sources       []port.AnswerSource `json:"sources"`
+	Provider      string              `json:"provider"`
 	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
 	// or "generated" (written by RAGcore from its citations).
 	AnswerKind   string `json:"answer_kind"`

@@ -3,13 +3,15 @@ package retrieval
 import (
 	"context"
 	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Sidecar is the retrieval requirements' disabled-by-default comparison path: it runs beside L1 under its own
 // deadline and reports its results and a comparison with the main blocks, never changing them.
 type Sidecar interface {
 	// Query runs the sidecar; it never fails: a failure is a report with status "failed".
-	Query(ctx context.Context, q Query) SidecarReport
+	Query(ctx context.Context, q port.Query) SidecarReport
 	// Compare summarises the sidecar's results against the main evidence blocks.
 	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *Comparison
 }
@@ -28,7 +30,7 @@ func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text stri
 		return nil
 	}
 	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
-	q := Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	q := port.Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		q.Category = hints.Domains[0]
 	}

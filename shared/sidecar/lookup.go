@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -24,7 +25,7 @@ var (
 func ForLookup(s *Sidecar, corpus *knowledge.Corpus) Lookup { return Lookup{s: s, corpus: corpus} }
 
 // Query asks the knowledge base the lookup's question.
-func (l Lookup) Query(ctx context.Context, q retrieval.Query) retrieval.SidecarReport {
+func (l Lookup) Query(ctx context.Context, q port.Query) retrieval.SidecarReport {
 	r := l.s.Query(ctx, Query{Question: q.Question, Language: q.Language, Category: q.Category, TopK: q.TopK,
 		CorrelationID: q.CorrelationID})
 	for i, c := range r.Results {
@@ -56,7 +57,7 @@ func (l Lookup) Compare(report retrieval.SidecarReport, blocks []retrieval.Evide
 type Broken struct{ Class string }
 
 // Query reports the failure.
-func (b Broken) Query(context.Context, retrieval.Query) retrieval.SidecarReport {
+func (b Broken) Query(context.Context, port.Query) retrieval.SidecarReport {
 	return retrieval.SidecarReport{SidecarStatus: retrieval.SidecarStatus{Status: StatusFailed, ErrorClass: b.Class}}
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -40,7 +40,7 @@ func (s *Service) current(lang string, c store.CachedVerification) bool {
 // verification shared by every concurrent caller in this process (single-flight) and, through a
 // lease in the store, by other processes: a process that finds the lease taken waits for the
 // holder's result to appear in the cache instead of asking RAGcore again.
-func (s *Service) verification(ctx context.Context, lang string, call retrieval.Call, force bool) (store.Verification, Cache) {
+func (s *Service) verification(ctx context.Context, lang string, call port.Call, force bool) (store.Verification, Cache) {
 	ttl := int(store.VerificationTTL / time.Second)
 	if !force {
 		c, err := s.records.GetVerification(ctx, s.opts.Namespace, lang)
@@ -53,7 +53,7 @@ func (s *Service) verification(ctx context.Context, lang string, call retrieval.
 		}
 		if !errors.Is(err, store.ErrNotFound) {
 			s.log.WarnContext(ctx, "verification cache could not be read; verifying", "correlation_id",
-				call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
+				call.CorrelationID, "language", lang, "error", port.SafeError(err))
 		}
 		if f, ok := s.failed(lang); ok {
 			s.count("VerificationNegativeCacheHits")
@@ -80,7 +80,7 @@ func (s *Service) verification(ctx context.Context, lang string, call retrieval.
 		v := store.Verification{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}
 		for _, d := range s.corpus.Documents(lang) {
 			v.Errors++
-			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: retrieval.ErrorClass(ctx.Err())})
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: port.ErrorClass(ctx.Err())})
 		}
 		return normalise(v), Cache{TTLSeconds: ttl}
 	}

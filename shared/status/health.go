@@ -7,7 +7,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Health states of GET /health.
@@ -56,7 +56,7 @@ type storeProbe struct {
 // CheckHealth checks the provider (its breaker first, then its Health within the request
 // timeout) and the store (a probe within StoreProbeTimeout, reused for StoreProbeTTL), both at
 // once, and says what they mean for lookups.
-func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
+func (s *Service) CheckHealth(ctx context.Context, call port.Call) Health {
 	h := Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
 	done := make(chan string, 1)
 	go func() { done <- s.storeHealth(ctx) }()
@@ -73,8 +73,8 @@ func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
 	return h
 }
 
-func (s *Service) providerHealth(ctx context.Context, call retrieval.Call) string {
-	if b, ok := s.provider.(retrieval.BreakerReporter); ok && b.BreakerOpen() {
+func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
+	if b, ok := s.provider.(port.BreakerReporter); ok && b.BreakerOpen() {
 		return ComponentCircuitOpen
 	}
 	if s.Health(ctx, call).Status != "ok" {
@@ -116,7 +116,7 @@ func (s *Service) storeHealth(ctx context.Context) string {
 		failed := 0
 		if err != nil {
 			failed = 1
-			s.log.WarnContext(ctx, "store probe failed", "error", retrieval.SafeError(err))
+			s.log.WarnContext(ctx, "store probe failed", "error", port.SafeError(err))
 		}
 		if s.opts.Metrics != nil {
 			s.opts.Metrics.Count("StoreHealthFailures", failed)

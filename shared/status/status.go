@@ -17,7 +17,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -76,8 +76,8 @@ const DeadlineMargin = time.Second
 // Service answers status requests. It is safe for concurrent use.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.HealthChecker
-	verifier retrieval.Verifier
+	provider port.HealthChecker
+	verifier port.Verifier
 	records  Records
 	opts     Options
 	log      *slog.Logger
@@ -92,7 +92,7 @@ type Service struct {
 }
 
 // New builds the status service over a provider that can verify its sources.
-func New(corpus *knowledge.Corpus, provider retrieval.HealthChecker, verifier retrieval.Verifier, records Records,
+func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Verifier, records Records,
 	opts Options, log *slog.Logger) *Service {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
@@ -135,10 +135,10 @@ type (
 )
 
 // Status reports the three measurements for one language.
-func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) (Status, error) {
+func (s *Service) Status(ctx context.Context, lang string, call port.Call) (Status, error) {
 	docs := s.corpus.Documents(lang)
 	if docs == nil {
-		return Status{}, retrieval.ErrUnsupportedLanguage
+		return Status{}, domain.ErrUnsupportedLanguage
 	}
 	st := Status{
 		Language:            lang,
@@ -157,7 +157,7 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 	default:
 		st.SyncReportState = "unavailable"
 		s.log.WarnContext(ctx, "sync report could not be read", "correlation_id", call.CorrelationID,
-			"language", lang, "error", retrieval.SafeError(err))
+			"language", lang, "error", port.SafeError(err))
 	}
 	v, cache := s.verification(ctx, lang, call, false)
 	st.Verification = newVerification(v, cache)
@@ -171,16 +171,16 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 
 // Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
 // scheduled event calls it so that GET /status is normally a cache hit.
-func (s *Service) Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error) {
+func (s *Service) Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
 	if s.corpus.Documents(lang) == nil {
-		return store.Verification{}, retrieval.ErrUnsupportedLanguage
+		return store.Verification{}, domain.ErrUnsupportedLanguage
 	}
 	v, _ := s.verification(ctx, lang, call, true)
 	return v, nil
 }
 
 // Health is the provider's health within the provider's request timeout.
-func (s *Service) Health(ctx context.Context, call retrieval.Call) retrieval.Health {
+func (s *Service) Health(ctx context.Context, call port.Call) port.Health {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	return s.provider.Health(ctx, call)

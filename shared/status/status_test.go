@@ -21,8 +21,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -43,7 +43,7 @@ const token = "status-test-token"
 
 var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
-var reader = retrieval.Call{Actor: retrieval.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
+var reader = port.Call{Actor: port.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
 
 type rig struct {
 	corpus *knowledge.Corpus

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -171,7 +172,7 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	cat := "damage"
 	tr := retrieval.Trace{InvocationID: "INVITEM", Tool: retrieval.ToolAsk, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "de", ExpiresAt: now.Add(30 * 24 * time.Hour),
-		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
 			L0: retrieval.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
 			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
 			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &retrieval.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},

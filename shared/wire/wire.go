@@ -26,6 +26,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
@@ -54,7 +55,7 @@ type Parts struct {
 	// Index is the analysed corpus; nil where nothing reads it (see New).
 	Index *lexical.Index
 	// Provider is the knowledge provider every service uses.
-	Provider  retrieval.KnowledgeProvider
+	Provider  Provider
 	Records   store.Records
 	StoreName string
 
@@ -102,7 +103,7 @@ func loadAWS(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (aw
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
-func (p *Parts) newProvider(ctx context.Context) (retrieval.KnowledgeProvider, error) {
+func (p *Parts) newProvider(ctx context.Context) (Provider, error) {
 	cfg, log := p.Config, p.Log
 	if cfg.Provider != "ragcore" {
 		if p.Index == nil {
@@ -182,7 +183,7 @@ func (p *Parts) SidecarHealth() status.SidecarHealth {
 
 // Status builds the status service (GET /status, GET /health) with the sidecar's state.
 func (p *Parts) Status(side status.SidecarHealth) (*status.Service, error) {
-	verifier, ok := p.Provider.(retrieval.Verifier)
+	verifier, ok := p.Provider.(port.Verifier)
 	if !ok {
 		return nil, fmt.Errorf("provider %s cannot verify its sources", p.Provider.Name())
 	}
@@ -248,7 +249,7 @@ const SchedulerActorID = "service:scheduler"
 // Refresh is the scheduled event's work: verify every language now and cache the results.
 func Refresh(sy *indexsync.Service) func(ctx context.Context, eventID string) (any, error) {
 	return func(ctx context.Context, eventID string) (any, error) {
-		call := retrieval.Call{Actor: retrieval.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
+		call := port.Call{Actor: port.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
 			CorrelationID: eventID}
 		return map[string]any{"refreshed": sy.Refresh(ctx, call)}, nil
 	}

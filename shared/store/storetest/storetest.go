@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -73,7 +74,7 @@ func sampleTrace(id string, created time.Time) retrieval.Trace {
 		QuestionSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", QuestionChars: 42, Language: "de",
 		ExpiresAt: created.Add(30 * 24 * time.Hour),
 		RetrievalDetails: retrieval.TraceDetails{
-			Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+			Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
 			L0:             retrieval.L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{"kratzer", "delle"}, Domains: []string{"damage"}, Entities: []string{}},
 			L1:             retrieval.L1Details{Status: retrieval.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
 			CandidateCount: 5, FinalBlockCount: 3,
