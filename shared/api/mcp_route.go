@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // MCPServer serves the MCP endpoint (POST, GET and DELETE /mcp) for a request the handler has
@@ -71,7 +71,7 @@ func transportError(status int, msg string) *Error {
 	if code == "" {
 		return errInternal
 	}
-	return &Error{Status: status, Code: code, Message: retrieval.Clip(msg, 200)}
+	return &Error{Status: status, Code: code, Message: textproc.Clip(msg, 200)}
 }
 
 // recorder is the http.ResponseWriter the MCP server writes its one JSON response into.

@@ -111,7 +111,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		sums = append(sums, BlockSummary{
 			Source: knowledge.SectionSource(knowledge.DocumentPath(req.Language, src.DocumentID), knowledge.Anchor(src.Section)),
 			Title:  src.Title, RetrievalLayer: LayerL1, HitReasons: []string{"l1:answer"},
-			Content: Clip(src.Excerpt, SummaryChars),
+			Content: textproc.Clip(src.Excerpt, SummaryChars),
 		})
 	}
 	if !s.provider.Semantic() {

@@ -177,9 +177,9 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			b.RetrievalLayer = LayerL1
 		}
 		if f.l1Rank > 0 {
-			b.Score = Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
+			b.Score = port.Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
 		} else {
-			b.Score = Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
+			b.Score = port.Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
 		}
 		b.Rank = len(out) + 1
 		b.fusion = FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}

@@ -52,7 +52,7 @@ type Options struct {
 	// counts (see fuse).
 	SameDocPenalty float64
 	// Sidecar is the optional comparison path; nil means off: nothing is built or called.
-	Sidecar Sidecar
+	Sidecar port.Sidecar
 	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
 	SidecarTimeout time.Duration
 }
@@ -310,7 +310,7 @@ func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
 	for _, b := range blocks {
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars), Fusion: &b.fusion})
+			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
 	}
 	return out
 }

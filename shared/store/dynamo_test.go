@@ -175,7 +175,7 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
 			L0: retrieval.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
 			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
-			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &retrieval.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
+			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &port.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer"}, Content: "Text"}},
 			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: &retrieval.Comparison{OverlapAtK: 0.5}},
 			LatencyMs: retrieval.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}

@@ -200,7 +200,7 @@ func (p *Parts) Sync(st *status.Service) *indexsync.Service {
 
 // Lookup builds the lookup service (POST /lookup, POST /ask, GET /invocations/{id}) with the
 // optional sidecar (nil: off); nil without the index.
-func (p *Parts) Lookup(side retrieval.Sidecar) *retrieval.Service {
+func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 	if p.Index == nil {
 		return nil
 	}

@@ -79,7 +79,7 @@ func sampleTrace(id string, created time.Time) retrieval.Trace {
 			L1:             retrieval.L1Details{Status: retrieval.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
 			CandidateCount: 5, FinalBlockCount: 3,
 			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/damage-procedure.md#2-sofortmaßnahmen", Title: "Schadensbearbeitung",
-				RetrievalLayer: retrieval.LayerBoth, Score: &retrieval.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
+				RetrievalLayer: retrieval.LayerBoth, Score: &port.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"},
 				{Source: "procedures/de/damage-procedure.md#1-geltungsbereich", Title: "Schadensbearbeitung",
 					RetrievalLayer: retrieval.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},

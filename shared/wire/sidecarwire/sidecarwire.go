@@ -5,7 +5,7 @@ package sidecarwire
 import (
 	"context"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
@@ -14,7 +14,7 @@ import (
 // New builds the comparison path only when SIDECAR_ENABLED is true: off, no client exists and no
 // call can be made. A sidecar that cannot be built is reported as failed on every lookup and in
 // /health (and logged here); the main path never depends on it.
-func New(ctx context.Context, p *wire.Parts) (retrieval.Sidecar, status.SidecarHealth) {
+func New(ctx context.Context, p *wire.Parts) (port.Sidecar, status.SidecarHealth) {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
 		return nil, status.SidecarHealth{Status: "disabled"}
