@@ -11,13 +11,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// Request limits of the API contract (docs/openapi.yaml).
-const (
-	MaxQuestionChars = request.MaxQuestionChars
-	DefaultTopK      = request.DefaultTopK
-	MaxTopK          = request.MaxTopK
-)
-
 type lookupBody struct {
 	Question *string `json:"question"`
 	Language *string `json:"language"`

@@ -21,7 +21,7 @@ import (
 
 // Reports is what the service needs from the store.
 type Reports interface {
-	PutSyncReport(ctx context.Context, ns store.Namespace, r store.SyncReport) (store.PutReportResult, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r store.SyncReport) (store.PutReportResult, error)
 }
 
 // Verifications is what the scheduled refresh needs from the status service: verify a language
@@ -36,7 +36,7 @@ type Service struct {
 	provider port.ManifestSyncer
 	reports  Reports
 	status   Verifications
-	ns       store.Namespace
+	ns       domain.Namespace
 	log      *slog.Logger
 	now      func() time.Time
 	budget   time.Duration
@@ -44,7 +44,7 @@ type Service struct {
 
 // New builds the service.
 func New(corpus *knowledge.Corpus, provider port.ManifestSyncer, reports Reports, st Verifications,
-	ns store.Namespace, log *slog.Logger) *Service {
+	ns domain.Namespace, log *slog.Logger) *Service {
 	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
 		budget: HTTPBudget}
 }
@@ -63,16 +63,16 @@ const HTTPBudget = 25 * time.Second
 
 // Sync sends the manifest of one language, or of all ("all"), to the provider, within
 // HTTPBudget (or the caller's earlier deadline).
-func (s *Service) Sync(ctx context.Context, call port.Call, language string) (Run, error) {
+func (s *Service) Sync(ctx context.Context, call port.Call, language string) (domain.Run, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.budget)
 	defer cancel()
 	langs := []string{language}
 	if language == "all" {
 		langs = knowledge.Languages
 	} else if s.corpus.Documents(language) == nil {
-		return Run{}, domain.ErrUnsupportedLanguage
+		return domain.Run{}, domain.ErrUnsupportedLanguage
 	}
-	run := Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
+	run := domain.Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
 	for _, lang := range langs {
 		docs := s.corpus.Documents(lang)
 		refs := make([]port.DocumentRef, 0, len(docs))
@@ -82,12 +82,12 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (Ru
 		}
 		res, err := s.provider.SyncManifest(ctx, call, refs)
 		if err != nil {
-			return Run{}, fmt.Errorf("sync %s: %w", lang, err)
+			return domain.Run{}, fmt.Errorf("sync %s: %w", lang, err)
 		}
 		if res.Failed == nil {
 			res.Failed = []domain.SyncFailure{}
 		}
-		run.Results = append(run.Results, LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
+		run.Results = append(run.Results, domain.LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
 			Unchanged: res.Unchanged, Failed: res.Failed, Note: res.Note})
 		s.log.InfoContext(ctx, "manifest synced", "correlation_id", call.CorrelationID, "run_id", run.RunID,
 			"language", lang, "provider", s.provider.Name(), "documents", res.Documents, "uploaded", res.Uploaded,
@@ -95,15 +95,6 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (Ru
 	}
 	return run, nil
 }
-
-// ErrInvalidReport wraps a report that cannot be stored as given.
-var ErrInvalidReport = domain.ErrInvalidReport
-
-// The shapes of a sync and a report; they live in domain.
-type (
-	Run            = domain.Run
-	LanguageResult = domain.LanguageResult
-)
 
 // Report stores a sync report: once per (run_id, language), and as the newest of its language
 // only when no newer one is stored.
@@ -116,7 +107,7 @@ func (s *Service) Report(ctx context.Context, call port.Call, in domain.SyncRepo
 	stored, err := s.reports.PutSyncReport(ctx, s.ns, r)
 	res := domain.ReportResult(stored)
 	if errors.Is(err, store.ErrInvalid) {
-		return res, fmt.Errorf("%w: %v", ErrInvalidReport, err)
+		return res, fmt.Errorf("%w: %v", domain.ErrInvalidReport, err)
 	}
 	if err != nil {
 		return res, err

@@ -17,7 +17,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 )
 
 // services is a mock of the three domain services: each returns err, or panics when told.
@@ -41,8 +40,8 @@ func (m *services) Ask(_ context.Context, r retrieval.AskRequest) (retrieval.Ans
 	return retrieval.Answer{Answer: "a", EvidenceState: port.StateGrounded}, m.err
 }
 
-func (m *services) Status(_ context.Context, lang string, _ port.Call) (status.Status, error) {
-	return status.Status{Language: lang}, m.err
+func (m *services) Status(_ context.Context, lang string, _ port.Call) (domain.Status, error) {
+	return domain.Status{Language: lang}, m.err
 }
 
 func session(t *testing.T, m *services) *sdk.ClientSession {

@@ -2,6 +2,7 @@ package ragcore
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -44,7 +45,7 @@ const (
 // as indexed only when exactly one returned document is active, in the configured tenant,
 // workspace and collection, with a published active version. content_sha256 is deliberately not
 // compared: it hashes RAGcore's parsed artifact, not the uploaded bytes.
-func Verdict(docs []Document, ns Namespace, sourceID, externalID string) string {
+func Verdict(docs []Document, ns domain.Namespace, sourceID, externalID string) string {
 	if len(docs) == 0 {
 		return NotFound
 	}

@@ -83,14 +83,11 @@ type Actor struct {
 	CorrelationID string
 }
 
-// Namespace is the RAGcore space this service manages.
-type Namespace = domain.Namespace
-
 // Options configure a Client.
 type Options struct {
 	BaseURL   string
 	Token     string
-	Namespace Namespace
+	Namespace domain.Namespace
 	// Timeout bounds one HTTP attempt from dial to the last byte; the caller's context bounds the
 	// whole call, retries included.
 	Timeout time.Duration
@@ -113,7 +110,7 @@ type Options struct {
 type Client struct {
 	base    *url.URL
 	token   string
-	ns      Namespace
+	ns      domain.Namespace
 	http    *http.Client
 	retries int
 	limit   int64

@@ -30,12 +30,6 @@ type StoreProbe interface {
 	Probe(ctx context.Context) error
 }
 
-// The body of GET /health, named here for the service's callers; it lives in domain.
-type (
-	Health     = domain.Health
-	Components = domain.Components
-)
-
 // Defaults of the store probe.
 const (
 	// DefaultStoreProbeTimeout bounds one probe of the store.
@@ -56,8 +50,8 @@ type storeProbe struct {
 // CheckHealth checks the provider (its breaker first, then its Health within the request
 // timeout) and the store (a probe within StoreProbeTimeout, reused for StoreProbeTTL), both at
 // once, and says what they mean for lookups.
-func (s *Service) CheckHealth(ctx context.Context, call port.Call) Health {
-	h := Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
+func (s *Service) CheckHealth(ctx context.Context, call port.Call) domain.Health {
+	h := domain.Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
 	done := make(chan string, 1)
 	go func() { done <- s.storeHealth(ctx) }()
 	h.Components.Provider = s.providerHealth(ctx, call)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -82,7 +83,7 @@ func embedded(t *testing.T) *knowledge.Corpus {
 // so a running service always has L0; the zero value stands for the case all the same.
 func noProcedures(*testing.T) *knowledge.Corpus { return &knowledge.Corpus{} }
 
-func healthOf(t *testing.T, corpus *knowledge.Corpus, p port.HealthChecker, records status.Records, o status.Options) status.Health {
+func healthOf(t *testing.T, corpus *knowledge.Corpus, p port.HealthChecker, records status.Records, o status.Options) domain.Health {
 	t.Helper()
 	v, _ := p.(port.Verifier)
 	if v == nil {

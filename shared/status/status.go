@@ -29,9 +29,9 @@ const (
 
 // Records is what the status needs from the store.
 type Records interface {
-	GetVerification(ctx context.Context, ns store.Namespace, lang string) (store.CachedVerification, error)
-	PutVerification(ctx context.Context, ns store.Namespace, lang string, v store.Verification) error
-	LatestSyncReport(ctx context.Context, ns store.Namespace, lang string) (store.SyncReport, error)
+	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (store.CachedVerification, error)
+	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v store.Verification) error
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (store.SyncReport, error)
 	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
 	ReleaseLease(ctx context.Context, name, owner string) error
 }
@@ -43,7 +43,7 @@ type Metrics interface {
 
 // Options tune the service.
 type Options struct {
-	Namespace store.Namespace
+	Namespace domain.Namespace
 	// Concurrency bounds parallel identity lookups (VERIFY_CONCURRENCY, default 16).
 	Concurrency int
 	// RequestTimeout bounds one identity lookup (RAGCORE_TIMEOUT_MS).
@@ -59,7 +59,7 @@ type Options struct {
 	// Now is the clock (the store's, in tests); nil means the wall clock.
 	Now func() time.Time
 	// Sidecar is the comparison path's state for GET /health (zero: disabled).
-	Sidecar SidecarHealth
+	Sidecar domain.SidecarHealth
 	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
 	// StoreProbeTTL is how long its result is reused (default 5 s).
 	StoreProbeTimeout, StoreProbeTTL time.Duration
@@ -124,23 +124,13 @@ func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Ve
 		negative: map[string]failedVerification{}}
 }
 
-// The bodies of GET /status, named here for the service's callers; they live in domain.
-type (
-	Status        = domain.Status
-	Namespace     = domain.Namespace
-	Verification  = domain.Verification
-	SourceOutcome = domain.SourceOutcome
-	Cache         = domain.Cache
-	SidecarHealth = domain.SidecarHealth
-)
-
 // Status reports the three measurements for one language.
-func (s *Service) Status(ctx context.Context, lang string, call port.Call) (Status, error) {
+func (s *Service) Status(ctx context.Context, lang string, call port.Call) (domain.Status, error) {
 	docs := s.corpus.Documents(lang)
 	if docs == nil {
-		return Status{}, domain.ErrUnsupportedLanguage
+		return domain.Status{}, domain.ErrUnsupportedLanguage
 	}
-	st := Status{
+	st := domain.Status{
 		Language:            lang,
 		Namespace:           s.opts.Namespace,
 		Provider:            s.provider.Name(),
@@ -153,7 +143,7 @@ func (s *Service) Status(ctx context.Context, lang string, call port.Call) (Stat
 		finished := r.FinishedAt.UTC()
 		st.LastSyncAt, st.LastSyncRunID = &finished, &r.RunID
 		st.SyncReportState = "received"
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 	default:
 		st.SyncReportState = "unavailable"
 		s.log.WarnContext(ctx, "sync report could not be read", "correlation_id", call.CorrelationID,
@@ -187,9 +177,9 @@ func (s *Service) Health(ctx context.Context, call port.Call) port.Health {
 }
 
 // SidecarHealth is the sidecar's state for GET /health.
-func (s *Service) SidecarHealth() SidecarHealth {
+func (s *Service) SidecarHealth() domain.SidecarHealth {
 	if s.opts.Sidecar.Status == "" {
-		return SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: "disabled"}
 	}
 	return s.opts.Sidecar
 }

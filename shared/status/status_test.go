@@ -20,6 +20,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
@@ -41,7 +42,7 @@ func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
 
 const token = "status-test-token"
 
-var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 var reader = port.Call{Actor: port.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
 
@@ -398,7 +399,7 @@ func TestNegativeCache(t *testing.T) {
 	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500})
 	records := store.NewMemoryAt(clock.Now)
 	s := r.service(t, records, status.Options{Now: clock.Now, NegativeTTL: 30 * time.Second})
-	unavailable := func(st status.Status) bool {
+	unavailable := func(st domain.Status) bool {
 		return st.DocumentCount == nil && st.StatisticsState == status.StateUnavailable && !st.Verification.Complete &&
 			st.Verification.Errors == 11 && st.Verification.Confirmed == 0
 	}

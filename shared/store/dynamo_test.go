@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -241,7 +242,7 @@ func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
 func TestItemsKeepTheirAttributes(t *testing.T) {
 	name := newTable(t)
 	s := store.NewDynamo(dynamo(t), name, 0, nil)
-	ns := store.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
+	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
 	ctx := context.Background()
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
 	if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1", Language: "en", Synced: 11, FinishedAt: finished}); err != nil {

@@ -13,18 +13,11 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// ErrNotFound is returned for a record that does not exist or has expired. It is the domain's
-// sentinel, so that the service and the API need not know the store.
-var ErrNotFound = domain.ErrNotFound
-
 // ErrInvalid is returned for a record that cannot be stored as given.
 var ErrInvalid = errors.New("invalid record")
 
 // VerificationTTL is how long a verification result is valid (five minutes, docs/operations.md).
 const VerificationTTL = 300 * time.Second
-
-// Namespace is the RAGcore namespace a verification or sync report belongs to.
-type Namespace = domain.Namespace
 
 // Verification is the outcome of verifying every managed source of one language by exact
 // identity lookups.
@@ -119,11 +112,11 @@ func newer(a, b SyncReport) bool {
 // Records is everything a store keeps; Memory and Dynamo implement it.
 type Records interface {
 	retrieval.TraceStore
-	PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error
-	GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error)
-	PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error)
-	LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error)
-	SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error)
+	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error
+	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (PutReportResult, error)
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error)
+	SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error)
 	// AcquireLease takes the named lease for owner until ttl has passed, unless another owner
 	// holds an unexpired one; it reports whether owner holds it now. It keeps processes from
 	// doing the same expensive work at once.

@@ -23,6 +23,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
@@ -127,7 +128,7 @@ func (p *Parts) newProvider(ctx context.Context) (Provider, error) {
 	}
 	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
 		HTTPClient: p.Tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
-		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
+		Namespace:  domain.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
 		Breaker:    ragcore.BreakerOptions{Failures: cfg.RAGcoreBreakerFailures, Cooldown: cfg.RAGcoreBreakerCooldown},
 		Log:        log, Metrics: p.Metrics})
 	if err != nil {
@@ -158,17 +159,17 @@ func (p *Parts) newStore() (store.Records, string, error) {
 }
 
 // Namespace is the configured RAGcore namespace, as the store keys it.
-func (p *Parts) Namespace() store.Namespace {
-	return store.Namespace{Tenant: p.Config.Tenant, Workspace: p.Config.Workspace, Collection: p.Config.Collection}
+func (p *Parts) Namespace() domain.Namespace {
+	return domain.Namespace{Tenant: p.Config.Tenant, Workspace: p.Config.Workspace, Collection: p.Config.Collection}
 }
 
 // SidecarHealth is the sidecar's state for a function that does not run it (the status
 // function's GET /health): disabled, or whether its configuration could make one, by the rules
 // sidecar.New applies, without building the Bedrock client.
-func (p *Parts) SidecarHealth() status.SidecarHealth {
+func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return status.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: "disabled"}
 	}
 	err := sidecarconf.Check(cfg.BedrockKnowledgeBase, cfg.BedrockEndpoint, cfg.SidecarTimeout)
 	if err == nil {
@@ -176,13 +177,13 @@ func (p *Parts) SidecarHealth() status.SidecarHealth {
 	}
 	if err != nil {
 		p.Log.Error("sidecar could not be built; lookups report it failed", "error", err.Error())
-		return status.SidecarHealth{Enabled: true, Status: "failed"}
+		return domain.SidecarHealth{Enabled: true, Status: "failed"}
 	}
-	return status.SidecarHealth{Enabled: true, Status: "ok"}
+	return domain.SidecarHealth{Enabled: true, Status: "ok"}
 }
 
 // Status builds the status service (GET /status, GET /health) with the sidecar's state.
-func (p *Parts) Status(side status.SidecarHealth) (*status.Service, error) {
+func (p *Parts) Status(side domain.SidecarHealth) (*status.Service, error) {
 	verifier, ok := p.Provider.(port.Verifier)
 	if !ok {
 		return nil, fmt.Errorf("provider %s cannot verify its sources", p.Provider.Name())

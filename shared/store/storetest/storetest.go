@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -43,7 +44,7 @@ func (c *Clock) Advance(d time.Duration) {
 // Factory returns a fresh, empty store on the given clock.
 type Factory func(t *testing.T, now func() time.Time) store.Records
 
-var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // Run runs the conformance suite.
 func Run(t *testing.T, newStore Factory) {
@@ -115,7 +116,7 @@ func traceRoundTrip(t *testing.T, newStore Factory) {
 	if asJSON(t, got) != asJSON(t, want) {
 		t.Fatalf("trace changed in the store:\n got %s\nwant %s", asJSON(t, got), asJSON(t, want))
 	}
-	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown trace: %v", err)
 	}
 	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
@@ -137,7 +138,7 @@ func traceExpiry(t *testing.T, newStore Factory) {
 		t.Fatalf("trace gone before its expiry: %v", err)
 	}
 	clock.Advance(time.Minute)
-	if _, err := s.GetTrace(ctx, "INV2"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetTrace(ctx, "INV2"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("expired trace still readable: %v", err)
 	}
 }
@@ -146,7 +147,7 @@ func verificationCache(t *testing.T, newStore Factory) {
 	clock := NewClock(t0)
 	s := newStore(t, clock.Now)
 	ctx := context.Background()
-	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)
 	}
 	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true,
@@ -167,7 +168,7 @@ func verificationCache(t *testing.T, newStore Factory) {
 		t.Fatalf("age %v", age)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("cache entry valid after 300 s: %v", err)
 	}
 	// A new result refreshes the entry.
@@ -189,10 +190,10 @@ func verificationKeys(t *testing.T, newStore Factory) {
 	other := ns
 	other.Collection = "other-collection"
 	for _, c := range []struct {
-		ns   store.Namespace
+		ns   domain.Namespace
 		lang string
 	}{{ns, "de"}, {other, "en"}} {
-		if _, err := s.GetVerification(ctx, c.ns, c.lang); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.GetVerification(ctx, c.ns, c.lang); !errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%+v/%s sees another key's entry: %v", c.ns, c.lang, err)
 		}
 	}
@@ -229,7 +230,7 @@ func reportOnce(t *testing.T, newStore Factory) {
 	if err != nil || len(all) != 1 {
 		t.Fatalf("audit %+v %v", all, err)
 	}
-	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("latest of another language: %v", err)
 	}
 }
