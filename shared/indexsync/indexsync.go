@@ -21,7 +21,7 @@ import (
 
 // Reports is what the service needs from the store.
 type Reports interface {
-	PutSyncReport(ctx context.Context, ns domain.Namespace, r store.SyncReport) (store.PutReportResult, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r store.SyncReport) (domain.ReportResult, error)
 }
 
 // Verifications is what the scheduled refresh needs from the status service: verify a language
@@ -104,8 +104,7 @@ func (s *Service) Report(ctx context.Context, call port.Call, in domain.SyncRepo
 	}
 	r := store.SyncReport{RunID: in.RunID, Language: in.Language, Synced: in.Synced, Failed: in.Failed,
 		FinishedAt: in.FinishedAt, ReceivedAt: s.now().UTC()}
-	stored, err := s.reports.PutSyncReport(ctx, s.ns, r)
-	res := domain.ReportResult(stored)
+	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
 	if errors.Is(err, store.ErrInvalid) {
 		return res, fmt.Errorf("%w: %v", domain.ErrInvalidReport, err)
 	}

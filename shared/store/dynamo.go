@@ -222,9 +222,9 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns domain.Namespace, lang 
 // report included), and then the pointer holds this report; it fails only when a newer report is
 // there, which this one can never replace. So when copies of one report race, whichever copy's
 // update lands first, every answer says latest exactly when the report is the latest after it.
-func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (PutReportResult, error) {
+func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
 	if err := checkReport(r); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = d.now().UTC()
@@ -232,9 +232,9 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 	pk, sk := syncPK(ns), runSK(r.RunID, r.Language)
 	item, err := attributevalue.MarshalMap(newReportItem(pk, sk, r))
 	if err != nil {
-		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
+		return domain.ReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
 	}
-	var res PutReportResult
+	var res domain.ReportResult
 	putCtx, cancel := context.WithTimeout(ctx, d.timeout)
 	_, err = d.db.PutItem(putCtx, &dynamodb.PutItemInput{TableName: &d.table, Item: item,
 		ConditionExpression: aws.String("attribute_not_exists(pk)")})
@@ -245,20 +245,20 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 		res.Duplicate = true
 		raw, err := d.get(ctx, pk, sk)
 		if err != nil {
-			return PutReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
+			return domain.ReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
 		}
 		var stored reportItem
 		if err := attributevalue.UnmarshalMap(raw, &stored); err != nil {
-			return PutReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
+			return domain.ReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
 		}
 		res.Differs = !sameResult(stored.report(), r)
 		r = stored.report()
 	case err != nil:
-		return PutReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
+		return domain.ReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
 	}
 	latest, err := d.promote(ctx, pk, r)
 	if err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	res.Latest = latest
 	return res, nil

@@ -159,12 +159,12 @@ func (m *Memory) GetVerification(ctx context.Context, ns domain.Namespace, lang 
 // PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
 // a newer one is stored; every report is kept for audit. Latest says whether the report of this
 // run_id is the latest after the call, for a duplicate too.
-func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (PutReportResult, error) {
+func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
 	if err := ctx.Err(); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if err := checkReport(r); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = m.now().UTC()
@@ -175,14 +175,14 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 	lk := nsKey(ns) + "#" + r.Language
 	if stored, ok := m.reports[rk]; ok {
 		cur := m.latest[lk]
-		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
+		return domain.ReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
 	}
 	m.reports[rk] = r
 	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
-		return PutReportResult{}, nil
+		return domain.ReportResult{}, nil
 	}
 	m.latest[lk] = r
-	return PutReportResult{Latest: true}, nil
+	return domain.ReportResult{Latest: true}, nil
 }
 
 // LatestSyncReport returns the newest report of a language.

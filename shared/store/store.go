@@ -68,19 +68,6 @@ type SyncReport struct {
 	ReceivedAt time.Time
 }
 
-// PutReportResult says what storing a sync report did.
-type PutReportResult struct {
-	// Duplicate is true when a report with this run_id and language was already stored; nothing
-	// changed.
-	Duplicate bool
-	// Differs is true for a duplicate whose figures or finished_at differ from the stored
-	// report's: the caller reused a run_id for another result.
-	Differs bool
-	// Latest is true when the stored report of this run_id and language is the newest of its
-	// language after the call: for the copy that stored it and for duplicates alike.
-	Latest bool
-}
-
 func checkReport(r SyncReport) error {
 	switch {
 	case !domain.ValidRunID(r.RunID):
@@ -114,7 +101,7 @@ type Records interface {
 	retrieval.TraceStore
 	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error
 	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error)
-	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (PutReportResult, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error)
 	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error)
 	SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error)
 	// AcquireLease takes the named lease for owner until ttl has passed, unless another owner

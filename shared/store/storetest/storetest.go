@@ -325,7 +325,7 @@ func concurrentSameRun(t *testing.T, newStore Factory) {
 	s := newStore(t, NewClock(t0).Now)
 	const n = 24
 	var wg sync.WaitGroup
-	results := make([]store.PutReportResult, n)
+	results := make([]domain.ReportResult, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
@@ -386,7 +386,7 @@ func latestUnderRace(t *testing.T, newStore Factory) {
 	var storedFalse, noneTrue, duplicatesFalse []int
 	for round := range rounds {
 		r := report(fmt.Sprintf("run-race-%03d", round), "en", t0.Add(time.Duration(round)*time.Minute), 11)
-		results := make([]store.PutReportResult, copies)
+		results := make([]domain.ReportResult, copies)
 		errs := make([]error, copies)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
