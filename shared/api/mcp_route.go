@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"mime"
@@ -34,7 +35,7 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	for k, v := range c.req.Header {
 		r.Header.Set(k, v)
 	}
-	r.Host = cmpHost(c.req.Header["host"])
+	r.Host = cmp.Or(c.req.Header["host"], "mcp")
 	w := &recorder{header: http.Header{}}
 	h.mcpServer.ServeMCP(w, r, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	if w.status == 0 {
@@ -52,13 +53,6 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 		resp.Header[k] = strings.Join(v, ", ")
 	}
 	return resp, nil
-}
-
-func cmpHost(h string) string {
-	if h == "" {
-		return "mcp"
-	}
-	return h
 }
 
 // transportError is the contract's error for a refusal of the MCP transport.

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -322,7 +323,7 @@ func (c *Client) attempt(ctx context.Context, op, method, path string, payload [
 		}
 		return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), e
 	}
-	if okStatus != nil && !containsInt(okStatus, resp.StatusCode) || okStatus == nil && resp.StatusCode != http.StatusOK {
+	if okStatus != nil && !slices.Contains(okStatus, resp.StatusCode) || okStatus == nil && resp.StatusCode != http.StatusOK {
 		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
 			err: errors.New("unexpected success status")}
 	}
@@ -418,13 +419,4 @@ func clipCode(code string) string {
 		code = code[:40]
 	}
 	return code
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

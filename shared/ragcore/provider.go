@@ -49,9 +49,7 @@ var (
 
 // NewProvider returns the RAGcore provider for a corpus.
 func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provider {
-	if o.SourcePrefix == "" {
-		o.SourcePrefix = "mobilityops-procedures"
-	}
+	o.SourcePrefix = cmp.Or(o.SourcePrefix, "mobilityops-procedures")
 	if o.UploadConcurrency <= 0 {
 		o.UploadConcurrency = 8
 	}

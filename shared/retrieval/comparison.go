@@ -55,7 +55,7 @@ func Compare(primaryKind string, primary []port.Comparable, sidecarKind string, 
 	}
 	c := Comparison{
 		K: k, Shared: []string{}, OnlyPrimary: []string{}, OnlySidecar: []string{},
-		ScoreSemantics: map[string]string{"primary": label(primaryKind), "sidecar": label(sidecarKind)},
+		ScoreSemantics: map[string]string{"primary": cmp.Or(primaryKind, "unknown"), "sidecar": cmp.Or(sidecarKind, "unknown")},
 	}
 	var order []int // sidecar positions of the shared identities, in primary order
 	inPrimary := make(map[string]bool, len(p))
@@ -140,11 +140,4 @@ func rankKey(c port.Comparable) int {
 		return math.MaxInt
 	}
 	return c.Rank
-}
-
-func label(kind string) string {
-	if kind == "" {
-		return "unknown"
-	}
-	return kind
 }
