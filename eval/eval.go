@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -134,7 +135,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 			lang = opts.Detect(q.Question)
 		}
 		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: lang, TopK: 5,
-			Actor: retrieval.Actor{ID: "eval"}})
+			Actor: port.Actor{ID: "eval"}})
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", q.ID, err)
 		}
@@ -142,7 +143,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 		if res.Primary != nil {
 			got, gotSection = res.Primary.DocumentID, res.Primary.Section
 		}
-		grounded := res.EvidenceState == retrieval.StateGrounded
+		grounded := res.EvidenceState == port.StateGrounded
 		switch q.Kind {
 		case KindOffTopic, KindNearDomain:
 			if q.Kind == KindOffTopic {
@@ -192,7 +193,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 				note = " fact not in top 3"
 			}
 			if opts.Ask {
-				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: retrieval.Actor{ID: "eval"}})
+				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: port.Actor{ID: "eval"}})
 				if err != nil {
 					return r, fmt.Errorf("%s: ask: %w", q.ID, err)
 				}

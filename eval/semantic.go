@@ -6,8 +6,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Scripted is a stand-in for RAGcore's semantic search over the evaluation questions, written to
@@ -22,7 +23,12 @@ type Scripted struct {
 	qs map[string]Question // by language and question text
 }
 
-var _ retrieval.KnowledgeProvider = (*Scripted)(nil)
+var (
+	_ port.Retriever      = (*Scripted)(nil)
+	_ port.Answerer       = (*Scripted)(nil)
+	_ port.ManifestSyncer = (*Scripted)(nil)
+	_ port.HealthChecker  = (*Scripted)(nil)
+)
 
 // NewScripted scripts rankings for the questions over the analysed corpus.
 func NewScripted(ix *lexical.Index, qs []Question) *Scripted {
@@ -33,37 +39,37 @@ func NewScripted(ix *lexical.Index, qs []Question) *Scripted {
 	return s
 }
 
-// Name implements retrieval.KnowledgeProvider.
+// Name implements port.Named.
 func (s *Scripted) Name() string { return "ragcore" }
 
-// Semantic implements retrieval.KnowledgeProvider.
+// Semantic implements port.Retriever.
 func (s *Scripted) Semantic() bool { return true }
 
-// ScoreKind implements retrieval.KnowledgeProvider.
+// ScoreKind implements port.Retriever.
 func (s *Scripted) ScoreKind() string { return "cosine_similarity" }
 
-// Health implements retrieval.KnowledgeProvider.
-func (s *Scripted) Health(context.Context, retrieval.Call) retrieval.Health {
-	return retrieval.Health{Status: "ok"}
+// Health implements port.HealthChecker.
+func (s *Scripted) Health(context.Context, port.Call) port.Health {
+	return port.Health{Status: "ok"}
 }
 
-// SyncManifest implements retrieval.KnowledgeProvider.
-func (s *Scripted) SyncManifest(context.Context, retrieval.Call, []retrieval.DocumentRef) (retrieval.SyncResult, error) {
-	return retrieval.SyncResult{}, nil
+// SyncManifest implements port.ManifestSyncer.
+func (s *Scripted) SyncManifest(context.Context, port.Call, []port.DocumentRef) (port.SyncResult, error) {
+	return port.SyncResult{}, nil
 }
 
-// Retrieve implements retrieval.KnowledgeProvider.
-func (s *Scripted) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+// Retrieve implements port.Retriever.
+func (s *Scripted) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	l := s.ix.Lang(q.Language)
 	if l == nil {
-		return nil, retrieval.ErrUnsupportedLanguage
+		return nil, domain.ErrUnsupportedLanguage
 	}
 	eq, known := s.qs[q.Question]
 	rnd := newRand(q.Question)
-	var out []retrieval.Candidate
+	var out []port.Candidate
 	add := func(passage int, score float64, chunks int) {
 		d, sec := l.Doc(passage)
 		if q.Category != "" && d.Category != q.Category {
@@ -71,7 +77,7 @@ func (s *Scripted) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 		}
 		parts := chunk(sec.Content, chunks)
 		for i, part := range parts {
-			out = append(out, retrieval.Candidate{
+			out = append(out, port.Candidate{
 				DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
 				Section: sec.Heading, Anchor: sec.Anchor, Category: d.Category, Source: d.Source(sec),
 				Content: part, Score: round4(score - 0.03*float64(i)*rnd.next()),
@@ -126,16 +132,16 @@ func (s *Scripted) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	return out, nil
 }
 
-// Ask implements retrieval.KnowledgeProvider as RAGcore's answer endpoint would: citations of its
+// Ask implements port.Answerer as RAGcore's answer endpoint would: citations of its
 // three best sections, grounded when the best scores at least 0.6.
-func (s *Scripted) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
-	cands, err := s.Retrieve(ctx, retrieval.Query{Question: q.Question, Language: q.Language, TopK: 10, Category: q.Category})
+func (s *Scripted) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
+	cands, err := s.Retrieve(ctx, port.Query{Question: q.Question, Language: q.Language, TopK: 10, Category: q.Category})
 	if err != nil {
-		return retrieval.GroundedAnswer{}, err
+		return port.GroundedAnswer{}, err
 	}
-	ga := retrieval.GroundedAnswer{Answer: "scripted answer", EvidenceState: retrieval.StateInsufficient, Generated: true}
+	ga := port.GroundedAnswer{Answer: "scripted answer", EvidenceState: port.StateInsufficient, Generated: true}
 	if len(cands) > 0 && cands[0].Score >= 0.6 {
-		ga.EvidenceState = retrieval.StateGrounded
+		ga.EvidenceState = port.StateGrounded
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -143,7 +149,7 @@ func (s *Scripted) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.Gro
 			continue
 		}
 		seen[c.Source] = true
-		ga.Sources = append(ga.Sources, retrieval.AnswerSource{DocumentID: c.DocumentID, Title: c.Title, Version: c.Version,
+		ga.Sources = append(ga.Sources, port.AnswerSource{DocumentID: c.DocumentID, Title: c.Title, Version: c.Version,
 			Section: c.Section, Excerpt: c.Content})
 	}
 	return ga, nil
@@ -166,7 +172,7 @@ func chunk(content string, n int) []string {
 	return out
 }
 
-func sortByScore(cs []retrieval.Candidate) {
+func sortByScore(cs []port.Candidate) {
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && cs[j].Score > cs[j-1].Score; j-- {
 			cs[j], cs[j-1] = cs[j-1], cs[j]

@@ -33,7 +33,9 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/eval"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -73,7 +75,7 @@ func (p *Project) Name() string { return "project" }
 
 // Ask implements System with one lookup, as POST /lookup asks it.
 func (p *Project) Ask(ctx context.Context, lang, question string) (Answer, error) {
-	res, err := p.svc.Lookup(ctx, retrieval.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: retrieval.Actor{ID: "bench"}})
+	res, err := p.svc.Lookup(ctx, retrieval.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
 	if err != nil {
 		return Answer{}, err
 	}
@@ -101,7 +103,7 @@ func (l *Lexical) Name() string { return "project-bm25" }
 func (l *Lexical) Ask(_ context.Context, lang, question string) (Answer, error) {
 	ll := l.ix.Lang(lang)
 	if ll == nil {
-		return Answer{}, fmt.Errorf("language %q: %w", lang, retrieval.ErrUnsupportedLanguage)
+		return Answer{}, fmt.Errorf("language %q: %w", lang, domain.ErrUnsupportedLanguage)
 	}
 	hits := ll.Search(ll.Analyzer.QuestionTerms(question), "", TopK)
 	a := Answer{IDs: make([]string, 0, len(hits))}
@@ -185,7 +187,7 @@ func (b *Bleve) Name() string { return "bleve" }
 func (b *Bleve) Ask(ctx context.Context, lang, question string) (Answer, error) {
 	idx := b.langs[lang]
 	if idx == nil {
-		return Answer{}, fmt.Errorf("language %q: %w", lang, retrieval.ErrUnsupportedLanguage)
+		return Answer{}, fmt.Errorf("language %q: %w", lang, domain.ErrUnsupportedLanguage)
 	}
 	q := bleve.NewMatchQuery(question)
 	q.SetField(textField)

@@ -22,7 +22,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
@@ -99,7 +99,7 @@ type target struct {
 	down    []string    // invocation ids answered while the table was down
 	app     *app.App
 	fake    *ragcorefake.Server
-	breaker retrieval.BreakerReporter
+	breaker port.BreakerReporter
 	phases  []phase
 	close   func()
 }
@@ -245,7 +245,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 		return nil, err
 	}
 	t.app = a
-	t.breaker, _ = a.Provider.(retrieval.BreakerReporter)
+	t.breaker, _ = a.Provider.(port.BreakerReporter)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.close()

@@ -20,6 +20,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
@@ -76,7 +77,7 @@ func downLog(t *testing.T) ([]byte, map[string]retrieval.Trace) {
 	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) })
 	svc := retrieval.New(ix, demo.New(ix), rec, retrieval.DefaultOptions(), obs.NewLogger(w, "info", "lookup-fn"))
 	ctx := context.Background()
-	actor := retrieval.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
+	actor := port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
 	ids := map[string]bool{}
 	for i, q := range questions {
 		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.q, Language: q.lang, TopK: 5, Actor: actor, CorrelationID: fmt.Sprint("c-", i)})

@@ -1,6 +1,7 @@
 package ragcorefake
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"math/rand/v2"
@@ -128,20 +129,13 @@ type indexedPassage struct {
 
 // New returns an empty server for o's namespace.
 func New(o Options) *Server {
-	o.Tenant = orDefault(o.Tenant, DefaultTenant)
-	o.Workspace = orDefault(o.Workspace, DefaultWorkspace)
-	o.Collection = orDefault(o.Collection, DefaultCollection)
+	o.Tenant = cmp.Or(o.Tenant, DefaultTenant)
+	o.Workspace = cmp.Or(o.Workspace, DefaultWorkspace)
+	o.Collection = cmp.Or(o.Collection, DefaultCollection)
 	return &Server{
 		opts: o,
 		rng:  rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed)),
 	}
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // AddDocument stores d as the lookup will report it. Empty DocumentID gets a fresh "rc-doc-<n>"
@@ -158,9 +152,9 @@ func (s *Server) addDocumentLocked(d Document) Document {
 		s.nextID++
 		d.DocumentID = "rc-doc-" + strconv.Itoa(s.nextID)
 	}
-	d.Tenant = orDefault(d.Tenant, s.opts.Tenant)
-	d.Workspace = orDefault(d.Workspace, s.opts.Workspace)
-	d.Collection = orDefault(d.Collection, s.opts.Collection)
+	d.Tenant = cmp.Or(d.Tenant, s.opts.Tenant)
+	d.Workspace = cmp.Or(d.Workspace, s.opts.Workspace)
+	d.Collection = cmp.Or(d.Collection, s.opts.Collection)
 	d = cloneDocument(d)
 	s.docs = append(s.docs, d)
 	return d
@@ -174,9 +168,9 @@ func (s *Server) AddPassage(p Passage) {
 }
 
 func (s *Server) addPassageLocked(p Passage) {
-	p.Tenant = orDefault(p.Tenant, s.opts.Tenant)
-	p.Workspace = orDefault(p.Workspace, s.opts.Workspace)
-	p.Collection = orDefault(p.Collection, s.opts.Collection)
+	p.Tenant = cmp.Or(p.Tenant, s.opts.Tenant)
+	p.Workspace = cmp.Or(p.Workspace, s.opts.Workspace)
+	p.Collection = cmp.Or(p.Collection, s.opts.Collection)
 	p.Breadcrumb = append([]string(nil), p.Breadcrumb...)
 	s.passages = append(s.passages, indexedPassage{Passage: p, vec: newVector(p.Title + " " + p.Section + " " + p.Content)})
 }

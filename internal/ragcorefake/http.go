@@ -1,6 +1,7 @@
 package ragcorefake
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -259,7 +260,7 @@ func (s *Server) health(*http.Request, []byte) (int, any) {
 	s.mu.Lock()
 	status := s.faults.HealthStatus
 	s.mu.Unlock()
-	return http.StatusOK, map[string]string{"status": orDefault(status, "ok")}
+	return http.StatusOK, map[string]string{"status": cmp.Or(status, "ok")}
 }
 
 func (s *Server) documents(r *http.Request, _ []byte) (int, any) {

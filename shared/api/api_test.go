@@ -19,6 +19,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -43,7 +44,7 @@ func newHandler(t testing.TB, mode api.AuthMode) (*api.Handler, *bytes.Buffer) {
 	return api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, mode, log), logs
 }
 
-var testNS = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var testNS = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // event builds an API Gateway HTTP API (payload 2.0) request as the JWT authorizer delivers it.
 func event(method, path, body string, claims map[string]string, headers map[string]string) events.APIGatewayV2HTTPRequest {

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // maxBodyDepth bounds how deep a request body may nest. No body of the contract nests at all;
@@ -75,13 +75,13 @@ func checkBody(raw []byte) *Error {
 					return invalid(member, "a key of the body is not text: it holds "+problem)
 				}
 				if len(stack) == 1 {
-					member = retrieval.Clip(v, 64)
+					member = textproc.Clip(v, 64)
 				}
 				if _, dup := top.keys[v]; dup {
 					if len(stack) == 1 {
-						return invalid(member, fmt.Sprintf("the key %q occurs more than once", retrieval.Clip(v, 64)))
+						return invalid(member, fmt.Sprintf("the key %q occurs more than once", textproc.Clip(v, 64)))
 					}
-					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", retrieval.Clip(v, 64), member))
+					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", textproc.Clip(v, 64), member))
 				}
 				top.keys[v] = struct{}{}
 				top.expectKey = false

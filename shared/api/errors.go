@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -45,12 +46,12 @@ var errInternal = &Error{Status: http.StatusInternalServerError, Code: CodeInter
 // in the log.
 func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
 	switch {
-	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
+	case errors.Is(err, domain.ErrUnsupportedLanguage):
 		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
 			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, retrieval.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
-	case errors.Is(err, retrieval.ErrUnavailable):
+	case errors.Is(err, port.ErrUnavailable):
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
 	}
 	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)

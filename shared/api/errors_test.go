@@ -10,6 +10,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -32,21 +33,21 @@ func (f fakes) Ask(context.Context, retrieval.AskRequest) (retrieval.Answer, err
 	return retrieval.Answer{}, f.wrapped()
 }
 
-func (f fakes) Invocation(context.Context, string, retrieval.Actor) (retrieval.Trace, error) {
+func (f fakes) Invocation(context.Context, string, port.Actor) (retrieval.Trace, error) {
 	return retrieval.Trace{}, f.wrapped()
 }
 
-func (f fakes) Status(context.Context, string, retrieval.Call) (domain.Status, error) {
+func (f fakes) Status(context.Context, string, port.Call) (domain.Status, error) {
 	return domain.Status{}, f.wrapped()
 }
 
-func (f fakes) CheckHealth(context.Context, retrieval.Call) domain.Health { return domain.Health{} }
+func (f fakes) CheckHealth(context.Context, port.Call) domain.Health { return domain.Health{} }
 
-func (f fakes) Sync(context.Context, retrieval.Call, string) (domain.Run, error) {
+func (f fakes) Sync(context.Context, port.Call, string) (domain.Run, error) {
 	return domain.Run{}, f.wrapped()
 }
 
-func (f fakes) Report(context.Context, retrieval.Call, domain.SyncReport) (domain.ReportResult, error) {
+func (f fakes) Report(context.Context, port.Call, domain.SyncReport) (domain.ReportResult, error) {
 	return domain.ReportResult{}, f.wrapped()
 }
 
@@ -68,9 +69,9 @@ func TestDomainErrorsMapToStatuses(t *testing.T) {
 		status int
 		code   string
 	}{
-		{retrieval.ErrUnsupportedLanguage, 400, "unsupported_language"},
-		{retrieval.ErrNotFound, 404, "not_found"},
-		{retrieval.ErrUnavailable, 503, "unavailable"},
+		{domain.ErrUnsupportedLanguage, 400, "unsupported_language"},
+		{domain.ErrNotFound, 404, "not_found"},
+		{port.ErrUnavailable, 503, "unavailable"},
 		{secret, 500, "internal"},
 	}
 	for _, tc := range tests {
@@ -110,7 +111,7 @@ func TestStoreErrorsMapToStatuses(t *testing.T) {
 		err                      error
 		status                   int
 	}{
-		{"unknown invocation", "GET", "/api/v1/knowledge/invocations/INV1", "", retrieval.ErrNotFound, 404},
+		{"unknown invocation", "GET", "/api/v1/knowledge/invocations/INV1", "", domain.ErrNotFound, 404},
 		{"unreadable invocation", "GET", "/api/v1/knowledge/invocations/INV1", "", errors.New("throttled"), 503},
 		{"invalid report", "POST", "/api/v1/knowledge/sync-reports", report, domain.ErrInvalidReport, 400},
 		{"report not stored", "POST", "/api/v1/knowledge/sync-reports", report, errors.New("throttled"), 503},

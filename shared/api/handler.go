@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // BasePath is the base path of every route.
@@ -96,7 +96,7 @@ type route struct {
 type call struct {
 	req           Request
 	correlationID string
-	actor         retrieval.Actor
+	actor         port.Actor
 	param         string   // the {} segment of the route
 	allow         []string // methods the path takes, when the request's method is not one
 	status        int      // success status, 200 unless set
@@ -274,7 +274,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		}
 		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 	}
-	c.actor = retrieval.Actor{ID: id, Scopes: strings.Fields(held)}
+	c.actor = port.Actor{ID: id, Scopes: strings.Fields(held)}
 	for _, s := range scopes {
 		if c.actor.HasScope(s) {
 			return nil

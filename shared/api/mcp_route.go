@@ -2,19 +2,21 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"mime"
 	"net/http"
 	"strings"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // MCPServer serves the MCP endpoint (POST, GET and DELETE /mcp) for a request the handler has
 // authorised like any other route: call holds the actor and the correlation id.
 type MCPServer interface {
-	ServeMCP(w http.ResponseWriter, r *http.Request, call retrieval.Call)
+	ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call)
 }
 
 // mcp hands the request to the MCP server as an *http.Request, whatever transport brought it
@@ -33,9 +35,9 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	for k, v := range c.req.Header {
 		r.Header.Set(k, v)
 	}
-	r.Host = cmpHost(c.req.Header["host"])
+	r.Host = cmp.Or(c.req.Header["host"], "mcp")
 	w := &recorder{header: http.Header{}}
-	h.mcpServer.ServeMCP(w, r, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	h.mcpServer.ServeMCP(w, r, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -53,13 +55,6 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	return resp, nil
 }
 
-func cmpHost(h string) string {
-	if h == "" {
-		return "mcp"
-	}
-	return h
-}
-
 // transportError is the contract's error for a refusal of the MCP transport.
 func transportError(status int, msg string) *Error {
 	code := map[int]string{
@@ -70,7 +65,7 @@ func transportError(status int, msg string) *Error {
 	if code == "" {
 		return errInternal
 	}
-	return &Error{Status: status, Code: code, Message: retrieval.Clip(msg, 200)}
+	return &Error{Status: status, Code: code, Message: textproc.Clip(msg, 200)}
 }
 
 // recorder is the http.ResponseWriter the MCP server writes its one JSON response into.

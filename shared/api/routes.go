@@ -6,15 +6,9 @@ import (
 	"net/http"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-)
-
-// Request limits of the API contract (docs/openapi.yaml).
-const (
-	MaxQuestionChars = request.MaxQuestionChars
-	DefaultTopK      = request.DefaultTopK
-	MaxTopK          = request.MaxTopK
 )
 
 type lookupBody struct {
@@ -105,7 +99,7 @@ type healthResponse struct {
 // health is GET /health: ok, degraded or unavailable, with the provider's and the store's
 // component states (status.CheckHealth). It answers 200 in every state: the body says which.
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
-	return healthResponse{Health: h.status.CheckHealth(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}),
+	return healthResponse{Health: h.status.CheckHealth(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}),
 		CorrelationID: c.correlationID}, nil
 }
 
@@ -121,7 +115,7 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	}
 	t, err := h.svc.Invocation(ctx, c.param, c.actor)
 	switch {
-	case errors.Is(err, retrieval.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return nil, notFound
 	case err != nil:
 		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", c.param, "error", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -20,19 +21,19 @@ type Services struct {
 type Lookup interface {
 	Lookup(ctx context.Context, req retrieval.LookupRequest) (retrieval.Result, error)
 	Ask(ctx context.Context, req retrieval.AskRequest) (retrieval.Answer, error)
-	// Invocation is the trace of an invocation the actor may read, or retrieval.ErrNotFound.
-	Invocation(ctx context.Context, id string, actor retrieval.Actor) (retrieval.Trace, error)
+	// Invocation is the trace of an invocation the actor may read, or domain.ErrNotFound.
+	Invocation(ctx context.Context, id string, actor port.Actor) (retrieval.Trace, error)
 }
 
 // Status is what GET /status and GET /health need (status.Service).
 type Status interface {
-	Status(ctx context.Context, lang string, call retrieval.Call) (domain.Status, error)
-	CheckHealth(ctx context.Context, call retrieval.Call) domain.Health
+	Status(ctx context.Context, lang string, call port.Call) (domain.Status, error)
+	CheckHealth(ctx context.Context, call port.Call) domain.Health
 }
 
 // Sync is what POST /sync and POST /sync-reports need (indexsync.Service).
 type Sync interface {
-	Sync(ctx context.Context, call retrieval.Call, language string) (domain.Run, error)
+	Sync(ctx context.Context, call port.Call, language string) (domain.Run, error)
 	// Report takes a sync report; domain.ErrInvalidReport when it cannot be stored as given.
-	Report(ctx context.Context, call retrieval.Call, r domain.SyncReport) (domain.ReportResult, error)
+	Report(ctx context.Context, call port.Call, r domain.SyncReport) (domain.ReportResult, error)
 }

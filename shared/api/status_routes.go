@@ -10,7 +10,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 type statusResponse struct {
@@ -31,7 +31,7 @@ func (h *Handler) getStatus(ctx context.Context, c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	st, err := h.status.Status(ctx, l, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	st, err := h.status.Status(ctx, l, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	if err != nil {
 		return nil, h.domainError(ctx, c, err)
 	}
@@ -63,7 +63,7 @@ func (h *Handler) postSync(ctx context.Context, c *call) (any, *Error) {
 	} else if b.Language == nil {
 		return nil, invalid("language", `language is required: one of `+strings.Join(knowledge.Languages, ", ")+`, or "all"`)
 	}
-	run, err := h.sync.Sync(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, lang)
+	run, err := h.sync.Sync(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, lang)
 	if err != nil {
 		return nil, h.domainError(ctx, c, err)
 	}
@@ -128,14 +128,14 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	if finished.After(h.now().Add(maxClockSkew)) {
 		return nil, invalid("finished_at", "finished_at is in the future")
 	}
-	res, err := h.sync.Report(ctx, retrieval.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
+	res, err := h.sync.Report(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
 		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})
 	switch {
 	case errors.Is(err, domain.ErrInvalidReport):
 		return nil, invalid("", "the report cannot be stored as given")
 	case err != nil:
 		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,
-			"error", retrieval.SafeError(err))
+			"error", port.SafeError(err))
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "the report could not be stored; send it again (the same run_id is stored once)"}
 	}

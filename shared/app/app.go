@@ -33,8 +33,8 @@ type App struct {
 	Log     *slog.Logger
 
 	// Provider is the knowledge provider every service uses (the RAGcore provider reports its
-	// circuit breaker through retrieval.BreakerReporter).
-	Provider retrieval.KnowledgeProvider
+	// circuit breaker through port.BreakerReporter).
+	Provider wire.Provider
 
 	parts *wire.Parts
 }

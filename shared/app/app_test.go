@@ -14,6 +14,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -97,7 +98,7 @@ func lookup(t *testing.T, a *App, q string) retrieval.Result {
 		lang = "de"
 	}
 	res, err := a.Service.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
-		Actor: retrieval.Actor{ID: "agent-7"}, CorrelationID: "side-1"})
+		Actor: port.Actor{ID: "agent-7"}, CorrelationID: "side-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestSidecarOnComparesWithoutChangingTheAnswer(t *testing.T) {
 			t.Errorf("an unmanaged result leaks %q: %s", leak, raw)
 		}
 	}
-	tr, err := on.Service.Invocation(context.Background(), b.InvocationID, retrieval.Actor{ID: "agent-7"})
+	tr, err := on.Service.Invocation(context.Background(), b.InvocationID, port.Actor{ID: "agent-7"})
 	if err != nil || tr.RetrievalDetails.Sidecar.Status != "ok" || tr.RetrievalDetails.Sidecar.Comparison == nil {
 		t.Errorf("trace sidecar %+v, %v", tr.RetrievalDetails.Sidecar, err)
 	}
@@ -220,7 +221,7 @@ func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
 		if (a.Service != nil) != (fn == FunctionLookup) {
 			t.Errorf("%s: lookup service built: %v", fn, a.Service != nil)
 		}
-		st, err := a.Status.Status(context.Background(), "en", retrieval.Call{Actor: retrieval.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
+		st, err := a.Status.Status(context.Background(), "en", port.Call{Actor: port.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
 		if err != nil || st.DocumentCount == nil || *st.DocumentCount != 11 {
 			t.Errorf("%s: status %+v, %v", fn, st, err)
 		}
@@ -236,7 +237,7 @@ func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
 		if a.Service != nil || a.parts.Index != nil {
 			t.Errorf("demo %s function built the index", fn)
 		}
-		st, err := a.Status.Status(context.Background(), "de", retrieval.Call{Actor: retrieval.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
+		st, err := a.Status.Status(context.Background(), "de", port.Call{Actor: port.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
 		if err != nil || st.DocumentCount == nil || *st.DocumentCount != 11 {
 			t.Errorf("demo %s: status %+v, %v", fn, st, err)
 		}
@@ -274,7 +275,7 @@ func TestUnreachableRAGcoreIs503AndL1Unavailable(t *testing.T) {
 	if got := strings.Join(classes, ","); got != "unavailable,unavailable,circuit_open" {
 		t.Errorf("l1 error classes %s", got)
 	}
-	if p, ok := a.Provider.(retrieval.BreakerReporter); !ok || !p.BreakerOpen() {
+	if p, ok := a.Provider.(port.BreakerReporter); !ok || !p.BreakerOpen() {
 		t.Error("the provider does not report its open breaker")
 	}
 	code, body := send(http.MethodPost, "/sync", "knowledge:sync", `{"language":"en"}`)

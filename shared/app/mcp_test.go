@@ -18,7 +18,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 const mcpPath = "/api/v1/knowledge/mcp"
@@ -168,20 +168,20 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		t.Fatalf("lookup: %+v", res.Content)
 	}
 	look := structured[mcp.LookupOutput](t, res)
-	if look.EvidenceState != retrieval.StateGrounded || look.Primary == nil {
+	if look.EvidenceState != port.StateGrounded || look.Primary == nil {
 		t.Fatalf("lookup: state %s primary %+v", look.EvidenceState, look.Primary)
 	}
 	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "evidence_state: grounded") ||
 		!strings.Contains(text, look.Primary.Content) {
 		t.Errorf("lookup text: %q", text)
 	}
-	tr, err := a.Service.Invocation(ctx, look.InvocationID, retrieval.Actor{ID: actor})
+	tr, err := a.Service.Invocation(ctx, look.InvocationID, port.Actor{ID: actor})
 	if err != nil || tr.Tool != mcp.ToolLookup || tr.ActorID != actor {
 		t.Errorf("lookup trace: %+v, %v", tr, err)
 	}
 
 	res = callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient})
-	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == retrieval.StateGrounded {
+	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == port.StateGrounded {
 		t.Errorf("out-of-domain lookup: isError %v, state %s", res.IsError, st)
 	}
 	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "general knowledge") {
@@ -193,7 +193,7 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	if res.IsError || ans.Answer.Answer == "" || len(ans.Sources) == 0 {
 		t.Fatalf("ask: %+v", ans)
 	}
-	if tr, err := a.Service.Invocation(ctx, ans.InvocationID, retrieval.Actor{ID: actor}); err != nil || tr.Tool != mcp.ToolAsk {
+	if tr, err := a.Service.Invocation(ctx, ans.InvocationID, port.Actor{ID: actor}); err != nil || tr.Tool != mcp.ToolAsk {
 		t.Errorf("ask trace: %+v, %v", tr, err)
 	}
 

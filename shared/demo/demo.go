@@ -11,8 +11,9 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Provider is the demo knowledge provider.
@@ -21,7 +22,12 @@ type Provider struct {
 	corpus *knowledge.Corpus // for verification alone, when ix is nil (see ForCorpus)
 }
 
-var _ retrieval.KnowledgeProvider = (*Provider)(nil)
+var (
+	_ port.Retriever      = (*Provider)(nil)
+	_ port.Answerer       = (*Provider)(nil)
+	_ port.ManifestSyncer = (*Provider)(nil)
+	_ port.HealthChecker  = (*Provider)(nil)
+)
 
 // New returns a demo provider over an analysed corpus.
 func New(ix *lexical.Index) *Provider { return &Provider{ix: ix} }
@@ -34,22 +40,22 @@ func ForCorpus(c *knowledge.Corpus) *Provider { return &Provider{corpus: c} }
 // ErrNoIndex is returned by Retrieve and Ask of a provider made by ForCorpus.
 var ErrNoIndex = errors.New("demo provider: this function has no analysed index")
 
-// Name implements retrieval.KnowledgeProvider.
+// Name implements port.Named.
 func (p *Provider) Name() string { return "demo" }
 
-// Semantic implements retrieval.KnowledgeProvider: BM25 is lexical.
+// Semantic implements port.Retriever: BM25 is lexical.
 func (p *Provider) Semantic() bool { return false }
 
-// ScoreKind implements retrieval.KnowledgeProvider.
+// ScoreKind implements port.Retriever.
 func (p *Provider) ScoreKind() string { return "bm25" }
 
-// Health implements retrieval.KnowledgeProvider: the embedded corpus is always there.
-func (p *Provider) Health(context.Context, retrieval.Call) retrieval.Health {
-	return retrieval.Health{Status: "ok", Detail: "deterministic BM25 over the loaded procedures"}
+// Health implements port.HealthChecker: the embedded corpus is always there.
+func (p *Provider) Health(context.Context, port.Call) port.Health {
+	return port.Health{Status: "ok", Detail: "deterministic BM25 over the loaded procedures"}
 }
 
-// Retrieve implements retrieval.KnowledgeProvider with BM25 over section passages.
-func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+// Retrieve implements port.Retriever with BM25 over section passages.
+func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -58,17 +64,17 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	}
 	l := p.ix.Lang(q.Language)
 	if l == nil {
-		return nil, retrieval.ErrUnsupportedLanguage
+		return nil, domain.ErrUnsupportedLanguage
 	}
 	terms := q.Terms
 	if terms == nil {
 		terms = l.Analyzer.QuestionTerms(q.Question)
 	}
 	hits := l.SearchWeighted(terms, q.TermWeights, q.Category, q.TopK)
-	out := make([]retrieval.Candidate, 0, len(hits))
+	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)
-		out = append(out, retrieval.Candidate{
+		out = append(out, port.Candidate{
 			DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
 			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: d.Source(s),
 			Content: s.Content, Score: h.Score, Rank: i + 1,
@@ -77,81 +83,81 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	return out, nil
 }
 
-// Ask implements retrieval.KnowledgeProvider with a template over the lookup's evidence
+// Ask implements port.Answerer with a template over the lookup's evidence
 // (AskQuery.Evidence: the same ranked blocks POST /lookup returns, with their excerpts) and its
 // evidence state, so that /ask and /lookup never disagree. Nothing is generated: the answer lists
 // the extracted passages and says plainly when they do not clearly cover the question.
-func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
 	if err := ctx.Err(); err != nil {
-		return retrieval.GroundedAnswer{}, err
+		return port.GroundedAnswer{}, err
 	}
 	if p.ix == nil {
-		return retrieval.GroundedAnswer{}, ErrNoIndex
+		return port.GroundedAnswer{}, ErrNoIndex
 	}
 	if p.ix.Lang(q.Language) == nil {
-		return retrieval.GroundedAnswer{}, retrieval.ErrUnsupportedLanguage
+		return port.GroundedAnswer{}, domain.ErrUnsupportedLanguage
 	}
 	if len(q.Evidence) == 0 {
-		return retrieval.GroundedAnswer{
+		return port.GroundedAnswer{
 			Answer: "No procedure passage matches this question, so no answer is given. " +
 				"This is a template from the demo provider, not generated text.",
-			EvidenceState: retrieval.StateInsufficient, Sources: []retrieval.AnswerSource{},
+			EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{},
 		}, nil
 	}
-	state := retrieval.StateInsufficient
+	state := port.StateInsufficient
 	var b strings.Builder
-	if q.EvidenceState == retrieval.StateGrounded {
-		state = retrieval.StateGrounded
+	if q.EvidenceState == port.StateGrounded {
+		state = port.StateGrounded
 		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(q.Evidence))
 	} else {
 		b.WriteString("The procedures do not clearly cover this question; no procedure is inferred. " +
 			"Closest passages, extracted by the demo provider (template summary, not generated text):")
 	}
-	sources := make([]retrieval.AnswerSource, 0, len(q.Evidence))
+	sources := make([]port.AnswerSource, 0, len(q.Evidence))
 	for i, e := range q.Evidence {
 		d := e.Block
 		fmt.Fprintf(&b, "\n[%d] %s (version %s), %s: %s", i+1, d.Title, d.Version, d.Section, e.Excerpt)
-		sources = append(sources, retrieval.AnswerSource{DocumentID: d.DocumentID, Title: d.Title, Version: d.Version,
+		sources = append(sources, port.AnswerSource{DocumentID: d.DocumentID, Title: d.Title, Version: d.Version,
 			Section: d.Section, Excerpt: e.Excerpt})
 	}
-	return retrieval.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
+	return port.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
 }
 
-var _ retrieval.Verifier = (*Provider)(nil)
+var _ port.Verifier = (*Provider)(nil)
 
-// VerifySource implements retrieval.Verifier: a source is indexed when the demo provider's own
+// VerifySource implements port.Verifier: a source is indexed when the demo provider's own
 // index holds it, which is what the service requirements ask the demo provider to report.
-func (p *Provider) VerifySource(ctx context.Context, _ retrieval.Call, lang, documentID string) (string, error) {
+func (p *Provider) VerifySource(ctx context.Context, _ port.Call, lang, documentID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	if p.ix == nil {
 		if !slices.Contains(knowledge.Languages, lang) {
-			return "", retrieval.ErrUnsupportedLanguage
+			return "", domain.ErrUnsupportedLanguage
 		}
 		if p.corpus.Document(lang, documentID) != nil {
-			return retrieval.SourceIndexed, nil
+			return port.SourceIndexed, nil
 		}
 		return "missing", nil
 	}
 	l := p.ix.Lang(lang)
 	if l == nil {
-		return "", retrieval.ErrUnsupportedLanguage
+		return "", domain.ErrUnsupportedLanguage
 	}
 	for _, d := range l.Docs {
 		if d.ID == documentID {
-			return retrieval.SourceIndexed, nil
+			return port.SourceIndexed, nil
 		}
 	}
 	return "missing", nil
 }
 
-// SyncManifest implements retrieval.KnowledgeProvider. The demo provider reads the procedures
+// SyncManifest implements port.ManifestSyncer. The demo provider reads the procedures
 // directly, so there is nothing to upload; it counts the manifest and says so.
-func (p *Provider) SyncManifest(ctx context.Context, _ retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+func (p *Provider) SyncManifest(ctx context.Context, _ port.Call, docs []port.DocumentRef) (port.SyncResult, error) {
 	if err := ctx.Err(); err != nil {
-		return retrieval.SyncResult{}, err
+		return port.SyncResult{}, err
 	}
-	return retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{},
+	return port.SyncResult{Documents: len(docs), Failed: []domain.SyncFailure{},
 		Note: "the demo provider reads the procedures directly; nothing was uploaded"}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -27,14 +28,14 @@ func provider(t *testing.T) *demo.Provider {
 
 func TestRetrieveIsDeterministicAndFiltered(t *testing.T) {
 	p := provider(t)
-	q := retrieval.Query{Question: "Ladekabel steckt fest an der Ladesäule", Language: "de", TopK: 8}
+	q := port.Query{Question: "Ladekabel steckt fest an der Ladesäule", Language: "de", TopK: 8}
 	a, err := p.Retrieve(context.Background(), q)
 	if err != nil || len(a) == 0 {
 		t.Fatalf("%v %v", a, err)
 	}
 	for range 5 {
 		b, _ := p.Retrieve(context.Background(), q)
-		if !slices.EqualFunc(a, b, func(x, y retrieval.Candidate) bool { return x.Source == y.Source && x.Score == y.Score }) {
+		if !slices.EqualFunc(a, b, func(x, y port.Candidate) bool { return x.Source == y.Source && x.Score == y.Score }) {
 			t.Fatal("the same question ranked differently")
 		}
 	}
@@ -51,7 +52,7 @@ func TestRetrieveIsDeterministicAndFiltered(t *testing.T) {
 	}
 }
 
-func must(c []retrieval.Candidate, err error) []retrieval.Candidate {
+func must(c []port.Candidate, err error) []port.Candidate {
 	if err != nil {
 		panic(err)
 	}
@@ -106,17 +107,17 @@ func TestAskIsATemplateOfExtractedPassages(t *testing.T) {
 
 func TestAskQuotesTheEvidenceItIsGiven(t *testing.T) {
 	p := provider(t)
-	ev := []retrieval.AskEvidence{{Block: retrieval.EvidenceBlock{DocumentID: "ev-charging", Title: "EV charging and low battery",
+	ev := []port.AskEvidence{{Block: port.Passage{DocumentID: "ev-charging", Title: "EV charging and low battery",
 		Version: "1.2", Section: "3. Low battery"}, Excerpt: "below 15 %"}}
-	for _, state := range []string{retrieval.StateGrounded, retrieval.StateInsufficient} {
-		a, err := p.Ask(context.Background(), retrieval.AskQuery{Question: "battery low", Language: "en", Evidence: ev, EvidenceState: state})
+	for _, state := range []string{port.StateGrounded, port.StateInsufficient} {
+		a, err := p.Ask(context.Background(), port.AskQuery{Question: "battery low", Language: "en", Evidence: ev, EvidenceState: state})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.EvidenceState != state || len(a.Sources) != 1 || a.Sources[0].Excerpt != "below 15 %" || !strings.Contains(a.Answer, "below 15 %") {
 			t.Errorf("%s: answer %+v", state, a)
 		}
-		if state == retrieval.StateInsufficient && !strings.Contains(a.Answer, "do not clearly cover") {
+		if state == port.StateInsufficient && !strings.Contains(a.Answer, "do not clearly cover") {
 			t.Errorf("insufficient answer does not say so: %q", a.Answer)
 		}
 	}
@@ -124,12 +125,12 @@ func TestAskQuotesTheEvidenceItIsGiven(t *testing.T) {
 
 func TestAskSaysInsufficientPlainly(t *testing.T) {
 	p := provider(t)
-	a, err := p.Ask(context.Background(), retrieval.AskQuery{Question: "How do I bake sourdough bread?", Language: "en",
-		EvidenceState: retrieval.StateInsufficient})
+	a, err := p.Ask(context.Background(), port.AskQuery{Question: "How do I bake sourdough bread?", Language: "en",
+		EvidenceState: port.StateInsufficient})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.EvidenceState != retrieval.StateInsufficient || !strings.Contains(a.Answer, "no answer is given") {
+	if a.EvidenceState != port.StateInsufficient || !strings.Contains(a.Answer, "no answer is given") {
 		t.Fatalf("answer %+v", a)
 	}
 }
@@ -143,7 +144,7 @@ func must2[T any](v T, err error) T {
 
 func TestSyncManifestSaysNothingWasUploaded(t *testing.T) {
 	p := provider(t)
-	r, err := p.SyncManifest(context.Background(), retrieval.Call{}, []retrieval.DocumentRef{{DocumentID: "damage-procedure"}, {DocumentID: "ev-charging"}})
+	r, err := p.SyncManifest(context.Background(), port.Call{}, []port.DocumentRef{{DocumentID: "damage-procedure"}, {DocumentID: "ev-charging"}})
 	if err != nil || r.Documents != 2 || r.Uploaded != 0 || !strings.Contains(r.Note, "nothing was uploaded") {
 		t.Fatalf("%+v %v", r, err)
 	}
@@ -153,10 +154,10 @@ func TestCancelledContext(t *testing.T) {
 	p := provider(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.Retrieve(ctx, retrieval.Query{Question: "tyre", Language: "en", TopK: 3}); !errors.Is(err, context.Canceled) {
+	if _, err := p.Retrieve(ctx, port.Query{Question: "tyre", Language: "en", TopK: 3}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if h := p.Health(context.Background(), retrieval.Call{}); h.Status != "ok" {
+	if h := p.Health(context.Background(), port.Call{}); h.Status != "ok" {
 		t.Fatalf("health %+v", h)
 	}
 }

@@ -2,6 +2,12 @@ package domain
 
 import "errors"
 
-// ErrNotFound is returned for something that does not exist or has expired (a record, an
-// invocation); the transport answers 404.
-var ErrNotFound = errors.New("not found")
+// Errors the transport maps to status codes (api's errors.go, the MCP tools' errors).
+var (
+	// ErrNotFound is returned for something that does not exist or has expired (a record, an
+	// invocation); the transport answers 404.
+	ErrNotFound = errors.New("not found")
+	// ErrUnsupportedLanguage is returned for a language the corpus does not hold; the transport
+	// answers 400 unsupported_language.
+	ErrUnsupportedLanguage = errors.New("unsupported language")
+)

@@ -15,36 +15,36 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 // Reports is what the service needs from the store.
 type Reports interface {
-	PutSyncReport(ctx context.Context, ns store.Namespace, r store.SyncReport) (store.PutReportResult, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r store.SyncReport) (domain.ReportResult, error)
 }
 
 // Verifications is what the scheduled refresh needs from the status service: verify a language
 // now and cache a complete result.
 type Verifications interface {
-	Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error)
+	Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error)
 }
 
 // Service runs manifest syncs, takes sync reports and refreshes verifications.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.ManifestSyncer
+	provider port.ManifestSyncer
 	reports  Reports
 	status   Verifications
-	ns       store.Namespace
+	ns       domain.Namespace
 	log      *slog.Logger
 	now      func() time.Time
 	budget   time.Duration
 }
 
 // New builds the service.
-func New(corpus *knowledge.Corpus, provider retrieval.ManifestSyncer, reports Reports, st Verifications,
-	ns store.Namespace, log *slog.Logger) *Service {
+func New(corpus *knowledge.Corpus, provider port.ManifestSyncer, reports Reports, st Verifications,
+	ns domain.Namespace, log *slog.Logger) *Service {
 	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
 		budget: HTTPBudget}
 }
@@ -63,31 +63,31 @@ const HTTPBudget = 25 * time.Second
 
 // Sync sends the manifest of one language, or of all ("all"), to the provider, within
 // HTTPBudget (or the caller's earlier deadline).
-func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string) (Run, error) {
+func (s *Service) Sync(ctx context.Context, call port.Call, language string) (domain.Run, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.budget)
 	defer cancel()
 	langs := []string{language}
 	if language == "all" {
 		langs = knowledge.Languages
 	} else if s.corpus.Documents(language) == nil {
-		return Run{}, retrieval.ErrUnsupportedLanguage
+		return domain.Run{}, domain.ErrUnsupportedLanguage
 	}
-	run := Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
+	run := domain.Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
 	for _, lang := range langs {
 		docs := s.corpus.Documents(lang)
-		refs := make([]retrieval.DocumentRef, 0, len(docs))
+		refs := make([]port.DocumentRef, 0, len(docs))
 		for _, d := range docs {
-			refs = append(refs, retrieval.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
+			refs = append(refs, port.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
 				EffectiveDate: d.EffectiveDate, Category: d.Category, SHA256: d.SHA256, Content: d.Raw})
 		}
 		res, err := s.provider.SyncManifest(ctx, call, refs)
 		if err != nil {
-			return Run{}, fmt.Errorf("sync %s: %w", lang, err)
+			return domain.Run{}, fmt.Errorf("sync %s: %w", lang, err)
 		}
 		if res.Failed == nil {
-			res.Failed = []retrieval.SyncFailure{}
+			res.Failed = []domain.SyncFailure{}
 		}
-		run.Results = append(run.Results, LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
+		run.Results = append(run.Results, domain.LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
 			Unchanged: res.Unchanged, Failed: res.Failed, Note: res.Note})
 		s.log.InfoContext(ctx, "manifest synced", "correlation_id", call.CorrelationID, "run_id", run.RunID,
 			"language", lang, "provider", s.provider.Name(), "documents", res.Documents, "uploaded", res.Uploaded,
@@ -96,27 +96,17 @@ func (s *Service) Sync(ctx context.Context, call retrieval.Call, language string
 	return run, nil
 }
 
-// ErrInvalidReport wraps a report that cannot be stored as given.
-var ErrInvalidReport = domain.ErrInvalidReport
-
-// The shapes of a sync and a report; they live in domain.
-type (
-	Run            = domain.Run
-	LanguageResult = domain.LanguageResult
-)
-
 // Report stores a sync report: once per (run_id, language), and as the newest of its language
 // only when no newer one is stored.
-func (s *Service) Report(ctx context.Context, call retrieval.Call, in domain.SyncReport) (domain.ReportResult, error) {
+func (s *Service) Report(ctx context.Context, call port.Call, in domain.SyncReport) (domain.ReportResult, error) {
 	if s.corpus.Documents(in.Language) == nil {
-		return domain.ReportResult{}, retrieval.ErrUnsupportedLanguage
+		return domain.ReportResult{}, domain.ErrUnsupportedLanguage
 	}
 	r := store.SyncReport{RunID: in.RunID, Language: in.Language, Synced: in.Synced, Failed: in.Failed,
 		FinishedAt: in.FinishedAt, ReceivedAt: s.now().UTC()}
-	stored, err := s.reports.PutSyncReport(ctx, s.ns, r)
-	res := domain.ReportResult(stored)
+	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
 	if errors.Is(err, store.ErrInvalid) {
-		return res, fmt.Errorf("%w: %v", ErrInvalidReport, err)
+		return res, fmt.Errorf("%w: %v", domain.ErrInvalidReport, err)
 	}
 	if err != nil {
 		return res, err
@@ -143,12 +133,12 @@ type RefreshResult struct {
 
 // Refresh verifies every language now and caches the complete results, one language after the
 // other so that the concurrency bound holds for the whole run.
-func (s *Service) Refresh(ctx context.Context, call retrieval.Call) []RefreshResult {
+func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
 	out := make([]RefreshResult, 0, len(knowledge.Languages))
 	for _, lang := range knowledge.Languages {
 		v, err := s.status.Refresh(ctx, lang, call)
 		if err != nil {
-			s.log.ErrorContext(ctx, "refresh failed", "language", lang, "error", retrieval.SafeError(err))
+			s.log.ErrorContext(ctx, "refresh failed", "language", lang, "error", port.SafeError(err))
 			continue
 		}
 		out = append(out, RefreshResult{Language: lang, Checked: v.Checked, Confirmed: v.Confirmed, Errors: v.Errors,

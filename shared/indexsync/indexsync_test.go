@@ -9,14 +9,15 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
-var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // TestSyncEndsWithinItsBudget: against a RAGcore that takes far longer than the budget, a sync
 // through the API answers on time with every upload reported as a timeout, instead of running
@@ -44,7 +45,7 @@ func TestSyncEndsWithinItsBudget(t *testing.T) {
 	st := status.New(c, p, p, records, status.Options{Namespace: ns}, log)
 	s := indexsync.New(c, p, records, st, ns, log).WithBudget(300 * time.Millisecond)
 	start := time.Now()
-	run, err := s.Sync(context.Background(), retrieval.Call{Actor: retrieval.Actor{ID: "op", Scopes: []string{"knowledge:sync"}}}, "all")
+	run, err := s.Sync(context.Background(), port.Call{Actor: port.Actor{ID: "op", Scopes: []string{"knowledge:sync"}}}, "all")
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("sync took %v with a 300 ms budget", took)
 	}

@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -42,7 +43,7 @@ type Asker interface {
 
 // StatusReader reports the index status of one language (status.Service).
 type StatusReader interface {
-	Status(ctx context.Context, lang string, call retrieval.Call) (domain.Status, error)
+	Status(ctx context.Context, lang string, call port.Call) (domain.Status, error)
 }
 
 // Services are the operations behind the tools; a nil one leaves its tool out.
@@ -72,8 +73,8 @@ func New(s Services, version string, log *slog.Logger) *Server {
 type callKey struct{}
 
 // callFrom returns the authorised call ServeMCP was given.
-func callFrom(ctx context.Context) (retrieval.Call, bool) {
-	c, ok := ctx.Value(callKey{}).(retrieval.Call)
+func callFrom(ctx context.Context) (port.Call, bool) {
+	c, ok := ctx.Value(callKey{}).(port.Call)
 	return c, ok
 }
 
@@ -81,7 +82,7 @@ func callFrom(ctx context.Context) (retrieval.Call, bool) {
 // authorised; call carries that actor and the request's correlation id into every tool call.
 // Being stateless, it answers GET and DELETE with 405 and Allow: POST, as the transport
 // specification says for a server that offers no stream and no session.
-func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call retrieval.Call) {
+func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call) {
 	s.once.Do(s.build)
 	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, call)))
 }

@@ -14,8 +14,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 )
 
 // services is a mock of the three domain services: each returns err, or panics when told.
@@ -31,22 +32,22 @@ func (m *services) Lookup(_ context.Context, r retrieval.LookupRequest) (retriev
 		panic("boom")
 	}
 	m.last = r
-	return retrieval.Result{EvidenceState: retrieval.StateInsufficient, InvocationID: "INV1"}, m.err
+	return retrieval.Result{EvidenceState: port.StateInsufficient, InvocationID: "INV1"}, m.err
 }
 
 func (m *services) Ask(_ context.Context, r retrieval.AskRequest) (retrieval.Answer, error) {
 	m.ask = r
-	return retrieval.Answer{Answer: "a", EvidenceState: retrieval.StateGrounded}, m.err
+	return retrieval.Answer{Answer: "a", EvidenceState: port.StateGrounded}, m.err
 }
 
-func (m *services) Status(_ context.Context, lang string, _ retrieval.Call) (status.Status, error) {
-	return status.Status{Language: lang}, m.err
+func (m *services) Status(_ context.Context, lang string, _ port.Call) (domain.Status, error) {
+	return domain.Status{Language: lang}, m.err
 }
 
 func session(t *testing.T, m *services) *sdk.ClientSession {
 	t.Helper()
 	srv := New(Services{Lookup: m, Ask: m, Status: m}, "test", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	call := retrieval.Call{Actor: retrieval.Actor{ID: "agent-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"}
+	call := port.Call{Actor: port.Actor{ID: "agent-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.ServeMCP(w, r, call) }))
 	t.Cleanup(hs.Close)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).
@@ -82,8 +83,8 @@ func TestToolErrors(t *testing.T) {
 		m    *services
 		code string
 	}{
-		{"provider down", &services{err: retrieval.ErrUnavailable}, codeUnavailable},
-		{"unsupported", &services{err: retrieval.ErrUnsupportedLanguage}, codeUnsupportedLanguage},
+		{"provider down", &services{err: port.ErrUnavailable}, codeUnavailable},
+		{"unsupported", &services{err: domain.ErrUnsupportedLanguage}, codeUnsupportedLanguage},
 		{"unexpected", &services{err: errors.New("dynamodb: arn:aws:secret")}, codeInternal},
 		{"panic", &services{panic: true}, codeInternal},
 	} {

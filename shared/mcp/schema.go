@@ -3,9 +3,14 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // instructions tell a client's model how the tools fit together.
@@ -36,28 +41,42 @@ const statusDescription = "Report the state of the procedures index for one lang
 	"statistics_state unavailable when it could not be verified). Call it to explain missing or stale evidence, " +
 	"not to answer operational questions."
 
-const questionInput = `{
+// The tools' input schemas, written from the rules of the request fields (request: the longest
+// question, top_k's range and default) and the supported languages (textproc.Languages), so that
+// a tool announces what its arguments are checked against.
+var (
+	questionInput = fmt.Sprintf(`{
   "type": "object",
   "properties": {
-    "question": {"type": "string", "minLength": 1, "maxLength": 2000,
+    "question": {"type": "string", "minLength": 1, "maxLength": %d,
       "description": "The operational question in natural language, as asked (English or German)."},
-    "language": {"type": ["string", "null"], "enum": ["en", "de", null],
-      "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."}%s
+    "language": {"type": ["string", "null"], "enum": [%s, null],
+      "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."}%%s
   },
   "required": ["question"]
-}`
+}`, request.MaxQuestionChars, languageEnum())
 
-const topKInput = `,
-    "top_k": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
-      "description": "How many evidence blocks to return at most."}`
+	topKInput = fmt.Sprintf(`,
+    "top_k": {"type": "integer", "minimum": 1, "maximum": %d, "default": %d,
+      "description": "How many evidence blocks to return at most."}`, request.MaxTopK, request.DefaultTopK)
 
-const statusInput = `{
+	statusInput = fmt.Sprintf(`{
   "type": "object",
   "properties": {
-    "language": {"type": "string", "enum": ["en", "de"], "default": "en",
+    "language": {"type": "string", "enum": [%s], "default": "en",
       "description": "Language of the procedures whose index status is wanted."}
   }
-}`
+}`, languageEnum())
+)
+
+// languageEnum is the supported languages as the items of a JSON enum: "en", "de".
+func languageEnum() string {
+	quoted := make([]string, len(textproc.Languages))
+	for i, l := range textproc.Languages {
+		quoted[i] = strconv.Quote(l)
+	}
+	return strings.Join(quoted, ", ")
+}
 
 // readOnly: the tools read the procedures; calling one again is harmless.
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -134,7 +135,7 @@ func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 
 // call is the authorised call of the request. The API hands every request to ServeMCP with
 // one; without it (a wiring mistake) the call has no actor, and the services record none.
-func (s *Server) call(ctx context.Context) retrieval.Call {
+func (s *Server) call(ctx context.Context) port.Call {
 	c, ok := callFrom(ctx)
 	if !ok {
 		s.log.ErrorContext(ctx, "MCP tool call without an authorised call")
@@ -207,14 +208,14 @@ func textField(name, s string) *toolError {
 
 // domainError maps service errors to the codes and messages of the HTTP routes; anything
 // unexpected is internal, its details only in the log.
-func (s *Server) domainError(ctx context.Context, call retrieval.Call, err error) *toolError {
+func (s *Server) domainError(ctx context.Context, call port.Call, err error) *toolError {
 	switch {
-	case errors.Is(err, retrieval.ErrUnsupportedLanguage):
+	case errors.Is(err, domain.ErrUnsupportedLanguage):
 		return &toolError{Code: codeUnsupportedLanguage, Field: "language",
 			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, retrieval.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 		return &toolError{Code: codeNotFound, Message: "not found"}
-	case errors.Is(err, retrieval.ErrUnavailable):
+	case errors.Is(err, port.ErrUnavailable):
 		return &toolError{Code: codeUnavailable, Message: "the knowledge provider is unavailable"}
 	}
 	s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", err)
@@ -238,9 +239,9 @@ func lookupText(r retrieval.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "evidence_state: %s\n", r.EvidenceState)
 	switch r.EvidenceState {
-	case retrieval.StateInsufficient:
+	case port.StateInsufficient:
 		b.WriteString("The procedures do not clearly cover this question: do not answer it from general knowledge; say so, or ask for details.\n")
-	case retrieval.StateUnavailable:
+	case port.StateUnavailable:
 		b.WriteString("No evidence could be retrieved now: do not answer from general knowledge; say the procedures are unavailable.\n")
 	}
 	if r.Primary == nil {

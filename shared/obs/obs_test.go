@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 func TestEMFLineIsAMetric(t *testing.T) {
@@ -45,8 +45,8 @@ func TestLoggerCarriesServiceAndFunction(t *testing.T) {
 func TestEmitSharesDimensions(t *testing.T) {
 	var b bytes.Buffer
 	NewEMF(&b, "LookupFunction").Emit(map[string]string{"layer": "L0+L1", "provider": "ragcore"},
-		retrieval.Metric{Name: "LookupLatency", Unit: "Milliseconds", Value: 3.5},
-		retrieval.Metric{Name: "L1Failures", Unit: "Count", Value: 0})
+		domain.Metric{Name: "LookupLatency", Unit: "Milliseconds", Value: 3.5},
+		domain.Metric{Name: "L1Failures", Unit: "Count", Value: 0})
 	var line map[string]any
 	if err := json.Unmarshal(b.Bytes(), &line); err != nil {
 		t.Fatal(err)

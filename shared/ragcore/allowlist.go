@@ -2,7 +2,8 @@ package ragcore
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // AllowList is the set of managed sources: source_id "<prefix>-<language>" with an external_id
@@ -32,7 +33,7 @@ func (a *AllowList) Managed(lang, sourceID, externalID string) (*knowledge.Docum
 
 // Verification outcomes of one managed source (see Indexed).
 const (
-	Indexed        = retrieval.SourceIndexed
+	Indexed        = port.SourceIndexed
 	NotFound       = "missing"         // no document with that identity
 	NotActive      = "not_active"      // archived or deleted
 	NotPublished   = "not_published"   // no active version, or one still processing or failed
@@ -44,7 +45,7 @@ const (
 // as indexed only when exactly one returned document is active, in the configured tenant,
 // workspace and collection, with a published active version. content_sha256 is deliberately not
 // compared: it hashes RAGcore's parsed artifact, not the uploaded bytes.
-func Verdict(docs []Document, ns Namespace, sourceID, externalID string) string {
+func Verdict(docs []Document, ns domain.Namespace, sourceID, externalID string) string {
 	if len(docs) == 0 {
 		return NotFound
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
 // Breaker defaults (RAGCORE_BREAKER_FAILURES, RAGCORE_BREAKER_COOLDOWN_MS).
@@ -30,17 +30,17 @@ type BreakerOptions struct {
 }
 
 // breaker is the circuit breaker of a Client. While it is open, calls fail at once with a
-// ClassCircuitOpen error that is retrieval.ErrUnavailable, without a request to RAGcore, so that a
+// ClassCircuitOpen error that is port.ErrUnavailable, without a request to RAGcore, so that a
 // hanging RAGcore costs each caller nothing instead of the full timeout.
 type breaker struct {
 	cb      *gobreaker.TwoStepCircuitBreaker[struct{}]
 	log     *slog.Logger
-	metrics retrieval.Metrics
+	metrics domain.Metrics
 }
 
 var errCircuitOpen = errors.New("RAGcore failed repeatedly; calls fail fast until a probe succeeds")
 
-func newBreaker(o BreakerOptions, log *slog.Logger, metrics retrieval.Metrics) *breaker {
+func newBreaker(o BreakerOptions, log *slog.Logger, metrics domain.Metrics) *breaker {
 	if o.Failures <= 0 {
 		o.Failures = DefaultBreakerFailures
 	}
@@ -97,7 +97,7 @@ func (b *breaker) changed(from, to gobreaker.State, o BreakerOptions) {
 		if to != gobreaker.StateClosed {
 			v = 1
 		}
-		b.metrics.Emit(nil, retrieval.Metric{Name: "BreakerOpen", Unit: "Count", Value: v})
+		b.metrics.Emit(nil, domain.Metric{Name: "BreakerOpen", Unit: "Count", Value: v})
 	}
 }
 

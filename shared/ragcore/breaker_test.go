@@ -15,6 +15,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -46,13 +47,13 @@ func newBreakerEnv(t *testing.T, cooldown time.Duration) *breakerEnv {
 }
 
 func (e *breakerEnv) retrieve(ctx context.Context) error {
-	_, err := e.provider.Retrieve(ctx, retrieval.Query{Question: "windscreen crack", Language: "en", TopK: 5, Actor: actor})
+	_, err := e.provider.Retrieve(ctx, port.Query{Question: "windscreen crack", Language: "en", TopK: 5, Actor: actor})
 	return err
 }
 
 func (e *breakerEnv) retrieves() int { return e.fake.Count(http.MethodPost, "/v1/retrieve") }
 
-func classOf(err error) string { return retrieval.ErrorClass(err) }
+func classOf(err error) string { return port.ErrorClass(err) }
 
 func TestBreakerOpensFailsFastHalfOpensAndRecovers(t *testing.T) {
 	t.Parallel()
@@ -73,11 +74,11 @@ func TestBreakerOpensFailsFastHalfOpensAndRecovers(t *testing.T) {
 	// Open: every call fails at once, as unavailable, and RAGcore sees nothing of it.
 	for range 20 {
 		err := e.retrieve(context.Background())
-		if classOf(err) != ragcore.ClassCircuitOpen || !errors.Is(err, retrieval.ErrUnavailable) {
+		if classOf(err) != ragcore.ClassCircuitOpen || !errors.Is(err, port.ErrUnavailable) {
 			t.Fatalf("while open: %v, want circuit_open wrapping ErrUnavailable", err)
 		}
 	}
-	h := e.provider.Health(context.Background(), retrieval.Call{Actor: actor})
+	h := e.provider.Health(context.Background(), port.Call{Actor: actor})
 	if h.Status != "unavailable" || !strings.Contains(h.Detail, "circuit_open") {
 		t.Errorf("health while open: %+v", h)
 	}

@@ -16,12 +16,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Error classes. They name what went wrong without RAGcore's message, a URL or a token, so they
@@ -35,7 +36,7 @@ const (
 	ClassCanceled     = "canceled"     // the caller went away
 	// ClassCircuitOpen: the circuit breaker is open (or half-open with its probe out), so the
 	// call failed at once without reaching RAGcore.
-	ClassCircuitOpen = retrieval.ErrorClassCircuitOpen
+	ClassCircuitOpen = port.ErrorClassCircuitOpen
 )
 
 // Error is a failed RAGcore call.
@@ -47,7 +48,7 @@ type Error struct {
 	err    error
 	// unreachable marks a RAGcore that cannot be reached at all: connection refused, name
 	// resolution failed, 503 until the retries gave up, or the circuit breaker is open. Such an
-	// error is retrieval.ErrUnavailable (errors.Is), so the service reports l1.status
+	// error is port.ErrUnavailable (errors.Is), so the service reports l1.status
 	// "unavailable" rather than "failed".
 	unreachable bool
 }
@@ -63,7 +64,7 @@ func (e *Error) Error() string {
 		b.WriteString(")")
 	}
 	if e.err != nil {
-		b.WriteString(": " + retrieval.SafeError(e.err))
+		b.WriteString(": " + port.SafeError(e.err))
 	}
 	return b.String()
 }
@@ -73,8 +74,8 @@ func (e *Error) ErrorClass() string { return e.Class }
 
 func (e *Error) Unwrap() error { return e.err }
 
-// Is makes an unreachable RAGcore's error retrieval.ErrUnavailable.
-func (e *Error) Is(target error) bool { return e.unreachable && target == retrieval.ErrUnavailable }
+// Is makes an unreachable RAGcore's error port.ErrUnavailable.
+func (e *Error) Is(target error) bool { return e.unreachable && target == port.ErrUnavailable }
 
 // Actor is the caller on whose behalf a request is made: every request names it to RAGcore.
 type Actor struct {
@@ -83,14 +84,11 @@ type Actor struct {
 	CorrelationID string
 }
 
-// Namespace is the RAGcore space this service manages.
-type Namespace = domain.Namespace
-
 // Options configure a Client.
 type Options struct {
 	BaseURL   string
 	Token     string
-	Namespace Namespace
+	Namespace domain.Namespace
 	// Timeout bounds one HTTP attempt from dial to the last byte; the caller's context bounds the
 	// whole call, retries included.
 	Timeout time.Duration
@@ -106,14 +104,14 @@ type Options struct {
 	Log *slog.Logger
 	// Metrics receives BreakerOpen (1 open or half-open, 0 closed) at every state change; nil
 	// records nothing.
-	Metrics retrieval.Metrics
+	Metrics domain.Metrics
 }
 
 // Client calls RAGcore. It is safe for concurrent use; build one per cold start.
 type Client struct {
 	base    *url.URL
 	token   string
-	ns      Namespace
+	ns      domain.Namespace
 	http    *http.Client
 	retries int
 	limit   int64
@@ -273,7 +271,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, a 
 }
 
 // finish marks the final error of a call: RAGcore that refused the connection, could not be
-// resolved, or answered 503 to the end cannot be reached at all (retrieval.ErrUnavailable).
+// resolved, or answered 503 to the end cannot be reached at all (port.ErrUnavailable).
 func finish(e *Error) error {
 	if e.Class == ClassUnavailable && (e.Status == 0 || e.Status == http.StatusServiceUnavailable) {
 		e.unreachable = true
@@ -325,7 +323,7 @@ func (c *Client) attempt(ctx context.Context, op, method, path string, payload [
 		}
 		return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), e
 	}
-	if okStatus != nil && !containsInt(okStatus, resp.StatusCode) || okStatus == nil && resp.StatusCode != http.StatusOK {
+	if okStatus != nil && !slices.Contains(okStatus, resp.StatusCode) || okStatus == nil && resp.StatusCode != http.StatusOK {
 		return resp.StatusCode, 0, &Error{Op: op, Class: ClassBadResponse, Status: resp.StatusCode,
 			err: errors.New("unexpected success status")}
 	}
@@ -421,13 +419,4 @@ func clipCode(code string) string {
 		code = code[:40]
 	}
 	return code
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 const testToken = "s3cr3t-token-value"
 
-var testNS = Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var testNS = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // scripted answers each request with the next reply of a script (the last one repeats) and
 // records the requests.
@@ -270,7 +271,7 @@ func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	}
 	_, err = c.Health(context.Background(), testActor)
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 0 || !errors.Is(err, retrieval.ErrUnavailable) {
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 0 || !errors.Is(err, port.ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
 	if strings.Contains(err.Error(), addr) {
@@ -344,8 +345,8 @@ func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
 	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 503 {
 		t.Fatalf("err = %v, want unavailable (HTTP 503)", err)
 	}
-	if !errors.Is(err, retrieval.ErrUnavailable) {
-		t.Errorf("503 until the deadline must be retrieval.ErrUnavailable: %v", err)
+	if !errors.Is(err, port.ErrUnavailable) {
+		t.Errorf("503 until the deadline must be port.ErrUnavailable: %v", err)
 	}
 	if s.count() != 2 {
 		t.Errorf("%d attempts, want 2", s.count())
@@ -378,12 +379,12 @@ func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel2()
 	_, err = c.Retrieve(ctx2, testActor, RetrieveRequest{})
-	if !errors.As(err, &e) || e.Class != ClassTimeout || errors.Is(err, retrieval.ErrUnavailable) {
+	if !errors.As(err, &e) || e.Class != ClassTimeout || errors.Is(err, port.ErrUnavailable) {
 		t.Fatalf("hang: err = %v, want timeout that is not ErrUnavailable", err)
 	}
 }
 
-// TestUnavailableMeansUnreachable: retrieval.ErrUnavailable is RAGcore that cannot be reached at
+// TestUnavailableMeansUnreachable: port.ErrUnavailable is RAGcore that cannot be reached at
 // all (refused, unresolvable, 503 to the end); a request it failed (500, 429, 4xx, a timeout) is not.
 func TestUnavailableMeansUnreachable(t *testing.T) {
 	t.Parallel()
@@ -394,7 +395,7 @@ func TestUnavailableMeansUnreachable(t *testing.T) {
 		s := &scripted{replies: []reply{{status: tc.status, body: `{"error":{"code":"x","message":"y"}}`}}}
 		c := newTestClient(t, s, Options{MaxAttempts: 1})
 		_, err := c.Retrieve(context.Background(), testActor, RetrieveRequest{})
-		if err == nil || errors.Is(err, retrieval.ErrUnavailable) != tc.want {
+		if err == nil || errors.Is(err, port.ErrUnavailable) != tc.want {
 			t.Errorf("HTTP %d: errors.Is(ErrUnavailable) = %v, want %v (%v)", tc.status, !tc.want, tc.want, err)
 		}
 	}
@@ -409,7 +410,7 @@ func TestUnavailableMeansUnreachable(t *testing.T) {
 	}
 	_, err = c.Retrieve(context.Background(), testActor, RetrieveRequest{})
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassUnavailable || !errors.Is(err, retrieval.ErrUnavailable) {
+	if !errors.As(err, &e) || e.Class != ClassUnavailable || !errors.Is(err, port.ErrUnavailable) {
 		t.Fatalf("DNS failure: err = %v, want unavailable and ErrUnavailable", err)
 	}
 	if strings.Contains(err.Error(), "ragcore.internal") {

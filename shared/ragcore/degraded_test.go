@@ -11,6 +11,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -151,7 +152,7 @@ func TestDegradedMode(t *testing.T) {
 				t.Errorf("l1 = %+v, want %s/%s", res.Retrieval.L1, tc.status, tc.class)
 			}
 			if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 ||
-				res.Retrieval.Layer != retrieval.LayerL0 || res.Relevance.SemanticSupport || res.EvidenceState == retrieval.StateUnavailable {
+				res.Retrieval.Layer != retrieval.LayerL0 || res.Relevance.SemanticSupport || res.EvidenceState == port.StateUnavailable {
 				t.Errorf("lookup did not fall back to L0: primary %+v, retrieval %+v, relevance %+v", res.Primary, res.Retrieval, res.Relevance)
 			}
 			// The deadline holds whatever RAGcore does: a generous bound (ten times the provider
@@ -167,12 +168,12 @@ func TestDegradedMode(t *testing.T) {
 
 			ans, err := s.svc.Ask(context.Background(), retrieval.AskRequest{Question: "How do I report windscreen damage?",
 				Language: "en", Actor: actor, CorrelationID: "corr-10"})
-			if err != nil || ans.EvidenceState != retrieval.StateUnavailable || len(ans.Sources) != 0 ||
+			if err != nil || ans.EvidenceState != port.StateUnavailable || len(ans.Sources) != 0 ||
 				!strings.Contains(ans.Answer, "No procedure has been inferred") {
 				t.Errorf("ask = %+v, %v", ans, err)
 			}
 			hctx, cancel := context.WithTimeout(context.Background(), providerTimeout)
-			h := s.provider.Health(hctx, retrieval.Call{Actor: actor})
+			h := s.provider.Health(hctx, port.Call{Actor: actor})
 			cancel()
 			if h.Status == "ok" && tc.faults.Paths == nil {
 				t.Errorf("health = %+v while RAGcore fails every request", h)
@@ -192,7 +193,7 @@ func TestAskThroughRAGcoreIsTraced(t *testing.T) {
 	sec := s.corpus.Document("de", "ev-charging").Sections[0]
 	ans, err := s.svc.Ask(context.Background(), retrieval.AskRequest{Question: sec.Heading + " " + sec.Content,
 		Language: "de", Actor: actor, CorrelationID: "corr-11"})
-	if err != nil || ans.EvidenceState != retrieval.StateGrounded || ans.AnswerKind != "generated" || ans.Provider != "ragcore" {
+	if err != nil || ans.EvidenceState != port.StateGrounded || ans.AnswerKind != "generated" || ans.Provider != "ragcore" {
 		t.Fatalf("ask = %+v, %v", ans, err)
 	}
 	tr, err := s.traces.GetTrace(context.Background(), ans.InvocationID)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // fixedReply answers every request with one status and body, without a network.
@@ -79,8 +79,8 @@ func FuzzResponse(f *testing.F) {
 		var callErr error
 		switch op % 4 / 2 {
 		case 0:
-			var cands []retrieval.Candidate
-			cands, callErr = p.Retrieve(ctx, retrieval.Query{Question: "flat tyre", Language: lang, TopK: 5})
+			var cands []port.Candidate
+			cands, callErr = p.Retrieve(ctx, port.Query{Question: "flat tyre", Language: lang, TopK: 5})
 			for i, cand := range cands {
 				if corpus.Document(lang, cand.DocumentID) == nil || !strings.HasPrefix(cand.Source, "procedures/"+lang+"/"+cand.DocumentID+".md#") {
 					t.Fatalf("candidate %d is no managed %s procedure: %+v", i, lang, cand)
@@ -90,14 +90,14 @@ func FuzzResponse(f *testing.F) {
 				}
 			}
 		case 1:
-			var ans retrieval.GroundedAnswer
-			ans, callErr = p.Ask(ctx, retrieval.AskQuery{Question: "flat tyre", Language: lang})
+			var ans port.GroundedAnswer
+			ans, callErr = p.Ask(ctx, port.AskQuery{Question: "flat tyre", Language: lang})
 			for _, s := range ans.Sources {
 				if corpus.Document(lang, s.DocumentID) == nil {
 					t.Fatalf("source %+v is no managed %s procedure", s, lang)
 				}
 			}
-			if callErr == nil && ans.EvidenceState == retrieval.StateGrounded && (len(ans.Sources) == 0 || strings.TrimSpace(ans.Answer) == "") {
+			if callErr == nil && ans.EvidenceState == port.StateGrounded && (len(ans.Sources) == 0 || strings.TrimSpace(ans.Answer) == "") {
 				t.Fatalf("a grounded answer without a managed source or without text: %+v", ans)
 			}
 		}

@@ -11,7 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // ServiceActorID names this service to RAGcore for calls no user made (the schedule).
@@ -39,13 +40,16 @@ type Provider struct {
 	log     *slog.Logger
 }
 
-var _ retrieval.KnowledgeProvider = (*Provider)(nil)
+var (
+	_ port.Retriever      = (*Provider)(nil)
+	_ port.Answerer       = (*Provider)(nil)
+	_ port.ManifestSyncer = (*Provider)(nil)
+	_ port.HealthChecker  = (*Provider)(nil)
+)
 
 // NewProvider returns the RAGcore provider for a corpus.
 func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provider {
-	if o.SourcePrefix == "" {
-		o.SourcePrefix = "mobilityops-procedures"
-	}
+	o.SourcePrefix = cmp.Or(o.SourcePrefix, "mobilityops-procedures")
 	if o.UploadConcurrency <= 0 {
 		o.UploadConcurrency = 8
 	}
@@ -58,33 +62,33 @@ func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provid
 // Client is the provider's RAGcore client.
 func (p *Provider) Client() *Client { return p.c }
 
-var _ retrieval.BreakerReporter = (*Provider)(nil)
+var _ port.BreakerReporter = (*Provider)(nil)
 
 // BreakerOpen reports whether the circuit breaker around RAGcore refuses calls (open or
 // half-open): GET /health reports the provider "circuit_open" then.
 func (p *Provider) BreakerOpen() bool { return p.c.BreakerOpen() }
 
-// Name implements retrieval.KnowledgeProvider.
+// Name implements port.Named.
 func (p *Provider) Name() string { return "ragcore" }
 
-// Semantic implements retrieval.KnowledgeProvider: RAGcore retrieval is embedding search.
+// Semantic implements port.Retriever: RAGcore retrieval is embedding search.
 func (p *Provider) Semantic() bool { return true }
 
-// ScoreKind implements retrieval.KnowledgeProvider.
+// ScoreKind implements port.Retriever.
 func (p *Provider) ScoreKind() string { return ScoreSemantics }
 
-// Health implements retrieval.KnowledgeProvider.
-func (p *Provider) Health(ctx context.Context, call retrieval.Call) retrieval.Health {
+// Health implements port.HealthChecker.
+func (p *Provider) Health(ctx context.Context, call port.Call) port.Health {
 	r, err := p.c.Health(ctx, actorOf(call.Actor, call.CorrelationID))
 	if err != nil {
-		return retrieval.Health{Status: "unavailable", Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
+		return port.Health{Status: "unavailable", Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
 	}
-	return retrieval.Health{Status: r.Status, Detail: "RAGcore reports " + r.Status}
+	return port.Health{Status: r.Status, Detail: "RAGcore reports " + r.Status}
 }
 
-// Retrieve implements retrieval.KnowledgeProvider through POST /v1/retrieve. Candidates of
+// Retrieve implements port.Retriever through POST /v1/retrieve. Candidates of
 // sources that are not managed for the question's language are dropped here.
-func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, error) {
 	req := RetrieveRequest{Collection: p.c.ns.Collection, Query: q.Question, Language: q.Language, TopK: q.TopK}
 	if q.Category != "" {
 		req.Filters = &Filters{Category: q.Category}
@@ -100,9 +104,9 @@ func (p *Provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	}
 	return managed(ctx, p, "retrieve", q.Language, q.CorrelationID, r.Candidates,
 		func(c RetrievedItem) (string, string) { return c.SourceID, c.ExternalID },
-		func(c RetrievedItem, d *knowledge.Document, kept int) retrieval.Candidate {
+		func(c RetrievedItem, d *knowledge.Document, kept int) port.Candidate {
 			anchor := knowledge.Anchor(c.Section)
-			cand := retrieval.Candidate{
+			cand := port.Candidate{
 				DocumentID: d.ID, Version: c.Version, Title: cmp.Or(c.Title, d.Title), Section: c.Section,
 				Anchor: anchor, Category: cmp.Or(c.Category, d.Category), Source: knowledge.SectionSource(d.Path, anchor),
 				Content: c.Content, Score: *c.Score, Rank: kept + 1,
@@ -124,44 +128,44 @@ const unmanagedAnswer = "RAGcore's answer cites no managed procedure, so it is n
 const insufficientAnswer = "The procedures do not clearly cover this question; no procedure is inferred. " +
 	"The closest managed sources RAGcore cited, if any, are listed."
 
-// Ask implements retrieval.KnowledgeProvider through POST /v1/answer. Citations of unmanaged
+// Ask implements port.Answerer through POST /v1/answer. Citations of unmanaged
 // sources are dropped; an answer left with no managed citation is insufficient.
-func (p *Provider) Ask(ctx context.Context, q retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
 	req := AnswerRequest{Collection: p.c.ns.Collection, Question: q.Question, Language: q.Language}
 	if q.Category != "" {
 		req.Filters = &Filters{Category: q.Category}
 	}
 	r, err := p.c.Answer(ctx, actorOf(q.Actor, q.CorrelationID), req)
 	if err != nil {
-		return retrieval.GroundedAnswer{}, err
+		return port.GroundedAnswer{}, err
 	}
 	sources := managed(ctx, p, "answer", q.Language, q.CorrelationID, r.Citations,
 		func(c Citation) (string, string) { return c.SourceID, c.ExternalID },
-		func(c Citation, d *knowledge.Document, _ int) retrieval.AnswerSource {
-			return retrieval.AnswerSource{DocumentID: d.ID, Title: cmp.Or(c.Title, d.Title),
+		func(c Citation, d *knowledge.Document, _ int) port.AnswerSource {
+			return port.AnswerSource{DocumentID: d.ID, Title: cmp.Or(c.Title, d.Title),
 				Version: cmp.Or(c.Version, d.Version), Section: c.Section, Excerpt: c.Excerpt}
 		})
 	switch {
-	case len(sources) == 0 && r.EvidenceState == retrieval.StateGrounded:
-		return retrieval.GroundedAnswer{Answer: unmanagedAnswer, EvidenceState: retrieval.StateInsufficient,
+	case len(sources) == 0 && r.EvidenceState == port.StateGrounded:
+		return port.GroundedAnswer{Answer: unmanagedAnswer, EvidenceState: port.StateInsufficient,
 			Sources: sources}, nil
-	case r.EvidenceState != retrieval.StateGrounded:
-		return retrieval.GroundedAnswer{Answer: insufficientAnswer, EvidenceState: retrieval.StateInsufficient,
+	case r.EvidenceState != port.StateGrounded:
+		return port.GroundedAnswer{Answer: insufficientAnswer, EvidenceState: port.StateInsufficient,
 			Sources: sources}, nil
 	}
-	return retrieval.GroundedAnswer{Answer: r.Answer, EvidenceState: retrieval.StateGrounded, Sources: sources,
+	return port.GroundedAnswer{Answer: r.Answer, EvidenceState: port.StateGrounded, Sources: sources,
 		Generated: true}, nil
 }
 
-// SyncManifest implements retrieval.KnowledgeProvider: every document is uploaded, at most
+// SyncManifest implements port.ManifestSyncer: every document is uploaded, at most
 // UploadConcurrency at a time; RAGcore answers "unchanged" for a version it already published.
 // One failed upload never stops the others; it is reported by document with its error class.
 // When RAGcore could not be reached for any document at all (every upload refused, unresolvable,
 // 503 to the end, or refused by the open breaker), the sync did not happen: the error is
-// retrieval.ErrUnavailable, which the API answers with 503.
-func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs []retrieval.DocumentRef) (retrieval.SyncResult, error) {
+// port.ErrUnavailable, which the API answers with 503.
+func (p *Provider) SyncManifest(ctx context.Context, call port.Call, docs []port.DocumentRef) (port.SyncResult, error) {
 	a := actorOf(call.Actor, call.CorrelationID)
-	res := retrieval.SyncResult{Documents: len(docs), Failed: []retrieval.SyncFailure{}}
+	res := port.SyncResult{Documents: len(docs), Failed: []domain.SyncFailure{}}
 	// unreachable is the cause reported when no upload reached RAGcore: a real failure
 	// (refused, 503) rather than the breaker's refusals it led to, whatever order they ended in.
 	var unreachable error
@@ -180,8 +184,8 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 			defer mu.Unlock()
 			switch {
 			case err != nil:
-				res.Failed = append(res.Failed, retrieval.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
-				if errors.Is(err, retrieval.ErrUnavailable) {
+				res.Failed = append(res.Failed, domain.SyncFailure{DocumentID: d.DocumentID, Reason: reasonOf(err)})
+				if errors.Is(err, port.ErrUnavailable) {
 					if unreachable == nil || classOf(unreachable) == ClassCircuitOpen && classOf(err) != ClassCircuitOpen {
 						unreachable = err
 					}
@@ -197,14 +201,14 @@ func (p *Provider) SyncManifest(ctx context.Context, call retrieval.Call, docs [
 	}
 	_ = g.Wait() // the functions never return an error: failures are per document
 	if len(docs) > 0 && unreachableCount == len(docs) {
-		return retrieval.SyncResult{}, fmt.Errorf("no document could be uploaded: %w", unreachable)
+		return port.SyncResult{}, fmt.Errorf("no document could be uploaded: %w", unreachable)
 	}
 	res.Note = fmt.Sprintf("%d new version(s) uploaded to RAGcore (searchable once RAGcore has processed them), "+
 		"%d unchanged, %d failed", res.Uploaded, res.Unchanged, len(res.Failed))
 	return res, nil
 }
 
-var _ retrieval.Verifier = (*Provider)(nil)
+var _ port.Verifier = (*Provider)(nil)
 
 // managed is the allow-list applied to a RAGcore answer: the items whose source the service
 // manages, each mapped with its document by keep (kept counts the items kept before it), and
@@ -226,8 +230,8 @@ func managed[T, R any](ctx context.Context, p *Provider, op, lang, correlationID
 	return out
 }
 
-// VerifySource implements retrieval.Verifier with one exact identity lookup, judged by Verdict.
-func (p *Provider) VerifySource(ctx context.Context, call retrieval.Call, lang, documentID string) (string, error) {
+// VerifySource implements port.Verifier with one exact identity lookup, judged by Verdict.
+func (p *Provider) VerifySource(ctx context.Context, call port.Call, lang, documentID string) (string, error) {
 	sourceID := p.allow.SourceID(lang)
 	r, err := p.c.Documents(ctx, actorOf(call.Actor, call.CorrelationID), sourceID, documentID)
 	if err != nil {
@@ -244,7 +248,7 @@ func (p *Provider) logDropped(ctx context.Context, op, correlationID string, dro
 		"operation", op, "correlation_id", correlationID, "dropped", len(dropped), "sources", dropped[:min(len(dropped), 10)])
 }
 
-func actorOf(a retrieval.Actor, correlationID string) Actor {
+func actorOf(a port.Actor, correlationID string) Actor {
 	if a.ID == "" {
 		return Actor{ID: ServiceActorID, Scopes: []string{"knowledge:read"}, CorrelationID: correlationID}
 	}

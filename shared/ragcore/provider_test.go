@@ -12,13 +12,14 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 const token = "fake-token-123"
 
-var ns = ragcore.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 func corpus(t testing.TB) *knowledge.Corpus {
 	t.Helper()
@@ -59,7 +60,7 @@ func newEnv(t testing.TB, load bool, wrap func(http.Handler) http.Handler) *env 
 		provider: ragcore.NewProvider(client, c, ragcore.ProviderOptions{UploadConcurrency: 4})}
 }
 
-var actor = retrieval.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
+var actor = port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
 
 func TestRetrieveMapsManagedCandidates(t *testing.T) {
 	t.Parallel()
@@ -68,7 +69,7 @@ func TestRetrieveMapsManagedCandidates(t *testing.T) {
 		{"en", "windscreen crack damage photos", "damage", "damage-procedure"},
 		{"de", "Ladestation Akku leer", "", "ev-charging"},
 	} {
-		cands, err := e.provider.Retrieve(context.Background(), retrieval.Query{Question: tc.question, Language: tc.lang,
+		cands, err := e.provider.Retrieve(context.Background(), port.Query{Question: tc.question, Language: tc.lang,
 			TopK: 10, Category: tc.category, Actor: actor, CorrelationID: "c-1"})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.lang, err)
@@ -126,7 +127,7 @@ func TestAllowListDropsUnmanagedCandidates(t *testing.T) {
 		p.Breadcrumb = []string{"Damage", "2. Immediate actions"}
 		e.fake.AddPassage(p)
 	}
-	cands, err := e.provider.Retrieve(context.Background(), retrieval.Query{Question: "windscreen crack photos", Language: "en", TopK: 10, Actor: actor})
+	cands, err := e.provider.Retrieve(context.Background(), port.Query{Question: "windscreen crack photos", Language: "en", TopK: 10, Actor: actor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +146,11 @@ func TestAsk(t *testing.T) {
 	// The fake's cosine similarity needs many shared words; a passage's own words ground the answer.
 	sec := e.corpus.Document("en", "damage-procedure").Sections[1]
 	question := sec.Heading + " " + strings.Join(strings.Fields(sec.Content)[:25], " ")
-	ans, err := e.provider.Ask(context.Background(), retrieval.AskQuery{Question: question, Language: "en", Actor: actor})
+	ans, err := e.provider.Ask(context.Background(), port.AskQuery{Question: question, Language: "en", Actor: actor})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.EvidenceState != retrieval.StateGrounded || !ans.Generated || len(ans.Sources) == 0 {
+	if ans.EvidenceState != port.StateGrounded || !ans.Generated || len(ans.Sources) == 0 {
 		t.Fatalf("answer = %+v", ans)
 	}
 	for _, s := range ans.Sources {
@@ -158,8 +159,8 @@ func TestAsk(t *testing.T) {
 		}
 	}
 
-	ans, err = e.provider.Ask(context.Background(), retrieval.AskQuery{Question: "zzz qqq", Language: "en", Actor: actor})
-	if err != nil || ans.EvidenceState != retrieval.StateInsufficient || ans.Generated || len(ans.Sources) != 0 ||
+	ans, err = e.provider.Ask(context.Background(), port.AskQuery{Question: "zzz qqq", Language: "en", Actor: actor})
+	if err != nil || ans.EvidenceState != port.StateInsufficient || ans.Generated || len(ans.Sources) != 0 ||
 		!strings.Contains(ans.Answer, "no procedure is inferred") {
 		t.Fatalf("insufficient answer = %+v, %v", ans, err)
 	}
@@ -171,11 +172,11 @@ func TestAskWithOnlyUnmanagedCitationsIsInsufficient(t *testing.T) {
 	e.fake.AddPassage(ragcorefake.Passage{SourceID: "wiki-en", ExternalID: "general-knowledge", DocumentID: "rc-9",
 		Version: "1", Title: "General advice", Breadcrumb: []string{"General advice"}, Section: "Tyres", Category: "tyres",
 		Language: "en", Content: "Flat tyre: call a friend and change the tyre yourself."})
-	ans, err := e.provider.Ask(context.Background(), retrieval.AskQuery{Question: "flat tyre change", Language: "en", Actor: actor})
+	ans, err := e.provider.Ask(context.Background(), port.AskQuery{Question: "flat tyre change", Language: "en", Actor: actor})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.EvidenceState != retrieval.StateInsufficient || ans.Generated || len(ans.Sources) != 0 ||
+	if ans.EvidenceState != port.StateInsufficient || ans.Generated || len(ans.Sources) != 0 ||
 		strings.Contains(ans.Answer, "call a friend") {
 		t.Fatalf("answer = %+v: an answer citing nothing managed must not be passed on", ans)
 	}
@@ -191,7 +192,7 @@ func TestScoreSemanticsMustBeCosine(t *testing.T) {
 	defer srv.Close()
 	client, _ := ragcore.New(ragcore.Options{BaseURL: srv.URL, Token: token, Namespace: ns})
 	p := ragcore.NewProvider(client, corpus(t), ragcore.ProviderOptions{})
-	_, err := p.Retrieve(context.Background(), retrieval.Query{Question: "q", Language: "en", TopK: 5})
+	_, err := p.Retrieve(context.Background(), port.Query{Question: "q", Language: "en", TopK: 5})
 	var re *ragcore.Error
 	if !errors.As(err, &re) || re.Class != ragcore.ClassBadResponse {
 		t.Fatalf("err = %v", err)
@@ -201,15 +202,15 @@ func TestScoreSemanticsMustBeCosine(t *testing.T) {
 func TestHealth(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, false, nil)
-	if h := e.provider.Health(context.Background(), retrieval.Call{Actor: actor}); h.Status != "ok" {
+	if h := e.provider.Health(context.Background(), port.Call{Actor: actor}); h.Status != "ok" {
 		t.Errorf("health = %+v", h)
 	}
 	e.fake.SetFaults(ragcorefake.Faults{HealthStatus: "degraded"})
-	if h := e.provider.Health(context.Background(), retrieval.Call{Actor: actor}); h.Status != "degraded" {
+	if h := e.provider.Health(context.Background(), port.Call{Actor: actor}); h.Status != "degraded" {
 		t.Errorf("degraded health = %+v", h)
 	}
 	e.fake.SetFaults(ragcorefake.Faults{Malformed: true})
-	if h := e.provider.Health(context.Background(), retrieval.Call{}); h.Status != "unavailable" || !strings.Contains(h.Detail, "bad_response") {
+	if h := e.provider.Health(context.Background(), port.Call{}); h.Status != "unavailable" || !strings.Contains(h.Detail, "bad_response") {
 		t.Errorf("malformed health = %+v", h)
 	}
 	// A call no user made names the service as its actor.
@@ -217,15 +218,15 @@ func TestHealth(t *testing.T) {
 		t.Errorf("actor = %q", r[len(r)-1].ActorID)
 	}
 	e.srv.Close()
-	if h := e.provider.Health(context.Background(), retrieval.Call{Actor: actor}); h.Status != "unavailable" || strings.Contains(h.Detail, "127.0.0.1") {
+	if h := e.provider.Health(context.Background(), port.Call{Actor: actor}); h.Status != "unavailable" || strings.Contains(h.Detail, "127.0.0.1") {
 		t.Errorf("health of a stopped server = %+v", h)
 	}
 }
 
-func refs(c *knowledge.Corpus, lang string) []retrieval.DocumentRef {
-	var out []retrieval.DocumentRef
+func refs(c *knowledge.Corpus, lang string) []port.DocumentRef {
+	var out []port.DocumentRef
 	for _, d := range c.Documents(lang) {
-		out = append(out, retrieval.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
+		out = append(out, port.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
 			EffectiveDate: d.EffectiveDate, Category: d.Category, SHA256: d.SHA256, Content: d.Raw})
 	}
 	return out
@@ -254,7 +255,7 @@ func TestSyncManifest(t *testing.T) {
 	e := newEnv(t, false, fl.wrap)
 	e.fake.SetFaults(ragcorefake.Faults{Latency: 20 * time.Millisecond})
 	docs := refs(e.corpus, "en")
-	call := retrieval.Call{Actor: retrieval.Actor{ID: "sync-bot", Scopes: []string{"knowledge:sync"}}, CorrelationID: "sync-1"}
+	call := port.Call{Actor: port.Actor{ID: "sync-bot", Scopes: []string{"knowledge:sync"}}, CorrelationID: "sync-1"}
 	res, err := e.provider.SyncManifest(context.Background(), call, docs)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +267,7 @@ func TestSyncManifest(t *testing.T) {
 		t.Errorf("%d uploads at once, want concurrent and at most 4", fl.max)
 	}
 	// What was uploaded is now retrievable, and a second sync changes nothing.
-	cands, err := e.provider.Retrieve(context.Background(), retrieval.Query{Question: "windscreen crack", Language: "en", TopK: 5, Actor: actor})
+	cands, err := e.provider.Retrieve(context.Background(), port.Query{Question: "windscreen crack", Language: "en", TopK: 5, Actor: actor})
 	if err != nil || len(cands) == 0 {
 		t.Fatalf("after sync: %v, %d candidates", err, len(cands))
 	}
@@ -293,9 +294,9 @@ func TestSyncManifestAgainstStoppedServer(t *testing.T) {
 	e.srv.Close()
 	docs := refs(e.corpus, "de")
 	// RAGcore cannot be reached for any document: the sync did not happen, and says so as
-	// retrieval.ErrUnavailable (the API's 503), not as a result with every document failed.
-	res, err := e.provider.SyncManifest(context.Background(), retrieval.Call{Actor: actor}, docs)
-	if !errors.Is(err, retrieval.ErrUnavailable) || retrieval.ErrorClass(err) != "unavailable" || res.Documents != 0 {
+	// port.ErrUnavailable (the API's 503), not as a result with every document failed.
+	res, err := e.provider.SyncManifest(context.Background(), port.Call{Actor: actor}, docs)
+	if !errors.Is(err, port.ErrUnavailable) || port.ErrorClass(err) != "unavailable" || res.Documents != 0 {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 }
@@ -305,7 +306,7 @@ func TestSyncManifestWithSomeUploadsFailing(t *testing.T) {
 	e := newEnv(t, false, nil)
 	e.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/sources/"}, FailNext: 2, FailStatus: 500})
 	docs := refs(e.corpus, "de")
-	res, err := e.provider.SyncManifest(context.Background(), retrieval.Call{Actor: actor}, docs)
+	res, err := e.provider.SyncManifest(context.Background(), port.Call{Actor: actor}, docs)
 	if err != nil || len(res.Failed) != 2 || res.Failed[0].Reason != "unavailable (HTTP 500)" || res.Uploaded != len(docs)-2 {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -82,7 +81,7 @@ func Language(language *string) (string, *Error) {
 	if !textproc.Supported(*language) {
 		return "", &Error{Code: CodeUnsupportedLanguage, Field: "language",
 			Message: fmt.Sprintf("language %q is not supported; supported languages: %s",
-				retrieval.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
+				textproc.Clip(*language, 16), strings.Join(textproc.Languages, ", "))}
 	}
 	return *language, nil
 }

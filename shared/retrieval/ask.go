@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -15,7 +17,7 @@ import (
 type AskRequest struct {
 	Question      string
 	Language      string
-	Actor         Actor
+	Actor         port.Actor
 	CorrelationID string
 	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets
 	// its own tool name.
@@ -41,12 +43,13 @@ const ExcerptChars = 600
 func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	l := s.ix.Lang(req.Language)
 	if l == nil {
-		return Answer{}, ErrUnsupportedLanguage
+		return Answer{}, domain.ErrUnsupportedLanguage
 	}
 	start := s.now()
 	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
 	words := analyse(l, text)
-	q := AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	var blocks []EvidenceBlock // the lookup's, for an answer from its evidence
 	var hints L0Hints
 	var layer string
 	var l1 L1Details
@@ -65,25 +68,25 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		res, st := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 			Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
-		q.EvidenceState = res.EvidenceState
-		for _, b := range res.EvidenceBlocks {
-			q.Evidence = append(q.Evidence, AskEvidence{Block: b, Excerpt: excerpt(l, words, b.Content, ExcerptChars)})
+		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks
+		for _, b := range blocks {
+			q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, b.Content, ExcerptChars)})
 		}
 	}
-	ans := Answer{Provider: s.provider.Name(), Sources: []AnswerSource{}}
+	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}}
 	pctx, cancel := s.providerContext(ctx)
 	ga, err := s.provider.Ask(pctx, q)
 	cancel()
 	switch {
 	case err != nil:
 		l1.Status = L1Failed
-		if errors.Is(err, ErrUnavailable) {
+		if errors.Is(err, port.ErrUnavailable) {
 			l1.Status = L1Unavailable
 		}
-		l1.ErrorClass = ErrorClass(err)
+		l1.ErrorClass = port.ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
-			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", SafeError(err))
-		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer, StateUnavailable, "none"
+			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
+		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer, port.StateUnavailable, "none"
 	default:
 		ans.Answer, ans.EvidenceState = ga.Answer, ga.EvidenceState
 		if ga.Sources != nil {
@@ -108,11 +111,11 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		sums = append(sums, BlockSummary{
 			Source: knowledge.SectionSource(knowledge.DocumentPath(req.Language, src.DocumentID), knowledge.Anchor(src.Section)),
 			Title:  src.Title, RetrievalLayer: LayerL1, HitReasons: []string{"l1:answer"},
-			Content: Clip(src.Excerpt, SummaryChars),
+			Content: textproc.Clip(src.Excerpt, SummaryChars),
 		})
 	}
 	if !s.provider.Semantic() {
-		sums = summaries(blocksOf(q.Evidence))
+		sums = summaries(blocks)
 	}
 	ans.InvocationID = newID()
 	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))
@@ -132,20 +135,20 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 // answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
 // when the provider says so, it cites at least one managed source, and the question has enough
 // informative words to be answered at all.
-func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q AskQuery, ans Answer) string {
-	if ans.EvidenceState != StateGrounded {
+func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans Answer) string {
+	if ans.EvidenceState != port.StateGrounded {
 		return ans.EvidenceState
 	}
 	if q.EvidenceState != "" {
-		if q.EvidenceState != StateGrounded {
-			return StateInsufficient
+		if q.EvidenceState != port.StateGrounded {
+			return port.StateInsufficient
 		}
-		return StateGrounded
+		return port.StateGrounded
 	}
 	if len(ans.Sources) == 0 || informativeWords(words) < minInformativeWords {
-		return StateInsufficient
+		return port.StateInsufficient
 	}
-	return StateGrounded
+	return port.StateGrounded
 }
 
 // informativeWords counts the distinct informative words of a question.
@@ -159,12 +162,10 @@ func informativeWords(words []textproc.Group) int {
 	return len(seen)
 }
 
-func blocksOf(ev []AskEvidence) []EvidenceBlock {
-	out := make([]EvidenceBlock, 0, len(ev))
-	for _, e := range ev {
-		out = append(out, e.Block)
-	}
-	return out
+// passage is the block as a provider answering from the lookup's evidence sees it.
+func (b EvidenceBlock) passage() port.Passage {
+	return port.Passage{Source: b.Source, DocumentID: b.DocumentID, Version: b.Version, EffectiveDate: b.EffectiveDate,
+		Title: b.Title, Breadcrumb: b.Breadcrumb, Section: b.Section, Category: b.Category, Content: b.Content, Rank: b.Rank}
 }
 
 // askSidecarStatus is the sidecar's part in an ask: it compares lookups only.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -28,7 +29,7 @@ func BenchmarkLookup(b *testing.B) {
 		{"de", "de", "Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
-			req := retrieval.LookupRequest{Question: q.question, Language: q.lang, TopK: 5, Actor: retrieval.Actor{ID: "bench"}}
+			req := retrieval.LookupRequest{Question: q.question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := svc.Lookup(context.Background(), req); err != nil {
@@ -58,7 +59,7 @@ func BenchmarkLookupLargeCorpus(b *testing.B) {
 	})
 	ix := lexical.Build(large)
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	req := retrieval.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: retrieval.Actor{ID: "bench"}}
+	req := retrieval.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: port.Actor{ID: "bench"}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := svc.Lookup(context.Background(), req); err != nil {
@@ -85,7 +86,7 @@ func BenchmarkLookupWorstCase(b *testing.B) {
 					b.Fatalf("%s has %d characters, over the limit", q.name, n)
 				}
 				b.StartTimer()
-				req := retrieval.LookupRequest{Question: question, Language: q.lang, TopK: 5, Actor: retrieval.Actor{ID: "bench"}}
+				req := retrieval.LookupRequest{Question: question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
 				if _, err := svc.Lookup(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Comparison summarises how two ranked result lists of different paths agree. It holds no score:
@@ -25,22 +27,6 @@ type Comparison struct {
 	ScoreSemantics map[string]string `json:"score_semantics"` // {"primary": kind, "sidecar": kind}: labelled, never compared
 }
 
-// Comparable is one result normalised to the comparable structure of the retrieval requirements, aligned with the
-// main path's evidence blocks.
-type Comparable struct {
-	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
-	// only with a section), else the location URI.
-	Source     string `json:"source"`
-	DocumentID string `json:"document_id"`
-	Title      string `json:"title,omitempty"`
-	Breadcrumb string `json:"breadcrumb,omitempty"` // "Title > Section"
-	Category   string `json:"category,omitempty"`
-	Version    string `json:"version,omitempty"`
-	Rank       int    `json:"rank"`    // from 1, in the order the path returned the results
-	Preview    string `json:"preview"` // content cut to at most 200 runes, "…" marking the cut
-	Score      Score  `json:"score"`
-}
-
 // Compare summarises two ranked result lists of different paths without ever comparing their
 // scores: it reads only identities and rank order.
 //
@@ -54,7 +40,7 @@ type Comparable struct {
 // ties). Repeated identities (several chunks of one section, or several sections of one document
 // at the document level) count once, at their best rank. The top-k of a list is its first k
 // distinct identities; k < 1 compares the whole lists (K is then the longer list's count).
-func Compare(primaryKind string, primary []Comparable, sidecarKind string, side []Comparable, k int) Comparison {
+func Compare(primaryKind string, primary []port.Comparable, sidecarKind string, side []port.Comparable, k int) Comparison {
 	sectionLevel := allAnchored(primary) && allAnchored(side)
 	p := distinct(primary, sectionLevel)
 	s := distinct(side, sectionLevel)
@@ -69,7 +55,7 @@ func Compare(primaryKind string, primary []Comparable, sidecarKind string, side 
 	}
 	c := Comparison{
 		K: k, Shared: []string{}, OnlyPrimary: []string{}, OnlySidecar: []string{},
-		ScoreSemantics: map[string]string{"primary": label(primaryKind), "sidecar": label(sidecarKind)},
+		ScoreSemantics: map[string]string{"primary": cmp.Or(primaryKind, "unknown"), "sidecar": cmp.Or(sidecarKind, "unknown")},
 	}
 	var order []int // sidecar positions of the shared identities, in primary order
 	inPrimary := make(map[string]bool, len(p))
@@ -113,7 +99,7 @@ func kendallTau(order []int) float64 {
 }
 
 // allAnchored reports whether every result with a document id has a section anchor.
-func allAnchored(list []Comparable) bool {
+func allAnchored(list []port.Comparable) bool {
 	for _, c := range list {
 		if c.DocumentID != "" && anchorOf(c.Source) == "" {
 			return false
@@ -123,9 +109,9 @@ func allAnchored(list []Comparable) bool {
 }
 
 // distinct is the list's identities in rank order, each once.
-func distinct(list []Comparable, sectionLevel bool) []string {
+func distinct(list []port.Comparable, sectionLevel bool) []string {
 	ranked := slices.Clone(list)
-	slices.SortStableFunc(ranked, func(a, b Comparable) int { return cmp.Compare(rankKey(a), rankKey(b)) })
+	slices.SortStableFunc(ranked, func(a, b port.Comparable) int { return cmp.Compare(rankKey(a), rankKey(b)) })
 	out := make([]string, 0, len(ranked))
 	seen := make(map[string]bool, len(ranked))
 	for _, c := range ranked {
@@ -139,7 +125,7 @@ func distinct(list []Comparable, sectionLevel bool) []string {
 	return out
 }
 
-func identity(c Comparable, sectionLevel bool) string {
+func identity(c port.Comparable, sectionLevel bool) string {
 	if c.DocumentID == "" {
 		return c.Source
 	}
@@ -149,16 +135,9 @@ func identity(c Comparable, sectionLevel bool) string {
 	return c.DocumentID
 }
 
-func rankKey(c Comparable) int {
+func rankKey(c port.Comparable) int {
 	if c.Rank < 1 {
 		return math.MaxInt
 	}
 	return c.Rank
-}
-
-func label(kind string) string {
-	if kind == "" {
-		return "unknown"
-	}
-	return kind
 }

@@ -5,20 +5,22 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // list builds ranked Comparables from identities "doc" or "doc#anchor", with scores of the given
 // kind that fall with the rank.
-func list(kind string, ids ...string) []Comparable {
-	out := make([]Comparable, len(ids))
+func list(kind string, ids ...string) []port.Comparable {
+	out := make([]port.Comparable, len(ids))
 	for i, id := range ids {
 		doc, anchor, _ := strings.Cut(id, "#")
 		src := "procedures/en/" + doc + ".md"
 		if anchor != "" {
 			src += "#" + anchor
 		}
-		out[i] = Comparable{Source: src, DocumentID: doc, Rank: i + 1,
-			Score: Score{Value: float64(len(ids) - i), Kind: kind, HigherIsBetter: true}}
+		out[i] = port.Comparable{Source: src, DocumentID: doc, Rank: i + 1,
+			Score: port.Score{Value: float64(len(ids) - i), Kind: kind, HigherIsBetter: true}}
 	}
 	return out
 }
@@ -29,8 +31,8 @@ func TestCompare(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		primary []Comparable
-		side    []Comparable
+		primary []port.Comparable
+		side    []port.Comparable
 		k       int
 		want    Comparison
 	}{
@@ -110,14 +112,14 @@ func TestCompare(t *testing.T) {
 			name: "results without document id are identified by source", k: 3,
 			primary: list("bm25", "a#1"),
 			side: append(list(sidecarKind, "a#1"),
-				Comparable{Source: "s3://kb/misc/notes.txt", Rank: 2}, Comparable{Rank: 3}),
+				port.Comparable{Source: "s3://kb/misc/notes.txt", Rank: 2}, port.Comparable{Rank: 3}),
 			want: Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"a#1"},
 				OnlyPrimary: []string{}, OnlySidecar: []string{"s3://kb/misc/notes.txt"}},
 		},
 		{
 			name: "order is by rank, not by position", k: 3,
 			primary: list("bm25", "a#1", "b#2", "c#3"),
-			side: []Comparable{
+			side: []port.Comparable{
 				{Source: "procedures/en/c.md#3", DocumentID: "c", Rank: 3},
 				{Source: "procedures/en/a.md#1", DocumentID: "a", Rank: 1},
 				{Source: "procedures/en/b.md#2", DocumentID: "b", Rank: 2},
@@ -147,20 +149,22 @@ func TestCompareIgnoresScores(t *testing.T) {
 	side := list(sidecarKind, "c#3", "a#1", "x#9", "b#2")
 	want := Compare("bm25", primary, sidecarKind, side, 4)
 
-	scramble := func(in []Comparable, f func(i int, s Score) Score) []Comparable {
-		out := make([]Comparable, len(in))
+	scramble := func(in []port.Comparable, f func(i int, s port.Score) port.Score) []port.Comparable {
+		out := make([]port.Comparable, len(in))
 		for i, c := range in {
 			c.Score = f(i, c.Score)
 			out[i] = c
 		}
 		return out
 	}
-	variants := map[string]func(int, Score) Score{
-		"inverted":     func(i int, s Score) Score { return Score{Value: -s.Value, Kind: s.Kind, HigherIsBetter: false} },
-		"rising":       func(i int, s Score) Score { return Score{Value: float64(i * 1000), Kind: s.Kind} },
-		"equal":        func(int, Score) Score { return Score{Value: 0.5, Kind: "same"} },
-		"zero":         func(int, Score) Score { return Score{} },
-		"swapped kind": func(i int, s Score) Score { return Score{Value: s.Value, Kind: "cosine_similarity"} },
+	variants := map[string]func(int, port.Score) port.Score{
+		"inverted": func(i int, s port.Score) port.Score {
+			return port.Score{Value: -s.Value, Kind: s.Kind, HigherIsBetter: false}
+		},
+		"rising":       func(i int, s port.Score) port.Score { return port.Score{Value: float64(i * 1000), Kind: s.Kind} },
+		"equal":        func(int, port.Score) port.Score { return port.Score{Value: 0.5, Kind: "same"} },
+		"zero":         func(int, port.Score) port.Score { return port.Score{} },
+		"swapped kind": func(i int, s port.Score) port.Score { return port.Score{Value: s.Value, Kind: "cosine_similarity"} },
 	}
 	for name, f := range variants {
 		got := Compare("bm25", scramble(primary, f), sidecarKind, scramble(side, f), 4)

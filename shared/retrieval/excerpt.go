@@ -53,7 +53,7 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 		}
 	}
 	if len(order) == 0 {
-		return Clip(content, max)
+		return textproc.Clip(content, max)
 	}
 	// Best first; equal scores in the section's order.
 	for i := 1; i < len(order); i++ {
@@ -85,7 +85,7 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 	}
 	if size == 0 {
 		// Even the best sentence is longer than max: its beginning.
-		return Clip(strings.TrimSpace(sents[order[0]]), max-1) + "…"
+		return textproc.Clip(strings.TrimSpace(sents[order[0]]), max-1) + "…"
 	}
 	// Runs of picked sentences are quoted verbatim, with their own line breaks.
 	var b strings.Builder
@@ -141,22 +141,4 @@ func sentences(text string) []string {
 		out = append(out, text[start:])
 	}
 	return out
-}
-
-// Clip cuts s to at most n characters (runes), marking the cut with "…".
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s // n bytes hold at most n runes
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			if _, size := utf8.DecodeRuneInString(s[i:]); i+size == len(s) {
-				return s // the last rune fits
-			}
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }

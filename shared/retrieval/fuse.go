@@ -8,6 +8,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
@@ -70,7 +71,7 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
-func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, topK int) []EvidenceBlock {
+func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidate, topK int) []EvidenceBlock {
 	type identity struct{ doc, version, anchor string }
 	// Every candidate and every L0 match used makes at most one block: one allocation for all.
 	pool := make([]fusing, 0, len(cands)+min(len(matches), topK))
@@ -94,7 +95,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 	// Candidates come best first from the provider; sorting here keeps a provider's odd order
 	// from deciding ranks.
 	ordered := cands
-	if !slices.IsSortedFunc(cands, func(a, b Candidate) int { return cmpDesc(a.Score, b.Score) }) {
+	if !slices.IsSortedFunc(cands, func(a, b port.Candidate) int { return cmpDesc(a.Score, b.Score) }) {
 		ordered = slices.Clone(cands) // the caller's slice stays as it is
 		sortCandidates(ordered)
 	}
@@ -179,9 +180,9 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []Candidate, to
 			b.RetrievalLayer = LayerL1
 		}
 		if f.l1Rank > 0 {
-			b.Score = Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
+			b.Score = port.Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
 		} else {
-			b.Score = Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
+			b.Score = port.Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
 		}
 		b.Rank = len(out) + 1
 		b.fusion = FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
@@ -244,7 +245,7 @@ func (s *Service) rrf(f *fusing, shift float64) float64 {
 }
 
 // sortCandidates orders candidates best first, keeping the provider's order among equal scores.
-func sortCandidates(cs []Candidate) {
+func sortCandidates(cs []port.Candidate) {
 	// Insertion sort: pools are at most a few dozen and this keeps equal scores stable.
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && cs[j].Score > cs[j-1].Score; j-- {

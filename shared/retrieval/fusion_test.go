@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -17,33 +18,33 @@ import (
 // test scripts for each category filter ("" is the unfiltered call), a section possibly as several
 // chunks, with cosine similarities. It records every query.
 type semanticFake struct {
-	byFilter map[string][]retrieval.Candidate
-	answer   retrieval.GroundedAnswer
+	byFilter map[string][]port.Candidate
+	answer   port.GroundedAnswer
 
 	mu    sync.Mutex
-	calls []retrieval.Query
+	calls []port.Query
 }
 
 func (f *semanticFake) Name() string      { return "ragcore" }
 func (f *semanticFake) Semantic() bool    { return true }
 func (f *semanticFake) ScoreKind() string { return "cosine_similarity" }
-func (f *semanticFake) Health(context.Context, retrieval.Call) retrieval.Health {
-	return retrieval.Health{Status: "ok"}
+func (f *semanticFake) Health(context.Context, port.Call) port.Health {
+	return port.Health{Status: "ok"}
 }
-func (f *semanticFake) SyncManifest(context.Context, retrieval.Call, []retrieval.DocumentRef) (retrieval.SyncResult, error) {
-	return retrieval.SyncResult{}, nil
+func (f *semanticFake) SyncManifest(context.Context, port.Call, []port.DocumentRef) (port.SyncResult, error) {
+	return port.SyncResult{}, nil
 }
-func (f *semanticFake) Retrieve(_ context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+func (f *semanticFake) Retrieve(_ context.Context, q port.Query) ([]port.Candidate, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, q)
 	return slices.Clone(f.byFilter[q.Category]), nil
 }
-func (f *semanticFake) Ask(context.Context, retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+func (f *semanticFake) Ask(context.Context, port.AskQuery) (port.GroundedAnswer, error) {
 	return f.answer, nil
 }
 
-func (f *semanticFake) queries() []retrieval.Query {
+func (f *semanticFake) queries() []port.Query {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.calls)
@@ -51,7 +52,7 @@ func (f *semanticFake) queries() []retrieval.Query {
 
 // chunk is candidate i (of a section cut into several) of a real section of the English corpus,
 // with a score.
-func chunk(t *testing.T, doc string, section int, score float64, part string) retrieval.Candidate {
+func chunk(t *testing.T, doc string, section int, score float64, part string) port.Candidate {
 	t.Helper()
 	l := index(t).Lang("en")
 	for pi := range l.Passages {
@@ -63,11 +64,11 @@ func chunk(t *testing.T, doc string, section int, score float64, part string) re
 		if part != "" {
 			content = part
 		}
-		return retrieval.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
+		return port.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
 			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: d.Source(s), Content: content, Score: score}
 	}
 	t.Fatalf("no section %d in %s", section, doc)
-	return retrieval.Candidate{}
+	return port.Candidate{}
 }
 
 func semanticService(t *testing.T, f *semanticFake) (*retrieval.Service, *store.Memory) {
@@ -79,7 +80,7 @@ func semanticService(t *testing.T, f *semanticFake) (*retrieval.Service, *store.
 func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result {
 	t.Helper()
 	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: "en", TopK: 5,
-		Actor: retrieval.Actor{ID: "agent-7"}})
+		Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,14 +99,14 @@ func TestFusion(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		question string
-		cands    []retrieval.Candidate
+		cands    []port.Candidate
 		want     []string // the first blocks, as document#section number
 	}{{
 		// A section returned as three chunks is one block, ranked by its best chunk only: it does
 		// not outrank a better section returned once.
 		name:     "chunked duplicates count once",
 		question: "the customer is standing next to a car that will not open",
-		cands: []retrieval.Candidate{
+		cands: []port.Candidate{
 			chunk(t, "access-failure", 4, 0.81, ""),
 			chunk(t, "access-failure", 2, 0.70, "part one"),
 			chunk(t, "access-failure", 2, 0.69, "part two"),
@@ -118,7 +119,7 @@ func TestFusion(t *testing.T) {
 		// stronger for the accident section: L0 may not bury it.
 		name:     "L0 never buries a clearly stronger semantic candidate",
 		question: "scratch after the crash, where do the photos go?",
-		cands: []retrieval.Candidate{
+		cands: []port.Candidate{
 			chunk(t, "accident-procedure", 3, 0.84, ""),
 			chunk(t, "damage-procedure", 3, 0.71, ""),
 		},
@@ -127,7 +128,7 @@ func TestFusion(t *testing.T) {
 		// Within the margin, L0's keywords (scratch: damage only) lift the candidate they support.
 		name:     "L0 lifts a candidate within the margin",
 		question: "deep scratch on the bonnet, where do the pictures go?",
-		cands: []retrieval.Candidate{
+		cands: []port.Candidate{
 			chunk(t, "accident-procedure", 3, 0.74, ""),
 			chunk(t, "damage-procedure", 3, 0.72, ""),
 		},
@@ -136,7 +137,7 @@ func TestFusion(t *testing.T) {
 		// Equal scores and no L0 evidence: document id, then section order.
 		name:     "ties by document id then section",
 		question: "xylophone quarantine",
-		cands: []retrieval.Candidate{
+		cands: []port.Candidate{
 			chunk(t, "vehicle-cleaning", 3, 0.70, ""),
 			chunk(t, "lost-and-found", 4, 0.70, ""),
 			chunk(t, "lost-and-found", 2, 0.70, ""),
@@ -144,7 +145,7 @@ func TestFusion(t *testing.T) {
 		want: []string{"lost-and-found#2", "vehicle-cleaning#3", "lost-and-found#4"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{"": tc.cands}}
+			f := &semanticFake{byFilter: map[string][]port.Candidate{"": tc.cands}}
 			for _, c := range tc.cands {
 				f.byFilter[c.Category] = append(f.byFilter[c.Category], c)
 			}
@@ -193,7 +194,7 @@ func TestDomainFilterRule(t *testing.T) {
 		{"deep scratch and a dent on the windscreen, photos taken", "damage"},
 		{"the car was stolen and the thief switched off the GPS tracker", "security"},
 	} {
-		f := &semanticFake{byFilter: map[string][]retrieval.Candidate{}}
+		f := &semanticFake{byFilter: map[string][]port.Candidate{}}
 		svc, _ := semanticService(t, f)
 		res := lookupWith(t, svc, tc.question)
 		got := ""
@@ -213,16 +214,16 @@ func TestFilteredCallThatIsWeakIsRetriedUnfiltered(t *testing.T) {
 	const q = "deep scratch and a dent on the windscreen, photos taken"
 	for _, tc := range []struct {
 		name     string
-		filtered []retrieval.Candidate
+		filtered []port.Candidate
 		calls    int
 		primary  string
 	}{
-		{"strong filtered result", []retrieval.Candidate{chunk(t, "damage-procedure", 3, 0.82, "")}, 1, "damage-procedure#3"},
-		{"weak filtered result", []retrieval.Candidate{chunk(t, "damage-procedure", 3, 0.41, "")}, 2, "accident-procedure#3"},
+		{"strong filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.82, "")}, 1, "damage-procedure#3"},
+		{"weak filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.41, "")}, 2, "accident-procedure#3"},
 		{"empty filtered result", nil, 2, "accident-procedure#3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{
+			f := &semanticFake{byFilter: map[string][]port.Candidate{
 				"damage": tc.filtered,
 				"":       {chunk(t, "accident-procedure", 3, 0.80, ""), chunk(t, "damage-procedure", 3, 0.41, "")},
 			}}
@@ -256,22 +257,22 @@ func TestEvidenceStatePerPath(t *testing.T) {
 		score    float64
 		state    string
 	}{
-		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, retrieval.StateGrounded},
-		{"middle band with shared words", "the app will not unlock the doors", 0.60, retrieval.StateGrounded},
-		{"middle band without shared words", "stuck outside, nothing happens whatever I try", 0.60, retrieval.StateInsufficient},
-		{"low score", "the app will not unlock the doors", 0.45, retrieval.StateInsufficient},
-		{"too few informative words", "e km", 0.95, retrieval.StateInsufficient},
-		{"one informative word", "unlock", 0.95, retrieval.StateInsufficient},
+		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, port.StateGrounded},
+		{"middle band with shared words", "the app will not unlock the doors", 0.60, port.StateGrounded},
+		{"middle band without shared words", "stuck outside, nothing happens whatever I try", 0.60, port.StateInsufficient},
+		{"low score", "the app will not unlock the doors", 0.45, port.StateInsufficient},
+		{"too few informative words", "e km", 0.95, port.StateInsufficient},
+		{"one informative word", "unlock", 0.95, port.StateInsufficient},
 	} {
 		t.Run("semantic/"+tc.name, func(t *testing.T) {
-			f := &semanticFake{byFilter: map[string][]retrieval.Candidate{"": {chunk(t, "access-failure", 2, tc.score, "")}}}
+			f := &semanticFake{byFilter: map[string][]port.Candidate{"": {chunk(t, "access-failure", 2, tc.score, "")}}}
 			f.byFilter["access"] = f.byFilter[""]
 			svc, _ := semanticService(t, f)
 			res := lookupWith(t, svc, tc.question)
 			if res.EvidenceState != tc.state {
 				t.Fatalf("state %s, want %s: %+v", res.EvidenceState, tc.state, res.Relevance)
 			}
-			if tc.state == retrieval.StateGrounded && (res.Relevance.Basis != "semantic" || !strings.Contains(res.Relevance.Reason, "semantic search")) {
+			if tc.state == port.StateGrounded && (res.Relevance.Basis != "semantic" || !strings.Contains(res.Relevance.Reason, "semantic search")) {
 				t.Errorf("relevance %+v", res.Relevance)
 			}
 		})
@@ -284,10 +285,10 @@ func TestEvidenceStatePerPath(t *testing.T) {
 		question string
 		state    string
 	}{
-		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how the damage gets reported so she is not billed for it later", retrieval.StateGrounded},
-		{"windscreen crack: which form do we fill in for the damage report?", retrieval.StateGrounded},
-		{"How do I bake sourdough bread at home?", retrieval.StateInsufficient},
-		{"damage", retrieval.StateInsufficient},
+		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how the damage gets reported so she is not billed for it later", port.StateGrounded},
+		{"windscreen crack: which form do we fill in for the damage report?", port.StateGrounded},
+		{"How do I bake sourdough bread at home?", port.StateInsufficient},
+		{"damage", port.StateInsufficient},
 	} {
 		res := f.lookup(t, "en", tc.question)
 		if res.EvidenceState != tc.state || res.Relevance.Basis != "lexical" {
@@ -296,7 +297,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 	}
 	// L1 down: the same rule judges the L0 evidence, and says so.
 	down := newFixture(t)
-	down.p.err = retrieval.ErrUnavailable
+	down.p.err = port.ErrUnavailable
 	res := down.lookup(t, "en", "windscreen crack: which form do we fill in for the damage report?")
 	if res.Relevance.Basis != "lexical" || !strings.Contains(res.Relevance.Reason, "L1 retrieval unavailable") {
 		t.Errorf("relevance with L1 down %+v", res.Relevance)
@@ -304,22 +305,22 @@ func TestEvidenceStatePerPath(t *testing.T) {
 }
 
 func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
-	cited := []retrieval.AnswerSource{{DocumentID: "access-failure", Title: "Digital key and access failures", Version: "1.4",
+	cited := []port.AnswerSource{{DocumentID: "access-failure", Title: "Digital key and access failures", Version: "1.4",
 		Section: "2. First-line checks with the customer", Excerpt: "within 10 m of the vehicle"}}
 	for _, tc := range []struct {
 		name     string
 		question string
-		answer   retrieval.GroundedAnswer
+		answer   port.GroundedAnswer
 		state    string
 	}{
-		{"grounded with a managed citation", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Sources: cited, Generated: true}, retrieval.StateGrounded},
-		{"grounded without citations", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Generated: true}, retrieval.StateInsufficient},
-		{"grounded on a one-word question", "unlock", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateGrounded, Sources: cited, Generated: true}, retrieval.StateInsufficient},
-		{"insufficient stays insufficient", "the app will not unlock the doors", retrieval.GroundedAnswer{Answer: "a", EvidenceState: retrieval.StateInsufficient, Sources: cited, Generated: true}, retrieval.StateInsufficient},
+		{"grounded with a managed citation", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Sources: cited, Generated: true}, port.StateGrounded},
+		{"grounded without citations", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Generated: true}, port.StateInsufficient},
+		{"grounded on a one-word question", "unlock", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Sources: cited, Generated: true}, port.StateInsufficient},
+		{"insufficient stays insufficient", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateInsufficient, Sources: cited, Generated: true}, port.StateInsufficient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, _ := semanticService(t, &semanticFake{answer: tc.answer})
-			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: tc.question, Language: "en", Actor: retrieval.Actor{ID: "a"}})
+			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: tc.question, Language: "en", Actor: port.Actor{ID: "a"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,7 +339,7 @@ func TestDemoAskAgreesWithLookup(t *testing.T) {
 		"How do I bake sourdough bread at home?",
 	} {
 		res := f.lookup(t, "en", q)
-		ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: retrieval.Actor{ID: "a"}})
+		ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "a"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,12 +4,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-)
-
-// Metrics and Metric are the domain's; obs.EMF implements Metrics.
-type (
-	Metrics = domain.Metrics
-	Metric  = domain.Metric
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
@@ -26,19 +21,19 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 	if tool == ToolAsk {
 		prefix = "Ask"
 	}
-	metrics := []Metric{
+	metrics := []domain.Metric{
 		{Name: prefix + "Latency", Unit: "Milliseconds", Value: ms(took)},
 		{Name: prefix + "s", Unit: "Count", Value: 1},
 		{Name: "L1Failures", Unit: "Count", Value: failed},
 	}
 	// A provider behind a circuit breaker says whether it is open: BreakerOpen is 1 for every
 	// call made while it is (the alarm and the dashboard read it).
-	if b, ok := s.provider.(BreakerReporter); ok {
+	if b, ok := s.provider.(port.BreakerReporter); ok {
 		open := 0.0
 		if b.BreakerOpen() {
 			open = 1
 		}
-		metrics = append(metrics, Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
+		metrics = append(metrics, domain.Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
 	}
 	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
 }
@@ -46,7 +41,7 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 // EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1
 // in the metric of its state and 0 in the others, so that the sums are the counts per state.
 var EvidenceMetrics = map[string]string{
-	StateGrounded: "EvidenceGrounded", StateInsufficient: "EvidenceInsufficient", StateUnavailable: "EvidenceUnavailable",
+	port.StateGrounded: "EvidenceGrounded", port.StateInsufficient: "EvidenceInsufficient", port.StateUnavailable: "EvidenceUnavailable",
 }
 
 // emitEvidence records a call's evidence state from its trace, by tool and provider. It is
@@ -55,13 +50,13 @@ func (s *Service) emitEvidence(t Trace) {
 	if s.opts.Metrics == nil {
 		return
 	}
-	metrics := make([]Metric, 0, len(EvidenceMetrics))
-	for _, state := range []string{StateGrounded, StateInsufficient, StateUnavailable} {
+	metrics := make([]domain.Metric, 0, len(EvidenceMetrics))
+	for _, state := range []string{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
 		v := 0.0
 		if t.RetrievalDetails.EvidenceState == state {
 			v = 1
 		}
-		metrics = append(metrics, Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
+		metrics = append(metrics, domain.Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
 	}
 	s.opts.Metrics.Emit(map[string]string{"tool": t.Tool, "provider": s.provider.Name()}, metrics...)
 }

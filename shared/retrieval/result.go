@@ -4,13 +4,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-)
-
-// Evidence states of the API contract (docs/openapi.yaml).
-const (
-	StateGrounded     = "grounded"
-	StateInsufficient = "insufficient"
-	StateUnavailable  = "unavailable"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Retrieval layers of the API contract (docs/openapi.yaml).
@@ -32,30 +26,23 @@ const (
 
 // EvidenceBlock is one structured piece of evidence: a section of a procedure with provenance.
 type EvidenceBlock struct {
-	Source         string   `json:"source"`
-	DocumentID     string   `json:"document_id"`
-	Version        string   `json:"version"`
-	EffectiveDate  string   `json:"effective_date"`
-	Title          string   `json:"title"`
-	Breadcrumb     string   `json:"breadcrumb"`
-	Section        string   `json:"section"`
-	Category       string   `json:"category"`
-	RetrievalLayer string   `json:"retrieval_layer"`
-	Content        string   `json:"content"`
-	HitReasons     []string `json:"hit_reasons"`
-	Score          Score    `json:"score"`
-	Rank           int      `json:"rank"`
+	Source         string     `json:"source"`
+	DocumentID     string     `json:"document_id"`
+	Version        string     `json:"version"`
+	EffectiveDate  string     `json:"effective_date"`
+	Title          string     `json:"title"`
+	Breadcrumb     string     `json:"breadcrumb"`
+	Section        string     `json:"section"`
+	Category       string     `json:"category"`
+	RetrievalLayer string     `json:"retrieval_layer"`
+	Content        string     `json:"content"`
+	HitReasons     []string   `json:"hit_reasons"`
+	Score          port.Score `json:"score"`
+	Rank           int        `json:"rank"`
 
 	fusion   FusionBasis // how fusion ranked the block, for the trace
 	l1       bool        // L1 returned the block
 	l0Weight float64     // the L0 weight of the block's document, 0 when L0 did not match it
-}
-
-// Score is a score with its meaning: scores of different paths are never compared as numbers.
-type Score struct {
-	Value          float64 `json:"value"`
-	Kind           string  `json:"kind"`
-	HigherIsBetter bool    `json:"higher_is_better"`
 }
 
 // Relevance is the service's judgement of the evidence.
@@ -129,7 +116,7 @@ type SidecarReport struct {
 	// Results are the sidecar's comparable results (source, title, breadcrumb, category, rank,
 	// preview, score with its label); the comparison (in SidecarStatus) compares them with the
 	// evidence blocks by identity and rank only, never by score.
-	Results []Comparable `json:"results,omitzero"`
+	Results []port.Comparable `json:"results,omitzero"`
 }
 
 // Result is the outcome of a lookup, shaped as the POST /lookup response.
@@ -150,10 +137,10 @@ type Result struct {
 
 // Answer is the outcome of an ask, shaped as the POST /ask response.
 type Answer struct {
-	Answer        string         `json:"answer"`
-	EvidenceState string         `json:"evidence_state"`
-	Sources       []AnswerSource `json:"sources"`
-	Provider      string         `json:"provider"`
+	Answer        string              `json:"answer"`
+	EvidenceState string              `json:"evidence_state"`
+	Sources       []port.AnswerSource `json:"sources"`
+	Provider      string              `json:"provider"`
 	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
 	// or "generated" (written by RAGcore from its citations).
 	AnswerKind   string `json:"answer_kind"`
@@ -200,12 +187,12 @@ type TraceDetails struct {
 // BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.
 // Score is absent when the path had none (the sources of an answer).
 type BlockSummary struct {
-	Source         string   `json:"source"`
-	Title          string   `json:"title"`
-	RetrievalLayer string   `json:"retrieval_layer"`
-	Score          *Score   `json:"score,omitempty"`
-	HitReasons     []string `json:"hit_reasons"`
-	Content        string   `json:"content"`
+	Source         string      `json:"source"`
+	Title          string      `json:"title"`
+	RetrievalLayer string      `json:"retrieval_layer"`
+	Score          *port.Score `json:"score,omitempty"`
+	HitReasons     []string    `json:"hit_reasons"`
+	Content        string      `json:"content"`
 	// Fusion is the basis of the block's place: its rank on each path and the fused value.
 	Fusion *FusionBasis `json:"fusion,omitempty"`
 }

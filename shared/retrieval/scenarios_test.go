@@ -18,7 +18,9 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -45,15 +47,15 @@ type provider struct {
 	*demo.Provider
 	semantic bool
 	err      error
-	cands    func(q retrieval.Query) []retrieval.Candidate
+	cands    func(q port.Query) []port.Candidate
 
 	mu      sync.Mutex
-	queries []retrieval.Query
+	queries []port.Query
 }
 
 func (p *provider) Semantic() bool { return p.semantic }
 
-func (p *provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval.Candidate, error) {
+func (p *provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, error) {
 	p.mu.Lock()
 	p.queries = append(p.queries, q)
 	p.mu.Unlock()
@@ -66,7 +68,7 @@ func (p *provider) Retrieve(ctx context.Context, q retrieval.Query) ([]retrieval
 	return p.Provider.Retrieve(ctx, q)
 }
 
-func (p *provider) calls() []retrieval.Query {
+func (p *provider) calls() []port.Query {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.queries)
@@ -95,7 +97,7 @@ func newFixture(t *testing.T, opts ...func(*retrieval.Options)) *fixture {
 func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
 	t.Helper()
 	res, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
-		Actor: retrieval.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
+		Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
 	if err != nil {
 		t.Fatalf("lookup: %v", err)
 	}
@@ -198,7 +200,7 @@ func TestScenarioAmbiguousDomainFallback(t *testing.T) {
 // Scenario: L1 has no results.
 func TestScenarioL1HasNoResults(t *testing.T) {
 	f := newFixture(t)
-	f.p.cands = func(retrieval.Query) []retrieval.Candidate { return nil }
+	f.p.cands = func(port.Query) []port.Candidate { return nil }
 	res := f.lookup(t, "en", damageQuestion)
 	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 {
 		t.Fatalf("primary %+v, want an L0 block of damage-procedure", res.Primary)
@@ -242,9 +244,9 @@ func TestScenarioL1Fails(t *testing.T) {
 // Degraded mode: the provider is down and L0 has nothing, so the answer is unavailable.
 func TestProviderDownWithoutL0EvidenceIsUnavailable(t *testing.T) {
 	f := newFixture(t)
-	f.p.err = errors.Join(retrieval.ErrUnavailable, context.DeadlineExceeded)
+	f.p.err = errors.Join(port.ErrUnavailable, context.DeadlineExceeded)
 	res := f.lookup(t, "en", "what is the capital of France?")
-	if res.EvidenceState != retrieval.StateUnavailable || res.Primary != nil || len(res.Supplement) != 0 {
+	if res.EvidenceState != port.StateUnavailable || res.Primary != nil || len(res.Supplement) != 0 {
 		t.Fatalf("state %s primary %v", res.EvidenceState, res.Primary)
 	}
 	if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Retrieval.Layer != retrieval.LayerNone {
@@ -336,15 +338,15 @@ func TestScenarioDuplicateSourceDeduplication(t *testing.T) {
 	f := newFixture(t)
 	c, _ := knowledge.Embedded()
 	d := c.Document("en", "damage-procedure")
-	cand := func(s int, score float64) retrieval.Candidate {
+	cand := func(s int, score float64) port.Candidate {
 		sec := &d.Sections[s]
-		return retrieval.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
+		return port.Candidate{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
 			Section: sec.Heading, Anchor: sec.Anchor, Category: d.Category, Source: d.Source(sec), Content: sec.Content, Score: score}
 	}
 	var l0Source string
-	f.p.cands = func(retrieval.Query) []retrieval.Candidate {
+	f.p.cands = func(port.Query) []port.Candidate {
 		// The same section twice (as a provider returning two chunks of it would), and another.
-		out := []retrieval.Candidate{cand(0, 3), cand(1, 2), cand(2, 1), cand(1, 1.5)}
+		out := []port.Candidate{cand(0, 3), cand(1, 2), cand(2, 1), cand(1, 1.5)}
 		return out
 	}
 	res := f.lookup(t, "en", "scratch dent photo")
@@ -431,7 +433,7 @@ func TestOutOfDomainQuestionsStayInsufficient(t *testing.T) {
 		{"de", "Wann ist das Sommerfest der Firma?"},
 	} {
 		res := f.lookup(t, q.lang, q.q)
-		if res.EvidenceState != retrieval.StateInsufficient || res.Relevance.Assessment == "strong" {
+		if res.EvidenceState != port.StateInsufficient || res.Relevance.Assessment == "strong" {
 			t.Errorf("%q: state %s, relevance %+v", q.q, res.EvidenceState, res.Relevance)
 		}
 	}
@@ -440,7 +442,7 @@ func TestOutOfDomainQuestionsStayInsufficient(t *testing.T) {
 func TestGroundedAnswerForAClearQuestion(t *testing.T) {
 	f := newFixture(t)
 	res := f.lookup(t, "en", "windscreen crack: which form do we fill in for the damage report?")
-	if res.EvidenceState != retrieval.StateGrounded || res.Primary.DocumentID != "damage-procedure" {
+	if res.EvidenceState != port.StateGrounded || res.Primary.DocumentID != "damage-procedure" {
 		t.Fatalf("state %s primary %s relevance %+v", res.EvidenceState, res.Primary.DocumentID, res.Relevance)
 	}
 	if res.Relevance.SemanticSupport {
@@ -455,7 +457,7 @@ func TestSemanticSupportOnlyFromASemanticProvider(t *testing.T) {
 	if !res.Relevance.SemanticSupport {
 		t.Errorf("semantic candidates in the blocks must give semantic support: %+v", res.Relevance)
 	}
-	f.p.cands = func(retrieval.Query) []retrieval.Candidate { return nil }
+	f.p.cands = func(port.Query) []port.Candidate { return nil }
 	if res := f.lookup(t, "en", damageQuestion); res.Relevance.SemanticSupport {
 		t.Error("no L1 block, yet semantic support claimed")
 	}
@@ -464,7 +466,7 @@ func TestSemanticSupportOnlyFromASemanticProvider(t *testing.T) {
 func TestUnsupportedLanguage(t *testing.T) {
 	f := newFixture(t)
 	_, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: "x", Language: "fr", TopK: 5})
-	if !errors.Is(err, retrieval.ErrUnsupportedLanguage) {
+	if !errors.Is(err, domain.ErrUnsupportedLanguage) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -488,7 +490,7 @@ type counter struct {
 
 func (c *counter) Count(name string, n int) { c.n[name] += n }
 
-func (c *counter) Emit(dims map[string]string, ms ...retrieval.Metric) {
+func (c *counter) Emit(dims map[string]string, ms ...domain.Metric) {
 	c.dims = append(c.dims, dims)
 	for _, m := range ms {
 		c.vals[m.Name] += m.Value
@@ -538,13 +540,13 @@ func TestInvocationVisibility(t *testing.T) {
 	f := newFixture(t)
 	res := f.lookup(t, "en", damageQuestion)
 	ctx := context.Background()
-	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "agent-7"}); err != nil {
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, port.Actor{ID: "agent-7"}); err != nil {
 		t.Errorf("own invocation: %v", err)
 	}
-	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "agent-8"}); !errors.Is(err, retrieval.ErrNotFound) {
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, port.Actor{ID: "agent-8"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("another actor's invocation: %v", err)
 	}
-	if _, err := f.svc.Invocation(ctx, res.InvocationID, retrieval.Actor{ID: "ops-lead", Scopes: []string{"knowledge:admin"}}); err != nil {
+	if _, err := f.svc.Invocation(ctx, res.InvocationID, port.Actor{ID: "ops-lead", Scopes: []string{"knowledge:admin"}}); err != nil {
 		t.Errorf("admin: %v", err)
 	}
 }
@@ -552,11 +554,11 @@ func TestInvocationVisibility(t *testing.T) {
 func TestAskIsGroundedTemplateAndTraced(t *testing.T) {
 	f := newFixture(t)
 	ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: "Which severity level and acknowledgement time apply to a SEV2 incident?",
-		Language: "en", Actor: retrieval.Actor{ID: "agent-7"}})
+		Language: "en", Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.EvidenceState != retrieval.StateGrounded || ans.AnswerKind != "template" || len(ans.Sources) == 0 ||
+	if ans.EvidenceState != port.StateGrounded || ans.AnswerKind != "template" || len(ans.Sources) == 0 ||
 		ans.Sources[0].DocumentID != "incident-escalation" || !strings.Contains(ans.Answer, "not generated text") {
 		t.Fatalf("answer %+v", ans)
 	}
@@ -578,14 +580,14 @@ func mustJSON(t *testing.T, v any) string {
 // blockingProvider never answers until its context ends, like an unreachable RAGcore.
 type blockingProvider struct{ *demo.Provider }
 
-func (blockingProvider) Retrieve(ctx context.Context, _ retrieval.Query) ([]retrieval.Candidate, error) {
+func (blockingProvider) Retrieve(ctx context.Context, _ port.Query) ([]port.Candidate, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
 
-func (blockingProvider) Ask(ctx context.Context, _ retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
+func (blockingProvider) Ask(ctx context.Context, _ port.AskQuery) (port.GroundedAnswer, error) {
 	<-ctx.Done()
-	return retrieval.GroundedAnswer{}, ctx.Err()
+	return port.GroundedAnswer{}, ctx.Err()
 }
 
 func TestProviderCallsHaveADeadline(t *testing.T) {
@@ -602,7 +604,7 @@ func TestProviderCallsHaveADeadline(t *testing.T) {
 		t.Fatalf("l1 %+v primary %v", res.Retrieval.L1, res.Primary)
 	}
 	ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: damageQuestion, Language: "en"})
-	if err != nil || ans.EvidenceState != retrieval.StateUnavailable || !strings.Contains(ans.Answer, "No procedure has been inferred") {
+	if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "No procedure has been inferred") {
 		t.Fatalf("ask %+v %v", ans, err)
 	}
 }
@@ -611,7 +613,7 @@ func TestTraceIsWrittenWhenTheCallerHangsUp(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := f.svc.Lookup(ctx, retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Actor: retrieval.Actor{ID: "agent-7"}})
+	res, err := f.svc.Lookup(ctx, retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,7 +622,7 @@ func TestTraceIsWrittenWhenTheCallerHangsUp(t *testing.T) {
 
 func TestSafeErrorDropsRequestURLs(t *testing.T) {
 	err := fmt.Errorf("retrieve: %w", &url.Error{Op: "Post", URL: "https://ragcore.internal/v1/retrieve?token=s3cr3t", Err: context.DeadlineExceeded})
-	got := retrieval.SafeError(err)
+	got := port.SafeError(err)
 	if strings.Contains(got, "s3cr3t") || strings.Contains(got, "ragcore.internal") || !strings.Contains(got, "deadline exceeded") {
 		t.Fatalf("SafeError = %q", got)
 	}

@@ -16,7 +16,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -41,7 +43,7 @@ type Options struct {
 	LexicalWordPoints float64
 	LexicalMinPoints  map[string]float64
 	// Metrics receives the TraceWriteFailures count; nil records nothing.
-	Metrics Metrics
+	Metrics domain.Metrics
 	// FusionK is the constant k of Reciprocal Rank Fusion, 1/(k + rank); L0FusionWeight is how
 	// much an L0 rank counts against an L1 rank (see fuse).
 	FusionK        float64
@@ -50,7 +52,7 @@ type Options struct {
 	// counts (see fuse).
 	SameDocPenalty float64
 	// Sidecar is the optional comparison path; nil means off: nothing is built or called.
-	Sidecar Sidecar
+	Sidecar port.Sidecar
 	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
 	SidecarTimeout time.Duration
 }
@@ -87,7 +89,7 @@ type LookupRequest struct {
 	Question      string
 	Language      string
 	TopK          int
-	Actor         Actor
+	Actor         port.Actor
 	CorrelationID string
 }
 
@@ -95,7 +97,7 @@ type LookupRequest struct {
 func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error) {
 	l := s.ix.Lang(req.Language)
 	if l == nil {
-		return Result{}, ErrUnsupportedLanguage
+		return Result{}, domain.ErrUnsupportedLanguage
 	}
 	start := s.now()
 	res, lat := s.lookup(ctx, l, req, true)
@@ -138,9 +140,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	if sidecar {
 		st.sidecar = s.startSidecar(ctx, req, text, hints)
 	}
-	var cands []Candidate
+	var cands []port.Candidate
 	if s.opts.L1Enabled {
-		q := Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
+		q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
@@ -159,10 +161,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 			cands, err = s.retrieve(ctx, q, &l1)
 		}
 		switch {
-		case errors.Is(err, ErrUnavailable):
-			l1.Status, l1.ErrorClass = L1Unavailable, ErrorClass(err)
+		case errors.Is(err, port.ErrUnavailable):
+			l1.Status, l1.ErrorClass = L1Unavailable, port.ErrorClass(err)
 		case err != nil:
-			l1.Status, l1.ErrorClass = L1Failed, ErrorClass(err)
+			l1.Status, l1.ErrorClass = L1Failed, port.ErrorClass(err)
 		case len(cands) == 0:
 			l1.Status = L1Empty
 		default:
@@ -171,7 +173,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		if err != nil {
 			cands = nil
 			s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
-				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", SafeError(err))
+				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
 		}
 		l1.CandidateCount = len(cands)
 	}
@@ -201,7 +203,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 }
 
 // retrieve makes one L1 call under the provider deadline and counts it.
-func (s *Service) retrieve(ctx context.Context, q Query, l1 *L1Details) ([]Candidate, error) {
+func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *L1Details) ([]port.Candidate, error) {
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()
 	l1.Calls++
@@ -211,7 +213,7 @@ func (s *Service) retrieve(ctx context.Context, q Query, l1 *L1Details) ([]Candi
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's Grounded threshold, or, for a lexical kind, a best
 // candidate holding fewer than two of the question's informative words.
-func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candidate) bool {
+func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
 	}
@@ -231,13 +233,13 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []Candid
 
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
 // Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
-func (s *Service) Invocation(ctx context.Context, id string, actor Actor) (Trace, error) {
+func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (Trace, error) {
 	t, err := s.traces.GetTrace(ctx, id)
 	if err != nil {
 		return Trace{}, err
 	}
 	if t.ActorID != actor.ID && !actor.HasScope("knowledge:admin") {
-		return Trace{}, ErrNotFound
+		return Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -274,12 +276,12 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 	item, ierr := TraceItem(t)
 	if ierr != nil { // no invocation id: nothing a replay could store
 		s.log.ErrorContext(ctx, "trace write failed; the trace cannot be logged for replay",
-			"correlation_id", correlationID, "trace_failures", n, "error", SafeError(err), "encode_error", ierr.Error())
+			"correlation_id", correlationID, "trace_failures", n, "error", port.SafeError(err), "encode_error", ierr.Error())
 		return
 	}
 	s.log.ErrorContext(ctx, "trace write failed; the trace is in this line for replay, the response is unaffected",
 		"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n,
-		"error", SafeError(err), "trace", item)
+		"error", port.SafeError(err), "trace", item)
 }
 
 func layerOf(l0, l1 bool) string {
@@ -297,18 +299,18 @@ func layerOf(l0, l1 bool) string {
 func evidenceState(r Relevance, blocks int, l1Status string) string {
 	switch {
 	case blocks == 0 && (l1Status == L1Failed || l1Status == L1Unavailable):
-		return StateUnavailable
+		return port.StateUnavailable
 	case r.Assessment == "strong":
-		return StateGrounded
+		return port.StateGrounded
 	}
-	return StateInsufficient
+	return port.StateInsufficient
 }
 
 func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
 	for _, b := range blocks {
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: Clip(b.Content, SummaryChars), Fusion: &b.fusion})
+			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
 	}
 	return out
 }

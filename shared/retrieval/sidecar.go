@@ -3,20 +3,13 @@ package retrieval
 import (
 	"context"
 	"time"
-)
 
-// Sidecar is the retrieval requirements' disabled-by-default comparison path: it runs beside L1 under its own
-// deadline and reports its results and a comparison with the main blocks, never changing them.
-type Sidecar interface {
-	// Query runs the sidecar; it never fails: a failure is a report with status "failed".
-	Query(ctx context.Context, q Query) SidecarReport
-	// Compare summarises the sidecar's results against the main evidence blocks.
-	Compare(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *Comparison
-}
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
 
 // pendingSidecar is a sidecar query in flight.
 type pendingSidecar struct {
-	s        *Service
 	done     chan SidecarReport
 	deadline time.Time
 }
@@ -27,8 +20,8 @@ func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text stri
 	if s.opts.Sidecar == nil {
 		return nil
 	}
-	p := &pendingSidecar{s: s, done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
-	q := Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	p := &pendingSidecar{done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
+	q := port.Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		q.Category = hints.Domains[0]
 	}
@@ -36,7 +29,7 @@ func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text stri
 	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
 	go func() {
 		defer cancel()
-		p.done <- s.opts.Sidecar.Query(sctx, q)
+		p.done <- reportOf(s.opts.Sidecar.Query(sctx, q))
 	}()
 	return p
 }
@@ -57,9 +50,28 @@ func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarR
 	}
 	r.Enabled = true
 	if r.Status == "ok" {
-		r.Comparison = p.s.opts.Sidecar.Compare(r, blocks, scoreKind)
+		r.Comparison = compareSidecar(r, blocks, scoreKind)
 	}
 	return r
+}
+
+// reportOf is a sidecar's result as the lookup reports it.
+func reportOf(r port.SidecarResult) SidecarReport {
+	return SidecarReport{SidecarStatus: SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
+		ScoreKind: r.ScoreKind, LatencyMs: r.LatencyMs, Results: r.Results}
+}
+
+// compareSidecar compares the sidecar's results with the main blocks by identity and rank; the
+// main blocks' scores keep their own label and are never set against the sidecar's.
+func compareSidecar(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *Comparison {
+	primary := make([]port.Comparable, 0, len(blocks))
+	for _, bl := range blocks {
+		primary = append(primary, port.Comparable{Source: bl.Source, DocumentID: bl.DocumentID, Title: bl.Title,
+			Breadcrumb: bl.Breadcrumb, Category: bl.Category, Version: bl.Version, Rank: bl.Rank,
+			Preview: textproc.Clip(bl.Content, SummaryChars), Score: bl.Score})
+	}
+	c := Compare(scoreKind, primary, report.ScoreKind, report.Results, len(blocks))
+	return &c
 }
 
 // sidecarGrace is how long after its deadline a sidecar's report may still arrive.

@@ -3,8 +3,8 @@
 // retrieval path and normalises the answer into Comparable results, so that the two paths can be
 // put side by side without ever treating their scores as the same kind of number.
 //
-// The sidecar never decides a lookup. Query reports every failure as a Result status instead of an
-// error, has its own short deadline and sends exactly one request (SDK retries are off), so an
+// The sidecar never decides a lookup. Query reports every failure as a status of its result
+// (port.SidecarResult) instead of an error, has its own short deadline and sends exactly one request (SDK retries are off), so an
 // enabled but broken or slow knowledge base cannot delay or break the main answer.
 //
 // # What the knowledge base's documents must carry
@@ -48,18 +48,19 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Result statuses.
+// Result statuses (port.SidecarResult.Status).
 const (
 	StatusOK     = "ok"     // at least one result
 	StatusEmpty  = "empty"  // the knowledge base answered with no result
 	StatusFailed = "failed" // no usable answer; ErrorClass says why
 )
 
-// Error classes of a failed Result.
+// Error classes of a failed result.
 const (
 	ClassTimeout       = "timeout"        // the sidecar's deadline (or the caller's) passed
 	ClassThrottled     = "throttled"      // ThrottlingException or HTTP 429; not retried
@@ -184,19 +185,10 @@ type Query struct {
 	CorrelationID string
 }
 
-// Result is the outcome of a sidecar query.
-type Result struct {
-	Status     string                 `json:"status"`                // "ok" | "empty" | "failed"
-	ErrorClass string                 `json:"error_class,omitempty"` // one of the Class constants when failed
-	ScoreKind  string                 `json:"score_kind"`            // always ScoreKind
-	Results    []retrieval.Comparable `json:"results"`               // never nil
-	LatencyMs  float64                `json:"latency_ms"`
-}
-
 // Query asks the knowledge base. It never returns an error and never panics: a failure is a
-// Result with Status "failed" and an ErrorClass, and its details go to Options.Log only. The
+// result with Status "failed" and an ErrorClass (one of the Class constants), and its details go to Options.Log only. The
 // sidecar's own deadline applies on top of ctx's.
-func (s *Sidecar) Query(ctx context.Context, q Query) (res Result) {
+func (s *Sidecar) Query(ctx context.Context, q Query) (res port.SidecarResult) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -255,7 +247,7 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res Result) {
 			"error", err.Error())
 		return failed(ClassBadResponse)
 	}
-	res = Result{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
+	res = port.SidecarResult{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
 	if len(results) == 0 {
 		res.Status = StatusEmpty
 	}
@@ -290,8 +282,8 @@ type plainBody struct{ rc io.ReadCloser }
 func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
-func failed(class string) Result {
-	return Result{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []retrieval.Comparable{}}
+func failed(class string) port.SidecarResult {
+	return port.SidecarResult{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).
@@ -315,8 +307,8 @@ const sourceURIKey = "x-amz-bedrock-kb-source-uri"
 // mapResults turns Bedrock's results into Comparables, ranked from 1 in the order returned. A
 // result without text content or without a finite score is a wrong shape: the whole answer is
 // then a bad_response rather than a list with invented values. At most topK results are kept.
-func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]retrieval.Comparable, error) {
-	out := make([]retrieval.Comparable, 0, min(len(in), topK))
+func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) ([]port.Comparable, error) {
+	out := make([]port.Comparable, 0, min(len(in), topK))
 	for i, r := range in {
 		if len(out) == topK {
 			break
@@ -332,7 +324,7 @@ func mapResults(lang string, in []types.KnowledgeBaseRetrievalResult, topK int) 
 	return out, nil
 }
 
-func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) retrieval.Comparable {
+func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int) port.Comparable {
 	md := func(key string) string { return metadataString(r.Metadata, key) }
 	uri := locationURI(r.Location)
 	if uri == "" {
@@ -350,7 +342,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 	}
 	title, section := md("title"), md("section")
 
-	c := retrieval.Comparable{
+	c := port.Comparable{
 		Source:     uri,
 		DocumentID: docID,
 		Title:      title,
@@ -359,7 +351,7 @@ func comparable(queryLang string, r types.KnowledgeBaseRetrievalResult, rank int
 		Version:    md("version"),
 		Rank:       rank,
 		Preview:    preview(*r.Content.Text),
-		Score:      retrieval.Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
+		Score:      port.Score{Value: *r.Score, Kind: ScoreKind, HigherIsBetter: true},
 	}
 	if docID != "" && plainSegment(lang) {
 		c.Source = knowledge.DocumentPath(lang, docID)
@@ -435,7 +427,7 @@ func plainSegment(s string) bool {
 // runes; a cut ends in "…" (which counts towards the limit).
 func preview(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
-	cut := retrieval.Clip(text, PreviewRunes)
+	cut := textproc.Clip(text, PreviewRunes)
 	if cut == text {
 		return text
 	}

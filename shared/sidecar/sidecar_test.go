@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 const (
@@ -144,10 +144,10 @@ func TestQueryMapsEveryField(t *testing.T) {
 	f.setRespond(rawBody(http.StatusOK, body))
 	res := newSidecar(t, f.srv.URL, testTimeout).Query(context.Background(), Query{Question: "q", Language: "en", TopK: 5})
 
-	score := func(v float64) retrieval.Score {
-		return retrieval.Score{Value: v, Kind: ScoreKind, HigherIsBetter: true}
+	score := func(v float64) port.Score {
+		return port.Score{Value: v, Kind: ScoreKind, HigherIsBetter: true}
 	}
-	want := []retrieval.Comparable{
+	want := []port.Comparable{
 		{Source: "procedures/en/damage-procedure.md#2-immediate-actions", DocumentID: "damage-procedure",
 			Title: "Damage handling procedure", Breadcrumb: "Damage handling procedure > 2. Immediate actions",
 			Category: "damage", Version: "1.3", Rank: 1, Preview: "Block the vehicle.", Score: score(0.42)},
@@ -167,7 +167,7 @@ func TestQueryMapsEveryField(t *testing.T) {
 	}
 	if !reflect.DeepEqual(res.Results, want) {
 		for i := range max(len(want), len(res.Results)) {
-			var g, w retrieval.Comparable
+			var g, w port.Comparable
 			if i < len(res.Results) {
 				g = res.Results[i]
 			}

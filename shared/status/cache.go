@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -40,24 +41,24 @@ func (s *Service) current(lang string, c store.CachedVerification) bool {
 // verification shared by every concurrent caller in this process (single-flight) and, through a
 // lease in the store, by other processes: a process that finds the lease taken waits for the
 // holder's result to appear in the cache instead of asking RAGcore again.
-func (s *Service) verification(ctx context.Context, lang string, call retrieval.Call, force bool) (store.Verification, Cache) {
+func (s *Service) verification(ctx context.Context, lang string, call port.Call, force bool) (store.Verification, domain.Cache) {
 	ttl := int(store.VerificationTTL / time.Second)
 	if !force {
 		c, err := s.records.GetVerification(ctx, s.opts.Namespace, lang)
 		if err == nil && !s.current(lang, c) {
-			err = store.ErrNotFound // about another corpus: as good as absent
+			err = domain.ErrNotFound // about another corpus: as good as absent
 		}
 		if err == nil {
 			s.count("VerificationCacheHits")
-			return normalise(c.Verification), Cache{Hit: true, AgeSeconds: int(c.Age(s.now()) / time.Second), TTLSeconds: ttl}
+			return normalise(c.Verification), domain.Cache{Hit: true, AgeSeconds: int(c.Age(s.now()) / time.Second), TTLSeconds: ttl}
 		}
-		if !errors.Is(err, store.ErrNotFound) {
+		if !errors.Is(err, domain.ErrNotFound) {
 			s.log.WarnContext(ctx, "verification cache could not be read; verifying", "correlation_id",
-				call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
+				call.CorrelationID, "language", lang, "error", port.SafeError(err))
 		}
 		if f, ok := s.failed(lang); ok {
 			s.count("VerificationNegativeCacheHits")
-			return normalise(f.v), Cache{Hit: true, Negative: true, AgeSeconds: int(s.now().Sub(f.at) / time.Second),
+			return normalise(f.v), domain.Cache{Hit: true, Negative: true, AgeSeconds: int(s.now().Sub(f.at) / time.Second),
 				TTLSeconds: int(s.opts.NegativeTTL / time.Second)}
 		}
 		s.count("VerificationCacheMisses")
@@ -74,15 +75,15 @@ func (s *Service) verification(ctx context.Context, lang string, call retrieval.
 	select {
 	case r := <-ch:
 		out := r.Val.(shared)
-		return normalise(out.v), Cache{Hit: out.hit, AgeSeconds: out.age, TTLSeconds: ttl}
+		return normalise(out.v), domain.Cache{Hit: out.hit, AgeSeconds: out.age, TTLSeconds: ttl}
 	case <-ctx.Done():
 		// The caller went away; the shared verification goes on for the others.
 		v := store.Verification{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}
 		for _, d := range s.corpus.Documents(lang) {
 			v.Errors++
-			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: retrieval.ErrorClass(ctx.Err())})
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: port.ErrorClass(ctx.Err())})
 		}
-		return normalise(v), Cache{TTLSeconds: ttl}
+		return normalise(v), domain.Cache{TTLSeconds: ttl}
 	}
 }
 

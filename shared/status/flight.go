@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -29,7 +29,7 @@ func (s *Service) budget(ctx context.Context) time.Duration {
 	return max(b, 100*time.Millisecond)
 }
 
-func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Call, budget time.Duration, force bool) shared {
+func (s *Service) verifyOnce(ctx context.Context, lang string, call port.Call, budget time.Duration, force bool) shared {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	lease := "verify#" + s.opts.Namespace.Tenant + "#" + s.opts.Namespace.Workspace + "#" +
@@ -48,7 +48,7 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 	if err != nil {
 		// Without the store there is no lease; verifying anyway is better than no answer.
 		s.log.WarnContext(ctx, "verification lease unavailable; verifying without it", "correlation_id",
-			call.CorrelationID, "language", lang, "error", retrieval.SafeError(err))
+			call.CorrelationID, "language", lang, "error", port.SafeError(err))
 	}
 	for err == nil && !held {
 		// Another process verifies this language: wait for its result in the cache. If it
@@ -71,7 +71,7 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 		defer func() {
 			if rerr := s.records.ReleaseLease(context.WithoutCancel(ctx), lease, owner); rerr != nil {
 				s.log.WarnContext(ctx, "verification lease not released; it expires by itself", "language", lang,
-					"error", retrieval.SafeError(rerr))
+					"error", port.SafeError(rerr))
 			}
 		}()
 	}
@@ -80,7 +80,7 @@ func (s *Service) verifyOnce(ctx context.Context, lang string, call retrieval.Ca
 	if v.Complete {
 		if perr := s.records.PutVerification(context.WithoutCancel(ctx), s.opts.Namespace, lang, v); perr != nil {
 			s.log.WarnContext(ctx, "verification not cached", "correlation_id", call.CorrelationID, "language", lang,
-				"error", retrieval.SafeError(perr))
+				"error", port.SafeError(perr))
 		}
 	}
 	s.log.InfoContext(ctx, "verified", "correlation_id", call.CorrelationID, "language", lang, "forced", force,

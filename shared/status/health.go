@@ -7,7 +7,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // Health states of GET /health.
@@ -30,12 +30,6 @@ type StoreProbe interface {
 	Probe(ctx context.Context) error
 }
 
-// The body of GET /health, named here for the service's callers; it lives in domain.
-type (
-	Health     = domain.Health
-	Components = domain.Components
-)
-
 // Defaults of the store probe.
 const (
 	// DefaultStoreProbeTimeout bounds one probe of the store.
@@ -56,8 +50,8 @@ type storeProbe struct {
 // CheckHealth checks the provider (its breaker first, then its Health within the request
 // timeout) and the store (a probe within StoreProbeTimeout, reused for StoreProbeTTL), both at
 // once, and says what they mean for lookups.
-func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
-	h := Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
+func (s *Service) CheckHealth(ctx context.Context, call port.Call) domain.Health {
+	h := domain.Health{Provider: s.provider.Name(), Sidecar: s.SidecarHealth()}
 	done := make(chan string, 1)
 	go func() { done <- s.storeHealth(ctx) }()
 	h.Components.Provider = s.providerHealth(ctx, call)
@@ -73,8 +67,8 @@ func (s *Service) CheckHealth(ctx context.Context, call retrieval.Call) Health {
 	return h
 }
 
-func (s *Service) providerHealth(ctx context.Context, call retrieval.Call) string {
-	if b, ok := s.provider.(retrieval.BreakerReporter); ok && b.BreakerOpen() {
+func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
+	if b, ok := s.provider.(port.BreakerReporter); ok && b.BreakerOpen() {
 		return ComponentCircuitOpen
 	}
 	if s.Health(ctx, call).Status != "ok" {
@@ -116,7 +110,7 @@ func (s *Service) storeHealth(ctx context.Context) string {
 		failed := 0
 		if err != nil {
 			failed = 1
-			s.log.WarnContext(ctx, "store probe failed", "error", retrieval.SafeError(err))
+			s.log.WarnContext(ctx, "store probe failed", "error", port.SafeError(err))
 		}
 		if s.opts.Metrics != nil {
 			s.opts.Metrics.Count("StoreHealthFailures", failed)

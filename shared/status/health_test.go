@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -28,21 +29,21 @@ type stubProvider struct {
 func (p *stubProvider) Name() string      { return "ragcore" }
 func (p *stubProvider) Semantic() bool    { return true }
 func (p *stubProvider) ScoreKind() string { return "cosine_similarity" }
-func (p *stubProvider) Health(context.Context, retrieval.Call) retrieval.Health {
+func (p *stubProvider) Health(context.Context, port.Call) port.Health {
 	p.calls.Add(1)
-	return retrieval.Health{Status: p.health}
+	return port.Health{Status: p.health}
 }
-func (p *stubProvider) Retrieve(context.Context, retrieval.Query) ([]retrieval.Candidate, error) {
+func (p *stubProvider) Retrieve(context.Context, port.Query) ([]port.Candidate, error) {
 	return nil, nil
 }
-func (p *stubProvider) Ask(context.Context, retrieval.AskQuery) (retrieval.GroundedAnswer, error) {
-	return retrieval.GroundedAnswer{}, nil
+func (p *stubProvider) Ask(context.Context, port.AskQuery) (port.GroundedAnswer, error) {
+	return port.GroundedAnswer{}, nil
 }
-func (p *stubProvider) SyncManifest(context.Context, retrieval.Call, []retrieval.DocumentRef) (retrieval.SyncResult, error) {
-	return retrieval.SyncResult{}, nil
+func (p *stubProvider) SyncManifest(context.Context, port.Call, []port.DocumentRef) (port.SyncResult, error) {
+	return port.SyncResult{}, nil
 }
-func (p *stubProvider) VerifySource(context.Context, retrieval.Call, string, string) (string, error) {
-	return retrieval.SourceIndexed, nil
+func (p *stubProvider) VerifySource(context.Context, port.Call, string, string) (string, error) {
+	return port.SourceIndexed, nil
 }
 
 // breakerProvider is a stubProvider behind a circuit breaker.
@@ -82,9 +83,9 @@ func embedded(t *testing.T) *knowledge.Corpus {
 // so a running service always has L0; the zero value stands for the case all the same.
 func noProcedures(*testing.T) *knowledge.Corpus { return &knowledge.Corpus{} }
 
-func healthOf(t *testing.T, corpus *knowledge.Corpus, p retrieval.KnowledgeProvider, records status.Records, o status.Options) status.Health {
+func healthOf(t *testing.T, corpus *knowledge.Corpus, p port.HealthChecker, records status.Records, o status.Options) domain.Health {
 	t.Helper()
-	v, _ := p.(retrieval.Verifier)
+	v, _ := p.(port.Verifier)
 	if v == nil {
 		v = p.(breakerProvider).stubProvider
 	}
@@ -120,7 +121,7 @@ func TestHealthCombinations(t *testing.T) {
 				corpus = noProcedures(t)
 			}
 			stub := &stubProvider{health: c.provider, breaker: c.breaker}
-			var p retrieval.KnowledgeProvider = stub
+			var p port.HealthChecker = stub
 			if c.breaker != nil {
 				p = breakerProvider{stub}
 			}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -29,9 +29,9 @@ const (
 
 // Records is what the status needs from the store.
 type Records interface {
-	GetVerification(ctx context.Context, ns store.Namespace, lang string) (store.CachedVerification, error)
-	PutVerification(ctx context.Context, ns store.Namespace, lang string, v store.Verification) error
-	LatestSyncReport(ctx context.Context, ns store.Namespace, lang string) (store.SyncReport, error)
+	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (store.CachedVerification, error)
+	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v store.Verification) error
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (store.SyncReport, error)
 	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
 	ReleaseLease(ctx context.Context, name, owner string) error
 }
@@ -43,7 +43,7 @@ type Metrics interface {
 
 // Options tune the service.
 type Options struct {
-	Namespace store.Namespace
+	Namespace domain.Namespace
 	// Concurrency bounds parallel identity lookups (VERIFY_CONCURRENCY, default 16).
 	Concurrency int
 	// RequestTimeout bounds one identity lookup (RAGCORE_TIMEOUT_MS).
@@ -59,7 +59,7 @@ type Options struct {
 	// Now is the clock (the store's, in tests); nil means the wall clock.
 	Now func() time.Time
 	// Sidecar is the comparison path's state for GET /health (zero: disabled).
-	Sidecar SidecarHealth
+	Sidecar domain.SidecarHealth
 	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
 	// StoreProbeTTL is how long its result is reused (default 5 s).
 	StoreProbeTimeout, StoreProbeTTL time.Duration
@@ -76,8 +76,8 @@ const DeadlineMargin = time.Second
 // Service answers status requests. It is safe for concurrent use.
 type Service struct {
 	corpus   *knowledge.Corpus
-	provider retrieval.HealthChecker
-	verifier retrieval.Verifier
+	provider port.HealthChecker
+	verifier port.Verifier
 	records  Records
 	opts     Options
 	log      *slog.Logger
@@ -92,7 +92,7 @@ type Service struct {
 }
 
 // New builds the status service over a provider that can verify its sources.
-func New(corpus *knowledge.Corpus, provider retrieval.HealthChecker, verifier retrieval.Verifier, records Records,
+func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Verifier, records Records,
 	opts Options, log *slog.Logger) *Service {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
@@ -124,23 +124,13 @@ func New(corpus *knowledge.Corpus, provider retrieval.HealthChecker, verifier re
 		negative: map[string]failedVerification{}}
 }
 
-// The bodies of GET /status, named here for the service's callers; they live in domain.
-type (
-	Status        = domain.Status
-	Namespace     = domain.Namespace
-	Verification  = domain.Verification
-	SourceOutcome = domain.SourceOutcome
-	Cache         = domain.Cache
-	SidecarHealth = domain.SidecarHealth
-)
-
 // Status reports the three measurements for one language.
-func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) (Status, error) {
+func (s *Service) Status(ctx context.Context, lang string, call port.Call) (domain.Status, error) {
 	docs := s.corpus.Documents(lang)
 	if docs == nil {
-		return Status{}, retrieval.ErrUnsupportedLanguage
+		return domain.Status{}, domain.ErrUnsupportedLanguage
 	}
-	st := Status{
+	st := domain.Status{
 		Language:            lang,
 		Namespace:           s.opts.Namespace,
 		Provider:            s.provider.Name(),
@@ -153,11 +143,11 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 		finished := r.FinishedAt.UTC()
 		st.LastSyncAt, st.LastSyncRunID = &finished, &r.RunID
 		st.SyncReportState = "received"
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, domain.ErrNotFound):
 	default:
 		st.SyncReportState = "unavailable"
 		s.log.WarnContext(ctx, "sync report could not be read", "correlation_id", call.CorrelationID,
-			"language", lang, "error", retrieval.SafeError(err))
+			"language", lang, "error", port.SafeError(err))
 	}
 	v, cache := s.verification(ctx, lang, call, false)
 	st.Verification = newVerification(v, cache)
@@ -171,25 +161,25 @@ func (s *Service) Status(ctx context.Context, lang string, call retrieval.Call) 
 
 // Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
 // scheduled event calls it so that GET /status is normally a cache hit.
-func (s *Service) Refresh(ctx context.Context, lang string, call retrieval.Call) (store.Verification, error) {
+func (s *Service) Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
 	if s.corpus.Documents(lang) == nil {
-		return store.Verification{}, retrieval.ErrUnsupportedLanguage
+		return store.Verification{}, domain.ErrUnsupportedLanguage
 	}
 	v, _ := s.verification(ctx, lang, call, true)
 	return v, nil
 }
 
 // Health is the provider's health within the provider's request timeout.
-func (s *Service) Health(ctx context.Context, call retrieval.Call) retrieval.Health {
+func (s *Service) Health(ctx context.Context, call port.Call) port.Health {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	return s.provider.Health(ctx, call)
 }
 
 // SidecarHealth is the sidecar's state for GET /health.
-func (s *Service) SidecarHealth() SidecarHealth {
+func (s *Service) SidecarHealth() domain.SidecarHealth {
 	if s.opts.Sidecar.Status == "" {
-		return SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: "disabled"}
 	}
 	return s.opts.Sidecar
 }

@@ -20,9 +20,10 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -41,9 +42,9 @@ func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
 
 const token = "status-test-token"
 
-var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
-var reader = retrieval.Call{Actor: retrieval.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
+var reader = port.Call{Actor: port.Actor{ID: "console-1", Scopes: []string{"knowledge:read"}}, CorrelationID: "st-1"}
 
 type rig struct {
 	corpus *knowledge.Corpus
@@ -398,7 +399,7 @@ func TestNegativeCache(t *testing.T) {
 	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, ErrorRate: 1, ErrorStatus: 500})
 	records := store.NewMemoryAt(clock.Now)
 	s := r.service(t, records, status.Options{Now: clock.Now, NegativeTTL: 30 * time.Second})
-	unavailable := func(st status.Status) bool {
+	unavailable := func(st domain.Status) bool {
 		return st.DocumentCount == nil && st.StatisticsState == status.StateUnavailable && !st.Verification.Complete &&
 			st.Verification.Errors == 11 && st.Verification.Confirmed == 0
 	}

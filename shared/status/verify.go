@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"golang.org/x/sync/errgroup"
 )
@@ -12,7 +12,7 @@ import (
 // verify looks up every managed source of a language, at most Concurrency at a time, each under
 // RequestTimeout, all under ctx's budget. A source that fails or is not reached in time is an
 // error: the result is then incomplete.
-func (s *Service) verify(ctx context.Context, lang string, call retrieval.Call) store.Verification {
+func (s *Service) verify(ctx context.Context, lang string, call port.Call) store.Verification {
 	start := s.now()
 	docs := s.corpus.Documents(lang)
 	type result struct {
@@ -41,8 +41,8 @@ func (s *Service) verify(ctx context.Context, lang string, call retrieval.Call) 
 		switch {
 		case r.err != nil:
 			v.Errors++
-			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: id, Reason: retrieval.ErrorClass(r.err)})
-		case r.outcome == retrieval.SourceIndexed:
+			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: id, Reason: port.ErrorClass(r.err)})
+		case r.outcome == port.SourceIndexed:
 			v.Confirmed++
 		default:
 			v.Missing = append(v.Missing, id)

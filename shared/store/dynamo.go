@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -141,7 +142,7 @@ func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, erro
 		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
 	}
 	if !d.now().Before(t.ExpiresAt) {
-		return retrieval.Trace{}, ErrNotFound
+		return retrieval.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -167,13 +168,13 @@ func (d *Dynamo) get(ctx context.Context, pk, sk string) (map[string]types.Attri
 		return nil, err
 	}
 	if len(out.Item) == 0 {
-		return nil, ErrNotFound
+		return nil, domain.ErrNotFound
 	}
 	return out.Item, nil
 }
 
 // PutVerification stores a verification result, valid for VerificationTTL.
-func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error {
+func (d *Dynamo) PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error {
 	item, err := attributevalue.MarshalMap(newVerificationItem(ns, lang, v, d.now().UTC()))
 	if err != nil {
 		return fmt.Errorf("marshal verification: %w", err)
@@ -187,7 +188,7 @@ func (d *Dynamo) PutVerification(ctx context.Context, ns Namespace, lang string,
 }
 
 // GetVerification returns the cached result unless it is absent or older than VerificationTTL.
-func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
+func (d *Dynamo) GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error) {
 	pk, sk := verificationKey(ns, lang)
 	raw, err := d.get(ctx, pk, sk)
 	if err != nil {
@@ -203,7 +204,7 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string)
 	}
 	c := CachedVerification{Verification: item.verification(), StoredAt: stored, ExpiresAt: stored.Add(VerificationTTL)}
 	if !d.now().Before(c.ExpiresAt) {
-		return CachedVerification{}, ErrNotFound
+		return CachedVerification{}, domain.ErrNotFound
 	}
 	if c.Missing == nil {
 		c.Missing = []string{}
@@ -221,9 +222,9 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns Namespace, lang string)
 // report included), and then the pointer holds this report; it fails only when a newer report is
 // there, which this one can never replace. So when copies of one report race, whichever copy's
 // update lands first, every answer says latest exactly when the report is the latest after it.
-func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
+func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
 	if err := checkReport(r); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = d.now().UTC()
@@ -231,9 +232,9 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	pk, sk := syncPK(ns), runSK(r.RunID, r.Language)
 	item, err := attributevalue.MarshalMap(newReportItem(pk, sk, r))
 	if err != nil {
-		return PutReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
+		return domain.ReportResult{}, fmt.Errorf("marshal sync report %s: %w", r.RunID, err)
 	}
-	var res PutReportResult
+	var res domain.ReportResult
 	putCtx, cancel := context.WithTimeout(ctx, d.timeout)
 	_, err = d.db.PutItem(putCtx, &dynamodb.PutItemInput{TableName: &d.table, Item: item,
 		ConditionExpression: aws.String("attribute_not_exists(pk)")})
@@ -244,20 +245,20 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 		res.Duplicate = true
 		raw, err := d.get(ctx, pk, sk)
 		if err != nil {
-			return PutReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
+			return domain.ReportResult{}, fmt.Errorf("read stored sync report %s: %w", r.RunID, err)
 		}
 		var stored reportItem
 		if err := attributevalue.UnmarshalMap(raw, &stored); err != nil {
-			return PutReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
+			return domain.ReportResult{}, fmt.Errorf("decode sync report %s: %w", r.RunID, err)
 		}
 		res.Differs = !sameResult(stored.report(), r)
 		r = stored.report()
 	case err != nil:
-		return PutReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
+		return domain.ReportResult{}, fmt.Errorf("put sync report %s: %w", r.RunID, err)
 	}
 	latest, err := d.promote(ctx, pk, r)
 	if err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	res.Latest = latest
 	return res, nil
@@ -295,7 +296,7 @@ func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, er
 }
 
 // LatestSyncReport returns the newest report of a language.
-func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
+func (d *Dynamo) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error) {
 	raw, err := d.get(ctx, syncPK(ns), latestSK(lang))
 	if err != nil {
 		return SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
@@ -308,7 +309,7 @@ func (d *Dynamo) LatestSyncReport(ctx context.Context, ns Namespace, lang string
 }
 
 // SyncReports returns every stored report of a namespace, ordered by run_id, then language.
-func (d *Dynamo) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
+func (d *Dynamo) SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error) {
 	var out []SyncReport
 	var start map[string]types.AttributeValue
 	for {

@@ -21,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -171,10 +173,10 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	cat := "damage"
 	tr := retrieval.Trace{InvocationID: "INVITEM", Tool: retrieval.ToolAsk, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "de", ExpiresAt: now.Add(30 * 24 * time.Hour),
-		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
 			L0: retrieval.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
 			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
-			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &retrieval.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
+			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &port.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer"}, Content: "Text"}},
 			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: &retrieval.Comparison{OverlapAtK: 0.5}},
 			LatencyMs: retrieval.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}
@@ -240,7 +242,7 @@ func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
 func TestItemsKeepTheirAttributes(t *testing.T) {
 	name := newTable(t)
 	s := store.NewDynamo(dynamo(t), name, 0, nil)
-	ns := store.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
+	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
 	ctx := context.Background()
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
 	if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1", Language: "en", Synced: 11, FinishedAt: finished}); err != nil {

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
 
 // The table's items other than traces (a trace's item is retrieval.TraceItem, the encoding the
 // log fallback shares), each encoded by attributevalue through its dynamodbav tags only. They
@@ -31,7 +35,7 @@ type outcomeItem struct {
 	Reason     string `dynamodbav:"reason"`
 }
 
-func newVerificationItem(ns Namespace, lang string, v Verification, stored time.Time) verificationItem {
+func newVerificationItem(ns domain.Namespace, lang string, v Verification, stored time.Time) verificationItem {
 	pk, sk := verificationKey(ns, lang)
 	return verificationItem{PK: pk, SK: sk, Checked: v.Checked, Confirmed: v.Confirmed, Missing: v.Missing,
 		Errors: v.Errors, VerifiedAt: v.VerifiedAt, Complete: v.Complete, NotIndexed: outcomeItems(v.NotIndexed),

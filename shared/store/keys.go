@@ -3,6 +3,7 @@ package store
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -16,7 +17,7 @@ const (
 )
 
 // nsKey is the namespace's part of a record key.
-func nsKey(n Namespace) string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
+func nsKey(n domain.Namespace) string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
 
 // traceKey is INV#<invocation_id>, TRACE: the keys retrieval.TraceItem writes into the item.
 func traceKey(id string) (pk, sk string) {
@@ -24,12 +25,12 @@ func traceKey(id string) (pk, sk string) {
 }
 
 // verificationKey is VERIFY#<namespace>, LANG#<language>.
-func verificationKey(ns Namespace, lang string) (pk, sk string) {
+func verificationKey(ns domain.Namespace, lang string) (pk, sk string) {
 	return "VERIFY#" + nsKey(ns), "LANG#" + lang
 }
 
 // syncPK is SYNC#<namespace>, the partition of a namespace's sync reports.
-func syncPK(ns Namespace) string { return "SYNC#" + nsKey(ns) }
+func syncPK(ns domain.Namespace) string { return "SYNC#" + nsKey(ns) }
 
 // runPrefix begins the sort key of every stored report: RUN#<run_id>#<language>.
 const runPrefix = "RUN#"

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -124,13 +125,13 @@ func (m *Memory) GetTrace(ctx context.Context, id string) (retrieval.Trace, erro
 	defer m.mu.RUnlock()
 	t, ok := m.traces[id]
 	if !ok || !m.now().Before(t.ExpiresAt) {
-		return retrieval.Trace{}, ErrNotFound
+		return retrieval.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
 
 // PutVerification stores a verification result, valid for VerificationTTL.
-func (m *Memory) PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error {
+func (m *Memory) PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func (m *Memory) PutVerification(ctx context.Context, ns Namespace, lang string,
 }
 
 // GetVerification returns the cached result unless it is absent or expired.
-func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error) {
+func (m *Memory) GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error) {
 	if err := ctx.Err(); err != nil {
 		return CachedVerification{}, err
 	}
@@ -150,7 +151,7 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 	defer m.mu.RUnlock()
 	c, ok := m.verify[nsKey(ns)+"#"+lang]
 	if !ok || !m.now().Before(c.ExpiresAt) {
-		return CachedVerification{}, ErrNotFound
+		return CachedVerification{}, domain.ErrNotFound
 	}
 	return c, nil
 }
@@ -158,12 +159,12 @@ func (m *Memory) GetVerification(ctx context.Context, ns Namespace, lang string)
 // PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
 // a newer one is stored; every report is kept for audit. Latest says whether the report of this
 // run_id is the latest after the call, for a duplicate too.
-func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error) {
+func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
 	if err := ctx.Err(); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if err := checkReport(r); err != nil {
-		return PutReportResult{}, err
+		return domain.ReportResult{}, err
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = m.now().UTC()
@@ -174,18 +175,18 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) 
 	lk := nsKey(ns) + "#" + r.Language
 	if stored, ok := m.reports[rk]; ok {
 		cur := m.latest[lk]
-		return PutReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
+		return domain.ReportResult{Duplicate: true, Differs: !sameResult(stored, r), Latest: cur.RunID == stored.RunID}, nil
 	}
 	m.reports[rk] = r
 	if cur, ok := m.latest[lk]; ok && !newer(r, cur) {
-		return PutReportResult{}, nil
+		return domain.ReportResult{}, nil
 	}
 	m.latest[lk] = r
-	return PutReportResult{Latest: true}, nil
+	return domain.ReportResult{Latest: true}, nil
 }
 
 // LatestSyncReport returns the newest report of a language.
-func (m *Memory) LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error) {
+func (m *Memory) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error) {
 	if err := ctx.Err(); err != nil {
 		return SyncReport{}, err
 	}
@@ -193,13 +194,13 @@ func (m *Memory) LatestSyncReport(ctx context.Context, ns Namespace, lang string
 	defer m.mu.RUnlock()
 	r, ok := m.latest[nsKey(ns)+"#"+lang]
 	if !ok {
-		return SyncReport{}, ErrNotFound
+		return SyncReport{}, domain.ErrNotFound
 	}
 	return r, nil
 }
 
 // SyncReports returns every stored report of a namespace, ordered by run_id, then language.
-func (m *Memory) SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error) {
+func (m *Memory) SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -13,18 +13,11 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
-// ErrNotFound is returned for a record that does not exist or has expired. It is the domain's
-// sentinel, so that the service and the API need not know the store.
-var ErrNotFound = domain.ErrNotFound
-
 // ErrInvalid is returned for a record that cannot be stored as given.
 var ErrInvalid = errors.New("invalid record")
 
 // VerificationTTL is how long a verification result is valid (five minutes, docs/operations.md).
 const VerificationTTL = 300 * time.Second
-
-// Namespace is the RAGcore namespace a verification or sync report belongs to.
-type Namespace = domain.Namespace
 
 // Verification is the outcome of verifying every managed source of one language by exact
 // identity lookups.
@@ -75,19 +68,6 @@ type SyncReport struct {
 	ReceivedAt time.Time
 }
 
-// PutReportResult says what storing a sync report did.
-type PutReportResult struct {
-	// Duplicate is true when a report with this run_id and language was already stored; nothing
-	// changed.
-	Duplicate bool
-	// Differs is true for a duplicate whose figures or finished_at differ from the stored
-	// report's: the caller reused a run_id for another result.
-	Differs bool
-	// Latest is true when the stored report of this run_id and language is the newest of its
-	// language after the call: for the copy that stored it and for duplicates alike.
-	Latest bool
-}
-
 func checkReport(r SyncReport) error {
 	switch {
 	case !domain.ValidRunID(r.RunID):
@@ -119,11 +99,11 @@ func newer(a, b SyncReport) bool {
 // Records is everything a store keeps; Memory and Dynamo implement it.
 type Records interface {
 	retrieval.TraceStore
-	PutVerification(ctx context.Context, ns Namespace, lang string, v Verification) error
-	GetVerification(ctx context.Context, ns Namespace, lang string) (CachedVerification, error)
-	PutSyncReport(ctx context.Context, ns Namespace, r SyncReport) (PutReportResult, error)
-	LatestSyncReport(ctx context.Context, ns Namespace, lang string) (SyncReport, error)
-	SyncReports(ctx context.Context, ns Namespace) ([]SyncReport, error)
+	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error
+	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error)
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error)
+	SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error)
 	// AcquireLease takes the named lease for owner until ttl has passed, unless another owner
 	// holds an unexpired one; it reports whether owner holds it now. It keeps processes from
 	// doing the same expensive work at once.

@@ -1,6 +1,10 @@
 package textproc
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+import (
+	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
+)
 
 // Alt is one synonym of a question's word, as an index term.
 type Alt struct {
@@ -64,7 +68,7 @@ func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 				continue
 			}
 			st := a.Stem(t)
-			if st == g.Term || hasAlt(g.Alts, st) {
+			if st == g.Term || slices.ContainsFunc(g.Alts, func(a Alt) bool { return a.Term == st }) {
 				continue
 			}
 			g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
@@ -91,13 +95,4 @@ func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 		}
 	}
 	return groups
-}
-
-func hasAlt(alts []Alt, term string) bool {
-	for _, a := range alts {
-		if a.Term == term {
-			return true
-		}
-	}
-	return false
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -85,7 +86,7 @@ func (r Replayer) Replay(ctx context.Context, in io.Reader, format string) (Coun
 				stored, err := r.Store.PutTraceIfAbsent(ctx, t)
 				switch {
 				case err != nil:
-					r.Log.Error("trace not stored", "invocation_id", t.InvocationID, "error", retrieval.SafeError(err))
+					r.Log.Error("trace not stored", "invocation_id", t.InvocationID, "error", port.SafeError(err))
 					add(func(c *Counts) { c.Failed++ })
 				case stored:
 					add(func(c *Counts) { c.Stored++ })

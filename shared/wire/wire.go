@@ -23,9 +23,11 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/secret"
@@ -54,7 +56,7 @@ type Parts struct {
 	// Index is the analysed corpus; nil where nothing reads it (see New).
 	Index *lexical.Index
 	// Provider is the knowledge provider every service uses.
-	Provider  retrieval.KnowledgeProvider
+	Provider  Provider
 	Records   store.Records
 	StoreName string
 
@@ -102,7 +104,7 @@ func loadAWS(ctx context.Context, cfg config.Config, tracer *tracing.Tracer) (aw
 
 // newProvider builds the configured knowledge provider. The RAGcore token is read once here: from
 // the SSM SecureString RAGCORE_TOKEN_PARAMETER names when set, else from RAGCORE_TOKEN.
-func (p *Parts) newProvider(ctx context.Context) (retrieval.KnowledgeProvider, error) {
+func (p *Parts) newProvider(ctx context.Context) (Provider, error) {
 	cfg, log := p.Config, p.Log
 	if cfg.Provider != "ragcore" {
 		if p.Index == nil {
@@ -126,7 +128,7 @@ func (p *Parts) newProvider(ctx context.Context) (retrieval.KnowledgeProvider, e
 	}
 	client, err := ragcore.New(ragcore.Options{BaseURL: cfg.RAGcoreBaseURL, Token: token, Timeout: cfg.RAGcoreTimeout,
 		HTTPClient: p.Tracer.HTTP(ragcore.NewHTTPClient(cfg.RAGcoreTimeout)),
-		Namespace:  ragcore.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
+		Namespace:  domain.Namespace{Tenant: cfg.Tenant, Workspace: cfg.Workspace, Collection: cfg.Collection},
 		Breaker:    ragcore.BreakerOptions{Failures: cfg.RAGcoreBreakerFailures, Cooldown: cfg.RAGcoreBreakerCooldown},
 		Log:        log, Metrics: p.Metrics})
 	if err != nil {
@@ -157,17 +159,17 @@ func (p *Parts) newStore() (store.Records, string, error) {
 }
 
 // Namespace is the configured RAGcore namespace, as the store keys it.
-func (p *Parts) Namespace() store.Namespace {
-	return store.Namespace{Tenant: p.Config.Tenant, Workspace: p.Config.Workspace, Collection: p.Config.Collection}
+func (p *Parts) Namespace() domain.Namespace {
+	return domain.Namespace{Tenant: p.Config.Tenant, Workspace: p.Config.Workspace, Collection: p.Config.Collection}
 }
 
 // SidecarHealth is the sidecar's state for a function that does not run it (the status
 // function's GET /health): disabled, or whether its configuration could make one, by the rules
 // sidecar.New applies, without building the Bedrock client.
-func (p *Parts) SidecarHealth() status.SidecarHealth {
+func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return status.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: "disabled"}
 	}
 	err := sidecarconf.Check(cfg.BedrockKnowledgeBase, cfg.BedrockEndpoint, cfg.SidecarTimeout)
 	if err == nil {
@@ -175,14 +177,14 @@ func (p *Parts) SidecarHealth() status.SidecarHealth {
 	}
 	if err != nil {
 		p.Log.Error("sidecar could not be built; lookups report it failed", "error", err.Error())
-		return status.SidecarHealth{Enabled: true, Status: "failed"}
+		return domain.SidecarHealth{Enabled: true, Status: "failed"}
 	}
-	return status.SidecarHealth{Enabled: true, Status: "ok"}
+	return domain.SidecarHealth{Enabled: true, Status: "ok"}
 }
 
 // Status builds the status service (GET /status, GET /health) with the sidecar's state.
-func (p *Parts) Status(side status.SidecarHealth) (*status.Service, error) {
-	verifier, ok := p.Provider.(retrieval.Verifier)
+func (p *Parts) Status(side domain.SidecarHealth) (*status.Service, error) {
+	verifier, ok := p.Provider.(port.Verifier)
 	if !ok {
 		return nil, fmt.Errorf("provider %s cannot verify its sources", p.Provider.Name())
 	}
@@ -199,7 +201,7 @@ func (p *Parts) Sync(st *status.Service) *indexsync.Service {
 
 // Lookup builds the lookup service (POST /lookup, POST /ask, GET /invocations/{id}) with the
 // optional sidecar (nil: off); nil without the index.
-func (p *Parts) Lookup(side retrieval.Sidecar) *retrieval.Service {
+func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 	if p.Index == nil {
 		return nil
 	}
@@ -248,7 +250,7 @@ const SchedulerActorID = "service:scheduler"
 // Refresh is the scheduled event's work: verify every language now and cache the results.
 func Refresh(sy *indexsync.Service) func(ctx context.Context, eventID string) (any, error) {
 	return func(ctx context.Context, eventID string) (any, error) {
-		call := retrieval.Call{Actor: retrieval.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
+		call := port.Call{Actor: port.Actor{ID: SchedulerActorID, Scopes: []string{"knowledge:read"}},
 			CorrelationID: eventID}
 		return map[string]any{"refreshed": sy.Refresh(ctx, call)}, nil
 	}

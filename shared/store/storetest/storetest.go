@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -42,7 +44,7 @@ func (c *Clock) Advance(d time.Duration) {
 // Factory returns a fresh, empty store on the given clock.
 type Factory func(t *testing.T, now func() time.Time) store.Records
 
-var ns = store.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
 // Run runs the conformance suite.
 func Run(t *testing.T, newStore Factory) {
@@ -73,12 +75,12 @@ func sampleTrace(id string, created time.Time) retrieval.Trace {
 		QuestionSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", QuestionChars: 42, Language: "de",
 		ExpiresAt: created.Add(30 * 24 * time.Hour),
 		RetrievalDetails: retrieval.TraceDetails{
-			Layer: retrieval.LayerBoth, EvidenceState: retrieval.StateGrounded,
+			Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
 			L0:             retrieval.L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{"kratzer", "delle"}, Domains: []string{"damage"}, Entities: []string{}},
 			L1:             retrieval.L1Details{Status: retrieval.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
 			CandidateCount: 5, FinalBlockCount: 3,
 			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/damage-procedure.md#2-sofortmaßnahmen", Title: "Schadensbearbeitung",
-				RetrievalLayer: retrieval.LayerBoth, Score: &retrieval.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
+				RetrievalLayer: retrieval.LayerBoth, Score: &port.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"},
 				{Source: "procedures/de/damage-procedure.md#1-geltungsbereich", Title: "Schadensbearbeitung",
 					RetrievalLayer: retrieval.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},
@@ -114,7 +116,7 @@ func traceRoundTrip(t *testing.T, newStore Factory) {
 	if asJSON(t, got) != asJSON(t, want) {
 		t.Fatalf("trace changed in the store:\n got %s\nwant %s", asJSON(t, got), asJSON(t, want))
 	}
-	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown trace: %v", err)
 	}
 	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
@@ -136,7 +138,7 @@ func traceExpiry(t *testing.T, newStore Factory) {
 		t.Fatalf("trace gone before its expiry: %v", err)
 	}
 	clock.Advance(time.Minute)
-	if _, err := s.GetTrace(ctx, "INV2"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetTrace(ctx, "INV2"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("expired trace still readable: %v", err)
 	}
 }
@@ -145,7 +147,7 @@ func verificationCache(t *testing.T, newStore Factory) {
 	clock := NewClock(t0)
 	s := newStore(t, clock.Now)
 	ctx := context.Background()
-	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)
 	}
 	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true,
@@ -166,7 +168,7 @@ func verificationCache(t *testing.T, newStore Factory) {
 		t.Fatalf("age %v", age)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("cache entry valid after 300 s: %v", err)
 	}
 	// A new result refreshes the entry.
@@ -188,10 +190,10 @@ func verificationKeys(t *testing.T, newStore Factory) {
 	other := ns
 	other.Collection = "other-collection"
 	for _, c := range []struct {
-		ns   store.Namespace
+		ns   domain.Namespace
 		lang string
 	}{{ns, "de"}, {other, "en"}} {
-		if _, err := s.GetVerification(ctx, c.ns, c.lang); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.GetVerification(ctx, c.ns, c.lang); !errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%+v/%s sees another key's entry: %v", c.ns, c.lang, err)
 		}
 	}
@@ -228,7 +230,7 @@ func reportOnce(t *testing.T, newStore Factory) {
 	if err != nil || len(all) != 1 {
 		t.Fatalf("audit %+v %v", all, err)
 	}
-	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.LatestSyncReport(ctx, ns, "de"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("latest of another language: %v", err)
 	}
 }
@@ -323,7 +325,7 @@ func concurrentSameRun(t *testing.T, newStore Factory) {
 	s := newStore(t, NewClock(t0).Now)
 	const n = 24
 	var wg sync.WaitGroup
-	results := make([]store.PutReportResult, n)
+	results := make([]domain.ReportResult, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
@@ -384,7 +386,7 @@ func latestUnderRace(t *testing.T, newStore Factory) {
 	var storedFalse, noneTrue, duplicatesFalse []int
 	for round := range rounds {
 		r := report(fmt.Sprintf("run-race-%03d", round), "en", t0.Add(time.Duration(round)*time.Minute), 11)
-		results := make([]store.PutReportResult, copies)
+		results := make([]domain.ReportResult, copies)
 		errs := make([]error, copies)
 		start := make(chan struct{})
 		var wg sync.WaitGroup

@@ -5,19 +5,19 @@ package sidecarwire
 import (
 	"context"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
 )
 
 // New builds the comparison path only when SIDECAR_ENABLED is true: off, no client exists and no
 // call can be made. A sidecar that cannot be built is reported as failed on every lookup and in
 // /health (and logged here); the main path never depends on it.
-func New(ctx context.Context, p *wire.Parts) (retrieval.Sidecar, status.SidecarHealth) {
+func New(ctx context.Context, p *wire.Parts) (port.Sidecar, domain.SidecarHealth) {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return nil, status.SidecarHealth{Status: "disabled"}
+		return nil, domain.SidecarHealth{Status: "disabled"}
 	}
 	o := sidecar.Options{KnowledgeBaseID: cfg.BedrockKnowledgeBase, Endpoint: cfg.BedrockEndpoint,
 		Region: cfg.AWSRegion, Timeout: cfg.SidecarTimeout, Log: p.Log}
@@ -31,7 +31,7 @@ func New(ctx context.Context, p *wire.Parts) (retrieval.Sidecar, status.SidecarH
 		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
 		// the main path.
 		p.Log.ErrorContext(ctx, "sidecar could not be built; lookups report it failed", "error", err.Error())
-		return sidecar.Broken{Class: sidecar.ClassInvalidConfig}, status.SidecarHealth{Enabled: true, Status: "failed"}
+		return sidecar.Broken{Class: sidecar.ClassInvalidConfig}, domain.SidecarHealth{Enabled: true, Status: "failed"}
 	}
-	return sidecar.ForLookup(s, p.Corpus), status.SidecarHealth{Enabled: true, Status: "ok"}
+	return sidecar.ForLookup(s, p.Corpus), domain.SidecarHealth{Enabled: true, Status: "ok"}
 }

@@ -1,30 +1,20 @@
-package retrieval
+package port
 
 import (
 	"context"
 	"errors"
 	"net"
 	"net/url"
-
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
-// Errors the transport maps to status codes.
-var (
-	ErrUnsupportedLanguage = errors.New("unsupported language")
-	ErrNotFound            = domain.ErrNotFound
-)
+// ErrUnavailable marks a provider that cannot be reached at all (as opposed to one that failed a
+// request). Providers wrap it; the services check it with errors.Is, and the transport answers 503.
+var ErrUnavailable = errors.New("provider unavailable")
 
 // ErrorClassCircuitOpen is the error class of a provider call refused at once because the
 // provider's circuit breaker is open: the provider failed repeatedly and is not asked again
 // until a probe after the cool-down succeeds. Such an error also wraps ErrUnavailable.
 const ErrorClassCircuitOpen = "circuit_open"
-
-// BreakerReporter is implemented by providers with a circuit breaker: BreakerOpen reports
-// whether calls are being refused without reaching the provider.
-type BreakerReporter interface {
-	BreakerOpen() bool
-}
 
 // ErrorClass names an error for traces and logs without its message: the provider's own class,
 // else "timeout", "canceled", "unavailable" or "error".

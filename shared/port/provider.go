@@ -1,0 +1,186 @@
+package port
+
+import (
+	"context"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
+
+// The service requirements' adapter interface (health, ask, sync_manifest), plus Retrieve, the
+// L1 layer of a lookup, and VerifySource, the evidence behind /status's document_count, in small
+// parts: the demo provider and the RAGcore provider implement every one; each consumer declares
+// what it uses (the lookup service a Retriever and an Answerer, status a HealthChecker and a
+// Verifier, indexsync a ManifestSyncer).
+
+// Named is what every part of a provider reports: its name as the API reports it, "demo" or
+// "ragcore".
+type Named interface {
+	Name() string
+}
+
+// Retriever is the L1 layer of a lookup.
+type Retriever interface {
+	Named
+	// Semantic reports whether Retrieve is a semantic (embedding) search. Only semantic
+	// candidates may give a lookup semantic support.
+	Semantic() bool
+	// ScoreKind names the meaning of Candidate.Score ("bm25", "cosine_similarity").
+	ScoreKind() string
+	Retrieve(ctx context.Context, q Query) ([]Candidate, error)
+}
+
+// Answerer gives a grounded answer (POST /ask).
+type Answerer interface {
+	Named
+	Ask(ctx context.Context, q AskQuery) (GroundedAnswer, error)
+}
+
+// ManifestSyncer sends the authoritative procedures of one language (POST /sync).
+type ManifestSyncer interface {
+	Named
+	SyncManifest(ctx context.Context, call Call, docs []DocumentRef) (SyncResult, error)
+}
+
+// HealthChecker reports the provider's health (GET /health).
+type HealthChecker interface {
+	Named
+	Health(ctx context.Context, call Call) Health
+}
+
+// SourceIndexed is the outcome of VerifySource for a source that counts as indexed; any other
+// outcome names why it does not ("missing", "not_published", ...).
+const SourceIndexed = "indexed"
+
+// Verifier is implemented by providers that can confirm, one source at a time, that a managed
+// source is indexed: the independent evidence behind the status's document_count.
+type Verifier interface {
+	VerifySource(ctx context.Context, call Call, lang, documentID string) (outcome string, err error)
+}
+
+// BreakerReporter is implemented by providers with a circuit breaker: BreakerOpen reports
+// whether calls are being refused without reaching the provider.
+type BreakerReporter interface {
+	BreakerOpen() bool
+}
+
+// Health is a provider's health.
+type Health struct {
+	Status string // "ok", "degraded", "unavailable"
+	Detail string // safe for clients: no host names, no SDK errors
+}
+
+// Query is an L1 retrieval request.
+type Query struct {
+	Question string
+	Language string
+	TopK     int
+	// Category is the L0-derived metadata filter; empty means no filter.
+	Category string
+	// Terms are the question's index terms as the service analysed them; a lexical provider
+	// may use them instead of analysing the question again.
+	Terms []string
+	// TermWeights weigh Terms for a lexical provider: missing terms weigh 1, a synonym's
+	// terms less (lexical.SynonymWeight).
+	TermWeights   map[string]float64
+	Actor         Actor
+	CorrelationID string
+}
+
+// Candidate is one L1 passage.
+type Candidate struct {
+	DocumentID    string
+	Version       string
+	EffectiveDate string
+	Title         string
+	Section       string
+	Anchor        string
+	Category      string
+	Source        string // "procedures/<language>/<id>.md#<anchor>"
+	Content       string
+	Score         float64
+	Rank          int
+}
+
+// Evidence states of the API contract (docs/openapi.yaml): a lookup's, an answer's, and the
+// state a provider's GroundedAnswer claims.
+const (
+	StateGrounded     = "grounded"
+	StateInsufficient = "insufficient"
+	StateUnavailable  = "unavailable"
+)
+
+// AskQuery is a grounded-answer request.
+type AskQuery struct {
+	Question      string
+	Language      string
+	Category      string
+	Actor         Actor
+	CorrelationID string
+	// Evidence is set for a provider that answers from the lookup's evidence (a lexical
+	// provider such as the demo's): the blocks POST /lookup returns for the same question, in
+	// the same order, each with the excerpt cut around the sentences that matched.
+	// EvidenceState is the lookup's judgement of them, which the answer must not exceed.
+	Evidence      []AskEvidence
+	EvidenceState string
+}
+
+// AskEvidence is one ranked block of a lookup, offered to an answer with its excerpt.
+type AskEvidence struct {
+	Block   Passage
+	Excerpt string
+}
+
+// Passage is an evidence block of a lookup as a provider sees it: a section of a procedure with
+// its provenance and content.
+type Passage struct {
+	Source        string // "procedures/<language>/<id>.md#<anchor>"
+	DocumentID    string
+	Version       string
+	EffectiveDate string
+	Title         string
+	Breadcrumb    string // "Title > Section"
+	Section       string
+	Category      string
+	Content       string
+	Rank          int
+}
+
+// GroundedAnswer is the seed's answer contract.
+type GroundedAnswer struct {
+	Answer        string
+	EvidenceState string
+	Sources       []AnswerSource
+	// Generated is true when the answer text was written by a model, false for a template.
+	Generated bool
+}
+
+// AnswerSource is one cited source of an answer.
+type AnswerSource struct {
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title"`
+	Version    string `json:"version"`
+	Section    string `json:"section"`
+	Excerpt    string `json:"excerpt"`
+}
+
+// DocumentRef names one authoritative source in a manifest sync.
+type DocumentRef struct {
+	DocumentID    string
+	Language      string
+	Title         string
+	Version       string
+	EffectiveDate string
+	Category      string
+	SHA256        string
+	Content       []byte
+}
+
+// SyncResult is the outcome of a manifest sync for one language.
+type SyncResult struct {
+	Documents int
+	Uploaded  int
+	Unchanged int
+	Failed    []domain.SyncFailure
+	// Note says, in plain words, what the provider did ("the demo provider syncs nothing").
+	Note string
+}
