@@ -30,7 +30,7 @@ func TestPrebuiltIndexAnswersAsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, _, err := lexical.Load(knowledge.EmbeddedIndex(), procs, syns)
+	loaded, _, err := lexical.Load(knowledge.EmbeddedIndex(), procs, syns, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, true))
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, wire.Needs{Index: true}))
 	side, health := sidecarwire.New(ctx, p)
 	st := wire.Must(p.Status(health)) // knowledge_status, the MCP tool
 	svc := p.Lookup(side)

@@ -15,7 +15,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, false))
+	p := wire.Must(wire.New(ctx, wire.FromEnv(), os.Stdout, wire.Needs{}))
 	health := p.SidecarHealth()
 	st := wire.Must(p.Status(health))
 	h := p.Handler(api.Services{Status: st})

@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 // NewFunction builds every service the way function's main builds its parts ("" for all): the
 // index only where it is read (wire.New), the sidecar for a lookup.
 func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function string) (*App, error) {
-	p, err := wire.New(ctx, cfg, out, function == "" || function == FunctionLookup)
+	p, err := wire.New(ctx, cfg, out, wire.Needs{Index: function == "" || function == FunctionLookup, Raw: function == "" || function == FunctionSync})
 	if err != nil {
 		return nil, err
 	}

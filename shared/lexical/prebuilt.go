@@ -61,10 +61,11 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 
 // Load restores an index and its corpus from their prebuilt form b. procs and syns are the
 // corpus's source files (the procedures and the synonym files; syns may be nil): they must be the
-// files b was built from (knowledge.ErrStale otherwise). The documents' Raw bytes are not kept
-// (see knowledge.Restore): the functions that answer questions never send them.
-func Load(b []byte, procs, syns fs.FS) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns, false)
+// files b was built from (knowledge.ErrStale otherwise). The documents' Raw bytes are kept only
+// with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
+// answers questions need not hold the corpus twice.
+func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns, raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,10 +97,10 @@ func Load(b []byte, procs, syns fs.FS) (*Index, *knowledge.Corpus, error) {
 	return ix, c, nil
 }
 
-// LoadCorpus restores only the corpus from a prebuilt index, with the documents' Raw bytes, for
-// the functions that read the procedures but never analyse a question (status, manifest sync).
-func LoadCorpus(b []byte, procs, syns fs.FS) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, true)
+// LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
+// procedures but never analyse a question (status, manifest sync); raw as for Load.
+func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(b, procs, syns, raw)
 	return c, err
 }
 

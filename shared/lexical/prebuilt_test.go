@@ -35,7 +35,7 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, restored, err := Load(b, procs, syns)
+	ix, restored, err := Load(b, procs, syns, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 			t.Fatalf("%s: question analysis differs after loading:\n%+v\n%+v", lang, g1, g2)
 		}
 	}
-	corpus, err := LoadCorpus(b, procs, syns)
+	corpus, err := LoadCorpus(b, procs, syns, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
 func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
 	procs, syns := sourcesOf(t)
-	if _, _, err := Load(b, procs, syns); err != nil {
+	if _, _, err := Load(b, procs, syns, false); err != nil {
 		t.Fatalf("the same files: %v", err)
 	}
 	for name, change := range map[string]func(procs, syns fstest.MapFS){
@@ -148,10 +148,10 @@ func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 	} {
 		p, s := sourcesOf(t)
 		change(p, s)
-		if _, _, err := Load(b, p, s); !errors.Is(err, knowledge.ErrStale) {
+		if _, _, err := Load(b, p, s, false); !errors.Is(err, knowledge.ErrStale) {
 			t.Errorf("%s: err %v, want ErrStale", name, err)
 		}
-		if _, err := LoadCorpus(b, p, s); !errors.Is(err, knowledge.ErrStale) {
+		if _, err := LoadCorpus(b, p, s, false); !errors.Is(err, knowledge.ErrStale) {
 			t.Errorf("%s, corpus only: err %v, want ErrStale", name, err)
 		}
 	}
@@ -160,16 +160,16 @@ func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 func TestDamagedPrebuiltIndexFailsToLoad(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
 	procs, syns, _ := knowledge.EmbeddedSources()
-	if _, _, err := Load([]byte("not an index"), procs, syns); !errors.Is(err, ErrPrebuilt) {
+	if _, _, err := Load([]byte("not an index"), procs, syns, false); !errors.Is(err, ErrPrebuilt) {
 		t.Fatalf("garbage: %v", err)
 	}
 	// Cut anywhere, the bytes are refused, never loaded in part and never a panic.
 	for _, n := range []int{len(prebuiltMagic), len(prebuiltMagic) + 3, len(b) / 3, len(b) / 2, len(b) - 100, len(b) - 1} {
-		if _, _, err := Load(b[:n], procs, syns); err == nil {
+		if _, _, err := Load(b[:n], procs, syns, false); err == nil {
 			t.Errorf("truncated to %d bytes: loaded", n)
 		}
 	}
-	if _, _, err := Load(append(bytes.Clone(b), 0), procs, syns); !errors.Is(err, ErrPrebuilt) {
+	if _, _, err := Load(append(bytes.Clone(b), 0), procs, syns, false); !errors.Is(err, ErrPrebuilt) {
 		t.Errorf("a trailing byte: %v", err)
 	}
 }
@@ -191,7 +191,7 @@ func FuzzPrebuilt(f *testing.F) {
 		if cut > 0 {
 			d = d[:int(cut%uint(len(d)))]
 		}
-		ix, _, err := Load(d, procs, syns)
+		ix, _, err := Load(d, procs, syns, false)
 		if err != nil {
 			return
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
-// loadKnowledge loads the corpus, and its analysed index when withIndex is set. Both come from
+// loadKnowledge loads the corpus, and its analysed index when needs.Index is set. Both come from
 // the prebuilt index (the embedded one, or index.bin in KNOWLEDGE_DIR, written by
 // cmd/index-build) while it matches the corpus files, which takes a few milliseconds; otherwise
 // the procedures are parsed and analysed here, and the log says so and why.
-func loadKnowledge(cfg config.Config, log *slog.Logger, withIndex bool) (*knowledge.Corpus, *lexical.Index, error) {
+func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge.Corpus, *lexical.Index, error) {
+	withIndex := needs.Index
 	start := time.Now()
 	prebuilt, procs, syns, where, err := prebuiltSource(cfg)
 	if err != nil {
@@ -28,9 +29,9 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, withIndex bool) (*knowle
 		var c *knowledge.Corpus
 		var ix *lexical.Index
 		if withIndex {
-			ix, c, err = lexical.Load(prebuilt, procs, syns)
+			ix, c, err = lexical.Load(prebuilt, procs, syns, needs.Raw)
 		} else {
-			c, err = lexical.LoadCorpus(prebuilt, procs, syns)
+			c, err = lexical.LoadCorpus(prebuilt, procs, syns, needs.Raw)
 		}
 		if err == nil {
 			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,

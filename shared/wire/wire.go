@@ -64,14 +64,22 @@ type Parts struct {
 	aws   func() (aws.Config, error)
 }
 
-// New builds the parts. The corpus and, when withIndex is set (the lookup function, the local
-// API), its analysed index come from the prebuilt index when it matches the corpus files (see
-// loadKnowledge); the status and sync functions load the procedures alone. out receives logs
-// and metrics (stdout in Lambda).
-func New(ctx context.Context, cfg config.Config, out io.Writer, withIndex bool) (*Parts, error) {
+// Needs says what a function reads of the corpus beyond its documents.
+type Needs struct {
+	// Index: the analysed index (the lookup function, the local API).
+	Index bool
+	// Raw: the procedure files' bytes, which manifest sync sends (the sync function, the local
+	// API). Without the index they are always kept.
+	Raw bool
+}
+
+// New builds the parts. The corpus and, when needs.Index is set, its analysed index come from
+// the prebuilt index when it matches the corpus files (see loadKnowledge); the status and sync
+// functions load the procedures alone. out receives logs and metrics (stdout in Lambda).
+func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*Parts, error) {
 	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now()}
 	var err error
-	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, withIndex); err != nil {
+	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
 		return nil, err
 	}
 	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)

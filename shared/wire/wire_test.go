@@ -32,7 +32,7 @@ func TestSidecarHealthAgreesWithTheSidecar(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := wire.New(context.Background(), cfg, io.Discard, false)
+			p, err := wire.New(context.Background(), cfg, io.Discard, wire.Needs{})
 			if err != nil {
 				t.Fatal(err)
 			}

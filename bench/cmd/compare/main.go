@@ -445,7 +445,7 @@ func measurePrebuilt(w io.Writer, corpusDir string) error {
 	if err != nil {
 		return err
 	}
-	ix, c, err := lexical.Load(b, procs, syns)
+	ix, c, err := lexical.Load(b, procs, syns, false)
 	if err != nil {
 		return err
 	}
