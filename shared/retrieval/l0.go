@@ -129,21 +129,17 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		for _, p := range ofDoc {
 			_, kind, i, words := l.Phrase(p)
 			switch kind {
-			case lexical.PhraseKeyword:
-				if rule, ok := synonym(words); ok {
-					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Keywords[i])
-				} else {
-					reasons = append(reasons, "l0:keyword:"+d.Keywords[i])
+			case lexical.PhraseKeyword, lexical.PhraseEntity:
+				text, label, hinted := d.Keywords[i], "keyword", &hints.MatchedKeywords
+				if kind == lexical.PhraseEntity {
+					text, label, hinted = d.Entities[i], "entity", &hints.Entities
 				}
-				hints.MatchedKeywords = appendNew(hints.MatchedKeywords, d.Keywords[i])
-				cover(words)
-			case lexical.PhraseEntity:
 				if rule, ok := synonym(words); ok {
-					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+d.Entities[i])
+					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+text)
 				} else {
-					reasons = append(reasons, "l0:entity:"+d.Entities[i])
+					reasons = append(reasons, "l0:"+label+":"+text)
 				}
-				hints.Entities = appendNew(hints.Entities, d.Entities[i])
+				*hinted = appendNew(*hinted, text)
 				cover(words)
 			case lexical.PhraseCategory:
 				category = true
