@@ -42,6 +42,10 @@ type Config struct {
 	LogLevel             string
 	// FunctionName is the Lambda function's name (AWS_LAMBDA_FUNCTION_NAME), "local" outside Lambda.
 	FunctionName string
+	// MemoryLimitBytes is the Go runtime's soft memory limit to set at start: 90 % of the
+	// function's memory (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, in MB), so that the collector runs
+	// before the function would run out of it; 0 outside Lambda, or when GOMEMLIMIT sets one.
+	MemoryLimitBytes int64
 	// InLambda is true inside the Lambda runtime (deployed, sam local or the emulator).
 	InLambda bool
 	// DynamoDBTimeout bounds every DynamoDB call, retries included.
@@ -105,6 +109,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
 		XRayDaemonAddress:     p.str("AWS_XRAY_DAEMON_ADDRESS", ""),
+	}
+	if mb := p.integer("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0, 0, 1<<20); mb > 0 && getenv("GOMEMLIMIT") == "" {
+		c.MemoryLimitBytes = int64(mb) << 20 * 9 / 10
 	}
 	c.RAGcoreBreakerFailures = p.integer("RAGCORE_BREAKER_FAILURES", 5, 1, 1000)
 	c.RAGcoreBreakerCooldown = time.Duration(p.integer("RAGCORE_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond

@@ -139,3 +139,19 @@ func TestBreakerAndNegativeCacheSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryLimitFollowsTheFunctionsMemory(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want int64
+	}{
+		{nil, 0},
+		{map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256"}, 256 << 20 * 9 / 10},
+		{map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256", "GOMEMLIMIT": "200MiB"}, 0},
+	} {
+		c, err := FromEnv(env(tc.env))
+		if err != nil || c.MemoryLimitBytes != tc.want {
+			t.Errorf("%v: limit %d, %v; want %d", tc.env, c.MemoryLimitBytes, err, tc.want)
+		}
+	}
+}

@@ -338,8 +338,9 @@ func (e *encoder) document(d *knowledge.Document) {
 	}
 }
 
-// decoder reads the prebuilt form. Each string is a copy of its own, so that what the index
-// keeps never holds on to the bytes of the integer arrays around it. The first error sticks:
+// decoder reads the prebuilt form. Everything it returns is a copy (each string one of its own):
+// the bytes may be a file mapping that is released after the load, and what the index keeps
+// must never hold on to the bytes around it. The first error sticks:
 // every later read returns zero values, and done reports it.
 type decoder struct {
 	b   []byte

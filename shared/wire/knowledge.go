@@ -21,10 +21,11 @@ import (
 func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge.Corpus, *lexical.Index, error) {
 	withIndex := needs.Index
 	start := time.Now()
-	prebuilt, procs, syns, where, err := prebuiltSource(cfg)
+	prebuilt, release, procs, syns, where, err := prebuiltSource(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer release()
 	if prebuilt != nil {
 		var c *knowledge.Corpus
 		var ix *lexical.Index
@@ -58,27 +59,29 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 }
 
 // prebuiltSource returns the prebuilt index to try, with the corpus files it must match: the
-// embedded ones, or KNOWLEDGE_DIR's (nil bytes when that folder has no prebuilt index).
-func prebuiltSource(cfg config.Config) (b []byte, procs, syns fs.FS, where string, err error) {
+// embedded ones, or KNOWLEDGE_DIR's (nil bytes when that folder has no prebuilt index). release
+// frees the bytes once the load has copied out what it keeps.
+func prebuiltSource(cfg config.Config) (b []byte, release func(), procs, syns fs.FS, where string, err error) {
+	release = func() {}
 	if cfg.KnowledgeDir == "" {
 		procs, syns, err = knowledge.EmbeddedSources()
-		return knowledge.EmbeddedIndex(), procs, syns, "embedded", err
+		return knowledge.EmbeddedIndex(), release, procs, syns, "embedded", err
 	}
 	where = filepath.Join(cfg.KnowledgeDir, lexical.PrebuiltFile)
-	b, err = os.ReadFile(where)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil, where, nil
+	if _, err := os.Stat(where); errors.Is(err, fs.ErrNotExist) {
+		return nil, release, nil, nil, where, nil
 	}
-	if err != nil {
-		return nil, nil, nil, where, fmt.Errorf("KNOWLEDGE_DIR prebuilt index: %w", err)
+	if b, release, err = readPrebuilt(where); err != nil {
+		return nil, func() {}, nil, nil, where, fmt.Errorf("KNOWLEDGE_DIR prebuilt index: %w", err)
 	}
 	procs = os.DirFS(cfg.KnowledgeDir)
 	if fi, err := fs.Stat(procs, knowledge.SynonymsDir); err == nil && fi.IsDir() {
 		if syns, err = fs.Sub(procs, knowledge.SynonymsDir); err != nil {
-			return nil, nil, nil, where, err
+			release()
+			return nil, func() {}, nil, nil, where, err
 		}
 	}
-	return b, procs, syns, where, nil
+	return b, release, procs, syns, where, nil
 }
 
 func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -78,6 +79,9 @@ type Needs struct {
 // functions load the procedures alone. out receives logs and metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*Parts, error) {
 	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now()}
+	if cfg.MemoryLimitBytes > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimitBytes)
+	}
 	var err error
 	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
 		return nil, err

@@ -1,0 +1,36 @@
+//go:build unix
+
+package wire
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// readPrebuilt maps the prebuilt index file read-only instead of reading it into the heap: its
+// pages are the page cache's, which the kernel can drop under memory pressure, so a corpus of
+// 10,000 procedures (a 120 MB file) loads in a 256 MB function. Loading copies out everything it
+// keeps; release unmaps the file afterwards.
+func readPrebuilt(path string) (b []byte, release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 {
+		return []byte{}, func() {}, nil
+	}
+	if fi.Size() > 1<<32 {
+		return nil, nil, fmt.Errorf("%s: %d bytes, more than a prebuilt index can hold", path, fi.Size())
+	}
+	b, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	return b, func() { _ = syscall.Munmap(b) }, nil
+}
