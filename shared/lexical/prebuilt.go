@@ -295,10 +295,15 @@ func (e *encoder) u64(x uint64) {
 	e.buf.Write(binary.LittleEndian.AppendUint64(nil, x))
 }
 func (e *encoder) str(s string) { e.uvarint(len(s)); e.buf.WriteString(s) }
+// strs writes a list of strings as their count, their lengths, then their bytes back to back,
+// so that reading the list copies its text once.
 func (e *encoder) strs(ss []string) {
 	e.uvarint(len(ss))
 	for _, s := range ss {
-		e.str(s)
+		e.uvarint(len(s))
+	}
+	for _, s := range ss {
+		e.buf.WriteString(s)
 	}
 }
 func (e *encoder) u32s(xs []uint32) {
@@ -338,9 +343,9 @@ func (e *encoder) document(d *knowledge.Document) {
 	}
 }
 
-// decoder reads the prebuilt form. Everything it returns is a copy (each string one of its own):
-// the bytes may be a file mapping that is released after the load, and what the index keeps
-// must never hold on to the bytes around it. The first error sticks:
+// decoder reads the prebuilt form. Everything it returns is a copy (a string, or a list's
+// strings together, of its own): the bytes may be a file mapping that is released after the
+// load, and what the index keeps must never hold on to the bytes around it. The first error sticks:
 // every later read returns zero values, and done reports it.
 type decoder struct {
 	b   []byte
@@ -400,14 +405,31 @@ func (d *decoder) str() string {
 	return string(d.b[at : at+n])
 }
 
+// strs reads a list of strings (see encoder.strs): one copy of the list's text, which the
+// strings share.
 func (d *decoder) strs() []string {
 	n := d.count(1)
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, 0, n)
-	for range n {
-		out = append(out, d.str())
+	lens := make([]int, n)
+	total := 0
+	for i := range lens {
+		lens[i] = d.uvarint()
+		total += lens[i]
+		if total > len(d.b)-d.off {
+			d.fail("strings")
+			return nil
+		}
+	}
+	at, ok := d.take(total, "strings")
+	if !ok {
+		return nil
+	}
+	text := string(d.b[at : at+total])
+	out := make([]string, n)
+	for i, l := range lens {
+		out[i], text = text[:l], text[l:]
 	}
 	return out
 }
