@@ -295,6 +295,7 @@ func (e *encoder) u64(x uint64) {
 	e.buf.Write(binary.LittleEndian.AppendUint64(nil, x))
 }
 func (e *encoder) str(s string) { e.uvarint(len(s)); e.buf.WriteString(s) }
+
 // strs writes a list of strings as their count, their lengths, then their bytes back to back,
 // so that reading the list copies its text once.
 func (e *encoder) strs(ss []string) {
