@@ -63,7 +63,7 @@ func FromFlat(f Flat) (*Matcher, error) {
 func (b *builder) flatten(vocab []string) *Matcher {
 	type entry struct {
 		key  string
-		alts [][3]string
+		alts []built
 	}
 	var entries []entry
 	var walk func(key string, n *node)
@@ -86,12 +86,12 @@ func (b *builder) flatten(vocab []string) *Matcher {
 		m.altStart = append(m.altStart, uint32(len(m.alts)))
 		for _, a := range e.alts {
 			from := uint32(len(m.tokens))
-			m.tokens = append(m.tokens, strings.Split(a[0], keySep)...)
+			m.tokens = append(m.tokens, a.tokens...)
 			// A rule's source is "<file>:<line>" (Rule.Source): kept as a file and a line.
-			name, line := a[2], 0
-			if i := strings.LastIndexByte(a[2], ':'); i >= 0 {
-				if n, err := strconv.Atoi(a[2][i+1:]); err == nil && n >= 0 {
-					name, line = a[2][:i], n
+			name, line := a.source, 0
+			if i := strings.LastIndexByte(a.source, ':'); i >= 0 {
+				if n, err := strconv.Atoi(a.source[i+1:]); err == nil && n >= 0 {
+					name, line = a.source[:i], n
 				}
 			}
 			f, ok := fileOf[name]
@@ -100,7 +100,7 @@ func (b *builder) flatten(vocab []string) *Matcher {
 				fileOf[name] = f
 				m.files = append(m.files, name)
 			}
-			m.alts = append(m.alts, alternative{from: from, to: uint32(len(m.tokens)), term: a[1], file: f, line: uint32(line)})
+			m.alts = append(m.alts, alternative{from: from, to: uint32(len(m.tokens)), term: a.term, file: f, line: uint32(line)})
 		}
 	}
 	m.altStart = append(m.altStart, uint32(len(m.alts)))

@@ -60,9 +60,15 @@ type builder struct {
 	terms int
 }
 
+// built is one alternative as Compile collects it.
+type built struct {
+	tokens       []string
+	term, source string
+}
+
 type node struct {
 	next map[string]*node
-	alts [][3]string // folded alternative tokens joined by keySep, rule term, source
+	alts []built // in rule order
 	seen map[string]bool
 }
 
@@ -140,7 +146,7 @@ func (b *builder) add(key, alt []string, term, source string) {
 		return
 	}
 	n.seen[k] = true
-	n.alts = append(n.alts, [3]string{k, term, source})
+	n.alts = append(n.alts, built{tokens: alt, term: term, source: source})
 }
 
 // Expand returns the alternatives for the terms found in tokens, the folded tokens of a question
