@@ -238,7 +238,10 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		offer(acc.Weight(d))
 	}
 	cut := best / 2
-	if len(top) == n && n > 0 {
+	switch {
+	case len(top) < n:
+		cut = 0 // fewer matches than asked for: every one is read
+	case n > 0:
 		cut = min(cut, top[n-1])
 	}
 	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })

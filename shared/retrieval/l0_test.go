@@ -1,0 +1,64 @@
+package retrieval
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+// TestL0KeepsTheMatchesCallersRead: l0 makes only the matches a caller can read, the leading
+// ones (at least half the best weight) and at least the first n, in weight order with ties by
+// document id; with fewer matches than n, every one.
+func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	docs := func(ms []l0Match) []int {
+		var out []int
+		for _, m := range ms {
+			out = append(out, m.doc)
+		}
+		return out
+	}
+	weights := func(phrased []l0Match, partial map[uint32]float64, n int) []l0Match {
+		acc := l.DocWeights()
+		defer acc.Release()
+		for d, w := range partial {
+			acc.Add(d, w)
+		}
+		return leadingOrTop(slices.Clone(phrased), acc, n)
+	}
+	for _, tc := range []struct {
+		name    string
+		phrased []l0Match
+		partial map[uint32]float64
+		n       int
+		want    []int
+	}{
+		{"fewer than n, far below the best", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{2: 1}, 5, []int{4, 2}},
+		{"the first n beyond the leading", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{1: 1, 2: 3, 3: 2, 5: 0.5}, 3, []int{4, 2, 3}},
+		{"every leading one beyond n", []l0Match{{doc: 4, weight: 10}, {doc: 6, weight: 6}}, map[uint32]float64{1: 5, 2: 7}, 1, []int{4, 2, 6, 1}},
+		{"ties by document id", nil, map[uint32]float64{7: 1, 3: 1, 5: 1}, 2, []int{3, 5, 7}},
+		{"n 0: the leading only", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{2: 1}, 0, []int{4}},
+	} {
+		if got := docs(weights(tc.phrased, tc.partial, tc.n)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: documents %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Through l0: a question that matches few procedures keeps all of them for fusion.
+	words := analyse(l, "windscreen chip on a car returned this morning")
+	_, all := l0(l, words, 40)
+	_, five := l0(l, words, 5)
+	if len(all) < 6 || len(five) < 5 || !slices.Equal(docs(all[:5]), docs(five[:5])) {
+		t.Fatalf("l0 with 40: %v, with 5: %v", docs(all), docs(five))
+	}
+	for _, m := range five[:5] {
+		if d, _ := l.Doc(m.passage); d.ID != l.Docs[m.doc].ID {
+			t.Errorf("match of %s has the section of %s", l.Docs[m.doc].ID, d.ID)
+		}
+	}
+}
