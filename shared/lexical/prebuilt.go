@@ -263,7 +263,8 @@ func (l *Lang) check() error {
 		return bad("document passages")
 	case !offsets(l.frontStart, D, len(l.frontTerms)) || !termsBelow(l.frontTerms, V):
 		return bad("front-matter terms")
-	case len(l.docPhrase) != D+1 || !offsets(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !termsBelow(l.phraseTerms, V):
+	case !offsets(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !termsBelow(l.phraseTerms, V) ||
+		!offsets(l.docPhrase, D, len(l.phraseStart)-1):
 		return bad("front-matter phrases")
 	case !offsets(l.frontDocStart, V, len(l.frontDoc)) || !below(l.frontDoc, D):
 		return bad("front-matter documents")
