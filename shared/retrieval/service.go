@@ -6,15 +6,10 @@ package retrieval
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
-	"slices"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -231,57 +226,12 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.C
 	return sp.Matched < minInformativeWords
 }
 
-// Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
-// Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
-func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (Trace, error) {
-	t, err := s.traces.GetTrace(ctx, id)
-	if err != nil {
-		return Trace{}, err
-	}
-	if t.ActorID != actor.ID && !actor.HasScope("knowledge:admin") {
-		return Trace{}, domain.ErrNotFound
-	}
-	return t, nil
-}
-
 // providerContext bounds one provider call.
 func (s *Service) providerContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if s.opts.ProviderTimeout <= 0 {
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, s.opts.ProviderTimeout)
-}
-
-// record completes and stores a trace. A failed write never fails the caller's request and never
-// loses the trace: the trace is written whole to the log as one line whose key "trace" holds the
-// table item the write would have made (TraceItem), to be replayed into the table by
-// cmd/trace-replay, and the failure is counted. The write outlives a caller that hung up (the
-// store's own deadline bounds it), so that every answered call leaves its trace.
-func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
-	ctx = context.WithoutCancel(ctx)
-	sum := sha256.Sum256([]byte(question))
-	t.QuestionSHA256 = hex.EncodeToString(sum[:])
-	t.QuestionChars = utf8.RuneCountInString(question)
-	t.CreatedAt = s.now().UTC()
-	t.ExpiresAt = t.CreatedAt.Add(s.opts.TraceRetention)
-	s.emitEvidence(t)
-	err := s.traces.PutTrace(ctx, t)
-	if err == nil {
-		return
-	}
-	n := s.traceFailures.Add(1)
-	if s.opts.Metrics != nil {
-		s.opts.Metrics.Count("TraceWriteFailures", 1)
-	}
-	item, ierr := TraceItem(t)
-	if ierr != nil { // no invocation id: nothing a replay could store
-		s.log.ErrorContext(ctx, "trace write failed; the trace cannot be logged for replay",
-			"correlation_id", correlationID, "trace_failures", n, "error", port.SafeError(err), "encode_error", ierr.Error())
-		return
-	}
-	s.log.ErrorContext(ctx, "trace write failed; the trace is in this line for replay, the response is unaffected",
-		"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n,
-		"error", port.SafeError(err), "trace", item)
 }
 
 func layerOf(l0, l1 bool) string {
@@ -306,55 +256,9 @@ func evidenceState(r Relevance, blocks int, l1Status string) string {
 	return port.StateInsufficient
 }
 
-func summaries(blocks []EvidenceBlock) []BlockSummary {
-	out := make([]BlockSummary, 0, len(blocks))
-	for _, b := range blocks {
-		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
-	}
-	return out
-}
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // newID returns a random, URL-safe id (26 base32 characters, 128 bits).
-func newID() string { return rand.Text() }
-
-// analyse is the analysis of a question: its words, their compound parts and their synonyms.
-func analyse(l *lexical.Lang, question string) []textproc.Group {
-	return l.Analyzer.QuestionWords(question)
-}
-
-// queryTerms lists the index terms of a question's words, each once: the words and their parts
-// weigh 1, terms that only synonyms give weigh lexical.SynonymWeight.
-func queryTerms(words []textproc.Group) ([]string, map[string]float64) {
-	terms := uniqueTerms(textproc.Flatten(words))
-	var weights map[string]float64
-	for _, g := range words {
-		for _, a := range g.Alts {
-			if slices.Contains(terms, a.Term) {
-				continue
-			}
-			terms = append(terms, a.Term)
-			if weights == nil {
-				weights = map[string]float64{}
-			}
-			weights[a.Term] = lexical.SynonymWeight
-		}
-	}
-	return terms, weights
-}
-
-func uniqueTerms(terms []string) []string {
-	out := terms[:0:0]
-	for _, t := range terms {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // l1Pool is how many candidates L1 is asked for: twice the blocks wanted, at least 10, so that
 // fusion and de-duplication choose from the same pool whatever top_k is.
 func l1Pool(topK int) int { return min(max(2*topK, 10), 40) }

@@ -1,0 +1,72 @@
+package retrieval
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
+// Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
+func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (Trace, error) {
+	t, err := s.traces.GetTrace(ctx, id)
+	if err != nil {
+		return Trace{}, err
+	}
+	if t.ActorID != actor.ID && !actor.HasScope("knowledge:admin") {
+		return Trace{}, domain.ErrNotFound
+	}
+	return t, nil
+}
+
+// record completes and stores a trace. A failed write never fails the caller's request and never
+// loses the trace: the trace is written whole to the log as one line whose key "trace" holds the
+// table item the write would have made (TraceItem), to be replayed into the table by
+// cmd/trace-replay, and the failure is counted. The write outlives a caller that hung up (the
+// store's own deadline bounds it), so that every answered call leaves its trace.
+func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
+	ctx = context.WithoutCancel(ctx)
+	sum := sha256.Sum256([]byte(question))
+	t.QuestionSHA256 = hex.EncodeToString(sum[:])
+	t.QuestionChars = utf8.RuneCountInString(question)
+	t.CreatedAt = s.now().UTC()
+	t.ExpiresAt = t.CreatedAt.Add(s.opts.TraceRetention)
+	s.emitEvidence(t)
+	err := s.traces.PutTrace(ctx, t)
+	if err == nil {
+		return
+	}
+	n := s.traceFailures.Add(1)
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Count("TraceWriteFailures", 1)
+	}
+	item, ierr := TraceItem(t)
+	if ierr != nil { // no invocation id: nothing a replay could store
+		s.log.ErrorContext(ctx, "trace write failed; the trace cannot be logged for replay",
+			"correlation_id", correlationID, "trace_failures", n, "error", port.SafeError(err), "encode_error", ierr.Error())
+		return
+	}
+	s.log.ErrorContext(ctx, "trace write failed; the trace is in this line for replay, the response is unaffected",
+		"correlation_id", correlationID, "invocation_id", t.InvocationID, "trace_failures", n,
+		"error", port.SafeError(err), "trace", item)
+}
+
+// summaries are the blocks as a trace records them: identity, layer, score, reasons, a clipped
+// preview of the content and the fusion basis.
+func summaries(blocks []EvidenceBlock) []BlockSummary {
+	out := make([]BlockSummary, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
+			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
+	}
+	return out
+}
+
+// newID is a fresh invocation id.
+func newID() string { return rand.Text() }
