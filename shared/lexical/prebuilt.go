@@ -160,16 +160,13 @@ func (l *Lang) encode(e *encoder) {
 	}
 	m := l.Analyzer.SynonymMatcher().Flat()
 	e.strs(m.Keys)
-	e.u32s(m.AltStart)
-	e.u32s(m.AltFrom)
-	e.u32s(m.AltTo)
-	e.strs(m.AltTerm)
-	e.u32s(m.AltFile)
-	e.u32s(m.AltLine)
+	for _, xs := range [][]uint32{m.AltStart, m.AltFrom, m.AltTo, m.AltTerm, m.AltFile, m.AltLine, m.TokenIDs} {
+		e.u32s(xs)
+	}
+	e.strs(m.RuleTerms)
 	e.strs(m.Files)
-	e.strs(m.Tokens)
 	e.strs(m.Vocabulary)
-	e.uvarint(m.Terms)
+	e.uvarint(m.TermCount)
 }
 
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, error) {
@@ -193,8 +190,9 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 	if d.uvarint() == 1 {
 		text = base.WithSplitter(textproc.RestoreSplitter(base, d.strs(), d.strs()))
 	}
-	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.strs(),
-		AltFile: d.u32s(), AltLine: d.u32s(), Files: d.strs(), Tokens: d.strs(), Vocabulary: d.strs(), Terms: d.uvarint()}
+	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.u32s(),
+		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
+		Vocabulary: d.strs(), TermCount: d.uvarint()}
 	if err := d.done(); err != nil {
 		return nil, err
 	}

@@ -30,24 +30,24 @@ type Expansion struct {
 	Source string
 }
 
-// Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use. It holds no
-// pointers but strings: the terms as sorted keys (a term's folded tokens joined by keySep) and
-// their alternatives in flat arrays, so that restoring one from a prebuilt index builds no
-// per-term structure (see Compiled).
+// Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use. It is flat
+// arrays: the terms as sorted keys (a term's folded tokens joined by keySep), and their
+// alternatives as parallel integer arrays into tables of strings (the vocabulary, the rules'
+// terms, the rule files), so that restoring one from a prebuilt index builds no per-term or
+// per-alternative structure (see Flat).
 type Matcher struct {
 	keys     []string // sorted; each has alternatives
-	altStart []uint32 // the alternatives of keys[i] are alts[altStart[i]:altStart[i+1]], in rule order
-	alts     []alternative
-	tokens   []string // the folded tokens of every alternative, at alternative.from:to
-	files    []string // the rule files, for the alternatives' sources
-	vocab    []string
-	terms    int
-}
-
-type alternative struct {
-	from, to   uint32 // into Matcher.tokens
-	term       string
-	file, line uint32 // the rule's source: files[file], line
+	altStart []uint32 // the alternatives of keys[i] are i = altStart[i]..altStart[i+1], in rule order
+	// Per alternative: its folded tokens tokens[altFrom:altTo], the rule's term as written
+	// ruleTerms[altTerm], and the rule's source files[altFile], line altLine.
+	altFrom, altTo   []uint32
+	altTerm          []uint32
+	altFile, altLine []uint32
+	tokens           []string // the alternatives' tokens, each one of vocab
+	ruleTerms        []string
+	files            []string
+	vocab            []string
+	terms            int
 }
 
 // keySep joins a term's folded tokens into its key; folded tokens never hold it.
@@ -181,12 +181,13 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 			i++
 			continue
 		}
-		for _, a := range m.alts[m.altStart[best]:m.altStart[best+1]] {
+		for a := m.altStart[best]; a < m.altStart[best+1]; a++ {
 			if len(out) == MaxExpansions {
 				return out
 			}
-			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[a.from:a.to:a.to], Rule: a.term,
-				Source: m.files[a.file] + ":" + strconv.Itoa(int(a.line))})
+			from, to := m.altFrom[a], m.altTo[a]
+			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[from:to:to], Rule: m.ruleTerms[m.altTerm[a]],
+				Source: m.files[m.altFile[a]] + ":" + strconv.Itoa(int(m.altLine[a]))})
 		}
 		i = end
 	}
