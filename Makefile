@@ -66,10 +66,10 @@ bench-test:
 
 ## init-duration: the Init Duration of each function beside a hello-world Go function and
 ## hello-world linking the mandated X-Ray SDK and AWS clients (the floor), all built the same way,
-## under aws-lambda-rie: INIT_RUNS cold starts each (default 11), one emulator at a time, medians
+## under aws-lambda-rie: INIT_RUNS cold starts each (default 15), one emulator at a time, medians
 ## (figures in BENCHMARKS.md). INIT_KNOWLEDGE_DIR=<corpus with index.bin> adds the lookup and
 ## status functions on that corpus. The test's own exit status decides (pipefail, hence bash).
-INIT_RUNS ?= 11
+INIT_RUNS ?= 15
 init-duration: SHELL := /bin/bash
 init-duration: deps
 	set -o pipefail; INIT_RUNS=$(INIT_RUNS) INIT_KNOWLEDGE_DIR=$(INIT_KNOWLEDGE_DIR) $(GO) test -count=1 -v -timeout 30m \
