@@ -40,7 +40,7 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 			return c, ix, nil
 		}
 		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
-			"rebuild it with `go run ./cmd/index-build` (see docs/operations.md)", "prebuilt", where, "error", err.Error())
+			"rebuild it with `go run ./cmd/index-build` (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
 	} else {
 		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
 			"`go run ./cmd/index-build -dir <dir>` writes one", "knowledge_dir", cfg.KnowledgeDir)
