@@ -163,19 +163,17 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 		best, end := -1, 0
 		key := tokens[i]
 		for j := i + 1; ; j++ {
+			// One search finds the term and tells whether a longer one starts with its tokens:
+			// keySep sorts before every byte of a token, so those keys follow it directly.
 			at, found := slices.BinarySearch(m.keys, key)
 			if found {
 				best, end = at, j
+				at++
 			}
-			if j == len(tokens) {
+			if j == len(tokens) || at == len(m.keys) || !continues(m.keys[at], key) {
 				break
 			}
-			// A longer term starts with this one's tokens: its keys follow key+keySep.
-			longer := key + keySep
-			if at, _ = slices.BinarySearch(m.keys, longer); at == len(m.keys) || !strings.HasPrefix(m.keys[at], longer) {
-				break
-			}
-			key = longer + tokens[j]
+			key = key + keySep + tokens[j]
 		}
 		if best < 0 {
 			i++
@@ -192,6 +190,11 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 		i = end
 	}
 	return out
+}
+
+// continues reports whether k is a longer term whose first tokens are key's.
+func continues(k, key string) bool {
+	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == key
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words
