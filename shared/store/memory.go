@@ -18,11 +18,11 @@ import (
 // store grows (maxTraces), so that a long-running local API stays bounded. Dropping unexpired
 // traces is a loss: it is counted (Evicted) and logged, one warning per eviction.
 type Memory struct {
-	mu       sync.RWMutex
-	traces   map[string]retrieval.Trace
+	mu     sync.RWMutex
+	traces map[string]retrieval.Trace
 	// order holds trace ids in the order they were first written, oldest first, possibly with
 	// ids already dropped: eviction takes the oldest from its front.
-	order []string
+	order    []string
 	verify   map[string]CachedVerification
 	reports  map[string]SyncReport // namespace#run_id#language
 	latest   map[string]SyncReport // namespace#language
