@@ -13,7 +13,13 @@ import (
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
 type fusing struct {
-	block    EvidenceBlock
+	docID string
+	// cand is the best L1 chunk of the block, nil for a block L0 alone found; passage is the
+	// local copy's passage whose whole section the block carries (for an L1 chunk: when the
+	// local copy holds the section in the same version), -1 when none.
+	cand    *port.Candidate
+	passage int
+	reasons []string
 	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
 	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
@@ -82,7 +88,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		if f, ok := byKey[key]; ok {
 			return f, true
 		}
-		pool = append(pool, fusing{order: math.MaxInt})
+		pool = append(pool, fusing{docID: docID, order: math.MaxInt, passage: -1})
 		f := &pool[len(pool)-1]
 		if p, ok := l.PassageOf(docID, anchor); ok {
 			f.order = p
@@ -100,20 +106,17 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		sortCandidates(ordered)
 	}
 	sections, l1Rank, prev := 0, 0, 0.0
-	for _, c := range ordered {
+	for i := range ordered {
+		c := &ordered[i]
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
 		if !seen {
-			f.block = EvidenceBlock{
-				Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
-				Title: c.Title, Section: c.Section,
-				Category: c.Category, Content: c.Content,
-			}
+			f.cand = c
 			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
-				if d, sec := l.Doc(p); d.Version == c.Version {
+				if d, _ := l.Doc(p); d.Version == c.Version {
 					// A chunk of a section the local copy holds in the same version: the block
 					// carries the whole section, verbatim from the source, so that no chunk
 					// boundary cuts the deciding fact away.
-					f.block.Content = sec.Content
+					f.passage = p
 				}
 			}
 		}
@@ -127,7 +130,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			}
 			f.l1Rank, f.l1Score = l1Rank, c.Score
 		}
-		f.block.HitReasons = unite(f.block.HitReasons, l1Reason)
+		f.reasons = unite(f.reasons, l1Reason)
 	}
 	// L0 matches documents by their front matter: its rank lifts every section of the document
 	// that L1 returned; a document L1 did not return is evidence through its best section.
@@ -140,18 +143,14 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		d, sec := l.Doc(m.passage)
 		var ofDoc []*fusing
 		for _, f := range all {
-			if f.block.DocumentID == d.ID && f.l1Rank > 0 {
+			if f.docID == d.ID && f.l1Rank > 0 {
 				ofDoc = append(ofDoc, f)
 			}
 		}
 		if len(ofDoc) == 0 {
 			f, seen := get(d.ID, d.Version, sec.Anchor)
 			if !seen {
-				f.block = EvidenceBlock{
-					Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
-					Title: d.Title, Section: sec.Heading, Category: d.Category,
-					Content: sec.Content,
-				}
+				f.passage = m.passage
 			}
 			ofDoc = []*fusing{f}
 		}
@@ -159,7 +158,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			if f.l0Rank == 0 {
 				f.l0Rank, f.l0Weight = l0Rank, m.weight
 			}
-			f.block.HitReasons = unite(f.block.HitReasons, m.reasons...)
+			f.reasons = unite(f.reasons, m.reasons...)
 		}
 	}
 	for _, f := range all {
@@ -169,8 +168,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	picked := s.pick(all, topK)
 	out := make([]EvidenceBlock, 0, len(picked))
 	for _, f := range picked {
-		b := f.block
-		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section) // only for the blocks picked
+		b := f.evidence(l) // only for the blocks picked
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
@@ -193,6 +191,28 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	return out
 }
 
+// evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
+// (the whole local section when the local copy holds it in the same version), or the local
+// section L0 found.
+func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
+	var b EvidenceBlock
+	if c := f.cand; c != nil {
+		b = EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
+			Title: c.Title, Section: c.Section, Category: c.Category, Content: c.Content}
+		if f.passage >= 0 {
+			_, sec := l.Doc(f.passage)
+			b.Content = sec.Content
+		}
+	} else {
+		d, sec := l.Doc(f.passage)
+		b = EvidenceBlock{Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
+	}
+	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	b.HitReasons = f.reasons
+	return b
+}
+
 // routeAfterScope lets a procedure's scope section (its first section, which says what the
 // procedure covers) give its place to the procedure's best other section in the pool: a question
 // in an operator's words matches the scope's list of situations best, but the deciding fact (a
@@ -201,8 +221,8 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 func routeAfterScope(l *lexical.Lang, all []*fusing) {
 	best := map[string]*fusing{}
 	for _, f := range all {
-		if b, ok := best[f.block.DocumentID]; !ok || f.rrf > b.rrf {
-			best[f.block.DocumentID] = f
+		if b, ok := best[f.docID]; !ok || f.rrf > b.rrf {
+			best[f.docID] = f
 		}
 	}
 	for doc, top := range best {
@@ -211,7 +231,7 @@ func routeAfterScope(l *lexical.Lang, all []*fusing) {
 		}
 		var next *fusing
 		for _, f := range all {
-			if f != top && f.block.DocumentID == doc && (next == nil || f.rrf > next.rrf) {
+			if f != top && f.docID == doc && (next == nil || f.rrf > next.rrf) {
 				next = f
 			}
 		}
@@ -276,7 +296,7 @@ func (s *Service) pick(all []*fusing, topK int) []*fusing {
 				continue
 			}
 			v := f.rrf
-			if n := perDoc[f.block.DocumentID]; n > 0 {
+			if n := perDoc[f.docID]; n > 0 {
 				v = s.rrf(f, float64(n)*s.opts.SameDocPenalty)
 			}
 			if best < 0 || v > bestValue || (v == bestValue && before(f, left[best])) {
@@ -285,7 +305,7 @@ func (s *Service) pick(all []*fusing, topK int) []*fusing {
 		}
 		f := left[best]
 		out = append(out, f)
-		perDoc[f.block.DocumentID]++
+		perDoc[f.docID]++
 		left = append(left[:best], left[best+1:]...)
 	}
 	return out
@@ -308,7 +328,7 @@ func before(a, b *fusing) bool {
 	if a.tie != b.tie {
 		return a.tie > b.tie
 	}
-	if c := strings.Compare(a.block.DocumentID, b.block.DocumentID); c != 0 {
+	if c := strings.Compare(a.docID, b.docID); c != 0 {
 		return c < 0
 	}
 	return cmp.Less(a.order, b.order)
