@@ -17,9 +17,9 @@ type fusing struct {
 	// cand is the best L1 chunk of the block, nil for a block L0 alone found; passage is the
 	// local copy's passage whose whole section the block carries (for an L1 chunk: when the
 	// local copy holds the section in the same version), -1 when none.
-	cand    *port.Candidate
-	passage int
-	reasons []string
+	cand     *port.Candidate
+	passage  int
+	reasons  []string
 	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
 	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
