@@ -2,17 +2,14 @@ package functions_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 )
 
 // TestInitDurations measures the Init Duration of every function beside the two baselines
@@ -20,52 +17,45 @@ import (
 // aws-lambda-rie: INIT_RUNS cold starts of each, one emulator at a time, the order rotating every
 // round so that no function always follows another. With INIT_KNOWLEDGE_DIR set (a corpus folder
 // with its prebuilt index.bin), the lookup and status functions also start on that corpus. It
-// reports medians and never asserts a time: `make init-duration` runs it.
+// reports medians and never asserts a time: `make init-duration` runs it with INIT_RUNS; without,
+// as in CI, it makes one cold start of each and checks that each reports its initialisation.
 func TestInitDurations(t *testing.T) {
 	runs, _ := strconv.Atoi(os.Getenv("INIT_RUNS"))
-	if runs <= 0 {
-		t.Skip("INIT_RUNS is not set (make init-duration sets it)")
-	}
+	runs = max(runs, 1)
 	root, err := ddblocal.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	rie := buildRIE(t, dir)
+	rie, bins := built(t, root)
 	table := startTable(t, root)
 	type target struct{ name, binary, knowledgeDir string }
 	var targets []target
 	for _, name := range []string{"hello", "deps", "lookup", "status", "sync"} {
-		targets = append(targets, target{name, buildBootstrap(t, root, dir, name), ""})
+		targets = append(targets, target{name, bins[name], ""})
 	}
 	if large := os.Getenv("INIT_KNOWLEDGE_DIR"); large != "" {
-		targets = append(targets, target{"lookup (INIT_KNOWLEDGE_DIR)", targets[2].binary, large},
-			target{"status (INIT_KNOWLEDGE_DIR)", targets[3].binary, large})
+		targets = append(targets, target{"lookup (INIT_KNOWLEDGE_DIR)", bins["lookup"], large},
+			target{"status (INIT_KNOWLEDGE_DIR)", bins["status"], large})
 	}
 	report := regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)`)
 	got := map[string][]float64{}
 	for round := range runs {
 		for i := range targets {
 			tg := targets[(i+round)%len(targets)]
-			addrs := testutil.FreeAddrs(t, 2)
-			logs := &testutil.SyncBuffer{}
-			cmd := exec.Command(rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], tg.binary)
-			cmd.Env = append(lambdaLikeEnv(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge", "DYNAMODB_ENDPOINT="+table,
-				"AWS_LAMBDA_FUNCTION_NAME="+filepath.Base(filepath.Dir(tg.binary)), "KNOWLEDGE_PROVIDER=demo",
-				"KNOWLEDGE_DIR="+tg.knowledgeDir)
-			cmd.Stdout, cmd.Stderr = logs, logs
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			invoke(t, &fn{name: tg.name, addr: addrs[0], logs: logs}, []byte(`{}`))
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
+			f, stop := emulate(t, rie, tg.binary, tg.name, append(lambdaLikeEnv(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge",
+				"DYNAMODB_ENDPOINT="+table, "AWS_LAMBDA_FUNCTION_NAME="+filepath.Base(filepath.Dir(tg.binary)),
+				"KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR="+tg.knowledgeDir))
+			invoke(t, f, []byte(`{}`))
+			stop()
+			logs := f.logs
 			m := report.FindStringSubmatch(logs.String())
 			if m == nil {
 				t.Fatalf("%s: no INIT REPORT:\n%s", tg.name, logs)
 			}
-			ms, _ := strconv.ParseFloat(m[1], 64)
+			ms, err := strconv.ParseFloat(m[1], 64)
+			if err != nil || ms <= 0 {
+				t.Fatalf("%s: INIT REPORT %q", tg.name, m[0])
+			}
 			got[tg.name] = append(got[tg.name], ms)
 		}
 	}

@@ -13,9 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,35 +44,80 @@ type reply struct {
 	} `json:"refreshed"`
 }
 
-// buildBootstrap builds the bootstrap of a function (or of the hello and deps baselines) into
-// dir/<name>/ as `make build` does, for this machine's architecture, and returns its path.
-func buildBootstrap(t *testing.T, root, dir, name string) string {
-	t.Helper()
-	bootstrap := filepath.Join(dir, name, "bootstrap")
-	pkg := "./functions/" + name
-	switch name {
-	case "hello":
-		pkg = "./internal/hellolambda"
-	case "deps":
-		pkg = "./internal/hellodeps"
-	}
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", "lambda.norpc", "-o", bootstrap, pkg)
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", name, err, out)
-	}
-	return bootstrap
+// artifacts are the emulator and every bootstrap, built once for all the tests of the package.
+var artifacts struct {
+	once sync.Once
+	dir  string
+	rie  string
+	bins map[string]string // hello, deps, lookup, status, sync
+	err  error
 }
 
-// buildRIE builds aws-lambda-rie (pinned in go.mod) into dir.
-func buildRIE(t *testing.T, dir string) string {
-	t.Helper()
-	rie := filepath.Join(dir, "aws-lambda-rie")
-	if out, err := exec.Command("go", "build", "-o", rie, "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie").CombinedOutput(); err != nil {
-		t.Fatalf("build aws-lambda-rie: %v\n%s", err, out)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if artifacts.dir != "" {
+		_ = os.RemoveAll(artifacts.dir)
 	}
-	return rie
+	os.Exit(code)
+}
+
+// built returns aws-lambda-rie (pinned as a go.mod tool) and the bootstrap of each function and
+// of the hello and deps baselines, built as `make build` builds them for this machine's
+// architecture, once per test binary.
+func built(t *testing.T, root string) (rie string, bins map[string]string) {
+	t.Helper()
+	artifacts.once.Do(func() {
+		if artifacts.dir, artifacts.err = os.MkdirTemp("", "rie-test-"); artifacts.err != nil {
+			return
+		}
+		artifacts.rie = filepath.Join(artifacts.dir, "aws-lambda-rie")
+		if out, err := exec.Command("go", "build", "-o", artifacts.rie, "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie").CombinedOutput(); err != nil {
+			artifacts.err = fmt.Errorf("build aws-lambda-rie: %v\n%s", err, out)
+			return
+		}
+		artifacts.bins = map[string]string{}
+		for _, name := range []string{"hello", "deps", "lookup", "status", "sync"} {
+			pkg := "./functions/" + name
+			switch name {
+			case "hello":
+				pkg = "./internal/hellolambda"
+			case "deps":
+				pkg = "./internal/hellodeps"
+			}
+			bootstrap := filepath.Join(artifacts.dir, name, "bootstrap")
+			build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", "lambda.norpc", "-o", bootstrap, pkg)
+			build.Dir = root
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := build.CombinedOutput(); err != nil {
+				artifacts.err = fmt.Errorf("build %s: %v\n%s", name, err, out)
+				return
+			}
+			artifacts.bins[name] = bootstrap
+		}
+	})
+	if artifacts.err != nil {
+		t.Fatal(artifacts.err)
+	}
+	return artifacts.rie, artifacts.bins
+}
+
+// emulate starts a bootstrap under aws-lambda-rie with env, on two free ports (its invoke API and
+// the Runtime API), and returns the function and a stop that kills the emulator and its child.
+func emulate(t *testing.T, rie, bootstrap, name string, env []string) (*fn, func()) {
+	t.Helper()
+	addrs := testutil.FreeAddrs(t, 2)
+	f := &fn{name: name, addr: addrs[0], logs: &testutil.SyncBuffer{}}
+	cmd := exec.Command(rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = f.logs, f.logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return f, func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}
 }
 
 func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
@@ -81,33 +125,16 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	rie := buildRIE(t, dir)
+	rie, bins := built(t, root)
 	table := startTable(t, root)
 
-	fns := map[string]*fn{}
 	// hello is the smallest Go function, built the same way: the baseline for Init Duration;
 	// deps is hello linking the X-Ray SDK and the AWS clients every function carries.
-	names := []string{"lookup", "status", "sync", "hello", "deps"}
-	// Two ports per emulator (its invoke API and the Runtime API), all distinct.
-	addrs := testutil.FreeAddrs(t, 2*len(names))
-	for i, name := range names {
-		bootstrap := buildBootstrap(t, root, dir, name)
-		f := &fn{name: name, addr: addrs[2*i], logs: &testutil.SyncBuffer{}}
-		// Each emulator also needs its own Runtime API port (9001 by default).
-		cmd := exec.Command(rie, "--runtime-interface-emulator-address", f.addr,
-			"--runtime-api-address", addrs[2*i+1], bootstrap)
-		cmd.Env = append(os.Environ(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge", "DYNAMODB_ENDPOINT="+table,
-			"AWS_LAMBDA_FUNCTION_NAME="+name, "KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR=")
-		cmd.Stdout, cmd.Stderr = f.logs, f.logs
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-		})
+	fns := map[string]*fn{}
+	for _, name := range []string{"lookup", "status", "sync", "hello", "deps"} {
+		f, stop := emulate(t, rie, bins[name], name, append(os.Environ(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge",
+			"DYNAMODB_ENDPOINT="+table, "AWS_LAMBDA_FUNCTION_NAME="+name, "KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR="))
+		t.Cleanup(stop)
 		fns[name] = f
 	}
 
@@ -219,17 +246,6 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 		if name := filepath.Base(f); !used[name] && name != "env.json" {
 			t.Errorf("events/%s is not invoked by this test", name)
 		}
-	}
-	// Init Duration of each function beside the baseline, measured in this run (figures go to
-	// the README; timings are reported, never asserted).
-	initMs := map[string]float64{}
-	for name, f := range fns {
-		if m := regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)`).FindStringSubmatch(f.logs.String()); m != nil {
-			initMs[name], _ = strconv.ParseFloat(m[1], 64)
-		}
-	}
-	for _, name := range []string{"hello", "deps", "lookup", "status", "sync"} {
-		t.Logf("INIT %-7s %7.2f ms  %5.1fx hello", name, initMs[name], initMs[name]/initMs["hello"])
 	}
 	delete(fns, "hello")
 	delete(fns, "deps")
