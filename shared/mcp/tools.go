@@ -63,11 +63,7 @@ type statusArgs struct {
 
 func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	call := s.call(ctx)
-	var a questionArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e, call.CorrelationID), nil
-	}
-	q, lang, detected, e := questionAndLanguage(a.Question, a.Language)
+	a, q, lang, detected, e := questionArguments(req.Params.Arguments)
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
@@ -86,11 +82,7 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	call := s.call(ctx)
-	var a questionArgs
-	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
-		return errorResult(e, call.CorrelationID), nil
-	}
-	q, lang, detected, e := questionAndLanguage(a.Question, a.Language)
+	_, q, lang, detected, e := questionArguments(req.Params.Arguments)
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
@@ -158,6 +150,16 @@ func decodeArgs(raw json.RawMessage, v any) *toolError {
 		return invalid("", "the arguments must be a JSON object")
 	}
 	return nil
+}
+
+// questionArguments decodes the arguments of a tool that takes a question, and checks its
+// question and language.
+func questionArguments(raw json.RawMessage) (a questionArgs, q, lang string, detected bool, err *toolError) {
+	if err = decodeArgs(raw, &a); err != nil {
+		return a, "", "", false, err
+	}
+	q, lang, detected, err = questionAndLanguage(a.Question, a.Language)
+	return a, q, lang, detected, err
 }
 
 // questionAndLanguage validates question and language as the /lookup and /ask routes do: a
