@@ -193,12 +193,12 @@ func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", name, err)
 			}
-			c.files["procedures/"+name] = hash(raw)
 			doc, err := parse("procedures/"+name, raw, scanPersonalData)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
+			c.files[doc.Path] = doc.SHA256 // parse hashed the file once already
 			c.byLang[doc.Language] = append(c.byLang[doc.Language], doc)
 			c.byKey[doc.Language+"/"+doc.ID] = doc
 		}

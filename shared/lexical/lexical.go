@@ -39,7 +39,8 @@ type Lang struct {
 	// Analyzer analyses questions: the index's analysis, plus synonyms and a compound splitter
 	// that also knows the synonyms' words.
 	Analyzer *textproc.Analyzer
-	Docs     []*knowledge.Document
+	// Docs are the language's documents sorted by id, as Corpus.Documents returns them.
+	Docs []*knowledge.Document
 	// Passages are the sections of all documents, ordered by document id, then section number:
 	// that order breaks score ties.
 	Passages []Passage

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -82,7 +83,11 @@ func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
 
 // DocIndex returns the index of the document id in Docs, or -1.
 func (l *Lang) DocIndex(id string) int {
-	return slices.IndexFunc(l.Docs, func(d *knowledge.Document) bool { return d.ID == id })
+	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
