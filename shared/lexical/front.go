@@ -1,9 +1,6 @@
 package lexical
 
-import (
-	"math"
-	"slices"
-)
+import "slices"
 
 // Front is the analysed front matter of one document: its phrases (title, category, each
 // keyword, each entity) as the stems of their words, and every term it holds.
@@ -69,69 +66,54 @@ func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
 	return doc, kind, index, l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]]
 }
 
-// DocWeights accumulates a weight per document for one query without allocating in proportion
-// to the corpus: it is pooled per language, and clearing it costs the documents it touched.
+// DocWeights accumulates a weight per document for one query (see sparse); Release returns it.
 type DocWeights struct {
-	l       *Lang
-	weight  []float64
-	touched []uint32
+	l *Lang
+	sparse[float64]
 }
 
 // DocWeights returns an empty accumulator; Release returns it.
 func (l *Lang) DocWeights() *DocWeights {
 	a, _ := l.docScratch.Get().(*DocWeights)
-	if a == nil || len(a.weight) != len(l.Docs) {
-		a = &DocWeights{l: l, weight: make([]float64, len(l.Docs))}
+	if a == nil || len(a.v) != len(l.Docs) {
+		a = &DocWeights{l: l, sparse: newSparse[float64](len(l.Docs))}
 	}
 	return a
 }
 
 // Add adds w, which must be positive, to the document's weight.
-func (a *DocWeights) Add(doc uint32, w float64) {
-	if a.weight[doc] == 0 {
-		a.touched = append(a.touched, doc)
-	}
-	a.weight[doc] += w
-}
+func (a *DocWeights) Add(doc uint32, w float64) { a.add(doc, w) }
 
 // Weight returns the document's weight.
-func (a *DocWeights) Weight(doc uint32) float64 { return a.weight[doc] }
+func (a *DocWeights) Weight(doc uint32) float64 { return a.v[doc] }
 
 // Touched returns the documents with a weight, in the order they were first added.
 func (a *DocWeights) Touched() []uint32 { return a.touched }
 
 // Release clears the accumulator and returns it to the pool; it must not be used afterwards.
 func (a *DocWeights) Release() {
-	for _, d := range a.touched {
-		a.weight[d] = 0
-	}
-	a.touched = a.touched[:0]
+	a.clear()
 	a.l.docScratch.Put(a)
 }
 
-// PhraseHits counts, for one query, how many of its terms each front-matter phrase holds. Like
-// DocWeights it is pooled per language and clears what it touched.
+// PhraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
+// sparse); Release returns it.
 type PhraseHits struct {
-	l       *Lang
-	count   []uint16
-	touched []uint32
+	l *Lang
+	sparse[uint16]
 }
 
 // PhraseHits returns the counts of the query's terms per phrase, found through the inverted
-// phrase index; Release returns it. terms must not repeat.
+// phrase index. terms must not repeat, so a count is at most the number of a question's
+// distinct terms, far below the counter's limit.
 func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
 	h, _ := l.phraseScratch.Get().(*PhraseHits)
-	if h == nil || len(h.count) != len(l.phraseDoc) {
-		h = &PhraseHits{l: l, count: make([]uint16, len(l.phraseDoc))}
+	if h == nil || len(h.v) != len(l.phraseDoc) {
+		h = &PhraseHits{l: l, sparse: newSparse[uint16](len(l.phraseDoc))}
 	}
 	for _, t := range terms {
 		for _, p := range l.TermPhrases(t) {
-			if h.count[p] == 0 {
-				h.touched = append(h.touched, p)
-			}
-			if h.count[p] < math.MaxUint16 {
-				h.count[p]++
-			}
+			h.add(p, 1)
 		}
 	}
 	return h
@@ -141,13 +123,35 @@ func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
 func (h *PhraseHits) Touched() []uint32 { return h.touched }
 
 // Count returns how many of the terms the phrase holds.
-func (h *PhraseHits) Count(p uint32) int { return int(h.count[p]) }
+func (h *PhraseHits) Count(p uint32) int { return int(h.v[p]) }
 
 // Release clears the counts and returns them to the pool; h must not be used afterwards.
 func (h *PhraseHits) Release() {
-	for _, p := range h.touched {
-		h.count[p] = 0
-	}
-	h.touched = h.touched[:0]
+	h.clear()
 	h.l.phraseScratch.Put(h)
+}
+
+// sparse is an accumulator over ids for one query: a value per id, and the ids touched, so that
+// clearing it costs what the query touched. The accumulators are pooled per language, so that
+// nothing a query allocates grows with the corpus.
+type sparse[T float64 | uint16] struct {
+	v       []T
+	touched []uint32
+}
+
+func newSparse[T float64 | uint16](n int) sparse[T] { return sparse[T]{v: make([]T, n)} }
+
+// add adds x, which must be positive, to the value of id.
+func (s *sparse[T]) add(id uint32, x T) {
+	if s.v[id] == 0 {
+		s.touched = append(s.touched, id)
+	}
+	s.v[id] += x
+}
+
+func (s *sparse[T]) clear() {
+	for _, id := range s.touched {
+		s.v[id] = 0
+	}
+	s.touched = s.touched[:0]
 }

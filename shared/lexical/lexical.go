@@ -82,7 +82,7 @@ type Lang struct {
 	avgLen   float64
 	byAnchor map[anchorKey]int
 
-	scratch       sync.Pool // *scores for Search
+	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
 	phraseScratch sync.Pool // *PhraseHits
 }

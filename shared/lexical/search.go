@@ -21,14 +21,6 @@ func (l *Lang) Search(query []string, category string, topK int) []Hit {
 // procedures' but never outweighs the words themselves.
 const SynonymWeight = 0.5
 
-// scores is the accumulator of one search: a score per passage, and the passages touched, so
-// that clearing it costs what the search touched. It is pooled per language, so that a search
-// allocates nothing in proportion to the corpus.
-type scores struct {
-	score   []float64
-	touched []uint32
-}
-
 // SearchWeighted is Search with a weight per query term (missing terms weigh 1), such as
 // SynonymWeight for a synonym's terms. Its cost follows the postings of the query's terms; the
 // best topK are kept in a bounded heap.
@@ -36,15 +28,13 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
-	acc, _ := l.scratch.Get().(*scores)
-	if acc == nil || len(acc.score) != len(l.Passages) {
-		acc = &scores{score: make([]float64, len(l.Passages))}
+	acc, _ := l.scratch.Get().(*sparse[float64])
+	if acc == nil || len(acc.v) != len(l.Passages) {
+		s := newSparse[float64](len(l.Passages))
+		acc = &s
 	}
 	defer func() {
-		for _, p := range acc.touched {
-			acc.score[p] = 0
-		}
-		acc.touched = acc.touched[:0]
+		acc.clear()
 		l.scratch.Put(acc)
 	}()
 	seen := make([]Term, 0, len(query))
@@ -66,15 +56,12 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 			p := l.postPassage[i]
 			tf := float64(l.postTF[i])
 			norm := K1 * (1 - B + B*float64(l.Passages[p].Len)/l.avgLen)
-			if acc.score[p] == 0 {
-				acc.touched = append(acc.touched, p)
-			}
-			acc.score[p] += idf * tf / (tf + norm)
+			acc.add(p, idf*tf/(tf+norm))
 		}
 	}
 	top := topHits{k: topK}
 	for _, p := range acc.touched {
-		s := acc.score[p]
+		s := acc.v[p]
 		if s <= 0 || (category != "" && l.Docs[l.Passages[p].Doc].Category != category) {
 			continue
 		}
