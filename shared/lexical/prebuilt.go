@@ -306,22 +306,18 @@ func (e *encoder) strs(ss []string) {
 		e.buf.WriteString(s)
 	}
 }
-func (e *encoder) u32s(xs []uint32) {
+
+func (e *encoder) u32s(xs []uint32) { putIntegers(e, xs, 4) }
+func (e *encoder) terms(ts []Term)  { putIntegers(e, ts, 4) }
+func (e *encoder) u16s(xs []uint16) { putIntegers(e, xs, 2) }
+
+// putIntegers writes a list of integers as its count and each in size bytes, little-endian.
+func putIntegers[T ~uint16 | ~uint32](e *encoder, xs []T, size int) {
 	e.uvarint(len(xs))
+	var b [4]byte
 	for _, x := range xs {
-		e.buf.Write(binary.LittleEndian.AppendUint32(nil, x))
-	}
-}
-func (e *encoder) terms(ts []Term) {
-	e.uvarint(len(ts))
-	for _, t := range ts {
-		e.buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(t)))
-	}
-}
-func (e *encoder) u16s(xs []uint16) {
-	e.uvarint(len(xs))
-	for _, x := range xs {
-		e.buf.Write(binary.LittleEndian.AppendUint16(nil, x))
+		binary.LittleEndian.PutUint32(b[:], uint32(x))
+		e.buf.Write(b[:size])
 	}
 }
 
@@ -442,37 +438,25 @@ func (d *decoder) u64() uint64 {
 	return binary.LittleEndian.Uint64(d.b[at:])
 }
 
-func (d *decoder) u32s() []uint32 {
-	n := d.count(4)
-	at, ok := d.take(4*n, "integers")
+func (d *decoder) u32s() []uint32 { return integers[uint32](d, 4) }
+func (d *decoder) terms() []Term  { return integers[Term](d, 4) }
+func (d *decoder) u16s() []uint16 { return integers[uint16](d, 2) }
+
+// integers reads a list of integers written by putIntegers with the same size.
+func integers[T ~uint16 | ~uint32](d *decoder, size int) []T {
+	n := d.count(size)
+	at, ok := d.take(size*n, "integers")
 	if !ok {
 		return nil
 	}
-	out := make([]uint32, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(d.b[at+4*i:])
-	}
-	return out
-}
-
-func (d *decoder) terms() []Term {
-	xs := d.u32s()
-	out := make([]Term, len(xs))
-	for i, x := range xs {
-		out[i] = Term(x)
-	}
-	return out
-}
-
-func (d *decoder) u16s() []uint16 {
-	n := d.count(2)
-	at, ok := d.take(2*n, "integers")
-	if !ok {
-		return nil
-	}
-	out := make([]uint16, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint16(d.b[at+2*i:])
+		b := d.b[at+size*i:]
+		if size == 2 {
+			out[i] = T(binary.LittleEndian.Uint16(b))
+		} else {
+			out[i] = T(binary.LittleEndian.Uint32(b))
+		}
 	}
 	return out
 }
