@@ -125,29 +125,24 @@ func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 
 var _ port.Verifier = (*Provider)(nil)
 
-// VerifySource implements port.Verifier: a source is indexed when the demo provider's own
-// index holds it, which is what the service requirements ask the demo provider to report.
+// VerifySource implements port.Verifier: a source is indexed when the procedures the demo
+// provider serves hold it (its index's documents, or the corpus of a provider made by
+// ForCorpus), which is what the service requirements ask the demo provider to report.
 func (p *Provider) VerifySource(ctx context.Context, _ port.Call, lang, documentID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if p.ix == nil {
-		if !slices.Contains(knowledge.Languages, lang) {
-			return "", domain.ErrUnsupportedLanguage
-		}
-		if p.corpus.Document(lang, documentID) != nil {
-			return port.SourceIndexed, nil
-		}
-		return "missing", nil
-	}
-	l := p.ix.Lang(lang)
-	if l == nil {
+	if !slices.Contains(knowledge.Languages, lang) {
 		return "", domain.ErrUnsupportedLanguage
 	}
-	for _, d := range l.Docs {
-		if d.ID == documentID {
-			return port.SourceIndexed, nil
-		}
+	held := false
+	if p.ix == nil {
+		held = p.corpus.Document(lang, documentID) != nil
+	} else {
+		held = p.ix.Lang(lang).DocIndex(documentID) >= 0
+	}
+	if held {
+		return port.SourceIndexed, nil
 	}
 	return "missing", nil
 }
