@@ -270,6 +270,12 @@ func startDynamo(ctx context.Context, dir, root string, port int) (*ddblocal.Loc
 		l.Kill()
 		return nil, err
 	}
+	// A phase with the table up starts once the table answers like a warm one, well inside
+	// the store's 500 ms deadline: the phase measures the service, not the emulator's JVM warming.
+	if err := l.Warm(ctx, loadTable, 100*time.Millisecond); err != nil {
+		l.Kill()
+		return nil, err
+	}
 	return l, nil
 }
 

@@ -211,3 +211,32 @@ func (t *tail) String() string {
 	defer t.mu.Unlock()
 	return string(t.buf)
 }
+
+// Warm writes and deletes one item of table until a round trip takes less than fast, for at most
+// 20 s: a freshly started DynamoDB Local answers its first writes slowly while its JVM warms up,
+// so a test that measures the table with short deadlines starts once it answers like a warm one.
+func (l *Local) Warm(ctx context.Context, table string, fast time.Duration) error {
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: l.Endpoint, MaxAttempts: 1})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "warm-up"}, "sk": &types.AttributeValueMemberS{Value: "warm-up"}}
+	for fastInARow := 0; fastInARow < 3; {
+		start := time.Now()
+		_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: key})
+		if err == nil {
+			_, err = client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key})
+		}
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("DynamoDB Local table %s did not warm up within 20 s: %v", table, err)
+		case err == nil && time.Since(start) < fast:
+			fastInARow++
+		default:
+			fastInARow = 0
+		}
+	}
+	return nil
+}
