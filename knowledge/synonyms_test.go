@@ -156,7 +156,7 @@ func TestOperatorWordsReachTheProcedures(t *testing.T) {
 	// reach returns the stems of the procedures' words that tokens expand to.
 	reach := func(tokens []string) []string {
 		var out []string
-		for _, e := range m.Expand(tokens) {
+		for _, e := range m.Expand(tokens, nil, nil) {
 			for _, tok := range e.Tokens {
 				if s := a.Stem(tok); stems[s] && !slices.Contains(out, s) {
 					out = append(out, s)

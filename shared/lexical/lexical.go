@@ -140,7 +140,7 @@ func analyzers(lang string, docs []*knowledge.Document, syns *synonyms.Set) (tex
 		// same way, so that a compound of the front matter matches the same compound asked.
 		text = base.WithSplitter(textproc.NewSplitter(base, append(texts, splitVocabulary(syns, base)...)...))
 	}
-	return text, text.WithSynonyms(syns.Compile(base.Tokens))
+	return text, text.WithSynonyms(syns.CompileStemmed(base.Tokens, base.Stem))
 }
 
 // analysed is a document's analysis as term strings, before the vocabulary is interned.
@@ -339,7 +339,7 @@ func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
 // operators write in compounds ("Putz", "Strom", "Tanke"). The generated thesaurus files add
 // thousands of general words that would split the procedures' own compounds into noise.
 func splitVocabulary(syns *synonyms.Set, a *textproc.Analyzer) []string {
-	curated := syns.Select(func(r synonyms.Rule) bool { return strings.Contains(r.Source, "operators.txt") })
+	curated := syns.Select(func(r synonyms.Rule) bool { return textproc.Curated(r.Source) })
 	return curated.Compile(a.Tokens).Vocabulary()
 }
 

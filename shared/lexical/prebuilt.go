@@ -26,8 +26,10 @@ import (
 // PrebuiltFile is the prebuilt index's file name in KNOWLEDGE_DIR (cmd/index-build writes it).
 const PrebuiltFile = "index.bin"
 
-// prebuiltMagic starts every prebuilt index; its last byte is the format version.
-const prebuiltMagic = "MOKIDX\x00\x01"
+// prebuiltMagic starts every prebuilt index; its last byte is the format version. Version 2
+// keys the synonym terms of several words by their stems (synonyms.Set.CompileStemmed), so an
+// index of version 1 would match them wrongly and is rebuilt instead.
+const prebuiltMagic = "MOKIDX\x00\x02"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")

@@ -50,10 +50,15 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 	}
 	in := func(t lexical.Term) bool { _, ok := weight[t]; return ok }
-	// via names the question's term behind each term that only a synonym gives.
+	// via names the question's term behind each term that only a synonym gives; alts holds
+	// every synonym's term.
 	via := map[lexical.Term]string{}
+	alts := map[lexical.Term]bool{}
 	for _, g := range words {
 		for _, a := range g.Alts {
+			if t, ok := l.Lookup(a.Term); ok {
+				alts[t] = true
+			}
 			if _, ok := weights[a.Term]; !ok {
 				continue
 			}
@@ -63,6 +68,31 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				}
 			}
 		}
+	}
+	// span is, for a question term that is part of a synonym term of several words, how many
+	// words that term has (see subsumed).
+	span := map[lexical.Term]int{}
+	for _, g := range words {
+		if g.Span > 1 {
+			if t, ok := l.Lookup(g.Term); ok {
+				span[t] = max(span[t], g.Span)
+			}
+		}
+	}
+	// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a longer
+	// synonym term that reads them otherwise (none of them is among the synonyms' words): in
+	// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
+	// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
+	subsumed := func(terms []lexical.Term) bool {
+		if len(terms) < 2 {
+			return false // one word inside a longer term is mostly what it is about
+		}
+		for _, t := range terms {
+			if _, syn := via[t]; syn || span[t] <= len(terms) || alts[t] {
+				return false
+			}
+		}
+		return true
 	}
 	// synonym returns the rule behind the first of terms that only a synonym gives.
 	synonym := func(terms []lexical.Term) (string, bool) {
@@ -130,6 +160,9 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			_, kind, i, words := l.Phrase(p)
 			switch kind {
 			case lexical.PhraseKeyword, lexical.PhraseEntity:
+				if subsumed(words) {
+					continue
+				}
 				text, label, hinted := d.Keywords[i], "keyword", &hints.MatchedKeywords
 				if kind == lexical.PhraseEntity {
 					text, label, hinted = d.Entities[i], "entity", &hints.Entities

@@ -42,3 +42,29 @@ func TestSynonymsWeighBelowExactTerms(t *testing.T) {
 		t.Errorf("synonym weight %.2f, exact weight %.2f", s, o)
 	}
 }
+
+// A keyword of several words whose words the question uses inside a longer operator phrase of
+// another meaning does not match whole: a phone whose battery is dead is an access problem, not
+// a car with a dead battery. The keyword still matches where the question means it.
+func TestLongerSynonymPhraseOutweighsTheKeywordInsideIt(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ question, doc, reason string }{
+		{"guy says his phone battery is dead and now he cant get into the car", "access-failure", "l0:synonym:phone battery dead"},
+		{"my phone's battery died and I cannot get inside", "access-failure", "l0:synonym:cannot get inside"},
+		{"car has a dead battery on the motorway", "breakdown-assistance", "l0:keyword:dead battery"},
+	} {
+		res := f.lookup(t, "en", tc.question)
+		if res.Primary == nil || res.Primary.DocumentID != tc.doc {
+			t.Errorf("%q: primary %v, want %s", tc.question, res.Primary, tc.doc)
+			continue
+		}
+		if !slices.ContainsFunc(res.Primary.HitReasons, func(r string) bool { return strings.HasPrefix(r, tc.reason) }) {
+			t.Errorf("%q: hit reasons %v lack %s", tc.question, res.Primary.HitReasons, tc.reason)
+		}
+		for _, b := range res.EvidenceBlocks {
+			if tc.doc == "access-failure" && slices.Contains(b.HitReasons, "l0:keyword:dead battery") {
+				t.Errorf("%q: %s matched the keyword dead battery whole", tc.question, b.DocumentID)
+			}
+		}
+	}
+}

@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 		de := textproc.New("de")
 		m := s.Compile(de.Tokens)
 		q := de.Tokens(src)
-		for _, e := range m.Expand(q) {
+		for _, e := range m.Expand(q, nil, nil) {
 			if e.Start < 0 || e.End > len(q) || e.Start >= e.End || len(e.Tokens) == 0 {
 				t.Fatalf("expansion %+v outside %d tokens", e, len(q))
 			}

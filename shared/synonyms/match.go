@@ -16,6 +16,8 @@ const (
 	MaxAlternatives = 32
 	// MaxExpansions bounds the expansions Expand returns for one question.
 	MaxExpansions = 256
+	// MaxFillers is how many filler tokens in a row a term may pass over (see Expand).
+	MaxFillers = 2
 )
 
 // Expansion is one alternative for a span of a question's tokens.
@@ -77,7 +79,14 @@ type node struct {
 // "won't" as "won", "t"), and returns the matcher. An equivalence rule gives each of its terms
 // the others as alternatives; a mapping gives each left-hand term the right-hand terms. A term
 // whose tokens are all the same as its alternative's is not its own alternative.
-func (s *Set) Compile(fold func(string) []string) *Matcher {
+func (s *Set) Compile(fold func(string) []string) *Matcher { return s.CompileStemmed(fold, nil) }
+
+// CompileStemmed is Compile with a term of two or more tokens matched by its tokens' stems, so
+// that "phone batteries died" and "cars won't open" meet the rules written for "phone battery
+// died" and "car won't open"; Expand then needs the question's stems too. A one-token term stays
+// matched by its token: a single word's stem is too wide ("keying" is not "key", "detailing" not
+// "details"). A nil stem is Compile.
+func (s *Set) CompileStemmed(fold func(string) []string, stem func(string) string) *Matcher {
 	b := &builder{root: map[string]*node{}}
 	vocab := map[string]bool{}
 	folded := func(terms []string) [][]string {
@@ -90,22 +99,45 @@ func (s *Set) Compile(fold func(string) []string) *Matcher {
 		}
 		return out
 	}
+	keys := func(folded [][]string) [][]string {
+		if stem == nil {
+			return folded
+		}
+		out := make([][]string, len(folded))
+		for i, toks := range folded {
+			out[i] = toks
+			if len(toks) > 1 {
+				out[i] = make([]string, len(toks))
+				for j, t := range toks {
+					out[i][j] = stem(t)
+				}
+			}
+		}
+		return out
+	}
 	for _, r := range s.Rules() {
 		left := folded(r.Terms)
+		from := keys(left)
 		if !r.Mapping() {
 			for i := range left {
 				for j := range left {
-					if i != j {
-						b.add(left[i], left[j], r.Terms[i], r.Source)
+					if i != j && !slices.Equal(from[i], from[j]) {
+						b.add(from[i], left[j], r.Terms[i], r.Source)
 					}
 				}
 			}
 			continue
 		}
 		right := folded(r.Targets)
+		targets := keys(right)
 		for i := range left {
+			// A term that stems like one of its targets is that target ("charge station" is
+			// "charging station"): the question already holds it.
+			if slices.ContainsFunc(targets, func(t []string) bool { return slices.Equal(t, from[i]) }) {
+				continue
+			}
 			for j := range right {
-				b.add(left[i], right[j], r.Terms[i], r.Source)
+				b.add(from[i], right[j], r.Terms[i], r.Source)
 			}
 		}
 	}
@@ -150,30 +182,56 @@ func (b *builder) add(key, alt []string, term, source string) {
 }
 
 // Expand returns the alternatives for the terms found in tokens, the folded tokens of a question
-// in order with stop words kept. Matching is leftmost-longest and without overlaps: at each
-// position the longest term that starts there wins ("phone died" over "phone"), and matching
-// goes on after its end. Expansions are in token order, a term's alternatives in rule order. It
-// looks at the first MaxTokens tokens and returns at most MaxExpansions expansions.
-func (m *Matcher) Expand(tokens []string) []Expansion {
+// in order with stop words kept, and stems, their stems (nil when the matcher was compiled
+// without stemming). Matching is leftmost-longest and without overlaps: at each position the
+// longest term that starts there wins ("phone died" over "phone"), and matching goes on after
+// its end. Expansions are in token order, a term's alternatives in rule order. It looks at the
+// first MaxTokens tokens and returns at most MaxExpansions expansions.
+//
+// filler, when not nil, names tokens a term of several words may pass over where it has no
+// token of its own (articles, possessives, forms of "be": "phone is dead" and "the customer's
+// phone died" meet "phone dead" and "customer phone died"), at most MaxFillers in a row. A term
+// never starts or ends on one it passed over.
+func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Expansion {
+	if stems == nil {
+		stems = tokens
+	}
 	if len(tokens) > MaxTokens {
 		tokens = tokens[:MaxTokens]
 	}
 	var out []Expansion
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
-		key := tokens[i]
-		for j := i + 1; ; j++ {
-			// One search finds the term and tells whether a longer one starts with its tokens:
-			// keySep sorts before every byte of a token, so those keys follow it directly.
-			at, found := slices.BinarySearch(m.keys, key)
-			if found {
-				best, end = at, j
-				at++
+		// A one-token term is the token itself; a longer term continues from the stem.
+		if at, found := slices.BinarySearch(m.keys, tokens[i]); found {
+			best, end = at, i+1
+		}
+		// One search finds a term and tells whether a longer one starts with its tokens: keySep
+		// sorts before every byte of a token, so those keys follow it directly.
+		key := stems[i]
+		at, found := slices.BinarySearch(m.keys, key)
+		if found {
+			at++
+		}
+		skipped := 0
+		for j := i + 1; j < len(tokens) && at < len(m.keys) && continues(m.keys[at], key); j++ {
+			next := key + keySep + stems[j]
+			nat, nfound := slices.BinarySearch(m.keys, next)
+			if nfound {
+				nat++
 			}
-			if j == len(tokens) || at == len(m.keys) || !continues(m.keys[at], key) {
+			if !nfound && (nat == len(m.keys) || !continues(m.keys[nat], next)) {
+				// No term goes on with this token: pass over it if it is a filler.
+				if filler != nil && skipped < MaxFillers && filler(tokens[j]) {
+					skipped++
+					continue
+				}
 				break
 			}
-			key = key + keySep + tokens[j]
+			key, at, skipped = next, nat, 0
+			if nfound {
+				best, end = nat-1, j+1
+			}
 		}
 		if best < 0 {
 			i++

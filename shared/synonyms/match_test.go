@@ -22,7 +22,7 @@ func mustCompile(t testing.TB, lang, src string) *synonyms.Matcher {
 // expansions renders Expand's result as "start-end:alternative" strings.
 func expansions(m *synonyms.Matcher, tokens []string) []string {
 	var out []string
-	for _, e := range m.Expand(tokens) {
+	for _, e := range m.Expand(tokens, nil, nil) {
 		out = append(out, fmt.Sprintf("%d-%d:%s", e.Start, e.End, strings.Join(e.Tokens, " ")))
 	}
 	return out
@@ -75,7 +75,7 @@ keyed => scratch, vandalism
 			t.Errorf("%q: %v, want %v", tc.question, got, tc.want)
 		}
 	}
-	e := m.Expand([]string{"keyed"})[0]
+	e := m.Expand([]string{"keyed"}, nil, nil)[0]
 	if e.Rule != "keyed" || e.Source != "en/test.txt:3" {
 		t.Errorf("rule %q source %q", e.Rule, e.Source)
 	}
@@ -101,7 +101,7 @@ Handy tot => Akku leer
 			t.Errorf("%q: %v, want %v", tc.question, got, tc.want)
 		}
 	}
-	if got := m.Expand(de.Tokens("Knöllchen"))[0].Rule; got != "Knöllchen" {
+	if got := m.Expand(de.Tokens("Knöllchen"), nil, nil)[0].Rule; got != "Knöllchen" {
 		t.Errorf("rule %q, want the term as written", got)
 	}
 	want := []string{"akku", "bussgeld", "e", "elektrofahrzeug", "flitzer", "handy", "knollchen", "leer", "strafzettel", "stromer", "tot"}
@@ -114,7 +114,7 @@ func TestCompileMergesRulesOfOneTerm(t *testing.T) {
 	a, _ := synonyms.Parse("de/operators.txt", strings.NewReader("Handy => Smartphone\nHandy, Mobiltelefon\n"))
 	b, _ := synonyms.Parse("de/openthesaurus.txt", strings.NewReader("handy, mobiltelefon => smartphone\n"))
 	m := synonyms.Merge(a, b).Compile(textproc.New("de").Tokens)
-	got := m.Expand([]string{"handy"})
+	got := m.Expand([]string{"handy"}, nil, nil)
 	if len(got) != 2 || got[0].Tokens[0] != "smartphone" || got[1].Tokens[0] != "mobiltelefon" {
 		t.Fatalf("%v: want smartphone then mobiltelefon, each once", got)
 	}
@@ -129,11 +129,11 @@ func TestExpandIsBounded(t *testing.T) {
 		fmt.Fprintf(&b, "w => a%d\n", i)
 	}
 	m := mustCompile(t, "en", b.String())
-	if got := len(m.Expand([]string{"w"})); got != synonyms.MaxAlternatives {
+	if got := len(m.Expand([]string{"w"}, nil, nil)); got != synonyms.MaxAlternatives {
 		t.Errorf("%d alternatives, want %d", got, synonyms.MaxAlternatives)
 	}
 	q := slices.Repeat([]string{"w"}, synonyms.MaxTokens*2)
-	if got := len(m.Expand(q)); got != synonyms.MaxExpansions {
+	if got := len(m.Expand(q, nil, nil)); got != synonyms.MaxExpansions {
 		t.Errorf("%d expansions, want %d", got, synonyms.MaxExpansions)
 	}
 }
@@ -156,8 +156,54 @@ func BenchmarkExpand(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if len(m.Expand(toks)) == 0 {
+		if len(m.Expand(toks, nil, nil)) == 0 {
 			b.Fatal("no expansion")
+		}
+	}
+}
+
+// With stemming, a term of several words matches its words' inflections and passes over fillers
+// between them; a one-word term matches only the word itself, and no term starts or ends on a
+// filler it passed over.
+func TestExpandStemmedTermsAndFillers(t *testing.T) {
+	s, err := synonyms.Parse("en/test.txt", strings.NewReader(`
+phone battery died, phone dead => digital key
+keying => scratch
+car won't open => unlock
+charge station => charging station, charging point
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := textproc.New("en")
+	m := s.CompileStemmed(en.Tokens, en.Stem)
+	fillers := map[string]bool{"the": true, "is": true, "s": true, "his": true, "completely": true}
+	filler := func(tok string) bool { return fillers[tok] }
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		{"his phone batteries died", []string{"1-4:digital key"}},
+		{"the customer's phone is completely dead", []string{"3-7:digital key"}},
+		{"the phone is the is dead", nil}, // more fillers in a row than MaxFillers
+		{"the cars won't open", []string{"1-5:unlock"}},
+		{"the key is not keyed", nil}, // "key" and "keyed" are not "keying"
+		{"he is keying cars", []string{"2-3:scratch"}},
+		{"phone is", nil},                  // a term never ends on a filler
+		{"a charging station nearby", nil}, // a term that stems like its target is that target
+		{"a charge station nearby", nil},
+	} {
+		toks := en.Tokens(tc.question)
+		stems := make([]string, len(toks))
+		for i, tok := range toks {
+			stems[i] = en.Stem(tok)
+		}
+		var got []string
+		for _, e := range m.Expand(toks, stems, filler) {
+			got = append(got, fmt.Sprintf("%d-%d:%s", e.Start, e.End, strings.Join(e.Tokens, " ")))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q (tokens %q): %v, want %v", tc.question, toks, got, tc.want)
 		}
 	}
 }

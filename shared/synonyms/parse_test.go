@@ -144,7 +144,7 @@ func TestMergeKeepsOrder(t *testing.T) {
 		t.Errorf("selected %v", got.Rules())
 	}
 	var empty *Set
-	if empty.Len() != 0 || empty.Compile(strings.Fields).Expand([]string{"x"}) != nil {
+	if empty.Len() != 0 || empty.Compile(strings.Fields).Expand([]string{"x"}, nil, nil) != nil {
 		t.Error("a nil set is not empty")
 	}
 }

@@ -2,6 +2,7 @@ package textproc
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
@@ -18,7 +19,7 @@ type Alt struct {
 const MaxAlts = 16
 
 // WithSynonyms returns a copy of a whose Synonyms attaches the alternatives of m's rules, which
-// must be compiled with a.Tokens (Set.Compile).
+// must be compiled with a.Tokens and a.Stem (Set.CompileStemmed).
 func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
 	c := *a
 	c.syn = m
@@ -74,9 +75,31 @@ func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 			g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
 		}
 	}
-	for _, e := range a.syn.Expand(toks) {
+	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = a.Stem(t)
+	}
+	for _, e := range a.syn.Expand(toks, stems, a.isFiller) {
+		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {
+				add(&groups[w], e)
+				attached = true
+				words++
+			}
+		}
+		for i := e.Start; i < e.End && i < len(word); i++ {
+			if w := word[i]; w >= 0 {
+				groups[w].Span = max(groups[w].Span, words)
+			}
+		}
+		if !attached && Curated(e.Source) {
+			// A term of stop words only ("can't get in") gives its words to the word it is
+			// about: the next one ("... the car"), else the one before. Only the hand-written
+			// rules are trusted with such terms; the generated thesauri have many ("all over",
+			// "zu sehr") that mean nothing here.
+			if w := nearestWord(word, e.Start, e.End); w >= 0 {
 				add(&groups[w], e)
 			}
 		}
@@ -89,10 +112,50 @@ func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 			continue
 		}
 		for _, p := range groups[w].Parts {
-			for _, e := range a.syn.Expand([]string{p}) {
+			for _, e := range a.syn.Expand([]string{p}, nil, nil) {
 				add(&groups[w], e)
 			}
 		}
 	}
 	return groups
 }
+
+// Curated reports whether a rule's source ("<file>:<line>") is a hand-written synonym file
+// (operators.txt), as opposed to a list generated from a thesaurus.
+func Curated(source string) bool {
+	file, _, _ := strings.Cut(source, ":")
+	return strings.HasSuffix(file, "operators.txt")
+}
+
+// nearestWord is the group of the first word at or after end, else of the last before start,
+// -1 when there is none.
+func nearestWord(word []int, start, end int) int {
+	for i := end; i < len(word); i++ {
+		if word[i] >= 0 {
+			return word[i]
+		}
+	}
+	for i := start - 1; i >= 0; i-- {
+		if word[i] >= 0 {
+			return word[i]
+		}
+	}
+	return -1
+}
+
+// isFiller reports whether a folded token is one a synonym term may pass over (see
+// synonyms.Matcher.Expand): articles, possessives and forms of "be" ("sein") that an operator
+// puts between the words a rule writes together.
+func (a *Analyzer) isFiller(tok string) bool {
+	_, ok := a.fillers[tok]
+	return ok
+}
+
+var englishFillers = stopSet("en", "a", "an", "the", "s", "is", "are", "was", "were", "been", "be",
+	"my", "his", "her", "their", "our", "your", "its", "this", "that", "completely", "totally",
+	"really", "just", "all", "now", "still")
+
+var germanFillers = stopSet("de", "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen",
+	"einem", "einer", "ist", "sind", "war", "waren", "sein", "seine", "seinem", "seinen", "ihr",
+	"ihre", "ihrem", "ihren", "mein", "meine", "unser", "unsere", "total", "komplett", "voll",
+	"ganz", "einfach", "jetzt", "schon", "noch", "auch")

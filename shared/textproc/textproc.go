@@ -29,12 +29,14 @@ func Supported(lang string) bool {
 
 // Analyzer produces normalised, stemmed terms for one language. It is safe for concurrent use.
 type Analyzer struct {
-	syn   *synonyms.Matcher
-	lang  string
-	stop  map[string]struct{}
-	stem  func(*snowballstem.Env) bool
-	split *Splitter
-	cache *stemCache
+	syn  *synonyms.Matcher
+	lang string
+	stop map[string]struct{}
+	// fillers are the tokens a synonym term may pass over (see isFiller).
+	fillers map[string]struct{}
+	stem    func(*snowballstem.Env) bool
+	split   *Splitter
+	cache   *stemCache
 }
 
 // stemCache remembers stems: building the index stems the same few thousand words tens of
@@ -69,9 +71,9 @@ func (c *stemCache) put(tok, stem string) {
 // New returns the analyzer for lang; any language other than "de" is treated as English.
 func New(lang string) *Analyzer {
 	if lang == "de" {
-		return &Analyzer{lang: "de", stop: germanStop, stem: german.Stem, cache: &stemCache{m: map[string]string{}}}
+		return &Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{m: map[string]string{}}}
 	}
-	return &Analyzer{lang: "en", stop: englishStop, stem: english.Stem, cache: &stemCache{m: map[string]string{}}}
+	return &Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{m: map[string]string{}}}
 }
 
 // WithSplitter returns a copy of a that also emits the parts of compounds known to s.
@@ -149,11 +151,48 @@ func (a *Analyzer) Fold(s string) string {
 	return b.String()
 }
 
-// Tokens splits folded text into word tokens (letters and digits), keeping stop words.
+// Tokens splits folded text into word tokens (letters and digits), keeping stop words. In
+// English a contraction typed without its apostrophe ("cant", "wont", "doesnt") gives the tokens
+// of the spelling with it ("can", "t"), so that both meet the same terms and synonym rules.
 func (a *Analyzer) Tokens(text string) []string {
-	return strings.FieldsFunc(a.Fold(text), func(r rune) bool {
+	toks := strings.FieldsFunc(a.Fold(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+	if a.lang != "en" {
+		return toks
+	}
+	for i := 0; i < len(toks); i++ {
+		if stem, tail, ok := contraction(toks[i]); ok {
+			toks = slices.Insert(toks, i+1, tail)
+			toks[i] = stem
+			i++
+		}
+	}
+	return toks
+}
+
+// contractions are the English contractions operators type without the apostrophe, mapped to
+// the token before it; the token after it is the rest of the word ("t", "m", "ve", "s", "re").
+// Words that are also words of their own without an apostrophe ("its", "hes", "well", "were",
+// "shell") are left out.
+var contractions = map[string]string{
+	"cant": "can", "wont": "won", "dont": "don", "doesnt": "doesn", "didnt": "didn",
+	"isnt": "isn", "arent": "aren", "wasnt": "wasn", "werent": "weren", "hasnt": "hasn",
+	"havent": "haven", "hadnt": "hadn", "couldnt": "couldn", "wouldnt": "wouldn",
+	"shouldnt": "shouldn", "mustnt": "mustn", "neednt": "needn", "aint": "ain",
+	"im": "i", "ive": "i", "youre": "you", "theyre": "they", "thats": "that", "whats": "what",
+	"theres": "there", "wheres": "where", "whos": "who", "hows": "how",
+}
+
+func contraction(tok string) (head, tail string, ok bool) {
+	if len(tok) < 2 || len(tok) > 8 {
+		return "", "", false
+	}
+	head, ok = contractions[tok]
+	if !ok {
+		return "", "", false
+	}
+	return head, tok[len(head):], true
 }
 
 // IsStop reports whether a folded token is a stop word.
@@ -196,6 +235,9 @@ type Group struct {
 	// Alts are the stems of the word's synonyms (see WithSynonyms), each with the question's
 	// term that the rule matched.
 	Alts []Alt
+	// Span is how many words the longest synonym term the word is part of has (0 for none):
+	// "battery" in "phone battery is dead" is one of three.
+	Span int
 }
 
 // Groups returns the words of text, folded, stop words removed, stemmed, with compound parts.

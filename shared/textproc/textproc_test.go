@@ -200,3 +200,53 @@ func TestSynonymAlternativesSkipStopWords(t *testing.T) {
 		t.Errorf("a stop word ended the alternative early: %v", alts)
 	}
 }
+
+// English contractions typed without the apostrophe give the tokens of the spelling with it;
+// words that are words of their own stay, and German is left alone.
+func TestTokensMendContractionsWithoutApostrophe(t *testing.T) {
+	en, de := New("en"), New("de")
+	for _, tc := range []struct {
+		a    *Analyzer
+		text string
+		want []string
+	}{
+		{en, "car wont open", []string{"car", "won", "t", "open"}},
+		{en, "car won't open", []string{"car", "won", "t", "open"}},
+		{en, "Cant unlock, app doesnt work", []string{"can", "t", "unlock", "app", "doesn", "t", "work"}},
+		{en, "its battery, well charged", []string{"its", "battery", "well", "charged"}},
+		{de, "im Auto", []string{"im", "auto"}},
+	} {
+		if got := tc.a.Tokens(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// A hand-written term of stop words only gives its alternatives to the word it is about (the
+// next, else the one before); such a term of a generated list gives nothing.
+func TestStopWordTermsAttachOnlyFromCuratedRules(t *testing.T) {
+	for _, tc := range []struct {
+		file, question, word string
+		want                 bool
+	}{
+		{"en/operators.txt", "he can't get into the car", "car", true},
+		{"en/operators.txt", "car: can't get into", "car", true},
+		{"en/wordnet.txt", "he can't get into the car", "car", false},
+	} {
+		set, err := synonyms.Parse(tc.file, strings.NewReader("can't get into => unlock\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := New("en")
+		a = a.WithSynonyms(set.CompileStemmed(a.Tokens, a.Stem))
+		got := false
+		for _, g := range a.QuestionWords(tc.question) {
+			if g.Term == a.Stem(tc.word) {
+				got = slices.ContainsFunc(g.Alts, func(alt Alt) bool { return alt.Term == a.Stem("unlock") })
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q: %q has unlock %v, want %v", tc.file, tc.question, tc.word, got, tc.want)
+		}
+	}
+}
