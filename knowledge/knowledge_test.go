@@ -305,3 +305,22 @@ func TestEmbeddedCorpusPassesEveryRule(t *testing.T) {
 		t.Errorf("Parse did not scan for personal data: %v", err)
 	}
 }
+
+func TestValidSlugKeepsItsLimits(t *testing.T) {
+	for _, tc := range []struct {
+		s      string
+		lo, hi int
+		want   bool
+	}{
+		{"ab", 3, 64, false},
+		{"abc", 3, 64, true},
+		{strings.Repeat("a", 64), 3, 64, true},
+		{strings.Repeat("a", 65), 3, 64, false},
+		{"Abc", 3, 64, false},
+		{"a_b", 2, 64, false},
+	} {
+		if got := validSlug(idPattern, tc.s, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("%q in %d..%d: %v, want %v", tc.s, tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

@@ -154,14 +154,20 @@ func (h *Handler) RouteScopes() map[string][]string {
 	return out
 }
 
-var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// correlationPattern is the alphabet of a caller's correlation id; validCorrelationID adds the
+// length limit. A bounded repetition ({1,64}) would compile to 64 copies of the class, a
+// tenth of a millisecond of every cold start.
+var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// validCorrelationID reports whether id matches ^[A-Za-z0-9._-]{1,64}$.
+func validCorrelationID(id string) bool { return len(id) <= 64 && correlationPattern.MatchString(id) }
 
 // Serve handles one request. It never returns a Go error: every failure is a response in the
 // contract's error shape, and panics become 500s with the details only in the log.
 func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 	start := h.now()
 	c := &call{req: req, correlationID: req.Header["x-correlation-id"], status: http.StatusOK}
-	if !correlationPattern.MatchString(c.correlationID) {
+	if !validCorrelationID(c.correlationID) {
 		c.correlationID = rand.Text()
 	}
 	log := h.log.With("correlation_id", c.correlationID, "request_id", req.RequestID,
@@ -254,7 +260,11 @@ func match(pattern, rel string) (string, bool) {
 	return param, true
 }
 
-var actorPattern = regexp.MustCompile(`^[A-Za-z0-9@._:|+-]{1,128}$`)
+// actorPattern is the alphabet of an actor id (see validCorrelationID).
+var actorPattern = regexp.MustCompile(`^[A-Za-z0-9@._:|+-]+$`)
+
+// validActorID reports whether id matches ^[A-Za-z0-9@._:|+-]{1,128}$.
+func validActorID(id string) bool { return len(id) <= 128 && actorPattern.MatchString(id) }
 
 // authorize resolves the actor from the transport's authentication, never from the body, and
 // checks that it holds one of the route's scopes.
@@ -267,7 +277,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		id, held = c.req.Claims["sub"], c.req.Claims["scope"]
 	}
 	id = strings.TrimSpace(id)
-	if id == "" || !actorPattern.MatchString(id) {
+	if !validActorID(id) {
 		msg := "authentication required"
 		if h.auth == AuthLocalHeaders {
 			msg = "authentication required: send X-Actor-Id and X-Actor-Scope"

@@ -110,7 +110,7 @@ type invocationResponse struct {
 
 func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	notFound := &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no invocation with this id is visible to you"}
-	if !correlationPattern.MatchString(c.param) {
+	if !validCorrelationID(c.param) {
 		return nil, notFound
 	}
 	t, err := h.svc.Invocation(ctx, c.param, c.actor)
