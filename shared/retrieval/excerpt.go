@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -16,7 +17,11 @@ import (
 // limit, the fee), then the ones before them. Runs of taken sentences are quoted verbatim in the
 // section's order; gaps and cuts are marked with "…". Content that matches nothing gives its
 // beginning.
-func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) string {
+//
+// kinds are the kinds of fact the question asks for (see questionKinds): a sentence holding
+// one of them ("within 4 hours" for "how long") scores answerBonus of the best sentence's score
+// on top of its words', so that the fact is quoted even when it shares no word with the question.
+func excerpt(l *lexical.Lang, words []textproc.Group, kinds answerKinds, content string, max int) string {
 	if utf8.RuneCountInString(content) <= max {
 		return content
 	}
@@ -48,6 +53,16 @@ func excerpt(l *lexical.Lang, words []textproc.Group, content string, max int) s
 				score[i] += w
 			}
 		}
+	}
+	if kinds != 0 {
+		best := slices.Max(score)
+		for i, snt := range sents {
+			if best > 0 && kinds.answers(snt) {
+				score[i] += answerBonus * best
+			}
+		}
+	}
+	for i := range sents {
 		if score[i] > 0 {
 			order = append(order, i)
 		}
@@ -142,3 +157,7 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+// answerBonus is the share of the best sentence's score a sentence holding a fact of the kind
+// asked adds to its own.
+const answerBonus = 1.0

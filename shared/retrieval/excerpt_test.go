@@ -18,7 +18,7 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 	filler := strings.Repeat("The agent keeps the ticket up to date and writes every step down. ", 12)
 	content := filler + "\n- A taxi is approved up to 50 EUR when the customer must reach the airport.\n- The receipt is uploaded in the app.\n" + filler
 	q := "how much taxi money for the airport?"
-	got := excerpt(l, analyse(l, q), content, 200)
+	got := excerpt(l, analyse(l, q), 0, content, 200)
 	if !strings.Contains(got, "A taxi is approved up to 50 EUR") {
 		t.Fatalf("excerpt %q lacks the matched sentence", got)
 	}
@@ -35,11 +35,52 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 		t.Errorf("excerpt %q lacks the sentence after the match", got)
 	}
 	// Nothing matches: the beginning.
-	if got := excerpt(l, analyse(l, "xylophone"), content, 200); !strings.HasPrefix(content, strings.TrimSuffix(got, "…")) {
+	if got := excerpt(l, analyse(l, "xylophone"), 0, content, 200); !strings.HasPrefix(content, strings.TrimSuffix(got, "…")) {
 		t.Errorf("unmatched excerpt %q is not the beginning", got)
 	}
 	// Short content is whole.
-	if got := excerpt(l, analyse(l, q), "Short.", 200); got != "Short." {
+	if got := excerpt(l, analyse(l, q), 0, "Short.", 200); got != "Short." {
 		t.Errorf("short content %q", got)
+	}
+}
+
+func TestQuestionKinds(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want answerKinds
+	}{
+		{"how long does the field team have to collect it", askDeadline},
+		{"Wie oft müssen wir bei einem großen Ausfall Updates rausgeben", askFrequency},
+		{"who do I call when the app is down", askContact},
+		{"jockey wants to take his girlfriend along, ok?", askPermission},
+		{"Jockey will beim Bäcker halten, geht das klar?", askPermission},
+		{"wie viel kostet die Reinigung", askAmount},
+		{"techniker soll nen stromer mit 4 % einsammeln, wie viel zeit hat er dafür", askDeadline},
+		{"customer's car won't open", 0},
+		{"whoever parked there", 0}, // "who" only as a whole word
+	} {
+		if got := questionKinds(tc.q); got != tc.want {
+			t.Errorf("%q: kinds %b, want %b", tc.q, got, tc.want)
+		}
+	}
+}
+
+// A sentence holding the kind of fact asked is quoted although it shares no word with the
+// question, ahead of sentences that share one.
+func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	filler := strings.Repeat("The agent keeps the ticket for the status update up to date. ", 10)
+	fact := "A new status message goes out every 60 minutes until the case is closed."
+	content := filler + fact + " " + filler
+	q := "how often do we send a status update"
+	if got := excerpt(l, analyse(l, q), questionKinds(q), content, 200); !strings.Contains(got, fact) {
+		t.Errorf("excerpt %q lacks %q", got, fact)
+	}
+	if got := excerpt(l, analyse(l, q), 0, content, 200); strings.Contains(got, fact) {
+		t.Errorf("without the kind the excerpt %q holds the fact: the test shows nothing", got)
 	}
 }

@@ -1,0 +1,102 @@
+package retrieval
+
+import (
+	"regexp"
+	"strings"
+)
+
+// answerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
+// time limit, "who do I call" for a contact, "is that ok" for a rule. The deciding sentence of a
+// procedure often shares no word with the question ("Statusmeldung alle 60 Minuten" for "wie
+// oft ... Updates"), so /ask's excerpts prefer the sentences that hold a fact of the kind asked.
+type answerKinds uint8
+
+const (
+	askDeadline answerKinds = 1 << iota
+	askFrequency
+	askAmount
+	askContact
+	askPermission
+	askThreshold
+)
+
+// answerCues are, per kind, phrases of a question that ask for it (lower case, matched on word
+// boundaries), and the pattern of a sentence that answers it.
+var answerCues = []struct {
+	kind   answerKinds
+	cues   []string
+	answer *regexp.Regexp
+}{
+	{askDeadline, []string{
+		"how long", "how fast", "how quickly", "how soon", "by when", "how much time", "deadline",
+		"time limit", "how many hours", "how many days", "how many minutes", "when do we have to",
+		"when must", "wie lange", "wie schnell", "bis wann", "wie viel zeit", "wieviel zeit", "frist",
+		"wann muss", "wann müssen", "wie zügig", "wie viele stunden", "wie viele tage",
+	}, regexp.MustCompile(`(?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b`)},
+	{askFrequency, []string{
+		"how often", "how frequently", "how many times", "wie oft", "wie häufig", "in welchem abstand",
+		"in welchen abständen",
+	}, regexp.MustCompile(`(?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)`)},
+	{askAmount, []string{
+		"how much", "what does it cost", "what do we charge", "cost", "costs", "fee", "fees", "price",
+		"wie viel kostet", "was kostet", "wie teuer", "gebühr", "gebühren", "kosten", "kostet",
+	}, regexp.MustCompile(`(?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+`)},
+	{askContact, []string{
+		"who", "whom", "which number", "what number", "which team", "which department", "wer", "wen",
+		"wem", "welche nummer", "welche durchwahl", "an wen", "welches team", "welche abteilung",
+	}, regexp.MustCompile(`(?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b`)},
+	{askPermission, []string{
+		"allowed", "is that ok", "is it ok", "is that okay", "is it okay", "ok?", "okay?", "may he",
+		"may she", "may they", "may we", "may i", "permitted", "darf", "dürfen", "erlaubt", "geht das klar",
+		"ist das ok", "ist das okay", "ist das in ordnung", "geht das?",
+	}, regexp.MustCompile(`(?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b`)},
+	{askThreshold, []string{
+		"what percent", "how many percent", "which percentage", "battery level", "what level", "how low",
+		"minimum", "wie viel prozent", "wieviel prozent", "ab wie viel", "ab welchem", "mindestens",
+	}, regexp.MustCompile(`\d+\s*%`)},
+}
+
+// questionKinds returns the kinds of fact a question asks for (none when it does not say).
+func questionKinds(question string) answerKinds {
+	q := " " + strings.ToLower(question) + " "
+	var k answerKinds
+	for _, c := range answerCues {
+		for _, cue := range c.cues {
+			if hasCue(q, cue) {
+				k |= c.kind
+				break
+			}
+		}
+	}
+	return k
+}
+
+// hasCue reports whether cue occurs in q (padded with spaces) as whole words.
+func hasCue(q, cue string) bool {
+	for i := 0; ; {
+		j := strings.Index(q[i:], cue)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len(cue)
+		if !isWordByte(q[at-1]) && (end >= len(q) || !isWordByte(q[end]) || !isWordByte(cue[len(cue)-1])) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// answers reports whether a sentence holds a fact of one of the kinds.
+func (k answerKinds) answers(sentence string) bool {
+	for _, c := range answerCues {
+		if k&c.kind != 0 && c.answer.MatchString(sentence) {
+			return true
+		}
+	}
+	return false
+}
