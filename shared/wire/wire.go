@@ -63,6 +63,9 @@ type Parts struct {
 
 	start time.Time
 	aws   func() (aws.Config, error)
+	// gcPercent is the collector's setting to restore after the cold start, -1 when it was
+	// left alone.
+	gcPercent int
 }
 
 // Needs says what a function reads of the corpus beyond its documents.
@@ -78,9 +81,13 @@ type Needs struct {
 // the prebuilt index when it matches the corpus files (see loadKnowledge); the status and sync
 // functions load the procedures alone. out receives logs and metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*Parts, error) {
-	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now()}
+	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now(), gcPercent: -1}
 	if cfg.MemoryLimitBytes > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimitBytes)
+		// Loading the index allocates a few MB that all stay live: collecting during the cold
+		// start only scans them again. Under the memory limit the collector still runs when the
+		// heap nears it; Initialised turns collection back on.
+		p.gcPercent = debug.SetGCPercent(-1)
 	}
 	var err error
 	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
@@ -237,6 +244,10 @@ func (p *Parts) Handler(s api.Services) *api.Handler {
 
 // Initialised logs the end of the cold start.
 func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
+	if p.gcPercent >= 0 {
+		debug.SetGCPercent(p.gcPercent)
+		p.gcPercent = -1
+	}
 	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName,
 		"dynamodb_endpoint", p.dynamoEndpoint(), "xray", p.Tracer.Active(),
 		"sidecar", sidecarStatus, "index", p.Index != nil,

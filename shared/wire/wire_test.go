@@ -3,6 +3,7 @@ package wire_test
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
@@ -41,5 +42,37 @@ func TestSidecarHealthAgreesWithTheSidecar(t *testing.T) {
 				t.Errorf("health %+v, sidecar built %+v, want status %s", got, built, tc.want)
 			}
 		})
+	}
+}
+
+// TestColdStartPausesTheCollector: under a memory limit (as in Lambda) the collector is off
+// while the parts are built and back to its setting once the function says it is initialised;
+// without a limit it is left alone.
+func TestColdStartPausesTheCollector(t *testing.T) {
+	gcPercent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, memory := range []string{"512", ""} {
+		cfg, err := config.FromEnv(func(k string) string {
+			return map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": memory}[k]
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := wire.New(context.Background(), cfg, io.Discard, wire.Needs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := -1
+		if memory == "" {
+			want = 100
+		}
+		if got := gcPercent(); got != want {
+			t.Errorf("memory %q: GC percent %d while initialising, want %d", memory, got, want)
+		}
+		p.Initialised(context.Background(), "disabled")
+		if got := gcPercent(); got != 100 {
+			t.Errorf("memory %q: GC percent %d once initialised, want 100", memory, got)
+		}
 	}
 }
