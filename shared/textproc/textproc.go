@@ -161,14 +161,24 @@ func (a *Analyzer) Tokens(text string) []string {
 	if a.lang != "en" {
 		return toks
 	}
-	for i := 0; i < len(toks); i++ {
-		if stem, tail, ok := contraction(toks[i]); ok {
-			toks = slices.Insert(toks, i+1, tail)
-			toks[i] = stem
-			i++
+	var out []string // made only when a contraction is found
+	for i, t := range toks {
+		head, tail, ok := contraction(t)
+		if !ok {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
 		}
+		if out == nil {
+			out = append(make([]string, 0, len(toks)+4), toks[:i]...)
+		}
+		out = append(out, head, tail)
 	}
-	return toks
+	if out == nil {
+		return toks
+	}
+	return out
 }
 
 // contractions are the English contractions operators type without the apostrophe, mapped to
