@@ -169,6 +169,8 @@ func worstQuestions() []worstQuestion {
 		{"umlaut-a-en", "en", func(t string) string { return fill(t, "ä", "") }},
 		// Synonym terms of several words that go on through fillers, and contractions without
 		// apostrophes to mend: the longest walks the synonym matcher makes.
-		{"synonym-walks-en", "en", func(t string) string { return fill(t, "phone battery is the dead cant get into the car wont open", " ") }},
+		{"synonym-walks-en", "en", func(t string) string {
+			return fill(t, "phone battery is the dead cant get into the car wont open", " ")
+		}},
 	}
 }
