@@ -52,6 +52,18 @@ type ScoreScale struct {
 	Grounded, Supported float64
 }
 
+// filterTrusted is the best score a category-filtered call must reach to stand alone: clearly
+// above Grounded (by twice Clear, 0.75 for cosine similarity by default). A filter that came
+// from the wrong category still returns that category's best sections, which can score as
+// high as a grounded answer; only a clearly strong one shows the filter chose right, and
+// anything less is checked by one unfiltered call.
+func (sc ScoreScale) filterTrusted() float64 {
+	if sc.Relative {
+		return sc.Grounded
+	}
+	return sc.Grounded + 2*sc.Clear
+}
+
 // clearlyStronger reports whether x's L1 evidence is clearly stronger than y's, so that no lift
 // from L0 may put y before x. Against a block L1 did not return, a semantic candidate is clearly
 // stronger when its own score could ground an answer.

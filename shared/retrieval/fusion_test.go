@@ -220,6 +220,10 @@ func TestFilteredCallThatIsWeakIsRetriedUnfiltered(t *testing.T) {
 	}{
 		{"strong filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.82, "")}, 1, "damage-procedure#3"},
 		{"weak filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.41, "")}, 2, "accident-procedure#3"},
+		// A wrong filter still returns its category's best sections, which may score as high
+		// as a grounded answer: only a clearly strong one (0.75) stands alone.
+		{"grounded but not clearly strong filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.70, "")}, 2, "accident-procedure#3"},
+		{"clearly strong filtered result", []port.Candidate{chunk(t, "damage-procedure", 3, 0.75, "")}, 1, "damage-procedure#3"},
 		{"empty filtered result", nil, 2, "accident-procedure#3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -206,8 +206,8 @@ func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *L1Details) ([]
 }
 
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
-// semantic best score below the kind's Grounded threshold, or, for a lexical kind, a best
-// candidate holding fewer than two of the question's informative words.
+// semantic best score below the kind's filter trust (see ScoreScale.filterTrusted), or, for a
+// lexical kind, a best candidate holding fewer than two of the question's informative words.
 func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
@@ -219,7 +219,7 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.C
 		}
 	}
 	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok && s.provider.Semantic() && sc.Grounded > 0 {
-		return best.Score < sc.Grounded
+		return best.Score < sc.filterTrusted()
 	}
 	sp := support(l, words, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
 		Section: best.Section, Content: best.Content})
