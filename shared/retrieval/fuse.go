@@ -17,9 +17,13 @@ type fusing struct {
 	// cand is the best L1 chunk of the block, nil for a block L0 alone found; passage is the
 	// local copy's passage whose whole section the block carries (for an L1 chunk: when the
 	// local copy holds the section in the same version), -1 when none.
-	cand     *port.Candidate
-	passage  int
-	reasons  []string
+	cand    *port.Candidate
+	passage int
+	// match is the L0 match of the block's document, nil when L0 did not find it; more are
+	// further ones, should two documents share an id. Their hit reasons follow L1's (see
+	// hitReasons).
+	match    *l0Match
+	more     []*l0Match
 	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
 	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
@@ -97,7 +101,6 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		all = append(all, f)
 		return f, false
 	}
-	l1Reason := "l1:" + s.provider.ScoreKind()
 	// Candidates come best first from the provider; sorting here keeps a provider's odd order
 	// from deciding ranks.
 	ordered := cands
@@ -130,35 +133,40 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			}
 			f.l1Rank, f.l1Score = l1Rank, c.Score
 		}
-		f.reasons = unite(f.reasons, l1Reason)
 	}
 	// L0 matches documents by their front matter: its rank lifts every section of the document
 	// that L1 returned; a document L1 did not return is evidence through its best section.
 	l0Rank := 0
-	for i, m := range matches[:min(len(matches), topK)] {
+	for i := range matches[:min(len(matches), topK)] {
+		m := &matches[i]
 		// Equal weights share a rank (1, 2, 2, 4), so that the order of equals decides nothing.
 		if i == 0 || m.weight < matches[i-1].weight {
 			l0Rank = i + 1
 		}
-		d, sec := l.Doc(m.passage)
-		var ofDoc []*fusing
-		for _, f := range all {
-			if f.docID == d.ID && f.l1Rank > 0 {
-				ofDoc = append(ofDoc, f)
+		lift := func(f *fusing) {
+			if f.l0Rank == 0 {
+				f.l0Rank, f.l0Weight = l0Rank, m.weight
+			}
+			if f.match == nil {
+				f.match = m
+			} else {
+				f.more = append(f.more, m)
 			}
 		}
-		if len(ofDoc) == 0 {
+		d, sec := l.Doc(m.passage)
+		lifted := false
+		for _, f := range all {
+			if f.docID == d.ID && f.l1Rank > 0 {
+				lift(f)
+				lifted = true
+			}
+		}
+		if !lifted {
 			f, seen := get(d.ID, d.Version, sec.Anchor)
 			if !seen {
 				f.passage = m.passage
 			}
-			ofDoc = []*fusing{f}
-		}
-		for _, f := range ofDoc {
-			if f.l0Rank == 0 {
-				f.l0Rank, f.l0Weight = l0Rank, m.weight
-			}
-			f.reasons = unite(f.reasons, m.reasons...)
+			lift(f)
 		}
 	}
 	for _, f := range all {
@@ -167,8 +175,10 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	routeAfterScope(l, all)
 	picked := s.pick(all, topK)
 	out := make([]EvidenceBlock, 0, len(picked))
+	l1Reason := "l1:" + s.provider.ScoreKind()
 	for _, f := range picked {
 		b := f.evidence(l) // only for the blocks picked
+		b.HitReasons = f.hitReasons(l, l1Reason)
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
@@ -209,8 +219,32 @@ func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
 	}
 	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
-	b.HitReasons = f.reasons
 	return b
+}
+
+// hitReasons are the block's hit reasons, each once: L1's, then those of its document's L0 match.
+func (f *fusing) hitReasons(l *lexical.Lang, l1Reason string) []string {
+	n := 0
+	if f.l1Rank > 0 {
+		n++
+	}
+	if f.match != nil {
+		n += f.match.reasonCount()
+	}
+	for _, m := range f.more {
+		n += m.reasonCount()
+	}
+	out := make([]string, 0, n)
+	if f.l1Rank > 0 {
+		out = appendNew(out, l1Reason)
+	}
+	if f.match != nil {
+		out = f.match.reasons(l, out)
+	}
+	for _, m := range f.more {
+		out = m.reasons(l, out)
+	}
+	return out
 }
 
 // routeAfterScope lets a procedure's scope section (its first section, which says what the
@@ -348,13 +382,6 @@ func anchorOf(source string) string {
 		return source[i+1:]
 	}
 	return ""
-}
-
-func unite(list []string, add ...string) []string {
-	for _, a := range add {
-		list = appendNew(list, a)
-	}
-	return list
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }

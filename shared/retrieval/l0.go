@@ -11,15 +11,71 @@ import (
 
 // l0Match is one document matched by its front matter.
 type l0Match struct {
-	doc     int
-	weight  float64 // sum of the IDF of the query terms the front matter covers
-	reasons []string
-	passage int // the document's section that best matches the question (see l0's sections)
+	doc    int
+	weight float64 // sum of the IDF of the query terms the front matter covers
+	// The parts of the match's hit reasons (see reasons): they are made into strings only for
+	// the blocks fusion returns, as most matches never become one.
+	named    []phraseReason // the keywords and entities the question holds whole, in phrase order
+	title    bool           // the title matched
+	category bool           // the category matched
+	partial  bool           // a question term matched only part of a phrase
+	passage  int            // the document's section that best matches the question (see l0's sections)
 	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
 	// holds whole that name this document's domain alone (a term no other category's front
 	// matter has); covered lists the distinct such terms.
 	phrases int
 	covered []lexical.Term
+}
+
+// phraseReason is a keyword or entity phrase the question holds whole and, when a synonym
+// bridged to it, the synonym's rule.
+type phraseReason struct {
+	phrase  uint32
+	bridged bool
+	rule    string
+}
+
+// reasons appends the match's hit reasons to list, each once, in the order keywords and
+// entities, title, category, partial phrase.
+func (m *l0Match) reasons(l *lexical.Lang, list []string) []string {
+	d := l.Docs[m.doc]
+	for _, p := range m.named {
+		_, kind, i, _ := l.Phrase(p.phrase)
+		text, label := d.Keywords[i], "keyword"
+		if kind == lexical.PhraseEntity {
+			text, label = d.Entities[i], "entity"
+		}
+		if p.bridged {
+			list = appendNew(list, "l0:synonym:"+p.rule+"="+text)
+		} else {
+			list = appendNew(list, "l0:"+label+":"+text)
+		}
+	}
+	if m.title {
+		list = appendNew(list, "l0:title")
+	}
+	if m.category {
+		list = appendNew(list, "l0:category:"+d.Category)
+	}
+	if m.partial {
+		list = appendNew(list, "l0:partial-phrase")
+	}
+	return list
+}
+
+// reasonCount is at most how many hit reasons the match has.
+func (m *l0Match) reasonCount() int {
+	n := len(m.named)
+	if m.title {
+		n++
+	}
+	if m.category {
+		n++
+	}
+	if m.partial {
+		n++
+	}
+	return n
 }
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
@@ -96,28 +152,35 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
 	slices.Sort(whole)
-	var matches []l0Match
-	var full []lexical.Term
+	matches := make([]l0Match, 0, len(phrased))
+	var full, inTitle []lexical.Term
+	// The matches' named phrases and covered terms share one backing array each: every match
+	// holds its own stretch of them.
+	var named []phraseReason
+	var covered []lexical.Term
 	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		// The document's whole phrases: keywords in order, then entities, then the category.
-		var ofDoc []uint32
-		for len(whole) > 0 {
-			if doc, _, _, _ := l.Phrase(whole[0]); doc != di {
+		k := 0
+		for k < len(whole) {
+			if doc, _, _, _ := l.Phrase(whole[k]); doc != di {
 				break
 			}
-			ofDoc, whole = append(ofDoc, whole[0]), whole[1:]
+			k++
 		}
+		ofDoc := whole[:k]
+		whole = whole[k:]
 		full = full[:0] // terms of fully matched keywords, entities, title, category
-		var reasons []string
+		namedFrom, coveredFrom := len(named), len(covered)
 		phrases := 0
-		var distinct []lexical.Term
 		cover := func(terms []lexical.Term) {
 			counted := false
 			for _, t := range terms {
 				full = appendUnique(full, t)
 				if _, syn := via[t]; !syn && l.FrontCategoriesOf(t) == 1 {
-					distinct = appendUnique(distinct, t)
+					if !slices.Contains(covered[coveredFrom:], t) {
+						covered = append(covered, t)
+					}
 					counted = true
 				}
 			}
@@ -130,15 +193,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			_, kind, i, words := l.Phrase(p)
 			switch kind {
 			case lexical.PhraseKeyword, lexical.PhraseEntity:
-				text, label, hinted := d.Keywords[i], "keyword", &hints.MatchedKeywords
+				text, hinted := d.Keywords[i], &hints.MatchedKeywords
 				if kind == lexical.PhraseEntity {
-					text, label, hinted = d.Entities[i], "entity", &hints.Entities
+					text, hinted = d.Entities[i], &hints.Entities
 				}
-				if rule, ok := synonym(words); ok {
-					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+text)
-				} else {
-					reasons = append(reasons, "l0:"+label+":"+text)
-				}
+				rule, bridged := synonym(words)
+				named = append(named, phraseReason{phrase: p, bridged: bridged, rule: rule})
 				*hinted = appendNew(*hinted, text)
 				cover(words)
 			case lexical.PhraseCategory:
@@ -146,7 +206,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			}
 		}
 		var have, want float64
-		var inTitle []lexical.Term
+		inTitle = inTitle[:0]
 		for _, t := range f.Title() {
 			w := l.IDFOf(t)
 			want += w
@@ -155,13 +215,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				inTitle = append(inTitle, t)
 			}
 		}
-		if want > 0 && have*2 >= want {
-			reasons = append(reasons, "l0:title")
+		title := want > 0 && have*2 >= want
+		if title {
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
 			cover(inTitle)
 		}
 		if category {
-			reasons = append(reasons, "l0:category:"+d.Category)
 			cover(f.Category())
 		}
 		// Question terms that occur in the front matter only as part of a longer phrase count
@@ -177,12 +236,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			}
 		}
 		if docWeight == 0 {
+			named, covered = named[:namedFrom], covered[:coveredFrom]
 			continue
 		}
-		if partial {
-			reasons = append(reasons, "l0:partial-phrase")
-		}
-		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, phrases: phrases, covered: distinct})
+		matches = append(matches, l0Match{doc: di, weight: docWeight, phrases: phrases,
+			covered: covered[coveredFrom:len(covered):len(covered)],
+			named:   named[namedFrom:len(named):len(named)], title: title, category: category, partial: partial})
 	}
 	// The other documents match partially: their weight is accumulated term by term in the
 	// question's order, as a phrased document's is, so that equal evidence weighs the same.
@@ -203,9 +262,6 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
 }
-
-// partialReasons are the hit reasons of a document matched only partially; shared, never modified.
-var partialReasons = []string{"l0:partial-phrase"}
 
 // leadingOrTop returns, best first (ties in document id order), the matches any caller reads:
 // the leading ones (see leading) and at least the first n, from the phrased matches and the
@@ -245,9 +301,16 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		cut = min(cut, top[n-1])
 	}
 	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })
+	more := 0
+	for _, d := range acc.Touched() {
+		if acc.Weight(d) >= cut {
+			more++
+		}
+	}
+	kept = slices.Grow(kept, more)
 	for _, d := range acc.Touched() {
 		if w := acc.Weight(d); w >= cut {
-			kept = append(kept, l0Match{doc: int(d), weight: w, reasons: partialReasons})
+			kept = append(kept, l0Match{doc: int(d), weight: w, partial: true})
 		}
 	}
 	// Ties go by document id, as they would among all matches in id order.
