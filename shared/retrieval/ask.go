@@ -56,7 +56,8 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	var l0Done time.Time
 	if s.provider.Semantic() {
 		var matches []l0Match
-		hints, matches = l0(l, words, 0)
+		terms, weights := queryTerms(words)
+		hints, matches = l0(l, words, terms, weights, 0)
 		l0Done = s.now()
 		l1 = L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 		if len(hints.Domains) == 1 {

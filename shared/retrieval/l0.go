@@ -92,9 +92,9 @@ const partialWeight = 0.5
 // only: those are the ones fusion may use.
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
-func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Match) {
+// strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
+func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int) (L0Hints, []l0Match) {
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
-	strs, weights := queryTerms(words)
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
 	query := make([]lexical.Term, 0, len(strs))
@@ -137,15 +137,29 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	// question's terms, not the corpus.
 	hits := l.PhraseHits(query)
 	defer hits.Release()
-	var phrased []int  // documents with a whole phrase or a title word, ascending
-	var whole []uint32 // the phrases the question holds whole, ascending: by document, then kind
-	for _, p := range hits.Touched() {
-		n := hits.Count(p)
+	// classify tells whether the phrase p makes its document a phrased one, and whether the
+	// question holds it whole (a title never counts as whole: it matches by weight below).
+	classify := func(p uint32) (doc int, isPhrased, isWhole bool) {
 		doc, kind, _, words := l.Phrase(p)
-		if kind == lexical.PhraseTitle || n == len(words) {
+		all := hits.Count(p) == len(words)
+		return doc, kind == lexical.PhraseTitle || all, kind != lexical.PhraseTitle && all
+	}
+	// Two passes over the phrases hit, the first to size the lists: most hit phrases match
+	// neither way.
+	nPhrased, nWhole := 0, 0
+	for _, p := range hits.Touched() {
+		_, isPhrased, isWhole := classify(p)
+		nPhrased += b2i(isPhrased)
+		nWhole += b2i(isWhole)
+	}
+	phrased := make([]int, 0, nPhrased) // documents with a whole phrase or a title word, ascending
+	whole := make([]uint32, 0, nWhole)  // the phrases the question holds whole, ascending: by document, then kind
+	for _, p := range hits.Touched() {
+		doc, isPhrased, isWhole := classify(p)
+		if isPhrased {
 			phrased = append(phrased, doc)
 		}
-		if kind != lexical.PhraseTitle && n == len(words) {
+		if isWhole {
 			whole = append(whole, p)
 		}
 	}
@@ -156,7 +170,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	var full, inTitle []lexical.Term
 	// The matches' named phrases and covered terms share one backing array each: every match
 	// holds its own stretch of them.
-	var named []phraseReason
+	named := make([]phraseReason, 0, len(whole))
 	var covered []lexical.Term
 	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
@@ -387,6 +401,13 @@ func appendUnique[T comparable](list []T, x T) []T {
 		return list
 	}
 	return append(list, x)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cmpDesc(a, b float64) int {

@@ -128,7 +128,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	text := textproc.Normalize(req.Question)
 	words := analyse(l, text)
 	query, weights := queryTerms(words)
-	hints, matches := l0(l, words, req.TopK)
+	hints, matches := l0(l, words, query, weights, req.TopK)
 	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
