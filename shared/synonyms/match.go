@@ -159,13 +159,16 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 		tokens = tokens[:MaxTokens]
 	}
 	var out []Expansion
+	// The key of tokens[i:j] is built in buf, so that trying longer terms allocates nothing for
+	// any but the longest keys.
+	var buf [64]byte
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
-		key := tokens[i]
+		key := append(buf[:0], tokens[i]...)
 		for j := i + 1; ; j++ {
 			// One search finds the term and tells whether a longer one starts with its tokens:
 			// keySep sorts before every byte of a token, so those keys follow it directly.
-			at, found := slices.BinarySearch(m.keys, key)
+			at, found := slices.BinarySearchFunc(m.keys, key, compareKey)
 			if found {
 				best, end = at, j
 				at++
@@ -173,7 +176,7 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 			if j == len(tokens) || at == len(m.keys) || !continues(m.keys[at], key) {
 				break
 			}
-			key = key + keySep + tokens[j]
+			key = append(append(key, keySep...), tokens[j]...)
 		}
 		if best < 0 {
 			i++
@@ -193,8 +196,19 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 }
 
 // continues reports whether k is a longer term whose first tokens are key's.
-func continues(k, key string) bool {
-	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == key
+func continues(k string, key []byte) bool {
+	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == string(key)
+}
+
+// compareKey compares k with key as strings.Compare would (the comparisons copy nothing).
+func compareKey(k string, key []byte) int {
+	switch {
+	case k < string(key):
+		return -1
+	case k > string(key):
+		return 1
+	}
+	return 0
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words
