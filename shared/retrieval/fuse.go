@@ -5,11 +5,46 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
+
+// fuseScratch is fuse's working memory, kept for the next call: the blocks being assembled, the
+// index of them by source identity, and the lists pick works on. Nothing in it outlives a call.
+type fuseScratch struct {
+	pool         []fusing
+	byKey        map[blockIdentity]*fusing
+	all          []*fusing
+	left, picked []*fusing
+}
+
+// blockIdentity is a block's source identity: blocks of the same one are merged.
+type blockIdentity struct{ doc, version, anchor string }
+
+var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{byKey: map[blockIdentity]*fusing{}} }}
+
+// reserve makes room for n blocks in every list, so that none of them grows during a call.
+func (sc *fuseScratch) reserve(n int) {
+	if cap(sc.pool) < n {
+		sc.pool = make([]fusing, 0, n)
+		sc.all = make([]*fusing, 0, n)
+		sc.left = make([]*fusing, 0, n)
+		sc.picked = make([]*fusing, 0, n)
+	}
+}
+
+// release drops the scratch's references to this call's data and returns it to the pool.
+func (sc *fuseScratch) release() {
+	clear(sc.pool[:cap(sc.pool)])
+	clear(sc.byKey)
+	for _, list := range [][]*fusing{sc.all, sc.left, sc.picked} {
+		clear(list[:cap(list)])
+	}
+	fuseScratches.Put(sc)
+}
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
 type fusing struct {
@@ -82,13 +117,14 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
 func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidate, topK int) []EvidenceBlock {
-	type identity struct{ doc, version, anchor string }
-	// Every candidate and every L0 match used makes at most one block: one allocation for all.
-	pool := make([]fusing, 0, len(cands)+min(len(matches), topK))
-	byKey := make(map[identity]*fusing, cap(pool))
-	all := make([]*fusing, 0, cap(pool))
+	sc := fuseScratches.Get().(*fuseScratch)
+	defer sc.release()
+	// Every candidate and every L0 match used makes at most one block, so pool never grows
+	// past this: the blocks' pointers into it stay valid.
+	sc.reserve(len(cands) + min(len(matches), topK))
+	pool, byKey, all := sc.pool[:0], sc.byKey, sc.all[:0]
 	get := func(docID, version, anchor string) (*fusing, bool) {
-		key := identity{docID, version, anchor}
+		key := blockIdentity{docID, version, anchor}
 		if f, ok := byKey[key]; ok {
 			return f, true
 		}
@@ -173,7 +209,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, all)
-	picked := s.pick(all, topK)
+	picked := s.pick(all, topK, sc)
 	out := make([]EvidenceBlock, 0, len(picked))
 	l1Reason := "l1:" + s.provider.ScoreKind()
 	for _, f := range picked {
@@ -317,11 +353,10 @@ const DefaultSameDocPenalty = 2.0
 
 // pick chooses up to topK blocks greedily: among the blocks that no remaining block is clearly
 // stronger than, the one with the highest fused value after the same-document discount.
-func (s *Service) pick(all []*fusing, topK int) []*fusing {
+func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	scale := s.scale()
-	left := make([]*fusing, len(all))
-	copy(left, all)
-	out := make([]*fusing, 0, min(len(all), topK))
+	left := append(sc.left[:0], all...)
+	out := sc.picked[:0]
 	perDoc := map[string]int{}
 	for len(out) < topK && len(left) > 0 {
 		best, bestValue := -1, -1.0
