@@ -61,9 +61,17 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 // preview of the content and the fusion basis.
 func summaries(blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
-	for _, b := range blocks {
+	// The summaries' own copies of every block's score and fusion basis, in one allocation.
+	type basis struct {
+		score  port.Score
+		fusion FusionBasis
+	}
+	bases := make([]basis, len(blocks))
+	for i := range blocks {
+		b := &blocks[i]
+		bases[i] = basis{score: b.Score, fusion: b.fusion}
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
+			Score: &bases[i].score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &bases[i].fusion})
 	}
 	return out
 }
