@@ -346,32 +346,33 @@ const (
 // strongDomains returns the categories of the leading matches with strong evidence, in order of
 // their best match. Several strong domains are ambiguous, and so filter nothing.
 func strongDomains(l *lexical.Lang, leading []l0Match) []string {
+	// The categories in order of their best match; there are few, so they are searched.
 	type evidence struct {
-		phrases int
-		terms   []lexical.Term
+		category string
+		phrases  int
+		terms    []lexical.Term
 	}
-	var order []string
-	by := map[string]*evidence{}
+	var by []evidence
 	for _, m := range leading {
 		c := strings.TrimSpace(l.Docs[m.doc].Category)
 		if c == "" {
 			continue
 		}
-		e, ok := by[c]
-		if !ok {
-			e = &evidence{}
-			by[c] = e
-			order = append(order, c)
+		i := slices.IndexFunc(by, func(e evidence) bool { return e.category == c })
+		if i < 0 {
+			i = len(by)
+			by = append(by, evidence{category: c})
 		}
+		e := &by[i]
 		e.phrases += m.phrases
 		for _, t := range m.covered {
 			e.terms = appendUnique(e.terms, t)
 		}
 	}
 	out := []string{}
-	for _, c := range order {
-		if e := by[c]; e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
-			out = append(out, c)
+	for _, e := range by {
+		if e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
+			out = append(out, e.category)
 		}
 	}
 	return out
