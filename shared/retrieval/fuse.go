@@ -212,9 +212,10 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	picked := s.pick(all, topK, sc)
 	out := make([]EvidenceBlock, 0, len(picked))
 	l1Reason := "l1:" + s.provider.ScoreKind()
+	texts := s.phraseReasons(l)
 	for _, f := range picked {
 		b := f.evidence(l) // only for the blocks picked
-		b.HitReasons = f.hitReasons(l, l1Reason)
+		b.HitReasons = f.hitReasons(l, texts, l1Reason)
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
@@ -259,7 +260,7 @@ func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 }
 
 // hitReasons are the block's hit reasons, each once: L1's, then those of its document's L0 match.
-func (f *fusing) hitReasons(l *lexical.Lang, l1Reason string) []string {
+func (f *fusing) hitReasons(l *lexical.Lang, texts *phraseReasons, l1Reason string) []string {
 	n := 0
 	if f.l1Rank > 0 {
 		n++
@@ -275,10 +276,10 @@ func (f *fusing) hitReasons(l *lexical.Lang, l1Reason string) []string {
 		out = appendNew(out, l1Reason)
 	}
 	if f.match != nil {
-		out = f.match.reasons(l, out)
+		out = f.match.reasons(l, texts, out)
 	}
 	for _, m := range f.more {
-		out = m.reasons(l, out)
+		out = m.reasons(l, texts, out)
 	}
 	return out
 }

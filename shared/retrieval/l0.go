@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -15,11 +16,12 @@ type l0Match struct {
 	weight float64 // sum of the IDF of the query terms the front matter covers
 	// The parts of the match's hit reasons (see reasons): they are made into strings only for
 	// the blocks fusion returns, as most matches never become one.
-	named    []phraseReason // the keywords and entities the question holds whole, in phrase order
-	title    bool           // the title matched
-	category bool           // the category matched
-	partial  bool           // a question term matched only part of a phrase
-	passage  int            // the document's section that best matches the question (see l0's sections)
+	named          []phraseReason // the keywords and entities the question holds whole, in phrase order
+	title          bool           // the title matched
+	category       bool           // the category matched, as the phrase categoryPhrase
+	categoryPhrase uint32
+	partial        bool // a question term matched only part of a phrase
+	passage        int  // the document's section that best matches the question (see l0's sections)
 	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
 	// holds whole that name this document's domain alone (a term no other category's front
 	// matter has); covered lists the distinct such terms.
@@ -36,31 +38,64 @@ type phraseReason struct {
 }
 
 // reasons appends the match's hit reasons to list, each once, in the order keywords and
-// entities, title, category, partial phrase.
-func (m *l0Match) reasons(l *lexical.Lang, list []string) []string {
+// entities, title, category, partial phrase. The reasons of phrases no synonym bridged come from
+// texts, made there the first time.
+func (m *l0Match) reasons(l *lexical.Lang, texts *phraseReasons, list []string) []string {
 	d := l.Docs[m.doc]
 	for _, p := range m.named {
-		_, kind, i, _ := l.Phrase(p.phrase)
-		text, label := d.Keywords[i], "keyword"
-		if kind == lexical.PhraseEntity {
-			text, label = d.Entities[i], "entity"
-		}
 		if p.bridged {
+			_, kind, i, _ := l.Phrase(p.phrase)
+			text := d.Keywords[i]
+			if kind == lexical.PhraseEntity {
+				text = d.Entities[i]
+			}
 			list = appendNew(list, "l0:synonym:"+p.rule+"="+text)
 		} else {
-			list = appendNew(list, "l0:"+label+":"+text)
+			list = appendNew(list, texts.of(l, p.phrase))
 		}
 	}
 	if m.title {
 		list = appendNew(list, "l0:title")
 	}
 	if m.category {
-		list = appendNew(list, "l0:category:"+d.Category)
+		list = appendNew(list, texts.of(l, m.categoryPhrase))
 	}
 	if m.partial {
 		list = appendNew(list, "l0:partial-phrase")
 	}
 	return list
+}
+
+// phraseReasons keeps, per front-matter phrase of one language's index, the hit reason that
+// names the phrase whole ("l0:keyword:…", "l0:entity:…", "l0:category:…") once a lookup has
+// made it, so that later lookups returning the same procedures build none of them again. It is
+// safe for concurrent use: a slot written twice holds the same text either time.
+type phraseReasons struct {
+	slots []atomic.Pointer[string]
+}
+
+func newPhraseReasons(l *lexical.Lang) *phraseReasons {
+	return &phraseReasons{slots: make([]atomic.Pointer[string], l.Phrases())}
+}
+
+// of returns the hit reason of the keyword, entity or category phrase p.
+func (r *phraseReasons) of(l *lexical.Lang, p uint32) string {
+	if s := r.slots[p].Load(); s != nil {
+		return *s
+	}
+	doc, kind, i, _ := l.Phrase(p)
+	d := l.Docs[doc]
+	var s string
+	switch kind {
+	case lexical.PhraseKeyword:
+		s = "l0:keyword:" + d.Keywords[i]
+	case lexical.PhraseEntity:
+		s = "l0:entity:" + d.Entities[i]
+	default:
+		s = "l0:category:" + d.Category
+	}
+	r.slots[p].Store(&s)
+	return s
 }
 
 // reasonCount is at most how many hit reasons the match has.
@@ -202,7 +237,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 				phrases++
 			}
 		}
-		category := false
+		category, categoryPhrase := false, uint32(0)
 		for _, p := range ofDoc {
 			_, kind, i, words := l.Phrase(p)
 			switch kind {
@@ -216,7 +251,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 				*hinted = appendNew(*hinted, text)
 				cover(words)
 			case lexical.PhraseCategory:
-				category = true
+				category, categoryPhrase = true, p
 			}
 		}
 		var have, want float64
@@ -255,7 +290,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		matches = append(matches, l0Match{doc: di, weight: docWeight, phrases: phrases,
 			covered: covered[coveredFrom:len(covered):len(covered)],
-			named:   named[namedFrom:len(named):len(named)], title: title, category: category, partial: partial})
+			named:   named[namedFrom:len(named):len(named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial})
 	}
 	// The other documents match partially: their weight is accumulated term by term in the
 	// question's order, as a phrased document's is, so that equal evidence weighs the same.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,6 +70,17 @@ type Service struct {
 	now      func() time.Time
 
 	traceFailures atomic.Int64
+	// reasons holds a *phraseReasons per *lexical.Lang, made at the language's first lookup.
+	reasons sync.Map
+}
+
+// phraseReasons returns the hit reasons kept for l's phrases.
+func (s *Service) phraseReasons(l *lexical.Lang) *phraseReasons {
+	if r, ok := s.reasons.Load(l); ok {
+		return r.(*phraseReasons)
+	}
+	r, _ := s.reasons.LoadOrStore(l, newPhraseReasons(l))
+	return r.(*phraseReasons)
 }
 
 // New builds the service.
