@@ -116,7 +116,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		})
 	}
 	if !s.provider.Semantic() {
-		sums = summaries(blocks)
+		sums = summaries(l, s.texts(l), blocks)
 	}
 	ans.InvocationID = newID()
 	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))

@@ -212,9 +212,9 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	picked := s.pick(all, topK, sc)
 	out := make([]EvidenceBlock, 0, len(picked))
 	l1Reason := "l1:" + s.provider.ScoreKind()
-	texts := s.phraseReasons(l)
+	texts := s.texts(l)
 	for _, f := range picked {
-		b := f.evidence(l) // only for the blocks picked
+		b := f.evidence(l, texts) // only for the blocks picked
 		b.HitReasons = f.hitReasons(l, texts, l1Reason)
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
@@ -241,7 +241,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
 // section L0 found.
-func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
+func (f *fusing) evidence(l *lexical.Lang, texts *langTexts) EvidenceBlock {
 	var b EvidenceBlock
 	if c := f.cand; c != nil {
 		b = EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
@@ -249,18 +249,24 @@ func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 		if f.passage >= 0 {
 			_, sec := l.Doc(f.passage)
 			b.Content = sec.Content
+			b.local, b.localPassage = true, f.passage
 		}
 	} else {
 		d, sec := l.Doc(f.passage)
-		b = EvidenceBlock{Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+		b = EvidenceBlock{Source: l.Source(f.passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
+		b.local, b.localPassage = true, f.passage
 	}
-	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	if d, sec := b.section(l); sec != nil && b.Title == d.Title && b.Section == sec.Heading {
+		b.Breadcrumb = texts.breadcrumb(l, b.localPassage)
+	} else {
+		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	}
 	return b
 }
 
 // hitReasons are the block's hit reasons, each once: L1's, then those of its document's L0 match.
-func (f *fusing) hitReasons(l *lexical.Lang, texts *phraseReasons, l1Reason string) []string {
+func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string) []string {
 	n := 0
 	if f.l1Rank > 0 {
 		n++

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -40,7 +39,7 @@ type phraseReason struct {
 // reasons appends the match's hit reasons to list, each once, in the order keywords and
 // entities, title, category, partial phrase. The reasons of phrases no synonym bridged come from
 // texts, made there the first time.
-func (m *l0Match) reasons(l *lexical.Lang, texts *phraseReasons, list []string) []string {
+func (m *l0Match) reasons(l *lexical.Lang, texts *langTexts, list []string) []string {
 	d := l.Docs[m.doc]
 	for _, p := range m.named {
 		if p.bridged {
@@ -51,51 +50,19 @@ func (m *l0Match) reasons(l *lexical.Lang, texts *phraseReasons, list []string) 
 			}
 			list = appendNew(list, "l0:synonym:"+p.rule+"="+text)
 		} else {
-			list = appendNew(list, texts.of(l, p.phrase))
+			list = appendNew(list, texts.reason(l, p.phrase))
 		}
 	}
 	if m.title {
 		list = appendNew(list, "l0:title")
 	}
 	if m.category {
-		list = appendNew(list, texts.of(l, m.categoryPhrase))
+		list = appendNew(list, texts.reason(l, m.categoryPhrase))
 	}
 	if m.partial {
 		list = appendNew(list, "l0:partial-phrase")
 	}
 	return list
-}
-
-// phraseReasons keeps, per front-matter phrase of one language's index, the hit reason that
-// names the phrase whole ("l0:keyword:…", "l0:entity:…", "l0:category:…") once a lookup has
-// made it, so that later lookups returning the same procedures build none of them again. It is
-// safe for concurrent use: a slot written twice holds the same text either time.
-type phraseReasons struct {
-	slots []atomic.Pointer[string]
-}
-
-func newPhraseReasons(l *lexical.Lang) *phraseReasons {
-	return &phraseReasons{slots: make([]atomic.Pointer[string], l.Phrases())}
-}
-
-// of returns the hit reason of the keyword, entity or category phrase p.
-func (r *phraseReasons) of(l *lexical.Lang, p uint32) string {
-	if s := r.slots[p].Load(); s != nil {
-		return *s
-	}
-	doc, kind, i, _ := l.Phrase(p)
-	d := l.Docs[doc]
-	var s string
-	switch kind {
-	case lexical.PhraseKeyword:
-		s = "l0:keyword:" + d.Keywords[i]
-	case lexical.PhraseEntity:
-		s = "l0:entity:" + d.Entities[i]
-	default:
-		s = "l0:category:" + d.Category
-	}
-	r.slots[p].Store(&s)
-	return s
 }
 
 // reasonCount is at most how many hit reasons the match has.

@@ -70,17 +70,17 @@ type Service struct {
 	now      func() time.Time
 
 	traceFailures atomic.Int64
-	// reasons holds a *phraseReasons per *lexical.Lang, made at the language's first lookup.
-	reasons sync.Map
+	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
+	langTexts sync.Map
 }
 
-// phraseReasons returns the hit reasons kept for l's phrases.
-func (s *Service) phraseReasons(l *lexical.Lang) *phraseReasons {
-	if r, ok := s.reasons.Load(l); ok {
-		return r.(*phraseReasons)
+// texts returns the strings kept for l's lookups.
+func (s *Service) texts(l *lexical.Lang) *langTexts {
+	if t, ok := s.langTexts.Load(l); ok {
+		return t.(*langTexts)
 	}
-	r, _ := s.reasons.LoadOrStore(l, newPhraseReasons(l))
-	return r.(*phraseReasons)
+	t, _ := s.langTexts.LoadOrStore(l, newLangTexts(l))
+	return t.(*langTexts)
 }
 
 // New builds the service.
@@ -117,7 +117,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		RetrievalDetails: TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(res.EvidenceBlocks),
-			EvidenceSummaries: summaries(res.EvidenceBlocks),
+			EvidenceSummaries: summaries(l, s.texts(l), res.EvidenceBlocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 		},
