@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -80,6 +81,35 @@ func (m *l0Match) reasonCount() int {
 	return n
 }
 
+// l0Scratch is l0's working memory that no match refers to, kept for the next call.
+type l0Scratch struct {
+	query         []lexical.Term
+	weight        map[lexical.Term]float64
+	via           map[lexical.Term]string
+	phrased       []int
+	whole         []uint32
+	full, inTitle []lexical.Term
+}
+
+var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
+
+func newL0Scratch() *l0Scratch {
+	return &l0Scratch{weight: map[lexical.Term]float64{}, via: map[lexical.Term]string{}}
+}
+
+// release empties the scratch and returns it to the pool. Maps that a long question made large
+// are dropped rather than kept, since clearing one costs its size on every later call.
+func (sc *l0Scratch) release() {
+	const keep = 64
+	if len(sc.weight) > keep || len(sc.via) > keep {
+		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
+	} else {
+		clear(sc.weight)
+		clear(sc.via)
+	}
+	l0Scratches.Put(sc)
+}
+
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
 // matches only part of a keyword or entity phrase.
 const partialWeight = 0.5
@@ -96,11 +126,12 @@ const partialWeight = 0.5
 // strongDomains): only those become hints, and only a single one filters L1.
 // strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
 func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int) (L0Hints, []l0Match) {
-	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
+	sc := l0Scratches.Get().(*l0Scratch)
+	defer sc.release()
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
-	query := make([]lexical.Term, 0, len(strs))
-	weight := make(map[lexical.Term]float64, len(strs))
+	query, weight, via := sc.query[:0], sc.weight, sc.via
+	defer func() { sc.query = query }()
 	for _, s := range strs {
 		if t, ok := l.Lookup(s); ok {
 			query = append(query, t)
@@ -109,7 +140,6 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	in := func(t lexical.Term) bool { _, ok := weight[t]; return ok }
 	// via names the question's term behind each term that only a synonym gives.
-	via := map[lexical.Term]string{}
 	for _, g := range words {
 		for _, a := range g.Alts {
 			if _, ok := weights[a.Term]; !ok {
@@ -148,14 +178,26 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	// Two passes over the phrases hit, the first to size the lists: most hit phrases match
 	// neither way.
-	nPhrased, nWhole := 0, 0
+	nPhrased, nWhole, nKeywords, nEntities := 0, 0, 0, 0
 	for _, p := range hits.Touched() {
 		_, isPhrased, isWhole := classify(p)
 		nPhrased += b2i(isPhrased)
 		nWhole += b2i(isWhole)
+		if isWhole {
+			switch _, kind, _, _ := l.Phrase(p); kind {
+			case lexical.PhraseKeyword:
+				nKeywords++
+			case lexical.PhraseEntity:
+				nEntities++
+			}
+		}
 	}
-	phrased := make([]int, 0, nPhrased) // documents with a whole phrase or a title word, ascending
-	whole := make([]uint32, 0, nWhole)  // the phrases the question holds whole, ascending: by document, then kind
+	// The hints hold at most the keywords and entities held whole.
+	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
+		Domains: []string{}, Entities: make([]string, 0, nEntities)}
+	phrased := slices.Grow(sc.phrased[:0], nPhrased) // documents with a whole phrase or a title word, ascending
+	whole := slices.Grow(sc.whole[:0], nWhole)       // the phrases the question holds whole, ascending: by document, then kind
+	defer func() { sc.phrased, sc.whole = phrased[:0], whole[:0] }()
 	for _, p := range hits.Touched() {
 		doc, isPhrased, isWhole := classify(p)
 		if isPhrased {
@@ -169,7 +211,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	phrased = slices.Compact(phrased)
 	slices.Sort(whole)
 	matches := make([]l0Match, 0, len(phrased))
-	var full, inTitle []lexical.Term
+	full, inTitle := sc.full[:0], sc.inTitle[:0]
+	defer func() { sc.full, sc.inTitle = full, inTitle }()
 	// The matches' named phrases and covered terms share one backing array each: every match
 	// holds its own stretch of them.
 	named := make([]phraseReason, 0, len(whole))
@@ -292,7 +335,11 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		best = max(best, acc.Weight(d))
 	}
 	// The n-th best weight over both sets: a match at or above it, or leading, is kept.
-	top := make([]float64, 0, n+1)
+	var buf [16]float64
+	top := buf[:0]
+	if n+1 > len(buf) {
+		top = make([]float64, 0, n+1)
+	}
 	offer := func(w float64) {
 		if n == 0 {
 			return
@@ -354,7 +401,8 @@ func strongDomains(l *lexical.Lang, leading []l0Match) []string {
 		phrases  int
 		terms    []lexical.Term
 	}
-	var by []evidence
+	var buf [8]evidence
+	by := buf[:0]
 	for _, m := range leading {
 		c := strings.TrimSpace(l.Docs[m.doc].Category)
 		if c == "" {
