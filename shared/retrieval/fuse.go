@@ -211,11 +211,18 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	routeAfterScope(l, all)
 	picked := s.pick(all, topK, sc)
 	out := make([]EvidenceBlock, 0, len(picked))
-	l1Reason := "l1:" + s.provider.ScoreKind()
+	l1Reason := s.l1Reason()
 	texts := s.texts(l)
+	// One array holds every block's hit reasons, each block its own stretch of it.
+	n := 0
+	for _, f := range picked {
+		n += f.reasonCount()
+	}
+	reasons := make([]string, n)
 	for _, f := range picked {
 		b := f.evidence(l, texts) // only for the blocks picked
-		b.HitReasons = f.hitReasons(l, texts, l1Reason)
+		k := f.reasonCount()
+		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
@@ -265,8 +272,8 @@ func (f *fusing) evidence(l *lexical.Lang, texts *langTexts) EvidenceBlock {
 	return b
 }
 
-// hitReasons are the block's hit reasons, each once: L1's, then those of its document's L0 match.
-func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string) []string {
+// reasonCount is at most how many hit reasons the block has.
+func (f *fusing) reasonCount() int {
 	n := 0
 	if f.l1Rank > 0 {
 		n++
@@ -277,7 +284,12 @@ func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string) 
 	for _, m := range f.more {
 		n += m.reasonCount()
 	}
-	out := make([]string, 0, n)
+	return n
+}
+
+// hitReasons appends to out the block's hit reasons, each once: L1's, then those of its
+// document's L0 match.
+func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, out []string) []string {
 	if f.l1Rank > 0 {
 		out = appendNew(out, l1Reason)
 	}

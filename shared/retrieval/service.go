@@ -72,6 +72,21 @@ type Service struct {
 	traceFailures atomic.Int64
 	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
 	langTexts sync.Map
+	l1Reasons atomic.Pointer[kindReason]
+}
+
+// kindReason is the hit reason of an L1 block for one score kind.
+type kindReason struct{ kind, reason string }
+
+// l1Reason is the hit reason of a block L1 returned, "l1:<score kind>", made once per kind.
+func (s *Service) l1Reason() string {
+	kind := s.provider.ScoreKind()
+	if r := s.l1Reasons.Load(); r != nil && r.kind == kind {
+		return r.reason
+	}
+	r := &kindReason{kind: kind, reason: "l1:" + kind}
+	s.l1Reasons.Store(r)
+	return r.reason
 }
 
 // texts returns the strings kept for l's lookups.
