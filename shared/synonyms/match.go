@@ -168,7 +168,7 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 		for j := i + 1; ; j++ {
 			// One search finds the term and tells whether a longer one starts with its tokens:
 			// keySep sorts before every byte of a token, so those keys follow it directly.
-			at, found := slices.BinarySearchFunc(m.keys, key, compareKey)
+			at, found := m.search(key)
 			if found {
 				best, end = at, j
 				at++
@@ -200,15 +200,19 @@ func continues(k string, key []byte) bool {
 	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == string(key)
 }
 
-// compareKey compares k with key as strings.Compare would (the comparisons copy nothing).
-func compareKey(k string, key []byte) int {
-	switch {
-	case k < string(key):
-		return -1
-	case k > string(key):
-		return 1
+// search returns where key is, or would be, among the sorted keys, and whether it is there, as
+// slices.BinarySearch would; comparing with string(key) copies nothing.
+func (m *Matcher) search(key []byte) (int, bool) {
+	lo, hi := 0, len(m.keys)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if m.keys[h] < string(key) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
 	}
-	return 0
+	return lo, lo < len(m.keys) && m.keys[lo] == string(key)
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words
