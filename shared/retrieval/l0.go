@@ -130,8 +130,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	defer sc.release()
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
-	query, weight, via := sc.query[:0], sc.weight, sc.via
-	defer func() { sc.query = query }()
+	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
+	sc.query = query
 	for _, s := range strs {
 		if t, ok := l.Lookup(s); ok {
 			query = append(query, t)
@@ -195,9 +195,12 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// The hints hold at most the keywords and entities held whole.
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
 		Domains: []string{}, Entities: make([]string, 0, nEntities)}
-	phrased := slices.Grow(sc.phrased[:0], nPhrased) // documents with a whole phrase or a title word, ascending
-	whole := slices.Grow(sc.whole[:0], nWhole)       // the phrases the question holds whole, ascending: by document, then kind
-	defer func() { sc.phrased, sc.whole = phrased[:0], whole[:0] }()
+	// The documents with a whole phrase or a title word, ascending; the phrases the question
+	// holds whole, ascending: by document, then kind. Neither grows past its size here, so the
+	// scratch keeps their arrays (whole is consumed from its front below).
+	phrased := slices.Grow(sc.phrased[:0], nPhrased)
+	whole := slices.Grow(sc.whole[:0], nWhole)
+	sc.phrased, sc.whole = phrased, whole
 	for _, p := range hits.Touched() {
 		doc, isPhrased, isWhole := classify(p)
 		if isPhrased {
