@@ -150,7 +150,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
 		if !seen {
 			f.cand = c
-			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
+			if p := f.order; p != math.MaxInt { // get found the local copy's passage
 				if d, _ := l.Doc(p); d.Version == c.Version {
 					// A chunk of a section the local copy holds in the same version: the block
 					// carries the whole section, verbatim from the source, so that no chunk
