@@ -81,7 +81,9 @@ func (m *l0Match) reasonCount() int {
 	return n
 }
 
-// l0Scratch is l0's working memory that no match refers to, kept for the next call.
+// l0Scratch is l0's memory, kept for the next call: its working lists and maps, and the arrays
+// behind the matches it returns (matches, named, covered), which the caller keeps until it has
+// done with the matches, then releases.
 type l0Scratch struct {
 	query         []lexical.Term
 	weight        map[lexical.Term]float64
@@ -89,6 +91,9 @@ type l0Scratch struct {
 	phrased       []int
 	whole         []uint32
 	full, inTitle []lexical.Term
+	matches       []l0Match
+	named         []phraseReason
+	covered       []lexical.Term
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
@@ -96,6 +101,9 @@ var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 func newL0Scratch() *l0Scratch {
 	return &l0Scratch{weight: map[lexical.Term]float64{}, via: map[lexical.Term]string{}}
 }
+
+// getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
+func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 
 // release empties the scratch and returns it to the pool. Maps that a long question made large
 // are dropped rather than kept, since clearing one costs its size on every later call.
@@ -125,9 +133,8 @@ const partialWeight = 0.5
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
 // strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
-func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int) (L0Hints, []l0Match) {
-	sc := l0Scratches.Get().(*l0Scratch)
-	defer sc.release()
+// The matches live in sc: they are valid until sc is released.
+func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (L0Hints, []l0Match) {
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
 	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
@@ -213,13 +220,15 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
 	slices.Sort(whole)
-	matches := make([]l0Match, 0, len(phrased))
+	matches := slices.Grow(sc.matches[:0], len(phrased))
 	full, inTitle := sc.full[:0], sc.inTitle[:0]
 	defer func() { sc.full, sc.inTitle = full, inTitle }()
 	// The matches' named phrases and covered terms share one backing array each: every match
 	// holds its own stretch of them.
-	named := make([]phraseReason, 0, len(whole))
-	var covered []lexical.Term
+	named := slices.Grow(sc.named[:0], len(whole))
+	sc.named = named
+	covered := sc.covered[:0]
+	defer func() { sc.covered = covered }()
 	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		// The document's whole phrases: keywords in order, then entities, then the category.
@@ -318,6 +327,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 	}
 	matches = leadingOrTop(matches, acc, sections)
+	sc.matches = matches
 	for i := range matches[:min(len(matches), sections)] {
 		matches[i].passage = l.BestSection(matches[i].doc, query)
 	}

@@ -155,7 +155,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	text := textproc.Normalize(req.Question)
 	words := analyse(l, text)
 	query, weights := queryTerms(words)
-	hints, matches := l0(l, words, query, weights, req.TopK)
+	sc := getL0Scratch()
+	defer sc.release() // the matches are read until the result is made
+	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
