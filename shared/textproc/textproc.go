@@ -223,7 +223,13 @@ func (a *Analyzer) groups(text string, budget int) []Group {
 
 // groupsOf is groups over text's tokens.
 func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
-	out := make([]Group, 0, len(toks))
+	n := 0 // the words: stop words make no group
+	for _, t := range toks {
+		if !a.IsStop(t) {
+			n++
+		}
+	}
+	out := make([]Group, 0, n)
 	// A repeated word takes its first group: a question's few words are searched for it (words
 	// holds each group's token), a longer text's are hashed.
 	const searched = 16
