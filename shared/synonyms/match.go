@@ -159,24 +159,33 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 		tokens = tokens[:MaxTokens]
 	}
 	var out []Expansion
-	// The key of tokens[i:j] is built in buf, so that trying longer terms allocates nothing for
-	// any but the longest keys.
+	// A term of one token is searched as the token itself; the key of a longer one, tokens[i:j],
+	// is built in buf, so that trying longer terms allocates nothing for any but the longest keys.
 	var buf [64]byte
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
-		key := append(buf[:0], tokens[i]...)
+		// One search finds the term and tells whether a longer one starts with its tokens:
+		// keySep sorts before every byte of a token, so those keys follow it directly.
+		at, found := search(m.keys, tokens[i])
+		var key []byte
 		for j := i + 1; ; j++ {
-			// One search finds the term and tells whether a longer one starts with its tokens:
-			// keySep sorts before every byte of a token, so those keys follow it directly.
-			at, found := m.search(key)
 			if found {
 				best, end = at, j
 				at++
 			}
-			if j == len(tokens) || at == len(m.keys) || !continues(m.keys[at], key) {
+			if j == len(tokens) || at == len(m.keys) {
+				break
+			}
+			if key == nil {
+				if !continues(m.keys[at], tokens[i]) {
+					break
+				}
+				key = append(buf[:0], tokens[i]...)
+			} else if !continues(m.keys[at], key) {
 				break
 			}
 			key = append(append(key, keySep...), tokens[j]...)
+			at, found = search(m.keys, key)
 		}
 		if best < 0 {
 			i++
@@ -196,23 +205,23 @@ func (m *Matcher) Expand(tokens []string) []Expansion {
 }
 
 // continues reports whether k is a longer term whose first tokens are key's.
-func continues(k string, key []byte) bool {
+func continues[K string | []byte](k string, key K) bool {
 	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == string(key)
 }
 
 // search returns where key is, or would be, among the sorted keys, and whether it is there, as
-// slices.BinarySearch would; comparing with string(key) copies nothing.
-func (m *Matcher) search(key []byte) (int, bool) {
-	lo, hi := 0, len(m.keys)
+// slices.BinarySearch would; comparing with a []byte key as a string copies nothing.
+func search[K string | []byte](keys []string, key K) (int, bool) {
+	lo, hi := 0, len(keys)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if m.keys[h] < string(key) {
+		if keys[h] < string(key) {
 			lo = h + 1
 		} else {
 			hi = h
 		}
 	}
-	return lo, lo < len(m.keys) && m.keys[lo] == string(key)
+	return lo, lo < len(keys) && keys[lo] == string(key)
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words
