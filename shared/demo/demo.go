@@ -76,7 +76,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 		d, s := l.Doc(h.Passage)
 		out = append(out, port.Candidate{
 			DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
-			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: d.Source(s),
+			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: l.Source(h.Passage),
 			Content: s.Content, Score: h.Score, Rank: i + 1,
 		})
 	}

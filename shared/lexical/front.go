@@ -51,6 +51,9 @@ func (l *Lang) TermPhrases(t Term) []uint32 {
 	return l.termPhrase[l.termPhraseStart[t]:l.termPhraseStart[t+1]]
 }
 
+// Phrases is the number of front-matter phrases of every document: phrases are 0..Phrases()-1.
+func (l *Lang) Phrases() int { return len(l.phraseDoc) }
+
 // Phrase returns a phrase's document, its kind (PhraseTitle, ...), its index among the
 // document's keywords or entities (0 for a title or category), and its words.
 func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {

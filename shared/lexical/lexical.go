@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
@@ -85,6 +86,10 @@ type Lang struct {
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
 	phraseScratch sync.Pool // *PhraseHits
+
+	// sources keeps each passage's evidence source once made (see Source); made at first use.
+	sourcesOnce sync.Once
+	sources     []atomic.Pointer[string]
 }
 
 // Passage is one section of one document.
@@ -427,6 +432,20 @@ func (l *Lang) Doc(passage int) (*knowledge.Document, *knowledge.Section) {
 	p := l.Passages[passage]
 	d := l.Docs[p.Doc]
 	return d, &d.Sections[p.Section]
+}
+
+// Source is the evidence source of a passage, "<path>#<anchor>" as knowledge.SectionSource
+// makes it. Each passage's is made once and kept, as every lookup names the sources of the
+// candidates it finds.
+func (l *Lang) Source(passage int) string {
+	l.sourcesOnce.Do(func() { l.sources = make([]atomic.Pointer[string], len(l.Passages)) })
+	if s := l.sources[passage].Load(); s != nil {
+		return *s
+	}
+	d, sec := l.Doc(passage)
+	s := d.Source(sec)
+	l.sources[passage].Store(&s)
+	return s
 }
 
 // IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for

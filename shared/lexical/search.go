@@ -59,7 +59,7 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 			acc.add(p, idf*tf/(tf+norm))
 		}
 	}
-	top := topHits{k: topK}
+	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(acc.touched)))}
 	for _, p := range acc.touched {
 		s := acc.v[p]
 		if s <= 0 || (category != "" && l.Docs[l.Passages[p].Doc].Category != category) {

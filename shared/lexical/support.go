@@ -113,12 +113,24 @@ func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
 // document, or text) with its front matter holds a term that some passage holds.
 func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
 	var s Support
-	seen := make(map[string]bool, len(query))
-	for _, g := range query {
-		if seen[g.Term] || !Informative(g.Term) {
+	// A word is counted once. A typical question's few words are searched; a long question's
+	// are hashed, so that its cost stays linear.
+	var seen map[string]bool
+	if len(query) > 16 {
+		seen = make(map[string]bool, len(query))
+	}
+	for i, g := range query {
+		if seen != nil {
+			if seen[g.Term] {
+				continue
+			}
+			seen[g.Term] = true
+		} else if slices.ContainsFunc(query[:i], func(e textproc.Group) bool { return e.Term == g.Term }) {
 			continue
 		}
-		seen[g.Term] = true
+		if !Informative(g.Term) {
+			continue
+		}
 		s.Words++
 		// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
 		alt, altSpecific := 0.0, 0.0

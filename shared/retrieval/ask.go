@@ -55,15 +55,18 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	var l1 L1Details
 	var l0Done time.Time
 	if s.provider.Semantic() {
+		terms, weights := queryTerms(words)
+		sc := getL0Scratch()
 		var matches []l0Match
-		hints, matches = l0(l, words, 0)
+		hints, matches = l0(l, words, terms, weights, 0, sc)
+		layer = layerOf(len(matches) > 0, true)
+		sc.release() // only whether L0 matched is read
 		l0Done = s.now()
 		l1 = L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 			q.Category = hints.Domains[0]
 		}
-		layer = layerOf(len(matches) > 0, true)
 	} else {
 		res, st := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 			Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
@@ -116,7 +119,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		})
 	}
 	if !s.provider.Semantic() {
-		sums = summaries(blocks)
+		sums = summaries(l, s.texts(l), blocks)
 	}
 	ans.InvocationID = newID()
 	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))

@@ -5,11 +5,46 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
+
+// fuseScratch is fuse's working memory, kept for the next call: the blocks being assembled, the
+// index of them by source identity, and the lists pick works on. Nothing in it outlives a call.
+type fuseScratch struct {
+	pool         []fusing
+	byKey        map[blockIdentity]*fusing
+	all          []*fusing
+	left, picked []*fusing
+}
+
+// blockIdentity is a block's source identity: blocks of the same one are merged.
+type blockIdentity struct{ doc, version, anchor string }
+
+var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{byKey: map[blockIdentity]*fusing{}} }}
+
+// reserve makes room for n blocks in every list, so that none of them grows during a call.
+func (sc *fuseScratch) reserve(n int) {
+	if cap(sc.pool) < n {
+		sc.pool = make([]fusing, 0, n)
+		sc.all = make([]*fusing, 0, n)
+		sc.left = make([]*fusing, 0, n)
+		sc.picked = make([]*fusing, 0, n)
+	}
+}
+
+// release drops the scratch's references to this call's data and returns it to the pool.
+func (sc *fuseScratch) release() {
+	clear(sc.pool[:cap(sc.pool)])
+	clear(sc.byKey)
+	for _, list := range [][]*fusing{sc.all, sc.left, sc.picked} {
+		clear(list[:cap(list)])
+	}
+	fuseScratches.Put(sc)
+}
 
 // fusing is an evidence block being assembled from L0 and L1 hits.
 type fusing struct {
@@ -17,9 +52,13 @@ type fusing struct {
 	// cand is the best L1 chunk of the block, nil for a block L0 alone found; passage is the
 	// local copy's passage whose whole section the block carries (for an L1 chunk: when the
 	// local copy holds the section in the same version), -1 when none.
-	cand     *port.Candidate
-	passage  int
-	reasons  []string
+	cand    *port.Candidate
+	passage int
+	// match is the L0 match of the block's document, nil when L0 did not find it; more are
+	// further ones, should two documents share an id. Their hit reasons follow L1's (see
+	// hitReasons).
+	match    *l0Match
+	more     []*l0Match
 	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
 	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
@@ -90,13 +129,14 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
 func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidate, topK int) []EvidenceBlock {
-	type identity struct{ doc, version, anchor string }
-	// Every candidate and every L0 match used makes at most one block: one allocation for all.
-	pool := make([]fusing, 0, len(cands)+min(len(matches), topK))
-	byKey := make(map[identity]*fusing, cap(pool))
-	all := make([]*fusing, 0, cap(pool))
+	sc := fuseScratches.Get().(*fuseScratch)
+	defer sc.release()
+	// Every candidate and every L0 match used makes at most one block, so pool never grows
+	// past this: the blocks' pointers into it stay valid.
+	sc.reserve(len(cands) + min(len(matches), topK))
+	pool, byKey, all := sc.pool[:0], sc.byKey, sc.all[:0]
 	get := func(docID, version, anchor string) (*fusing, bool) {
-		key := identity{docID, version, anchor}
+		key := blockIdentity{docID, version, anchor}
 		if f, ok := byKey[key]; ok {
 			return f, true
 		}
@@ -109,7 +149,6 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		all = append(all, f)
 		return f, false
 	}
-	l1Reason := "l1:" + s.provider.ScoreKind()
 	// Candidates come best first from the provider; sorting here keeps a provider's odd order
 	// from deciding ranks.
 	ordered := cands
@@ -123,7 +162,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
 		if !seen {
 			f.cand = c
-			if p, ok := l.PassageOf(c.DocumentID, c.Anchor); ok {
+			if p := f.order; p != math.MaxInt { // get found the local copy's passage
 				if d, _ := l.Doc(p); d.Version == c.Version {
 					// A chunk of a section the local copy holds in the same version: the block
 					// carries the whole section, verbatim from the source, so that no chunk
@@ -142,45 +181,60 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			}
 			f.l1Rank, f.l1Score = l1Rank, c.Score
 		}
-		f.reasons = unite(f.reasons, l1Reason)
 	}
 	// L0 matches documents by their front matter: its rank lifts every section of the document
 	// that L1 returned; a document L1 did not return is evidence through its best section.
 	l0Rank := 0
-	for i, m := range matches[:min(len(matches), topK)] {
+	for i := range matches[:min(len(matches), topK)] {
+		m := &matches[i]
 		// Equal weights share a rank (1, 2, 2, 4), so that the order of equals decides nothing.
 		if i == 0 || m.weight < matches[i-1].weight {
 			l0Rank = i + 1
 		}
-		d, sec := l.Doc(m.passage)
-		var ofDoc []*fusing
-		for _, f := range all {
-			if f.docID == d.ID && f.l1Rank > 0 {
-				ofDoc = append(ofDoc, f)
+		lift := func(f *fusing) {
+			if f.l0Rank == 0 {
+				f.l0Rank, f.l0Weight = l0Rank, m.weight
+			}
+			if f.match == nil {
+				f.match = m
+			} else {
+				f.more = append(f.more, m)
 			}
 		}
-		if len(ofDoc) == 0 {
+		d, sec := l.Doc(m.passage)
+		lifted := false
+		for _, f := range all {
+			if f.docID == d.ID && f.l1Rank > 0 {
+				lift(f)
+				lifted = true
+			}
+		}
+		if !lifted {
 			f, seen := get(d.ID, d.Version, sec.Anchor)
 			if !seen {
 				f.passage = m.passage
 			}
-			ofDoc = []*fusing{f}
-		}
-		for _, f := range ofDoc {
-			if f.l0Rank == 0 {
-				f.l0Rank, f.l0Weight = l0Rank, m.weight
-			}
-			f.reasons = unite(f.reasons, m.reasons...)
+			lift(f)
 		}
 	}
 	for _, f := range all {
 		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, all)
-	picked := s.pick(all, topK)
+	picked := s.pick(all, topK, sc)
 	out := make([]EvidenceBlock, 0, len(picked))
+	l1Reason := s.l1Reason()
+	texts := s.texts(l)
+	// One array holds every block's hit reasons, each block its own stretch of it.
+	n := 0
 	for _, f := range picked {
-		b := f.evidence(l) // only for the blocks picked
+		n += f.reasonCount()
+	}
+	reasons := make([]string, n)
+	for _, f := range picked {
+		b := f.evidence(l, texts) // only for the blocks picked
+		k := f.reasonCount()
+		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = LayerBoth
@@ -206,7 +260,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
 // section L0 found.
-func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
+func (f *fusing) evidence(l *lexical.Lang, texts *langTexts) EvidenceBlock {
 	var b EvidenceBlock
 	if c := f.cand; c != nil {
 		b = EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
@@ -214,15 +268,50 @@ func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 		if f.passage >= 0 {
 			_, sec := l.Doc(f.passage)
 			b.Content = sec.Content
+			b.local, b.localPassage = true, f.passage
 		}
 	} else {
 		d, sec := l.Doc(f.passage)
-		b = EvidenceBlock{Source: d.Source(sec), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+		b = EvidenceBlock{Source: l.Source(f.passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
+		b.local, b.localPassage = true, f.passage
 	}
-	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
-	b.HitReasons = f.reasons
+	if d, sec := b.section(l); sec != nil && b.Title == d.Title && b.Section == sec.Heading {
+		b.Breadcrumb = texts.breadcrumb(l, b.localPassage)
+	} else {
+		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	}
 	return b
+}
+
+// reasonCount is at most how many hit reasons the block has.
+func (f *fusing) reasonCount() int {
+	n := 0
+	if f.l1Rank > 0 {
+		n++
+	}
+	if f.match != nil {
+		n += f.match.reasonCount()
+	}
+	for _, m := range f.more {
+		n += m.reasonCount()
+	}
+	return n
+}
+
+// hitReasons appends to out the block's hit reasons, each once: L1's, then those of its
+// document's L0 match.
+func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, out []string) []string {
+	if f.l1Rank > 0 {
+		out = appendNew(out, l1Reason)
+	}
+	if f.match != nil {
+		out = f.match.reasons(l, texts, out)
+	}
+	for _, m := range f.more {
+		out = m.reasons(l, texts, out)
+	}
+	return out
 }
 
 // routeAfterScope lets a procedure's scope section (its first section, which says what the
@@ -295,11 +384,10 @@ const DefaultSameDocPenalty = 2.0
 
 // pick chooses up to topK blocks greedily: among the blocks that no remaining block is clearly
 // stronger than, the one with the highest fused value after the same-document discount.
-func (s *Service) pick(all []*fusing, topK int) []*fusing {
+func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	scale := s.scale()
-	left := make([]*fusing, len(all))
-	copy(left, all)
-	out := make([]*fusing, 0, min(len(all), topK))
+	left := append(sc.left[:0], all...)
+	out := sc.picked[:0]
 	perDoc := map[string]int{}
 	for len(out) < topK && len(left) > 0 {
 		best, bestValue := -1, -1.0
@@ -360,13 +448,6 @@ func anchorOf(source string) string {
 		return source[i+1:]
 	}
 	return ""
-}
-
-func unite(list []string, add ...string) []string {
-	for _, a := range add {
-		list = appendNew(list, a)
-	}
-	return list
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -11,15 +12,116 @@ import (
 
 // l0Match is one document matched by its front matter.
 type l0Match struct {
-	doc     int
-	weight  float64 // sum of the IDF of the query terms the front matter covers
-	reasons []string
-	passage int // the document's section that best matches the question (see l0's sections)
+	doc    int
+	weight float64 // sum of the IDF of the query terms the front matter covers
+	// The parts of the match's hit reasons (see reasons): they are made into strings only for
+	// the blocks fusion returns, as most matches never become one.
+	named          []phraseReason // the keywords and entities the question holds whole, in phrase order
+	title          bool           // the title matched
+	category       bool           // the category matched, as the phrase categoryPhrase
+	categoryPhrase uint32
+	partial        bool // a question term matched only part of a phrase
+	passage        int  // the document's section that best matches the question (see l0's sections)
 	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
 	// holds whole that name this document's domain alone (a term no other category's front
 	// matter has); covered lists the distinct such terms.
 	phrases int
 	covered []lexical.Term
+}
+
+// phraseReason is a keyword or entity phrase the question holds whole and, when a synonym
+// bridged to it, the synonym's rule.
+type phraseReason struct {
+	phrase  uint32
+	bridged bool
+	rule    string
+}
+
+// reasons appends the match's hit reasons to list, each once, in the order keywords and
+// entities, title, category, partial phrase. The reasons of phrases no synonym bridged come from
+// texts, made there the first time.
+func (m *l0Match) reasons(l *lexical.Lang, texts *langTexts, list []string) []string {
+	d := l.Docs[m.doc]
+	for _, p := range m.named {
+		if p.bridged {
+			_, kind, i, _ := l.Phrase(p.phrase)
+			text := d.Keywords[i]
+			if kind == lexical.PhraseEntity {
+				text = d.Entities[i]
+			}
+			list = appendNew(list, "l0:synonym:"+p.rule+"="+text)
+		} else {
+			list = appendNew(list, texts.reason(l, p.phrase))
+		}
+	}
+	if m.title {
+		list = appendNew(list, "l0:title")
+	}
+	if m.category {
+		list = appendNew(list, texts.reason(l, m.categoryPhrase))
+	}
+	if m.partial {
+		list = appendNew(list, "l0:partial-phrase")
+	}
+	return list
+}
+
+// reasonCount is at most how many hit reasons the match has.
+func (m *l0Match) reasonCount() int {
+	n := len(m.named)
+	if m.title {
+		n++
+	}
+	if m.category {
+		n++
+	}
+	if m.partial {
+		n++
+	}
+	return n
+}
+
+// l0Scratch is l0's memory, kept for the next call: its working lists and maps, and the arrays
+// behind the matches it returns (matches, named, covered), which the caller keeps until it has
+// done with the matches, then releases.
+type l0Scratch struct {
+	query         []lexical.Term
+	weight        map[lexical.Term]float64
+	via           map[lexical.Term]string
+	alts          map[lexical.Term]bool
+	span          map[lexical.Term]int
+	phrased       []int
+	whole         []uint32
+	full, inTitle []lexical.Term
+	matches       []l0Match
+	named         []phraseReason
+	covered       []lexical.Term
+}
+
+var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
+
+func newL0Scratch() *l0Scratch {
+	return &l0Scratch{weight: map[lexical.Term]float64{}, via: map[lexical.Term]string{},
+		alts: map[lexical.Term]bool{}, span: map[lexical.Term]int{}}
+}
+
+// getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
+func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
+
+// release empties the scratch and returns it to the pool. Maps that a long question made large
+// are dropped rather than kept, since clearing one costs its size on every later call.
+func (sc *l0Scratch) release() {
+	const keep = 64
+	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
+		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
+		sc.alts, sc.span = map[lexical.Term]bool{}, map[lexical.Term]int{}
+	} else {
+		clear(sc.weight)
+		clear(sc.via)
+		clear(sc.alts)
+		clear(sc.span)
+	}
+	l0Scratches.Put(sc)
 }
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
@@ -36,13 +138,13 @@ const partialWeight = 0.5
 // only: those are the ones fusion may use.
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
-func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Match) {
-	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{}, Domains: []string{}, Entities: []string{}}
-	strs, weights := queryTerms(words)
+// strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
+// The matches live in sc: they are valid until sc is released.
+func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (L0Hints, []l0Match) {
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
-	query := make([]lexical.Term, 0, len(strs))
-	weight := make(map[lexical.Term]float64, len(strs))
+	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
+	sc.query = query
 	for _, s := range strs {
 		if t, ok := l.Lookup(s); ok {
 			query = append(query, t)
@@ -52,8 +154,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	in := func(t lexical.Term) bool { _, ok := weight[t]; return ok }
 	// via names the question's term behind each term that only a synonym gives; alts holds
 	// every synonym's term.
-	via := map[lexical.Term]string{}
-	alts := map[lexical.Term]bool{}
+	alts, span := sc.alts, sc.span
 	for _, g := range words {
 		for _, a := range g.Alts {
 			if t, ok := l.Lookup(a.Term); ok {
@@ -71,7 +172,6 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	}
 	// span is, for a question term that is part of a synonym term of several words, how many
 	// words that term has (see subsumed).
-	span := map[lexical.Term]int{}
 	for _, g := range words {
 		if g.Span > 1 {
 			if t, ok := l.Lookup(g.Term); ok {
@@ -111,43 +211,82 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 	// question's terms, not the corpus.
 	hits := l.PhraseHits(query)
 	defer hits.Release()
-	var phrased []int  // documents with a whole phrase or a title word, ascending
-	var whole []uint32 // the phrases the question holds whole, ascending: by document, then kind
-	for _, p := range hits.Touched() {
-		n := hits.Count(p)
+	// classify tells whether the phrase p makes its document a phrased one, and whether the
+	// question holds it whole (a title never counts as whole: it matches by weight below).
+	classify := func(p uint32) (doc int, isPhrased, isWhole bool) {
 		doc, kind, _, words := l.Phrase(p)
-		if kind == lexical.PhraseTitle || n == len(words) {
+		all := hits.Count(p) == len(words)
+		return doc, kind == lexical.PhraseTitle || all, kind != lexical.PhraseTitle && all
+	}
+	// Two passes over the phrases hit, the first to size the lists: most hit phrases match
+	// neither way.
+	nPhrased, nWhole, nKeywords, nEntities := 0, 0, 0, 0
+	for _, p := range hits.Touched() {
+		_, isPhrased, isWhole := classify(p)
+		nPhrased += b2i(isPhrased)
+		nWhole += b2i(isWhole)
+		if isWhole {
+			switch _, kind, _, _ := l.Phrase(p); kind {
+			case lexical.PhraseKeyword:
+				nKeywords++
+			case lexical.PhraseEntity:
+				nEntities++
+			}
+		}
+	}
+	// The hints hold at most the keywords and entities held whole.
+	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
+		Domains: []string{}, Entities: make([]string, 0, nEntities)}
+	// The documents with a whole phrase or a title word, ascending; the phrases the question
+	// holds whole, ascending: by document, then kind. Neither grows past its size here, so the
+	// scratch keeps their arrays (whole is consumed from its front below).
+	phrased := slices.Grow(sc.phrased[:0], nPhrased)
+	whole := slices.Grow(sc.whole[:0], nWhole)
+	sc.phrased, sc.whole = phrased, whole
+	for _, p := range hits.Touched() {
+		doc, isPhrased, isWhole := classify(p)
+		if isPhrased {
 			phrased = append(phrased, doc)
 		}
-		if kind != lexical.PhraseTitle && n == len(words) {
+		if isWhole {
 			whole = append(whole, p)
 		}
 	}
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
 	slices.Sort(whole)
-	var matches []l0Match
-	var full []lexical.Term
+	matches := slices.Grow(sc.matches[:0], len(phrased))
+	full, inTitle := sc.full[:0], sc.inTitle[:0]
+	defer func() { sc.full, sc.inTitle = full, inTitle }()
+	// The matches' named phrases and covered terms share one backing array each: every match
+	// holds its own stretch of them.
+	named := slices.Grow(sc.named[:0], len(whole))
+	sc.named = named
+	covered := sc.covered[:0]
+	defer func() { sc.covered = covered }()
 	for _, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		// The document's whole phrases: keywords in order, then entities, then the category.
-		var ofDoc []uint32
-		for len(whole) > 0 {
-			if doc, _, _, _ := l.Phrase(whole[0]); doc != di {
+		k := 0
+		for k < len(whole) {
+			if doc, _, _, _ := l.Phrase(whole[k]); doc != di {
 				break
 			}
-			ofDoc, whole = append(ofDoc, whole[0]), whole[1:]
+			k++
 		}
+		ofDoc := whole[:k]
+		whole = whole[k:]
 		full = full[:0] // terms of fully matched keywords, entities, title, category
-		var reasons []string
+		namedFrom, coveredFrom := len(named), len(covered)
 		phrases := 0
-		var distinct []lexical.Term
 		cover := func(terms []lexical.Term) {
 			counted := false
 			for _, t := range terms {
 				full = appendUnique(full, t)
 				if _, syn := via[t]; !syn && l.FrontCategoriesOf(t) == 1 {
-					distinct = appendUnique(distinct, t)
+					if !slices.Contains(covered[coveredFrom:], t) {
+						covered = append(covered, t)
+					}
 					counted = true
 				}
 			}
@@ -155,7 +294,7 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				phrases++
 			}
 		}
-		category := false
+		category, categoryPhrase := false, uint32(0)
 		for _, p := range ofDoc {
 			_, kind, i, words := l.Phrase(p)
 			switch kind {
@@ -163,23 +302,20 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				if subsumed(words) {
 					continue
 				}
-				text, label, hinted := d.Keywords[i], "keyword", &hints.MatchedKeywords
+				text, hinted := d.Keywords[i], &hints.MatchedKeywords
 				if kind == lexical.PhraseEntity {
-					text, label, hinted = d.Entities[i], "entity", &hints.Entities
+					text, hinted = d.Entities[i], &hints.Entities
 				}
-				if rule, ok := synonym(words); ok {
-					reasons = appendNew(reasons, "l0:synonym:"+rule+"="+text)
-				} else {
-					reasons = append(reasons, "l0:"+label+":"+text)
-				}
+				rule, bridged := synonym(words)
+				named = append(named, phraseReason{phrase: p, bridged: bridged, rule: rule})
 				*hinted = appendNew(*hinted, text)
 				cover(words)
 			case lexical.PhraseCategory:
-				category = true
+				category, categoryPhrase = true, p
 			}
 		}
 		var have, want float64
-		var inTitle []lexical.Term
+		inTitle = inTitle[:0]
 		for _, t := range f.Title() {
 			w := l.IDFOf(t)
 			want += w
@@ -188,13 +324,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 				inTitle = append(inTitle, t)
 			}
 		}
-		if want > 0 && have*2 >= want {
-			reasons = append(reasons, "l0:title")
+		title := want > 0 && have*2 >= want
+		if title {
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
 			cover(inTitle)
 		}
 		if category {
-			reasons = append(reasons, "l0:category:"+d.Category)
 			cover(f.Category())
 		}
 		// Question terms that occur in the front matter only as part of a longer phrase count
@@ -210,12 +345,12 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 			}
 		}
 		if docWeight == 0 {
+			named, covered = named[:namedFrom], covered[:coveredFrom]
 			continue
 		}
-		if partial {
-			reasons = append(reasons, "l0:partial-phrase")
-		}
-		matches = append(matches, l0Match{doc: di, weight: docWeight, reasons: reasons, phrases: phrases, covered: distinct})
+		matches = append(matches, l0Match{doc: di, weight: docWeight, phrases: phrases,
+			covered: covered[coveredFrom:len(covered):len(covered)],
+			named:   named[namedFrom:len(named):len(named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial})
 	}
 	// The other documents match partially: their weight is accumulated term by term in the
 	// question's order, as a phrased document's is, so that equal evidence weighs the same.
@@ -230,15 +365,13 @@ func l0(l *lexical.Lang, words []textproc.Group, sections int) (L0Hints, []l0Mat
 		}
 	}
 	matches = leadingOrTop(matches, acc, sections)
+	sc.matches = matches
 	for i := range matches[:min(len(matches), sections)] {
 		matches[i].passage = l.BestSection(matches[i].doc, query)
 	}
 	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
 }
-
-// partialReasons are the hit reasons of a document matched only partially; shared, never modified.
-var partialReasons = []string{"l0:partial-phrase"}
 
 // leadingOrTop returns, best first (ties in document id order), the matches any caller reads:
 // the leading ones (see leading) and at least the first n, from the phrased matches and the
@@ -253,7 +386,11 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		best = max(best, acc.Weight(d))
 	}
 	// The n-th best weight over both sets: a match at or above it, or leading, is kept.
-	top := make([]float64, 0, n+1)
+	var buf [16]float64
+	top := buf[:0]
+	if n+1 > len(buf) {
+		top = make([]float64, 0, n+1)
+	}
 	offer := func(w float64) {
 		if n == 0 {
 			return
@@ -278,9 +415,16 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		cut = min(cut, top[n-1])
 	}
 	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })
+	more := 0
+	for _, d := range acc.Touched() {
+		if acc.Weight(d) >= cut {
+			more++
+		}
+	}
+	kept = slices.Grow(kept, more)
 	for _, d := range acc.Touched() {
 		if w := acc.Weight(d); w >= cut {
-			kept = append(kept, l0Match{doc: int(d), weight: w, reasons: partialReasons})
+			kept = append(kept, l0Match{doc: int(d), weight: w, partial: true})
 		}
 	}
 	// Ties go by document id, as they would among all matches in id order.
@@ -302,32 +446,34 @@ const (
 // strongDomains returns the categories of the leading matches with strong evidence, in order of
 // their best match. Several strong domains are ambiguous, and so filter nothing.
 func strongDomains(l *lexical.Lang, leading []l0Match) []string {
+	// The categories in order of their best match; there are few, so they are searched.
 	type evidence struct {
-		phrases int
-		terms   []lexical.Term
+		category string
+		phrases  int
+		terms    []lexical.Term
 	}
-	var order []string
-	by := map[string]*evidence{}
+	var buf [8]evidence
+	by := buf[:0]
 	for _, m := range leading {
 		c := strings.TrimSpace(l.Docs[m.doc].Category)
 		if c == "" {
 			continue
 		}
-		e, ok := by[c]
-		if !ok {
-			e = &evidence{}
-			by[c] = e
-			order = append(order, c)
+		i := slices.IndexFunc(by, func(e evidence) bool { return e.category == c })
+		if i < 0 {
+			i = len(by)
+			by = append(by, evidence{category: c})
 		}
+		e := &by[i]
 		e.phrases += m.phrases
 		for _, t := range m.covered {
 			e.terms = appendUnique(e.terms, t)
 		}
 	}
 	out := []string{}
-	for _, c := range order {
-		if e := by[c]; e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
-			out = append(out, c)
+	for _, e := range by {
+		if e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
+			out = append(out, e.category)
 		}
 	}
 	return out
@@ -357,6 +503,13 @@ func appendUnique[T comparable](list []T, x T) []T {
 		return list
 	}
 	return append(list, x)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cmpDesc(a, b float64) int {

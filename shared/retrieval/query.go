@@ -15,7 +15,18 @@ func analyse(l *lexical.Lang, question string) []textproc.Group {
 // queryTerms lists the index terms of a question's words, each once: the words and their parts
 // weigh 1, terms that only synonyms give weigh lexical.SynonymWeight.
 func queryTerms(words []textproc.Group) ([]string, map[string]float64) {
-	terms := uniqueTerms(textproc.Flatten(words))
+	n := 0
+	for _, g := range words {
+		n += 1 + len(g.Parts) + len(g.Alts)
+	}
+	// The words and their parts, in order (as textproc.Flatten lists them), then the synonyms'.
+	terms := make([]string, 0, n)
+	for _, g := range words {
+		terms = appendUnique(terms, g.Term)
+		for _, p := range g.Parts {
+			terms = appendUnique(terms, p)
+		}
+	}
 	var weights map[string]float64
 	for _, g := range words {
 		for _, a := range g.Alts {
@@ -30,14 +41,4 @@ func queryTerms(words []textproc.Group) ([]string, map[string]float64) {
 		}
 	}
 	return terms, weights
-}
-
-func uniqueTerms(terms []string) []string {
-	out := terms[:0:0]
-	for _, t := range terms {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
 }

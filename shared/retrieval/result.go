@@ -3,6 +3,7 @@ package retrieval
 import (
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -43,6 +44,23 @@ type EvidenceBlock struct {
 	fusion   FusionBasis // how fusion ranked the block, for the trace
 	l1       bool        // L1 returned the block
 	l0Weight float64     // the L0 weight of the block's document, 0 when L0 did not match it
+	// local tells that Content is the index's passage localPassage verbatim, so that strings
+	// made from it alone can be kept (see langTexts).
+	local        bool
+	localPassage int
+}
+
+// section returns the document and section of the index passage the block carries, nil when it
+// carries none.
+func (b *EvidenceBlock) section(l *lexical.Lang) (*knowledge.Document, *knowledge.Section) {
+	if !b.local {
+		return nil, nil
+	}
+	d, sec := l.Doc(b.localPassage)
+	if b.Content != sec.Content {
+		return nil, nil
+	}
+	return d, sec
 }
 
 // Relevance is the service's judgement of the evidence.

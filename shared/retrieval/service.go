@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,6 +70,32 @@ type Service struct {
 	now      func() time.Time
 
 	traceFailures atomic.Int64
+	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
+	langTexts sync.Map
+	l1Reasons atomic.Pointer[kindReason]
+}
+
+// kindReason is the hit reason of an L1 block for one score kind.
+type kindReason struct{ kind, reason string }
+
+// l1Reason is the hit reason of a block L1 returned, "l1:<score kind>", made once per kind.
+func (s *Service) l1Reason() string {
+	kind := s.provider.ScoreKind()
+	if r := s.l1Reasons.Load(); r != nil && r.kind == kind {
+		return r.reason
+	}
+	r := &kindReason{kind: kind, reason: "l1:" + kind}
+	s.l1Reasons.Store(r)
+	return r.reason
+}
+
+// texts returns the strings kept for l's lookups.
+func (s *Service) texts(l *lexical.Lang) *langTexts {
+	if t, ok := s.langTexts.Load(l); ok {
+		return t.(*langTexts)
+	}
+	t, _ := s.langTexts.LoadOrStore(l, newLangTexts(l))
+	return t.(*langTexts)
 }
 
 // New builds the service.
@@ -105,7 +132,7 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 		RetrievalDetails: TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(res.EvidenceBlocks),
-			EvidenceSummaries: summaries(res.EvidenceBlocks),
+			EvidenceSummaries: summaries(l, s.texts(l), res.EvidenceBlocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 		},
@@ -128,7 +155,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	text := textproc.Normalize(req.Question)
 	words := analyse(l, text)
 	query, weights := queryTerms(words)
-	hints, matches := l0(l, words, req.TopK)
+	sc := getL0Scratch()
+	defer sc.release() // the matches are read until the result is made
+	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	st.l0 = s.now()
 
 	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -59,11 +60,25 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 
 // summaries are the blocks as a trace records them: identity, layer, score, reasons, a clipped
 // preview of the content and the fusion basis.
-func summaries(blocks []EvidenceBlock) []BlockSummary {
+func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []BlockSummary {
 	out := make([]BlockSummary, 0, len(blocks))
-	for _, b := range blocks {
+	// The summaries' own copies of every block's score and fusion basis, in one allocation.
+	type basis struct {
+		score  port.Score
+		fusion FusionBasis
+	}
+	bases := make([]basis, len(blocks))
+	for i := range blocks {
+		b := &blocks[i]
+		bases[i] = basis{score: b.Score, fusion: b.fusion}
+		content := ""
+		if _, sec := b.section(l); sec != nil {
+			content = texts.preview(l, b.localPassage)
+		} else {
+			content = textproc.Clip(b.Content, SummaryChars)
+		}
 		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &b.Score, HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, SummaryChars), Fusion: &b.fusion})
+			Score: &bases[i].score, HitReasons: b.HitReasons, Content: content, Fusion: &bases[i].fusion})
 	}
 	return out
 }

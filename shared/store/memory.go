@@ -22,15 +22,19 @@ type Memory struct {
 	traces map[string]retrieval.Trace
 	// order holds trace ids in the order they were first written, oldest first, possibly with
 	// ids already dropped: eviction takes the oldest from its front.
-	order    []string
-	verify   map[string]CachedVerification
-	reports  map[string]SyncReport // namespace#run_id#language
-	latest   map[string]SyncReport // namespace#language
-	leases   map[string]lease
-	now      func() time.Time
-	maxTrace int
-	log      *slog.Logger
-	evicted  atomic.Int64
+	order []string
+	// soonest is, when soonestKnown, at most the earliest expiry of the traces stored, so that an
+	// eviction before it knows that none has expired without looking at every trace.
+	soonest      time.Time
+	soonestKnown bool
+	verify       map[string]CachedVerification
+	reports      map[string]SyncReport // namespace#run_id#language
+	latest       map[string]SyncReport // namespace#language
+	leases       map[string]lease
+	now          func() time.Time
+	maxTrace     int
+	log          *slog.Logger
+	evicted      atomic.Int64
 }
 
 type lease struct {
@@ -84,6 +88,9 @@ func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
 		m.order = append(m.order, t.InvocationID)
 	}
 	m.traces[t.InvocationID] = t
+	if m.soonestKnown && t.ExpiresAt.Before(m.soonest) {
+		m.soonest = t.ExpiresAt
+	}
 	return nil
 }
 
@@ -92,10 +99,15 @@ func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
 func (m *Memory) evictTraces() {
 	now := m.now()
 	expired := 0
-	for id, t := range m.traces {
-		if !now.Before(t.ExpiresAt) {
-			delete(m.traces, id)
-			expired++
+	if !m.soonestKnown || !now.Before(m.soonest) {
+		m.soonestKnown = false
+		for id, t := range m.traces {
+			if !now.Before(t.ExpiresAt) {
+				delete(m.traces, id)
+				expired++
+			} else if !m.soonestKnown || t.ExpiresAt.Before(m.soonest) {
+				m.soonest, m.soonestKnown = t.ExpiresAt, true
+			}
 		}
 	}
 	if len(m.traces) < m.maxTrace {

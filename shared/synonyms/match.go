@@ -200,37 +200,50 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 		tokens = tokens[:MaxTokens]
 	}
 	var out []Expansion
+	// A term of one token is searched as the token itself; the key of a longer one, stems[i:j],
+	// is built in buf, so that trying longer terms allocates nothing for any but the longest keys.
+	var buf [64]byte
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
-		// A one-token term is the token itself; a longer term continues from the stem.
-		if at, found := slices.BinarySearch(m.keys, tokens[i]); found {
+		// A term of one token is the token itself; a longer term goes on from the token's stem.
+		if at, found := search(m.keys, tokens[i]); found {
 			best, end = at, i+1
 		}
 		// One search finds a term and tells whether a longer one starts with its tokens: keySep
 		// sorts before every byte of a token, so those keys follow it directly.
-		key := stems[i]
-		at, found := slices.BinarySearch(m.keys, key)
+		at, found := search(m.keys, stems[i])
 		if found {
 			at++
 		}
+		var key []byte
 		skipped := 0
-		for j := i + 1; j < len(tokens) && at < len(m.keys) && continues(m.keys[at], key); j++ {
-			next := key + keySep + stems[j]
-			nat, nfound := slices.BinarySearch(m.keys, next)
-			if nfound {
-				nat++
+		for j := i + 1; j < len(tokens) && at < len(m.keys); j++ {
+			if key == nil {
+				if !continues(m.keys[at], stems[i]) {
+					break
+				}
+				key = append(buf[:0], stems[i]...)
+			} else if !continues(m.keys[at], key) {
+				break
 			}
-			if !nfound && (nat == len(m.keys) || !continues(m.keys[nat], next)) {
+			n := len(key)
+			key = append(append(key, keySep...), stems[j]...)
+			next, nfound := search(m.keys, key)
+			if nfound {
+				next++
+			}
+			if !nfound && (next == len(m.keys) || !continues(m.keys[next], key)) {
 				// No term goes on with this token: pass over it if it is a filler.
+				key = key[:n]
 				if filler != nil && skipped < MaxFillers && filler(tokens[j]) {
 					skipped++
 					continue
 				}
 				break
 			}
-			key, at, skipped = next, nat, 0
+			at, skipped = next, 0
 			if nfound {
-				best, end = nat-1, j+1
+				best, end = next-1, j+1
 			}
 		}
 		if best < 0 {
@@ -251,8 +264,23 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 }
 
 // continues reports whether k is a longer term whose first tokens are key's.
-func continues(k, key string) bool {
-	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == key
+func continues[K string | []byte](k string, key K) bool {
+	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == string(key)
+}
+
+// search returns where key is, or would be, among the sorted keys, and whether it is there, as
+// slices.BinarySearch would; comparing with a []byte key as a string copies nothing.
+func search[K string | []byte](keys []string, key K) (int, bool) {
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if keys[h] < string(key) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo, lo < len(keys) && keys[lo] == string(key)
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words

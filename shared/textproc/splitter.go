@@ -74,7 +74,10 @@ func (s *Splitter) splitBudget(tok string, checks *int) (parts []string, complet
 	if len(tok) < 2*minPart || len(tok) > MaxSplitToken {
 		return nil, false
 	}
-	r := &splitRun{s: s, tok: tok, checks: checks, known: make([]int8, (len(tok)+1)*(len(tok)+1))}
+	// The run draws on its own count, written back at the end, so that the caller's stays on its
+	// stack.
+	r := &splitRun{s: s, tok: tok, checks: *checks, known: make([]int8, (len(tok)+1)*(len(tok)+1))}
+	defer func() { *checks = r.checks }()
 	if parts := r.split(0, 3); parts != nil {
 		return parts, true
 	}
@@ -101,7 +104,7 @@ type splitRun struct {
 	tok    string
 	known  []int8 // tok[i:j] at i*(len(tok)+1)+j: 0 not yet looked up, 1 unknown, 2 known
 	failed [4][]bool
-	checks *int
+	checks int
 	out    bool // the budget ran out: every later lookup says unknown
 }
 
@@ -116,11 +119,11 @@ func (r *splitRun) isKnown(i, j int) bool {
 	part := r.tok[i:j]
 	_, ok := r.s.tokens[part]
 	if !ok {
-		if *r.checks <= 0 {
+		if r.checks <= 0 {
 			r.out = true
 			return false
 		}
-		*r.checks--
+		r.checks--
 		_, ok = r.s.stems[r.s.a.Stem(part)]
 	}
 	r.known[k] = 1

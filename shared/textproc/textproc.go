@@ -275,15 +275,39 @@ func (a *Analyzer) groups(text string, budget int) []Group {
 
 // groupsOf is groups over text's tokens.
 func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
-	out := make([]Group, 0, len(toks))
-	first := map[string]int{}
+	n := 0 // the words: stop words make no group
+	for _, t := range toks {
+		if !a.IsStop(t) {
+			n++
+		}
+	}
+	out := make([]Group, 0, n)
+	// A repeated word takes its first group: a question's few words are searched for it (words
+	// holds each group's token), a longer text's are hashed.
+	const searched = 16
+	var words [searched]string
+	var first map[string]int
+	if len(toks) > searched {
+		first = map[string]int{}
+	}
+	seen := func(t string) (int, bool) {
+		if first != nil {
+			i, ok := first[t]
+			return i, ok
+		}
+		i := slices.Index(words[:len(out)], t)
+		return i, i >= 0
+	}
 	for _, t := range toks {
 		if a.IsStop(t) {
 			continue
 		}
-		if i, ok := first[t]; ok {
+		if i, ok := seen(t); ok {
 			g := out[i]
 			g.Parts = slices.Clone(g.Parts)
+			if first == nil {
+				words[len(out)] = t
+			}
 			out = append(out, g)
 			continue
 		}
@@ -298,12 +322,19 @@ func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
 			if budget >= 0 {
 				budget -= checks - left
 			}
+			if len(parts) > 0 {
+				g.Parts = make([]string, 0, len(parts))
+			}
 			for _, p := range parts {
 				g.Parts = append(g.Parts, a.Stem(p))
 			}
 			g.Complete = complete
 		}
-		first[t] = len(out)
+		if first != nil {
+			first[t] = len(out)
+		} else {
+			words[len(out)] = t
+		}
 		out = append(out, g)
 	}
 	return out
