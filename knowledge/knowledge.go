@@ -33,7 +33,8 @@ var embedded embed.FS
 //go:embed index.bin
 var embeddedIndex []byte
 
-// EmbeddedIndex returns the prebuilt index of the embedded corpus. The bytes must not be modified.
+// EmbeddedIndex returns the prebuilt index of the embedded corpus. The bytes must not be modified:
+// the index loaded from them (lexical.LoadStatic) refers into them.
 func EmbeddedIndex() []byte { return embeddedIndex }
 
 // SynonymsDir is the folder of the synonym files, beside the language folders of KNOWLEDGE_DIR

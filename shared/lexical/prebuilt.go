@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
@@ -67,7 +68,19 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 // with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
 // answers questions need not hold the corpus twice.
 func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns, raw)
+	return load(b, procs, syns, raw, false)
+}
+
+// LoadStatic is Load for bytes that never change and stay for the life of the process, such as
+// the embedded prebuilt index (knowledge.EmbeddedIndex): the index's and the documents' strings
+// refer into b instead of being copied out of it, which saves copying the corpus's text at
+// every cold start.
+func LoadStatic(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
+	return load(b, procs, syns, raw, true)
+}
+
+func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns, raw, static)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,15 +115,22 @@ func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, err
 // LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
 // procedures but never analyse a question (status, manifest sync); raw as for Load.
 func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw)
+	_, c, err := loadCorpus(b, procs, syns, raw, false)
 	return c, err
 }
 
-func loadCorpus(b []byte, procs, syns fs.FS, raw bool) (*decoder, *knowledge.Corpus, error) {
+// LoadCorpusStatic is LoadCorpus for bytes that never change (see LoadStatic).
+func LoadCorpusStatic(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(b, procs, syns, raw, true)
+	return c, err
+}
+
+func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowledge.Corpus, error) {
 	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
 		return nil, nil, ErrPrebuilt
 	}
 	d := newDecoder(b[len(prebuiltMagic):])
+	d.static = static
 	want := d.str()
 	docsBody := d.sub()
 	if d.err != nil {
@@ -349,6 +369,9 @@ type decoder struct {
 	b   []byte
 	off int
 	err error
+	// static: b never changes and outlives what is decoded, so strings refer into it (see
+	// LoadStatic) instead of copying.
+	static bool
 }
 
 func newDecoder(b []byte) *decoder { return &decoder{b: b} }
@@ -400,6 +423,18 @@ func (d *decoder) str() string {
 	if !ok {
 		return ""
 	}
+	return d.text(at, n)
+}
+
+// text returns the n bytes at at as a string: a copy, or for a static decoder the bytes
+// themselves.
+func (d *decoder) text(at, n int) string {
+	if d.static {
+		if n == 0 {
+			return ""
+		}
+		return unsafe.String(&d.b[at], n)
+	}
 	return string(d.b[at : at+n])
 }
 
@@ -424,7 +459,7 @@ func (d *decoder) strs() []string {
 	if !ok {
 		return nil
 	}
-	text := string(d.b[at : at+total])
+	text := d.text(at, total)
 	out := make([]string, n)
 	for i, l := range lens {
 		out[i], text = text[:l], text[l:]
@@ -470,7 +505,7 @@ func (d *decoder) sub() *decoder {
 	if !ok {
 		return &decoder{err: d.err}
 	}
-	return &decoder{b: d.b[at : at+n]}
+	return &decoder{b: d.b[at : at+n], static: d.static}
 }
 
 func (d *decoder) document() *knowledge.Document {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 	"testing/fstest"
+	"unsafe"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
@@ -204,4 +205,47 @@ func FuzzPrebuilt(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A static load gives what a copying load gives, with its strings inside the loaded bytes; a
+// copying load keeps none there (so that a mapped file may be unmapped after it).
+func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
+	_, b := embeddedPrebuilt(t)
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo := uintptr(unsafe.Pointer(&b[0]))
+		return len(s) > 0 && p >= lo && p < lo+uintptr(len(b))
+	}
+	static, sc, err := LoadStatic(b, procs, syns, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, cc, err := Load(b, procs, syns, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(Encode(static, sc), Encode(copied, cc)) {
+		t.Fatal("a static load encodes differently from a copying one")
+	}
+	for _, lang := range knowledge.Languages {
+		sd, cd := sc.Documents(lang)[0], cc.Documents(lang)[0]
+		sw, cw := static.Lang(lang).terms.words, copied.Lang(lang).terms.words
+		if !within(sd.Sections[0].Content) || !within(sw[len(sw)/2]) || !within(sd.Keywords[0]) {
+			t.Errorf("%s: a static load copied its strings", lang)
+		}
+		if within(cd.Sections[0].Content) || within(cw[len(cw)/2]) || within(cd.Keywords[0]) {
+			t.Errorf("%s: a copying load kept strings inside the loaded bytes", lang)
+		}
+	}
+	corpus, err := LoadCorpusStatic(b, procs, syns, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := corpus.Documents("en")[0]; !within(d.Title) {
+		t.Error("LoadCorpusStatic copied its strings")
+	}
 }

@@ -29,9 +29,18 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	if prebuilt != nil {
 		var c *knowledge.Corpus
 		var ix *lexical.Index
-		if withIndex {
+		// The embedded index is part of the binary and never changes: its strings are used in
+		// place. A mapped KNOWLEDGE_DIR file is copied out of, as it is unmapped after the load
+		// and could be rewritten under a running process.
+		embedded := cfg.KnowledgeDir == ""
+		switch {
+		case withIndex && embedded:
+			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
+		case withIndex:
 			ix, c, err = lexical.Load(prebuilt, procs, syns, needs.Raw)
-		} else {
+		case embedded:
+			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
+		default:
 			c, err = lexical.LoadCorpus(prebuilt, procs, syns, needs.Raw)
 		}
 		if err == nil {
