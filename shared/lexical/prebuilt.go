@@ -29,8 +29,10 @@ const PrebuiltFile = "index.bin"
 
 // prebuiltMagic starts every prebuilt index; its last byte is the format version. Version 2
 // keys the synonym terms of several words by their stems (synonyms.Set.CompileStemmed), so an
-// index of version 1 would match them wrongly and is rebuilt instead.
-const prebuiltMagic = "MOKIDX\x00\x02"
+// index of version 1 would match them wrongly and is rebuilt instead; version 3 aligns every
+// integer array to 4 bytes from the start of the file, so that a static load can use the
+// arrays in place.
+const prebuiltMagic = "MOKIDX\x00\x03"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")
@@ -333,9 +335,11 @@ func (e *encoder) u32s(xs []uint32) { putIntegers(e, xs, 4) }
 func (e *encoder) terms(ts []Term)  { putIntegers(e, ts, 4) }
 func (e *encoder) u16s(xs []uint16) { putIntegers(e, xs, 2) }
 
-// putIntegers writes a list of integers as its count and each in size bytes, little-endian.
+// putIntegers writes a list of integers as its count, the padding that aligns what follows (see
+// align), and each in size bytes, little-endian.
 func putIntegers[T ~uint16 | ~uint32](e *encoder, xs []T, size int) {
 	e.uvarint(len(xs))
+	e.align()
 	var b [4]byte
 	for _, x := range xs {
 		binary.LittleEndian.PutUint32(b[:], uint32(x))
@@ -343,8 +347,21 @@ func putIntegers[T ~uint16 | ~uint32](e *encoder, xs []T, size int) {
 	}
 }
 
-// section writes a length-prefixed body, so that a reader can skip it.
-func (e *encoder) section(body *encoder) { e.uvarint(body.buf.Len()); e.buf.Write(body.buf.Bytes()) }
+// section writes a length-prefixed body, so that a reader can skip it, aligned (see align): the
+// body's own alignment, from its start, is then its alignment in the file.
+func (e *encoder) section(body *encoder) {
+	e.uvarint(body.buf.Len())
+	e.align()
+	e.buf.Write(body.buf.Bytes())
+}
+
+// align writes how many zero bytes follow (0 to 3), then those bytes, so that what comes next
+// starts at a multiple of 4 bytes from the start of the buffer.
+func (e *encoder) align() {
+	pad := (4 - (e.buf.Len()+1)%4) % 4
+	e.buf.WriteByte(byte(pad))
+	e.buf.Write(make([]byte, pad))
+}
 
 func (e *encoder) document(d *knowledge.Document) {
 	for _, s := range []string{d.ID, d.Title, d.Version, d.EffectiveDate, d.Language, d.Category, d.Owner, d.Path, d.SHA256} {
@@ -375,6 +392,9 @@ type decoder struct {
 }
 
 func newDecoder(b []byte) *decoder { return &decoder{b: b} }
+
+// littleEndian reports whether integers are stored in memory as the prebuilt index stores them.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func (d *decoder) fail(what string) {
 	if d.err == nil {
@@ -482,9 +502,14 @@ func (d *decoder) u16s() []uint16 { return integers[uint16](d, 2) }
 // integers reads a list of integers written by putIntegers with the same size.
 func integers[T ~uint16 | ~uint32](d *decoder, size int) []T {
 	n := d.count(size)
+	d.align()
 	at, ok := d.take(size*n, "integers")
 	if !ok {
 		return nil
+	}
+	// A static decoder's aligned little-endian integers are used where they are.
+	if d.static && n > 0 && littleEndian && uintptr(unsafe.Pointer(&d.b[at]))%uintptr(size) == 0 {
+		return unsafe.Slice((*T)(unsafe.Pointer(&d.b[at])), n)
 	}
 	out := make([]T, n)
 	for i := range out {
@@ -498,9 +523,24 @@ func integers[T ~uint16 | ~uint32](d *decoder, size int) []T {
 	return out
 }
 
+// align skips the padding that encoder.align wrote.
+func (d *decoder) align() {
+	if d.err != nil {
+		return
+	}
+	if d.off >= len(d.b) || d.b[d.off] > 3 {
+		d.fail("padding")
+		return
+	}
+	pad := int(d.b[d.off])
+	d.off++
+	d.take(pad, "padding")
+}
+
 // sub reads a length-prefixed section as a decoder of its own.
 func (d *decoder) sub() *decoder {
 	n := d.uvarint()
+	d.align()
 	at, ok := d.take(n, "section")
 	if !ok {
 		return &decoder{err: d.err}

@@ -207,8 +207,8 @@ func FuzzPrebuilt(f *testing.F) {
 	})
 }
 
-// A static load gives what a copying load gives, with its strings inside the loaded bytes; a
-// copying load keeps none there (so that a mapped file may be unmapped after it).
+// A static load gives what a copying load gives, with its strings and integer arrays inside the
+// loaded bytes; a copying load keeps none there (so that a mapped file may be unmapped after it).
 func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
 	procs, syns, err := knowledge.EmbeddedSources()
@@ -239,6 +239,13 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 		}
 		if within(cd.Sections[0].Content) || within(cw[len(cw)/2]) || within(cd.Keywords[0]) {
 			t.Errorf("%s: a copying load kept strings inside the loaded bytes", lang)
+		}
+		// Integer arrays too: the format aligns them, and b, a fresh slice, is aligned.
+		ints := func(l *Lang) string {
+			return unsafe.String((*byte)(unsafe.Pointer(&l.postPassage[0])), 4*len(l.postPassage))
+		}
+		if !within(ints(static.Lang(lang))) || within(ints(copied.Lang(lang))) {
+			t.Errorf("%s: the postings are not in place for a static load, or in place for a copying one", lang)
 		}
 	}
 	corpus, err := LoadCorpusStatic(b, procs, syns, false)
