@@ -193,7 +193,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		}
 		lift := func(f *fusing) {
 			if f.l0Rank == 0 {
-				f.l0Rank, f.l0Weight = l0Rank, m.weight
+				f.l0Rank, f.l0Weight = l0Rank, m.evidence
 			}
 			if f.match == nil {
 				f.match = m

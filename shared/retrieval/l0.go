@@ -13,7 +13,10 @@ import (
 // l0Match is one document matched by its front matter.
 type l0Match struct {
 	doc    int
-	weight float64 // sum of the IDF of the query terms the front matter covers
+	weight float64 // sum of the IDF of the query terms the front matter covers, generic ones aside
+	// evidence is weight with the generic terms (see l0) counted too: the lexical evidence rule
+	// weighs all the question's words the front matter holds; only the ranking leaves those out.
+	evidence float64
 	// The parts of the match's hit reasons (see reasons): they are made into strings only for
 	// the blocks fusion returns, as most matches never become one.
 	named          []phraseReason // the keywords and entities the question holds whole, in phrase order
@@ -194,6 +197,10 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		return true
 	}
+	// generic reports whether most procedures' front matter names the term ("customer",
+	// "vehicle", "Kunde", "Fahrzeug"): such a word tells no procedure from another, so it adds
+	// nothing to a document's L0 weight, and a document it alone matches is no L0 match.
+	generic := func(t lexical.Term) bool { return 2*len(l.FrontDocs(t)) > len(l.Docs) }
 	// synonym returns the rule behind the first of terms that only a synonym gives.
 	synonym := func(terms []lexical.Term) (string, bool) {
 		for _, t := range terms {
@@ -334,21 +341,26 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		// Question terms that occur in the front matter only as part of a longer phrase count
 		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
-		var docWeight float64
+		var docWeight, evidence float64
 		partial := false
 		for _, t := range query {
+			var w float64
 			if slices.Contains(full, t) {
-				docWeight += weight[t] * l.IDFOf(t)
+				w = weight[t] * l.IDFOf(t)
 			} else if f.Has(t) {
-				docWeight += weight[t] * partialWeight * l.IDFOf(t)
+				w = weight[t] * partialWeight * l.IDFOf(t)
 				partial = true
+			}
+			evidence += w
+			if !generic(t) {
+				docWeight += w
 			}
 		}
 		if docWeight == 0 {
 			named, covered = named[:namedFrom], covered[:coveredFrom]
 			continue
 		}
-		matches = append(matches, l0Match{doc: di, weight: docWeight, phrases: phrases,
+		matches = append(matches, l0Match{doc: di, weight: docWeight, evidence: evidence, phrases: phrases,
 			covered: covered[coveredFrom:len(covered):len(covered)],
 			named:   named[namedFrom:len(named):len(named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial})
 	}
@@ -357,6 +369,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	acc := l.DocWeights()
 	defer acc.Release()
 	for _, t := range query {
+		if generic(t) {
+			continue
+		}
 		w := weight[t] * partialWeight * l.IDFOf(t)
 		for _, d := range l.FrontDocs(t) {
 			if _, ok := slices.BinarySearch(phrased, int(d)); !ok {
@@ -366,6 +381,20 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	matches = leadingOrTop(matches, acc, sections)
 	sc.matches = matches
+	// A partial match's evidence: its weight and the generic terms its front matter holds.
+	for i := range matches {
+		m := &matches[i]
+		if m.evidence != 0 {
+			continue
+		}
+		m.evidence = m.weight
+		front := l.Front(m.doc)
+		for _, t := range query {
+			if generic(t) && front.Has(t) {
+				m.evidence += weight[t] * partialWeight * l.IDFOf(t)
+			}
+		}
+	}
 	for i := range matches[:min(len(matches), sections)] {
 		matches[i].passage = l.BestSection(matches[i].doc, query)
 	}

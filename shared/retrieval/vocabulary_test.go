@@ -69,3 +69,19 @@ func TestLongerSynonymPhraseOutweighsTheKeywordInsideIt(t *testing.T) {
 		}
 	}
 }
+
+// A word most procedures' front matter names ("Fahrzeug", "Kunde") tells none apart: it gives
+// no procedure an L0 rank, so it cannot lift a procedure over the one BM25 finds best. The
+// lexical evidence still counts it.
+func TestGenericFrontMatterWordsRankNothing(t *testing.T) {
+	f := newFixture(t)
+	res := f.lookup(t, "de", "Messer im Fahrzeug gefunden")
+	if res.Primary == nil || res.Primary.DocumentID != "lost-and-found" {
+		t.Fatalf("primary %v, want lost-and-found (the section on dangerous items)", res.Primary)
+	}
+	for _, b := range res.EvidenceBlocks {
+		if slices.Contains(b.HitReasons, "l0:entity:Fahrzeug") {
+			t.Errorf("%s has an L0 match on the generic Fahrzeug: %v", b.DocumentID, b.HitReasons)
+		}
+	}
+}
