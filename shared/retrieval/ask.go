@@ -78,9 +78,17 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		}
 	}
 	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}}
-	pctx, cancel := s.providerContext(ctx)
-	ga, err := s.provider.Ask(pctx, q)
-	cancel()
+	ga, err := s.ask(ctx, q)
+	if err == nil && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
+		// As for a lookup, the filter narrows but never hides: an answer the filtered call
+		// could not ground is asked once more without it.
+		q.Category = ""
+		l1.Calls, l1.UnfilteredRetry = 2, true
+		if s.opts.Metrics != nil {
+			s.opts.Metrics.Count("L1UnfilteredRetries", 1)
+		}
+		ga, err = s.ask(ctx, q)
+	}
 	switch {
 	case err != nil:
 		l1.Status = L1Failed
@@ -178,4 +186,11 @@ func (s *Service) askSidecarStatus() SidecarStatus {
 		return SidecarStatus{Status: "disabled"}
 	}
 	return SidecarStatus{Enabled: true, Status: "skipped"}
+}
+
+// ask makes one answer call under the provider deadline.
+func (s *Service) ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
+	pctx, cancel := s.providerContext(ctx)
+	defer cancel()
+	return s.provider.Ask(pctx, q)
 }

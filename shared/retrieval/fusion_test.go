@@ -20,9 +20,12 @@ import (
 type semanticFake struct {
 	byFilter map[string][]port.Candidate
 	answer   port.GroundedAnswer
+	// answers, when set, are the answers per category filter ("" unfiltered) instead of answer.
+	answers map[string]port.GroundedAnswer
 
 	mu    sync.Mutex
 	calls []port.Query
+	asks  []port.AskQuery
 }
 
 func (f *semanticFake) Name() string      { return "ragcore" }
@@ -40,7 +43,13 @@ func (f *semanticFake) Retrieve(_ context.Context, q port.Query) ([]port.Candida
 	f.calls = append(f.calls, q)
 	return slices.Clone(f.byFilter[q.Category]), nil
 }
-func (f *semanticFake) Ask(context.Context, port.AskQuery) (port.GroundedAnswer, error) {
+func (f *semanticFake) Ask(_ context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asks = append(f.asks, q)
+	if f.answers != nil {
+		return f.answers[q.Category], nil
+	}
 	return f.answer, nil
 }
 
@@ -355,5 +364,45 @@ func TestDemoAskAgreesWithLookup(t *testing.T) {
 				t.Errorf("%q: source %d is %s/%s, lookup block %s/%s", q, i, s.DocumentID, s.Section, b.DocumentID, b.Section)
 			}
 		}
+	}
+}
+
+// TestFilteredAskThatIsNotGroundedIsAskedUnfiltered: as for a lookup, a category filter narrows
+// /ask but never hides the answer.
+func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
+	const q = "deep scratch and a dent on the windscreen, photos taken"
+	grounded := port.GroundedAnswer{Answer: "Block the car.", EvidenceState: port.StateGrounded,
+		Sources: []port.AnswerSource{{DocumentID: "accident-procedure", Title: "Accident response procedure", Version: "1.0", Section: "3. Documentation"}}}
+	weak := port.GroundedAnswer{Answer: "No procedure answers this.", EvidenceState: port.StateInsufficient}
+	for _, tc := range []struct {
+		name     string
+		filtered port.GroundedAnswer
+		asks     int
+	}{
+		{"grounded filtered answer", grounded, 1},
+		{"filtered answer not grounded", weak, 2},
+		{"filtered answer without sources", port.GroundedAnswer{Answer: "x", EvidenceState: port.StateGrounded}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &semanticFake{answers: map[string]port.GroundedAnswer{"damage": tc.filtered, "": grounded}}
+			svc, traces := semanticService(t, f)
+			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			asks := slices.Clone(f.asks)
+			f.mu.Unlock()
+			if len(asks) != tc.asks || asks[0].Category != "damage" || (tc.asks == 2 && asks[1].Category != "") {
+				t.Fatalf("asks %+v", asks)
+			}
+			if ans.EvidenceState != port.StateGrounded {
+				t.Errorf("state %s, want grounded", ans.EvidenceState)
+			}
+			tr, _ := traces.GetTrace(context.Background(), ans.InvocationID)
+			if l1 := tr.RetrievalDetails.L1; l1.Calls != tc.asks || l1.UnfilteredRetry != (tc.asks == 2) {
+				t.Errorf("trace l1 %+v", l1)
+			}
+		})
 	}
 }
