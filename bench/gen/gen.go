@@ -188,21 +188,7 @@ func realWords(c *knowledge.Corpus) map[string]bool {
 
 // eachWord calls f with every maximal run of letters in s.
 func eachWord(s string, f func(string)) {
-	start := -1
-	for i, r := range s {
-		switch {
-		case unicode.IsLetter(r):
-			if start < 0 {
-				start = i
-			}
-		case start >= 0:
-			f(s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		f(s[start:])
-	}
+	eachWordAt(s, func(start, end int) { f(s[start:end]) })
 }
 
 // distinctWords counts the distinct lower-cased words of the files of one folder.
@@ -352,7 +338,7 @@ func substitute(s string, repl map[string]string) string {
 	return b.String()
 }
 
-// eachWordAt is eachWord with byte offsets.
+// eachWordAt calls f with the byte offsets of every maximal run of letters in s.
 func eachWordAt(s string, f func(start, end int)) {
 	start := -1
 	for i, r := range s {
