@@ -83,10 +83,8 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		// As for a lookup, the filter narrows but never hides: an answer the filtered call
 		// could not ground is asked once more without it.
 		q.Category = ""
-		l1.Calls, l1.UnfilteredRetry = 2, true
-		if s.opts.Metrics != nil {
-			s.opts.Metrics.Count("L1UnfilteredRetries", 1)
-		}
+		l1.Calls++
+		s.unfilteredRetry(&l1)
 		ga, err = s.ask(ctx, q)
 	}
 	switch {

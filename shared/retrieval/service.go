@@ -178,10 +178,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 			// The filter narrows, never hides: a filtered call that found nothing convincing is
 			// followed by one unfiltered call, whose candidates replace the filtered ones.
 			q.Category = ""
-			l1.UnfilteredRetry = true
-			if s.opts.Metrics != nil {
-				s.opts.Metrics.Count("L1UnfilteredRetries", 1)
-			}
+			s.unfilteredRetry(&l1)
 			cands, err = s.retrieve(ctx, q, &l1)
 		}
 		switch {
@@ -253,6 +250,14 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.C
 	sp := support(l, words, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
 		Section: best.Section, Content: best.Content})
 	return sp.Matched < minInformativeWords
+}
+
+// unfilteredRetry records in l1, and counts, the unfiltered call that follows a filtered one.
+func (s *Service) unfilteredRetry(l1 *L1Details) {
+	l1.UnfilteredRetry = true
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Count("L1UnfilteredRetries", 1)
+	}
 }
 
 // providerContext bounds one provider call.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Operators' words reach the procedures through the synonym files, and German compounds of
@@ -18,15 +20,23 @@ func TestColloquialQuestionsMatchThroughSynonyms(t *testing.T) {
 		{"de", "Putzrechnung ist zu hoch, Kunde beschwert sich", "vehicle-cleaning", "l0:synonym:putzrechnung"},
 		{"en", "customer's phone died and the car won't open", "access-failure", "l0:synonym:phone died"},
 	} {
-		res := f.lookup(t, tc.lang, tc.question)
-		if res.Primary == nil || res.Primary.DocumentID != tc.doc {
-			t.Errorf("%q: primary %v, want %s", tc.question, res.Primary, tc.doc)
-			continue
-		}
-		if !slices.ContainsFunc(res.Primary.HitReasons, func(r string) bool { return strings.HasPrefix(r, tc.synonym) }) {
-			t.Errorf("%q: hit reasons %v lack %s", tc.question, res.Primary.HitReasons, tc.synonym)
-		}
+		f.primaryWithReason(t, tc.lang, tc.question, tc.doc, tc.synonym)
 	}
+}
+
+// primaryWithReason looks the question up and checks that doc is the primary block with a hit
+// reason starting with reason; it returns the result, or false when the primary is another.
+func (f *fixture) primaryWithReason(t *testing.T, lang, question, doc, reason string) (retrieval.Result, bool) {
+	t.Helper()
+	res := f.lookup(t, lang, question)
+	if res.Primary == nil || res.Primary.DocumentID != doc {
+		t.Errorf("%q: primary %v, want %s", question, res.Primary, doc)
+		return res, false
+	}
+	if !slices.ContainsFunc(res.Primary.HitReasons, func(r string) bool { return strings.HasPrefix(r, reason) }) {
+		t.Errorf("%q: hit reasons %v lack %s", question, res.Primary.HitReasons, reason)
+	}
+	return res, true
 }
 
 // A synonym weighs less than the word itself: the same question asked in the procedures' own
@@ -54,13 +64,9 @@ func TestLongerSynonymPhraseOutweighsTheKeywordInsideIt(t *testing.T) {
 		{"en", "car has a dead battery on the motorway", "breakdown-assistance", "l0:keyword:dead battery"},
 		{"de", "Handy-Akku leer, Kunde kommt nicht ins Auto", "access-failure", "l0:synonym:handy akku leer"},
 	} {
-		res := f.lookup(t, tc.lang, tc.question)
-		if res.Primary == nil || res.Primary.DocumentID != tc.doc {
-			t.Errorf("%q: primary %v, want %s", tc.question, res.Primary, tc.doc)
+		res, ok := f.primaryWithReason(t, tc.lang, tc.question, tc.doc, tc.reason)
+		if !ok {
 			continue
-		}
-		if !slices.ContainsFunc(res.Primary.HitReasons, func(r string) bool { return strings.HasPrefix(r, tc.reason) }) {
-			t.Errorf("%q: hit reasons %v lack %s", tc.question, res.Primary.HitReasons, tc.reason)
 		}
 		for _, b := range res.EvidenceBlocks {
 			if tc.doc == "access-failure" && (slices.Contains(b.HitReasons, "l0:keyword:dead battery") || slices.Contains(b.HitReasons, "l0:keyword:akku leer")) {
