@@ -3,6 +3,7 @@ package retrieval
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // answerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
@@ -25,35 +26,35 @@ const (
 var answerCues = []struct {
 	kind   answerKinds
 	cues   []string
-	answer *regexp.Regexp
+	answer string // the pattern of an answering sentence, compiled on first use (see answerPatterns)
 }{
 	{askDeadline, []string{
 		"how long", "how fast", "how quickly", "how soon", "by when", "how much time", "deadline",
 		"time limit", "how many hours", "how many days", "how many minutes", "when do we have to",
 		"when must", "wie lange", "wie schnell", "bis wann", "wie viel zeit", "wieviel zeit", "frist",
 		"wann muss", "wann müssen", "wie zügig", "wie viele stunden", "wie viele tage",
-	}, regexp.MustCompile(`(?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b`)},
+	}, `(?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b`},
 	{askFrequency, []string{
 		"how often", "how frequently", "how many times", "wie oft", "wie häufig", "in welchem abstand",
 		"in welchen abständen",
-	}, regexp.MustCompile(`(?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)`)},
+	}, `(?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)`},
 	{askAmount, []string{
 		"how much", "what does it cost", "what do we charge", "cost", "costs", "fee", "fees", "price",
 		"wie viel kostet", "was kostet", "wie teuer", "gebühr", "gebühren", "kosten", "kostet",
-	}, regexp.MustCompile(`(?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+`)},
+	}, `(?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+`},
 	{askContact, []string{
 		"who", "whom", "which number", "what number", "which team", "which department", "wer", "wen",
 		"wem", "welche nummer", "welche durchwahl", "an wen", "welches team", "welche abteilung",
-	}, regexp.MustCompile(`(?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b`)},
+	}, `(?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b`},
 	{askPermission, []string{
 		"allowed", "is that ok", "is it ok", "is that okay", "is it okay", "ok?", "okay?", "may he",
 		"may she", "may they", "may we", "may i", "permitted", "darf", "dürfen", "erlaubt", "geht das klar",
 		"ist das ok", "ist das okay", "ist das in ordnung", "geht das?",
-	}, regexp.MustCompile(`(?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b`)},
+	}, `(?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b`},
 	{askThreshold, []string{
 		"what percent", "how many percent", "which percentage", "battery level", "what level", "how low",
 		"minimum", "wie viel prozent", "wieviel prozent", "ab wie viel", "ab welchem", "mindestens",
-	}, regexp.MustCompile(`\d+\s*%`)},
+	}, `\d+\s*%`},
 }
 
 // questionKinds returns the kinds of fact a question asks for (none when it does not say).
@@ -93,10 +94,20 @@ func isWordByte(c byte) bool {
 
 // answers reports whether a sentence holds a fact of one of the kinds.
 func (k answerKinds) answers(sentence string) bool {
-	for _, c := range answerCues {
-		if k&c.kind != 0 && c.answer.MatchString(sentence) {
+	for i, c := range answerCues {
+		if k&c.kind != 0 && answerPatterns()[i].MatchString(sentence) {
 			return true
 		}
 	}
 	return false
 }
+
+// answerPatterns are answerCues' answer patterns, compiled when an excerpt first needs them:
+// only /ask quotes excerpts, so a cold start and the lookups never pay for them.
+var answerPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(answerCues))
+	for i, c := range answerCues {
+		out[i] = regexp.MustCompile(c.answer)
+	}
+	return out
+})
