@@ -272,7 +272,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 	}{
 		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, port.StateGrounded},
 		{"middle band with shared words", "the app will not unlock the doors", 0.60, port.StateGrounded},
-		{"middle band without shared words", "stuck outside, nothing happens whatever I try", 0.60, port.StateInsufficient},
+		{"middle band without shared words", "nothing happens, what a hopeless situation", 0.60, port.StateInsufficient},
 		{"low score", "the app will not unlock the doors", 0.45, port.StateInsufficient},
 		{"too few informative words", "e km", 0.95, port.StateInsufficient},
 		{"one informative word", "unlock", 0.95, port.StateInsufficient},
