@@ -51,8 +51,10 @@ func DefaultScoreScales() map[string]ScoreScale {
 	return map[string]ScoreScale{
 		"cosine_similarity": {Clear: 0.05, Grounded: 0.65, Supported: 0.55},
 		// BM25 scores of different sections are not calibrated against each other well enough
-		// for one to overrule the fused ranks: no margin is clear.
-		"bm25": {Clear: math.Inf(1), Relative: true},
+		// for one to overrule the fused ranks: no margin is clear. Two scores within 1 % of
+		// each other are closer than BM25 can tell sections apart, so they share a rank and
+		// the front matter decides.
+		"bm25": {Clear: math.Inf(1), Relative: true, Tie: 0.01},
 	}
 }
 

@@ -89,6 +89,21 @@ type ScoreScale struct {
 	// Supported the lower score at which it is grounded when the block also holds informative
 	// words of the question. Zero means the kind has no such scale (BM25 is judged lexically).
 	Grounded, Supported float64
+	// Tie is the difference below which two scores are the same evidence and share an L1 rank,
+	// so that L0 decides between them: absolute, or a ratio when Relative. Zero: only equal
+	// scores share a rank.
+	Tie float64
+}
+
+// tied reports whether score, at most best, is within Tie of best.
+func (sc ScoreScale) tied(score, best float64) bool {
+	if score >= best {
+		return true
+	}
+	if sc.Relative {
+		return score > best*(1-sc.Tie)
+	}
+	return best-score < sc.Tie
 }
 
 // filterTrusted is the best score a category-filtered call must reach to stand alone: clearly
@@ -157,6 +172,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		sortCandidates(ordered)
 	}
 	sections, l1Rank, prev := 0, 0, 0.0
+	scale := s.scale()
 	for i := range ordered {
 		c := &ordered[i]
 		f, seen := get(c.DocumentID, c.Version, c.Anchor)
@@ -173,10 +189,10 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		}
 		f.l1Chunks++
 		if f.l1Rank == 0 {
-			// A section's rank is its best chunk's among the distinct sections; equal scores
-			// share a rank.
+			// A section's rank is its best chunk's among the distinct sections; equal scores,
+			// and scores within the scale's Tie of the first of them, share a rank.
 			sections++
-			if sections == 1 || c.Score < prev {
+			if sections == 1 || !scale.tied(c.Score, prev) {
 				l1Rank, prev = sections, c.Score
 			}
 			f.l1Rank, f.l1Score = l1Rank, c.Score

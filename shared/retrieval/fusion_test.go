@@ -3,6 +3,7 @@ package retrieval_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -402,6 +403,52 @@ func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
 			tr, _ := traces.GetTrace(context.Background(), ans.InvocationID)
 			if l1 := tr.RetrievalDetails.L1; l1.Calls != tc.asks || l1.UnfilteredRetry != (tc.asks == 2) {
 				t.Errorf("trace l1 %+v", l1)
+			}
+		})
+	}
+}
+
+// bm25Fake is a lexical L1 whose candidates a test scripts, with BM25 scores.
+type bm25Fake struct{ semanticFake }
+
+func (f *bm25Fake) Name() string      { return "demo" }
+func (f *bm25Fake) Semantic() bool    { return false }
+func (f *bm25Fake) ScoreKind() string { return "bm25" }
+
+// Two BM25 scores within 1 % of each other share an L1 rank, so the front matter decides between
+// them; a wider gap keeps BM25's order.
+func TestNearlyEqualBM25ScoresShareARank(t *testing.T) {
+	// L0 ranks the charging procedure first (charging station, its keyword and entity) and fines
+	// second (parking ticket).
+	const question = "customer got a parking ticket at a public charging station"
+	for _, tc := range []struct {
+		name       string
+		fines, ev  float64
+		wantFirst  string
+		wantL1Rank int // the charging block's
+	}{
+		{"within 1 %", 10.0, 9.95, "ev-charging", 1},
+		{"10 % apart", 10.0, 9.0, "fines-and-parking", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cands := []port.Candidate{chunk(t, "fines-and-parking", 4, tc.fines, ""), chunk(t, "ev-charging", 5, tc.ev, "")}
+			f := &bm25Fake{semanticFake{byFilter: map[string][]port.Candidate{"": cands}}}
+			traces := store.NewMemory()
+			svc := retrieval.New(index(t), f, traces, retrieval.DefaultOptions(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
+			res := lookupWith(t, svc, question)
+			tr, err := traces.GetTrace(context.Background(), res.InvocationID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var basis []string
+			for i, b := range res.EvidenceBlocks {
+				basis = append(basis, fmt.Sprintf("%s%+v", blockIDs(res.EvidenceBlocks)[i], *tr.RetrievalDetails.EvidenceSummaries[i].Fusion))
+				if b.DocumentID == "ev-charging" && b.RetrievalLayer == retrieval.LayerBoth && tr.RetrievalDetails.EvidenceSummaries[i].Fusion.L1Rank != tc.wantL1Rank {
+					t.Errorf("charging block's L1 rank %d, want %d", tr.RetrievalDetails.EvidenceSummaries[i].Fusion.L1Rank, tc.wantL1Rank)
+				}
+			}
+			if res.EvidenceBlocks[0].DocumentID != tc.wantFirst {
+				t.Errorf("first block %s, want %s: %v", res.EvidenceBlocks[0].DocumentID, tc.wantFirst, basis)
 			}
 		})
 	}
