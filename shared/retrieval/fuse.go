@@ -65,6 +65,7 @@ type fusing struct {
 	l1Score  float64 // the best chunk's score: a section is counted once, however many chunks
 	l1Chunks int
 	rrf      float64
+	r1, r0   int     // the L1 and L0 ranks rrf is made of, which the same-document penalty shifts
 	tie      float64 // breaks equal fused values: the L1 score, moved with rrf by routeAfterScope
 	order    int     // passage index: document id, then section order, for ties
 }
@@ -234,6 +235,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		}
 	}
 	for _, f := range all {
+		f.r1, f.r0 = f.l1Rank, f.l0Rank
 		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, all)
@@ -330,31 +332,57 @@ func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, 
 	return out
 }
 
-// routeAfterScope lets a procedure's scope section (its first section, which says what the
-// procedure covers) give its place to the procedure's best other section in the pool: a question
+// ScopeAfter is how many of its procedure's other sections a scope section follows.
+const ScopeAfter = 3
+
+// routeAfterScope moves a procedure's scope section (its first section, which says what the
+// procedure covers) behind the procedure's ScopeAfter best other sections in the pool: a question
 // in an operator's words matches the scope's list of situations best, but the deciding fact (a
-// time limit, a fee, whom to call) sits in the sections after it. The two swap fused values, so
-// the procedure keeps its place among the others and the scope follows as context.
+// time limit, a fee, whom to call) sits in the sections after it. The procedure's blocks keep
+// their fused values and only change hands (the scope taking the value of the block it follows),
+// so the procedure keeps its place among the others and the scope follows as context.
 func routeAfterScope(l *lexical.Lang, all []*fusing) {
-	best := map[string]*fusing{}
-	for _, f := range all {
-		if b, ok := best[f.docID]; !ok || f.rrf > b.rrf {
-			best[f.docID] = f
-		}
+	type slot struct {
+		rrf, tie float64
+		r1, r0   int
 	}
-	for doc, top := range best {
-		if !isScope(l, top) {
+	var peerBuf [16]*fusing
+	var slotBuf [16]slot
+	for _, scope := range all {
+		if !isScope(l, scope) {
 			continue
 		}
-		var next *fusing
+		peers := peerBuf[:0]
 		for _, f := range all {
-			if f != top && f.docID == doc && (next == nil || f.rrf > next.rrf) {
-				next = f
+			if f.docID == scope.docID {
+				peers = append(peers, f)
 			}
 		}
-		if next != nil {
-			top.rrf, next.rrf = next.rrf, top.rrf
-			top.tie, next.tie = next.tie, top.tie
+		if len(peers) < 2 {
+			continue
+		}
+		slices.SortStableFunc(peers, func(a, b *fusing) int {
+			if a.rrf != b.rrf {
+				return cmpDesc(a.rrf, b.rrf)
+			}
+			if before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		from := slices.Index(peers, scope)
+		to := min(len(peers)-1, ScopeAfter)
+		if from >= to {
+			continue
+		}
+		slots := slotBuf[:0]
+		for _, f := range peers {
+			slots = append(slots, slot{f.rrf, f.tie, f.r1, f.r0})
+		}
+		copy(peers[from:to], peers[from+1:to+1])
+		peers[to] = scope
+		for i, f := range peers {
+			f.rrf, f.tie, f.r1, f.r0 = slots[i].rrf, slots[i].tie, slots[i].r1, slots[i].r0
 		}
 	}
 }
@@ -368,15 +396,16 @@ func isScope(l *lexical.Lang, f *fusing) bool {
 }
 
 // rrf is a block's fused value, 1/(k + L1 rank) + L0FusionWeight/(k + L0 rank), with each rank
-// shifted by shift places (the same-document penalty).
+// shifted by shift places (the same-document penalty); the ranks are the block's place after
+// routeAfterScope.
 func (s *Service) rrf(f *fusing, shift float64) float64 {
 	k := s.opts.FusionK + shift
 	var v float64
-	if f.l1Rank > 0 {
-		v += 1 / (k + float64(f.l1Rank))
+	if f.r1 > 0 {
+		v += 1 / (k + float64(f.r1))
 	}
-	if f.l0Rank > 0 {
-		v += s.opts.L0FusionWeight / (k + float64(f.l0Rank))
+	if f.r0 > 0 {
+		v += s.opts.L0FusionWeight / (k + float64(f.r0))
 	}
 	return v
 }

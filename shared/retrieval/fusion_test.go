@@ -2,6 +2,7 @@ package retrieval_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -449,6 +450,39 @@ func TestNearlyEqualBM25ScoresShareARank(t *testing.T) {
 			}
 			if res.EvidenceBlocks[0].DocumentID != tc.wantFirst {
 				t.Errorf("first block %s, want %s: %v", res.EvidenceBlocks[0].DocumentID, tc.wantFirst, basis)
+			}
+		})
+	}
+}
+
+// A procedure's scope section, however well it matches, follows the procedure's three best other
+// sections: the deciding fact sits after the scope.
+func TestScopeFollowsThreeOtherSections(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		scores [6]float64 // of sections 1 (the scope) to 6 of access-failure
+		want   []string
+	}{
+		{"scope best", [6]float64{10, 9, 8, 7, 6, 5}, []string{"2", "3", "4", "1", "5"}},
+		{"scope second", [6]float64{8, 9, 7, 6, 5, 4}, []string{"2", "3", "4", "1", "5"}},
+		{"scope fourth already", [6]float64{6, 9, 8, 7, 5, 4}, []string{"2", "3", "4", "1", "5"}},
+		{"scope last", [6]float64{1, 9, 8, 7, 6, 5}, []string{"2", "3", "4", "5", "6"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cands []port.Candidate
+			for i, sc := range tc.scores {
+				cands = append(cands, chunk(t, "access-failure", i+1, sc, ""))
+			}
+			slices.SortStableFunc(cands, func(a, b port.Candidate) int { return cmp.Compare(b.Score, a.Score) })
+			f := &bm25Fake{semanticFake{byFilter: map[string][]port.Candidate{"": cands}}}
+			svc := retrieval.New(index(t), f, store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
+			res := lookupWith(t, svc, "app will not unlock the car")
+			var got []string
+			for _, b := range res.EvidenceBlocks {
+				got = append(got, strings.SplitN(b.Section, ".", 2)[0])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("sections %v, want %v", got, tc.want)
 			}
 		})
 	}
