@@ -2,7 +2,8 @@
 // files under procedures/<language>/<id>.md, the loader that parses them, and the rules of the
 // corpus contract that every file must satisfy before it can reach a running function. Beside
 // them, synonyms/<language>/*.txt are the synonym files that map operators' words onto the
-// procedures' words (see package synonyms).
+// procedures' words (see package synonyms), and synonyms/<language>/uncovered.txt names the
+// topics the procedures do not cover (see Corpus.Uncovered).
 package knowledge
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
@@ -40,6 +42,12 @@ func EmbeddedIndex() []byte { return embeddedIndex }
 // SynonymsDir is the folder of the synonym files, beside the language folders of KNOWLEDGE_DIR
 // and beside procedures/ in the embedded corpus.
 const SynonymsDir = "synonyms"
+
+// UncoveredFile is the file of a language's synonym folder that names the topics its procedures
+// do not cover (pricing, hiring, the fleet's insurance contract...), each rule mapping the terms
+// of one topic onto the topic's name: "per minute, tariff => pricing". It is in the synonym
+// format but holds no synonyms: its rules never expand a question (see Corpus.Uncovered).
+const UncoveredFile = "uncovered.txt"
 
 // Languages are the corpus languages, in the order they are reported: the languages the
 // analysis supports (textproc.Languages, the one list).
@@ -102,11 +110,14 @@ type Corpus struct {
 	byLang   map[string][]*Document
 	byKey    map[string]*Document
 	synonyms map[string]*synonyms.Set
+	// uncovered holds each language's UncoveredFile rules.
+	uncovered map[string]*synonyms.Set
 	// files maps every source file (procedures/<language>/<id>.md, synonyms/<language>/*.txt)
 	// to the hex SHA-256 of its bytes.
 	files map[string]string
-	// lazySynonyms parses the synonym files on first use, for a restored corpus (see Restore).
-	lazySynonyms func() map[string]*synonyms.Set
+	// lazySynonyms parses the synonym files on first use, for a restored corpus (see Restore):
+	// the synonyms and the uncovered topics.
+	lazySynonyms func() (syns, uncovered map[string]*synonyms.Set)
 }
 
 // Documents returns the procedures of one language, sorted by id. The slice must not be modified.
@@ -120,9 +131,24 @@ func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+i
 func (c *Corpus) Synonyms(lang string) *synonyms.Set {
 	syns := c.synonyms
 	if c.lazySynonyms != nil {
-		syns = c.lazySynonyms()
+		syns, _ = c.lazySynonyms()
 	}
 	if s := syns[lang]; s != nil {
+		return s
+	}
+	return &synonyms.Set{}
+}
+
+// Uncovered returns the rules of a language's UncoveredFile: terms that name a topic the
+// procedures do not cover, each mapped onto the topic. A question about such a topic is not
+// answered by a procedure that never uses the term, however many other words they share. The
+// set is empty, not nil, when the language has no such file.
+func (c *Corpus) Uncovered(lang string) *synonyms.Set {
+	unc := c.uncovered
+	if c.lazySynonyms != nil {
+		_, unc = c.lazySynonyms()
+	}
+	if s := unc[lang]; s != nil {
 		return s
 	}
 	return &synonyms.Set{}
@@ -216,7 +242,7 @@ func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
 
 func newCorpus() *Corpus {
 	return &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: map[string]*synonyms.Set{},
-		files: map[string]string{}}
+		uncovered: map[string]*synonyms.Set{}, files: map[string]string{}}
 }
 
 // Fingerprint is the hex SHA-256 of the corpus's source files: every procedure and synonym
@@ -273,11 +299,49 @@ func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
 				errs = append(errs, err)
 				continue
 			}
+			if f.Name() == UncoveredFile {
+				if err := checkUncovered(s); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				c.uncovered[e.Name()] = s
+				continue
+			}
 			sets = append(sets, s)
 		}
 		c.synonyms[e.Name()] = synonyms.Merge(sets...)
 	}
 	return errs
+}
+
+// checkUncovered requires every rule of an UncoveredFile to map its terms onto one topic name of
+// lower-case letters and hyphens ("fleet-purchasing"), so that a topic is never taken for a word
+// of the procedures.
+func checkUncovered(s *synonyms.Set) error {
+	var errs []error
+	for _, r := range s.Rules() {
+		file, line, _ := strings.Cut(r.Source, ":")
+		n, _ := strconv.Atoi(line)
+		switch {
+		case !r.Mapping():
+			errs = append(errs, &synonyms.Error{File: file, Line: n, Msg: `an uncovered topic's rule maps terms onto the topic: "term, term => topic"`})
+		case len(r.Targets) != 1 || !topicName(r.Targets[0]):
+			errs = append(errs, &synonyms.Error{File: file, Line: n, Msg: fmt.Sprintf("the topic must be one name of lower-case letters and hyphens, not %q", strings.Join(r.Targets, ", "))})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func topicName(t string) bool {
+	if t == "" || t[0] == '-' || t[len(t)-1] == '-' {
+		return false
+	}
+	for _, r := range t {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkAcrossLanguages enforces that every language has the same ids, each with one category.

@@ -49,14 +49,14 @@ func Restore(docs []*Document, procs, syns fs.FS, want string, raw bool) (*Corpu
 		c.byLang[d.Language] = append(c.byLang[d.Language], d)
 		c.byKey[d.Language+"/"+d.ID] = d
 	}
-	c.lazySynonyms = sync.OnceValue(func() map[string]*synonyms.Set {
+	c.lazySynonyms = sync.OnceValues(func() (map[string]*synonyms.Set, map[string]*synonyms.Set) {
 		parsed := newCorpus()
 		if syns != nil {
 			// The files are the ones the index was built from (the fingerprint matched), which
 			// parsed without error then.
 			parsed.loadSynonyms(syns)
 		}
-		return parsed.synonyms
+		return parsed.synonyms, parsed.uncovered
 	})
 	return c, nil
 }

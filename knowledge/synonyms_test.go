@@ -236,6 +236,46 @@ func TestLoadReadsSynonymFiles(t *testing.T) {
 			t.Errorf("en: %d rules", c.Synonyms("en").Len())
 		}
 	})
+	t.Run("uncovered topics are kept apart from the synonyms", func(t *testing.T) {
+		c, err := Load(corpus(map[string]string{
+			"synonyms/en/operators.txt": "motor => vehicle\n",
+			"synonyms/en/uncovered.txt": "# topics\nper minute, tariff => pricing\nsalary => jobs\n",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Synonyms("en").Rules(); len(got) != 1 || got[0].String() != "motor => vehicle" {
+			t.Errorf("synonyms %v: an uncovered topic must never expand a question", got)
+		}
+		var got []string
+		for _, r := range c.Uncovered("en").Rules() {
+			got = append(got, r.Source+" "+r.String())
+		}
+		want := []string{"synonyms/en/uncovered.txt:2 per minute, tariff => pricing", "synonyms/en/uncovered.txt:3 salary => jobs"}
+		if !slices.Equal(got, want) {
+			t.Errorf("uncovered %q, want %q", got, want)
+		}
+		if c.Uncovered("de") == nil || c.Uncovered("de").Len() != 0 {
+			t.Error("a language without the file has uncovered topics")
+		}
+	})
+	t.Run("an uncovered topic's rule must map onto one topic name", func(t *testing.T) {
+		_, err := Load(corpus(map[string]string{
+			"synonyms/en/uncovered.txt": "# topics\nsalary, wage\nper minute => pricing, tariffs\nbonus => Jobs\nbudget => business\n",
+		}))
+		for _, want := range []string{
+			`synonyms/en/uncovered.txt:2: an uncovered topic's rule maps terms onto the topic`,
+			`synonyms/en/uncovered.txt:3: the topic must be one name of lower-case letters and hyphens, not "pricing, tariffs"`,
+			`synonyms/en/uncovered.txt:4: the topic must be one name`,
+		} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v lacks %q", err, want)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), ":5:") {
+			t.Errorf("a good rule reported: %v", err)
+		}
+	})
 	t.Run("no synonyms folder", func(t *testing.T) {
 		c, err := Load(corpus(nil))
 		if err != nil || c.Synonyms("de").Len() != 0 {

@@ -48,6 +48,8 @@ type Lang struct {
 
 	text  *textproc.Analyzer // the index's own analysis, for passage text
 	terms termTable
+	// uncovered compiles the corpus's uncovered-topic rules on first use (see UncoveredTopic).
+	uncovered func() *synonyms.Matcher
 
 	// Per term (indexed by Term): its postings, passages ascending, at
 	// postPassage[postStart[t]:postStart[t+1]] with the term's frequency in postTF; its BM25
@@ -121,6 +123,7 @@ func Build(c *knowledge.Corpus) *Index {
 	ix := &Index{langs: map[string]*Lang{}}
 	for _, lang := range knowledge.Languages {
 		ix.langs[lang] = buildLang(lang, c.Documents(lang), c.Synonyms(lang))
+		ix.langs[lang].setUncovered(c)
 	}
 	return ix
 }

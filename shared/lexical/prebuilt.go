@@ -101,6 +101,7 @@ func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Cor
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
+		l.setUncovered(c)
 		ix.langs[lang] = l
 	}
 	if err := d.done(); err != nil {

@@ -78,7 +78,7 @@ func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
 // its own scale when a semantic provider returned it, else the lexical support of the question's
 // informative words. Semantic support is claimed only for candidates of a semantic provider that
 // survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []EvidenceBlock, l1 L1Details) Relevance {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, blocks []EvidenceBlock, l1 L1Details) Relevance {
 	if len(blocks) == 0 {
 		r := Relevance{Assessment: "none", Basis: "none", Reason: "no procedure matched the question"}
 		if l1.Status == L1Failed || l1.Status == L1Unavailable {
@@ -131,7 +131,8 @@ func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []Evide
 		basis = "L0 keyword evidence only: L1 is disabled"
 	}
 	proc := sp
-	if di := l.DocIndex(p.DocumentID); di >= 0 {
+	di := l.DocIndex(p.DocumentID)
+	if di >= 0 {
 		proc = l.SupportDoc(words, di)
 	}
 	points := proc.Weight + p.l0Weight + s.opts.LexicalWordPoints*float64(proc.Matched)
@@ -143,6 +144,15 @@ func (s *Service) assess(l *lexical.Lang, words []textproc.Group, blocks []Evide
 	case points < minPoints:
 		return weak(fmt.Sprintf("the closest procedure holds %d of the question's %d informative words (evidence %.1f, grounded needs %.1f); %s",
 			proc.Matched, sp.Words, points, minPoints, basis))
+	}
+	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
+	// shares many words with some procedure; only the topic's own term tells.
+	if di >= 0 {
+		if u, ok := l.UncoveredTopic(question, di); ok {
+			r.signals.Uncovered = u
+			return weak(fmt.Sprintf("the question names %q (%s), a topic the procedures do not cover, and the closest procedure never uses the term; %s",
+				u.Term, u.Topic, basis))
+		}
 	}
 	r.Assessment = "strong"
 	r.Reason = fmt.Sprintf("the procedure holds %d of the question's %d informative words, the primary block %d of them (evidence %.1f, threshold %.1f); %s",

@@ -87,6 +87,8 @@ type Signals struct {
 	Procedure   lexical.Support
 	FrontWeight float64
 	Points      float64
+	// Uncovered is the uncovered topic that made lexical evidence weak (zero when none did).
+	Uncovered lexical.Uncovered
 }
 
 // Signals returns the measurements the assessment decided on.

@@ -700,3 +700,26 @@ func TestEvidenceStatesAndBreakerAreCounted(t *testing.T) {
 		}
 	}
 }
+
+// A question about a topic no procedure covers shares enough words with some procedure to pass
+// the lexical rule; the topic's own term, which that procedure never uses, keeps it from being
+// grounded, and the reason names it.
+func TestUncoveredTopicIsNeverGrounded(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct{ lang, q, term string }{
+		{"en", "how much does a customer pay per minute for a small car", "per minute"},
+		{"de", "wie hoch is die Selbstbeteiligung im Basistarif bei nem Schaden, 500 oder 1000 Euro?", "basistarif"},
+	} {
+		res := f.lookup(t, q.lang, q.q)
+		sg := res.Relevance.Signals()
+		if sg.Points < retrieval.DefaultLexicalMinPoints()[q.lang] {
+			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule alone would ground", q.q, sg.Points)
+		}
+		if res.EvidenceState != port.StateInsufficient || sg.Uncovered.Term != q.term || !strings.Contains(res.Relevance.Reason, `"`+q.term+`"`) {
+			t.Errorf("%q: state %s, uncovered %+v, reason %q", q.q, res.EvidenceState, sg.Uncovered, res.Relevance.Reason)
+		}
+		if len(res.EvidenceBlocks) == 0 {
+			t.Errorf("%q: the closest procedures are still returned", q.q)
+		}
+	}
+}

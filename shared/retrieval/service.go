@@ -218,7 +218,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		res.Primary = &blocks[0]
 		res.Supplement = blocks[1:]
 	}
-	res.Relevance = s.assess(l, words, blocks, l1)
+	res.Relevance = s.assess(l, text, words, blocks, l1)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
 	return res, st
 }

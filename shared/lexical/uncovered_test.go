@@ -1,0 +1,70 @@
+package lexical
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+func TestUncoveredTopic(t *testing.T) {
+	procs, syns := sourcesOf(t)
+	// A topic one procedure's text does use: the damage procedure names the windscreen, the
+	// lost-and-found one never does.
+	syns["en/uncovered.txt"] = &fstest.MapFile{Data: []byte("# test topics\nper minute, day rate => pricing\nwindscreen => glazing\n")}
+	merged := fstest.MapFS{}
+	for name, f := range procs {
+		merged[name] = f
+	}
+	for name, f := range syns {
+		merged[knowledge.SynonymsDir+"/"+name] = f
+	}
+	c, err := knowledge.Load(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := Build(c)
+	restored, _, err := Load(Encode(built, c), procs, syns, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ix := range map[string]*Index{"built": built, "restored from the prebuilt index": restored} {
+		l := ix.Lang("en")
+		doc := func(id string) int {
+			t.Helper()
+			i := l.DocIndex(id)
+			if i < 0 {
+				t.Fatalf("no %s", id)
+			}
+			return i
+		}
+		for _, tc := range []struct {
+			question, doc string
+			want          string // the term reported, "" for none
+		}{
+			{"how much does a customer pay per minute for a small car", "fines-and-parking", "per minute"},
+			// A term of two words matches by its words' stems.
+			{"what are the day rates for vans", "fines-and-parking", "day rate"},
+			{"who replaces a cracked windscreen", "lost-and-found", "windscreen"},
+			// The procedure uses the term: it may well answer the question.
+			{"who replaces a cracked windscreen", "damage-procedure", ""},
+			{"the customer paid the fine", "fines-and-parking", ""},
+		} {
+			u, ok := l.UncoveredTopic(tc.question, doc(tc.doc))
+			if ok != (tc.want != "") || u.Term != tc.want {
+				t.Errorf("%s: %q on %s: %+v %v, want %q", name, tc.question, tc.doc, u, ok, tc.want)
+			}
+			if ok && (u.Topic == "" || u.Source == "") {
+				t.Errorf("%s: %+v lacks its topic or source", name, u)
+			}
+		}
+	}
+	// The embedded German rules.
+	de := built.Lang("de")
+	if u, ok := de.UncoveredTopic("Was kostet die Minute im Kleinwagen?", de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+		t.Errorf("de: %+v %v", u, ok)
+	}
+	if u, ok := de.UncoveredTopic("Kunde hat einen Kratzer an der Tür gemeldet", de.DocIndex("damage-procedure")); ok {
+		t.Errorf("de, no topic named: %+v", u)
+	}
+}
