@@ -49,7 +49,7 @@ type Lang struct {
 	text  *textproc.Analyzer // the index's own analysis, for passage text
 	terms termTable
 	// uncovered compiles the corpus's uncovered-topic rules on first use (see UncoveredTopic).
-	uncovered func() *synonyms.Matcher
+	uncovered func() *uncoveredRules
 
 	// Per term (indexed by Term): its postings, passages ascending, at
 	// postPassage[postStart[t]:postStart[t+1]] with the term's frequency in postTF; its BM25

@@ -18,29 +18,85 @@ type Uncovered struct {
 	Topic, Term, Source string
 }
 
-// uncoveredRules compiles the language's uncovered-topic rules on first use: they are read only
+// uncoveredRules are a language's uncovered-topic rules, compiled.
+type uncoveredRules struct {
+	m *synonyms.Matcher
+	// words are the one-word terms of at least minAffix bytes, folded, for a language that
+	// splits compounds: such a term also names its topic as the head or tail of a compound
+	// ("Reisekostenabrechnung" holds "Reisekosten").
+	words []uncoveredWord
+	// byStem holds every term's stems, its stop words excepted, keyed by the longest of them: a
+	// question that holds all the stems of no term (and, for words, has no word starting or
+	// ending with one) names no topic, which is told without analysing it again.
+	byStem map[string][][]string
+	// stopOnly is set when some term is made of stop words only, which stems cannot rule out.
+	stopOnly bool
+}
+
+type uncoveredWord struct {
+	folded, stem string
+	u            Uncovered
+}
+
+// minAffix is the shortest one-word term found at the start or end of a compound; a shorter one
+// ("Abo", "Lohn") would be found in unrelated words ("lohnt").
+const minAffix = 5
+
+// compileUncovered compiles the language's uncovered-topic rules on first use: they are read only
 // when a lookup judges lexical evidence, never at a cold start.
-func uncoveredRules(set func() *synonyms.Set, a *textproc.Analyzer) func() *synonyms.Matcher {
-	return sync.OnceValue(func() *synonyms.Matcher {
-		return set().CompileStemmed(a.Tokens, a.Stem)
+func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *uncoveredRules {
+	return sync.OnceValue(func() *uncoveredRules {
+		s := set()
+		r := &uncoveredRules{m: s.CompileStemmed(a.Tokens, a.Stem), byStem: map[string][][]string{}}
+		for _, rule := range s.Rules() {
+			for _, term := range rule.Terms {
+				toks := a.Tokens(term)
+				var stems []string
+				key := ""
+				for _, t := range toks {
+					if !a.IsStop(t) {
+						st := a.Stem(t)
+						stems = append(stems, st)
+						if len(st) > len(key) {
+							key = st
+						}
+					}
+				}
+				if len(stems) == 0 {
+					r.stopOnly = true
+				} else {
+					r.byStem[key] = append(r.byStem[key], stems)
+				}
+				if a.Splitter() != nil && len(toks) == 1 && len(toks[0]) >= minAffix {
+					r.words = append(r.words, uncoveredWord{toks[0], a.Stem(toks[0]), Uncovered{Topic: rule.Targets[0], Term: term, Source: rule.Source}})
+				}
+			}
+		}
+		return r
 	})
 }
 
 // setUncovered gives the language its corpus's uncovered-topic rules.
 func (l *Lang) setUncovered(c *knowledge.Corpus) {
-	l.uncovered = uncoveredRules(func() *synonyms.Set { return c.Uncovered(l.Language) }, l.text)
+	l.uncovered = compileUncovered(func() *synonyms.Set { return c.Uncovered(l.Language) }, l.text)
 }
 
 // UncoveredTopic returns the first topic of the uncovered-topic rules that the question names
 // and that the document doc (an index into Docs) does not use: the term's words, in order (by
 // their stems), are in none of its sections, its title, keywords or entities. A procedure that
 // uses the term may well answer the question; one that does not answers a question next to it.
-func (l *Lang) UncoveredTopic(question string, doc int) (Uncovered, bool) {
+// In a language that splits compounds, a one-word term of at least five letters also counts at
+// the start or end of a longer word of the question, and the procedure then uses it when it has
+// the term or that word.
+//
+// words are the question's words as the analyzer made them (their Term the stem of each word),
+// which rule out at no cost a question that names no topic.
+func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) (Uncovered, bool) {
 	if l.uncovered == nil {
 		return Uncovered{}, false
 	}
-	m := l.uncovered()
-	if m.Terms() == 0 {
+	r := l.uncovered()
+	if r.m.Terms() == 0 || !r.stopOnly && !r.mayName(words) {
 		return Uncovered{}, false
 	}
 	toks := l.text.Tokens(question)
@@ -49,15 +105,49 @@ func (l *Lang) UncoveredTopic(question string, doc int) (Uncovered, bool) {
 		stems[i] = l.text.Stem(t)
 	}
 	var used [][]string // the document's texts as stems, made when a term first needs them
-	for _, e := range m.Expand(toks, stems, nil) {
+	uses := func(seqs ...[]string) bool {
 		if used == nil {
 			used = l.docStems(doc)
 		}
-		if !slices.ContainsFunc(used, func(text []string) bool { return holds(text, stems[e.Start:e.End]) }) {
+		return slices.ContainsFunc(used, func(text []string) bool {
+			return slices.ContainsFunc(seqs, func(seq []string) bool { return holds(text, seq) })
+		})
+	}
+	for _, e := range r.m.Expand(toks, stems, nil) {
+		if !uses(stems[e.Start:e.End]) {
 			return Uncovered{Topic: strings.Join(e.Tokens, " "), Term: e.Rule, Source: e.Source}, true
 		}
 	}
+	for i, tok := range toks {
+		for _, w := range r.words {
+			if len(tok) > len(w.folded) && (strings.HasPrefix(tok, w.folded) || strings.HasSuffix(tok, w.folded)) &&
+				!uses([]string{l.text.Stem(w.folded)}, stems[i:i+1]) {
+				return w.u, true
+			}
+		}
+	}
 	return Uncovered{}, false
+}
+
+// mayName reports whether the question's words hold every stem of some term, or one starts or
+// ends with a one-word term's stem.
+func (r *uncoveredRules) mayName(words []textproc.Group) bool {
+	has := func(stem string) bool {
+		return slices.ContainsFunc(words, func(g textproc.Group) bool { return g.Term == stem })
+	}
+	for _, g := range words {
+		for _, stems := range r.byStem[g.Term] {
+			if !slices.ContainsFunc(stems, func(st string) bool { return !has(st) }) {
+				return true
+			}
+		}
+		for _, w := range r.words {
+			if strings.HasPrefix(g.Term, w.stem) || strings.HasSuffix(g.Term, w.stem) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // docStems returns the stems of every text of a document: its sections, title, keywords and

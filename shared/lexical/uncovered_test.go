@@ -50,7 +50,7 @@ func TestUncoveredTopic(t *testing.T) {
 			{"who replaces a cracked windscreen", "damage-procedure", ""},
 			{"the customer paid the fine", "fines-and-parking", ""},
 		} {
-			u, ok := l.UncoveredTopic(tc.question, doc(tc.doc))
+			u, ok := l.UncoveredTopic(tc.question, l.Analyzer.QuestionWords(tc.question), doc(tc.doc))
 			if ok != (tc.want != "") || u.Term != tc.want {
 				t.Errorf("%s: %q on %s: %+v %v, want %q", name, tc.question, tc.doc, u, ok, tc.want)
 			}
@@ -61,10 +61,10 @@ func TestUncoveredTopic(t *testing.T) {
 	}
 	// The embedded German rules.
 	de := built.Lang("de")
-	if u, ok := de.UncoveredTopic("Was kostet die Minute im Kleinwagen?", de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+	if u, ok := de.UncoveredTopic("Was kostet die Minute im Kleinwagen?", de.Analyzer.QuestionWords("Was kostet die Minute im Kleinwagen?"), de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
 		t.Errorf("de: %+v %v", u, ok)
 	}
-	if u, ok := de.UncoveredTopic("Kunde hat einen Kratzer an der Tür gemeldet", de.DocIndex("damage-procedure")); ok {
+	if u, ok := de.UncoveredTopic("Kunde hat einen Kratzer an der Tür gemeldet", de.Analyzer.QuestionWords("Kunde hat einen Kratzer an der Tür gemeldet"), de.DocIndex("damage-procedure")); ok {
 		t.Errorf("de, no topic named: %+v", u)
 	}
 }

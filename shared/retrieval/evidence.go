@@ -25,7 +25,7 @@ import (
 const DefaultLexicalWordPoints = 1.5
 
 // DefaultLexicalMinPoints are the grounded thresholds of the lexical rule, per language.
-func DefaultLexicalMinPoints() map[string]float64 { return map[string]float64{"en": 15.5, "de": 13} }
+func DefaultLexicalMinPoints() map[string]float64 { return map[string]float64{"en": 14.5, "de": 12.5} }
 
 // lexicalMinPoints is the threshold for lang; a language without one of its own takes the
 // highest, the safe side.
@@ -148,7 +148,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
-		if u, ok := l.UncoveredTopic(question, di); ok {
+		if u, ok := l.UncoveredTopic(question, words, di); ok {
 			r.signals.Uncovered = u
 			return weak(fmt.Sprintf("the question names %q (%s), a topic the procedures do not cover, and the closest procedure never uses the term; %s",
 				u.Term, u.Topic, basis))
