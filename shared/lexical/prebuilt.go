@@ -194,7 +194,7 @@ func (l *Lang) encode(e *encoder) {
 }
 
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, error) {
-	l := &Lang{Language: lang, Docs: docs, byAnchor: map[anchorKey]int{}}
+	l := &Lang{Language: lang, Docs: docs}
 	l.terms = newTermTable(d.strs())
 	l.postStart = d.u32s()
 	l.postPassage = d.u32s()
@@ -229,6 +229,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
 	}
 	l.Passages = make([]Passage, len(doc))
+	l.byAnchor = make(map[anchorKey]int, len(doc))
 	for i := range doc {
 		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
 			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
@@ -465,23 +466,26 @@ func (d *decoder) strs() []string {
 	if n == 0 {
 		return nil
 	}
-	lens := make([]int, n)
-	total := 0
-	for i := range lens {
-		lens[i] = d.uvarint()
-		total += lens[i]
+	// The lengths are read twice, to find where the text starts and then to cut it, instead of
+	// being kept in a list of their own.
+	lensAt, total := d.off, 0
+	for range n {
+		total += d.uvarint()
 		if total > len(d.b)-d.off {
 			d.fail("strings")
 			return nil
 		}
 	}
+	textAt := d.off
 	at, ok := d.take(total, "strings")
 	if !ok {
 		return nil
 	}
 	text := d.text(at, total)
 	out := make([]string, n)
-	for i, l := range lens {
+	lens := decoder{b: d.b[lensAt:textAt]}
+	for i := range out {
+		l := lens.uvarint()
 		out[i], text = text[:l], text[l:]
 	}
 	return out
@@ -554,6 +558,7 @@ func (d *decoder) document() *knowledge.Document {
 	doc.Keywords = d.strs()
 	doc.Entities = d.strs()
 	n := d.count(4)
+	doc.Sections = make([]knowledge.Section, 0, n)
 	for range n {
 		doc.Sections = append(doc.Sections, knowledge.Section{Number: d.uvarint(), Heading: d.str(), Anchor: d.str(), Content: d.str()})
 	}
