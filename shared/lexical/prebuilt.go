@@ -70,7 +70,7 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 // with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
 // answers questions need not hold the corpus twice.
 func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, false)
+	return load(b, procs, syns, raw, false, nil)
 }
 
 // LoadStatic is Load for bytes that never change and stay for the life of the process, such as
@@ -78,11 +78,35 @@ func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, err
 // refer into b instead of being copied out of it, which saves copying the corpus's text at
 // every cold start.
 func LoadStatic(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, true)
+	return load(b, procs, syns, raw, true, nil)
 }
 
-func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns, raw, static)
+// LoadEmbedded is LoadStatic of the embedded prebuilt index (knowledge.EmbeddedIndex) with the
+// embedded sources, checked when the binary is built instead of at every cold start: it reads and
+// hashes none of the source files (see knowledge.RestoreEmbedded) and does not check the arrays'
+// offsets. TestEmbeddedPrebuiltIndexIsFresh fails while the embedded index is not what Encode
+// makes of the embedded corpus, and TestPrebuiltIndexRoundTrips loads those bytes with every
+// check.
+func LoadEmbedded(raw bool) (*Index, *knowledge.Corpus, error) {
+	return load(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+}
+
+// LoadCorpusEmbedded is LoadCorpus of the embedded prebuilt index, as LoadEmbedded loads it.
+func LoadCorpusEmbedded(raw bool) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+	return c, err
+}
+
+// restoreFunc makes the corpus of the decoded documents: knowledge.Restore, which checks them
+// against their source files, or embeddedRestore.
+type restoreFunc func(docs []*knowledge.Document, procs, syns fs.FS, want string, raw bool) (*knowledge.Corpus, error)
+
+func embeddedRestore(docs []*knowledge.Document, _, _ fs.FS, want string, raw bool) (*knowledge.Corpus, error) {
+	return knowledge.RestoreEmbedded(docs, want, raw)
+}
+
+func load(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns, raw, static, restore)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +121,8 @@ func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Cor
 		if !slices.Contains(knowledge.Languages, lang) || ix.langs[lang] != nil {
 			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
 		}
-		l, err := decodeLang(body, lang, c.Documents(lang))
+		// The embedded index's arrays were checked when the binary was built (see LoadEmbedded).
+		l, err := decodeLang(body, lang, c.Documents(lang), restore == nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
@@ -117,17 +142,22 @@ func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Cor
 // LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
 // procedures but never analyse a question (status, manifest sync); raw as for Load.
 func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, false)
+	_, c, err := loadCorpus(b, procs, syns, raw, false, nil)
 	return c, err
 }
 
 // LoadCorpusStatic is LoadCorpus for bytes that never change (see LoadStatic).
 func LoadCorpusStatic(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, true)
+	_, c, err := loadCorpus(b, procs, syns, raw, true, nil)
 	return c, err
 }
 
-func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowledge.Corpus, error) {
+// loadCorpus decodes the documents and restores their corpus with restore, knowledge.Restore
+// when nil.
+func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*decoder, *knowledge.Corpus, error) {
+	if restore == nil {
+		restore = knowledge.Restore
+	}
 	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
 		return nil, nil, ErrPrebuilt
 	}
@@ -146,7 +176,7 @@ func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowl
 	if err := docsBody.done(); err != nil {
 		return nil, nil, err
 	}
-	c, err := knowledge.Restore(docs, procs, syns, want, raw)
+	c, err := restore(docs, procs, syns, want, raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +223,7 @@ func (l *Lang) encode(e *encoder) {
 	e.uvarint(m.TermCount)
 }
 
-func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, error) {
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document, checked bool) (*Lang, error) {
 	l := &Lang{Language: lang, Docs: docs}
 	l.terms = newTermTable(d.strs())
 	l.postStart = d.u32s()
@@ -238,8 +268,10 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 		pd := docs[doc[i]]
 		l.byAnchor[anchorKey{pd.ID, pd.Sections[sec[i]].Anchor}] = i
 	}
-	if err := l.check(); err != nil {
-		return nil, err
+	if checked {
+		if err := l.check(); err != nil {
+			return nil, err
+		}
 	}
 	l.statistics()
 	return l, nil

@@ -32,9 +32,17 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		// index is part of the binary; a KNOWLEDGE_DIR file stays mapped, and cmd/index-build
 		// replaces it by a rename, never rewriting the mapped file): the corpus's text, the
 		// vocabulary and the integer arrays are used in place instead of copied into the heap.
-		if withIndex {
+		// The embedded index is checked against the embedded files when the binary is built
+		// (lexical.LoadEmbedded), a KNOWLEDGE_DIR one against its folder's files here.
+		embedded := cfg.KnowledgeDir == ""
+		switch {
+		case withIndex && embedded:
+			ix, c, err = lexical.LoadEmbedded(needs.Raw)
+		case withIndex:
 			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
-		} else {
+		case embedded:
+			c, err = lexical.LoadCorpusEmbedded(needs.Raw)
+		default:
 			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
 		}
 		if err == nil {
@@ -62,14 +70,13 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	return c, ix, nil
 }
 
-// prebuiltSource returns the prebuilt index to try, with the corpus files it must match: the
-// embedded ones, or KNOWLEDGE_DIR's (nil bytes when that folder has no prebuilt index). release
+// prebuiltSource returns the prebuilt index to try: the embedded one, or KNOWLEDGE_DIR's with
+// the folder's files it must match (nil bytes when that folder has no prebuilt index). release
 // frees the bytes when they are not used; a loaded index keeps them.
 func prebuiltSource(cfg config.Config) (b []byte, release func(), procs, syns fs.FS, where string, err error) {
 	release = func() {}
 	if cfg.KnowledgeDir == "" {
-		procs, syns, err = knowledge.EmbeddedSources()
-		return knowledge.EmbeddedIndex(), release, procs, syns, "embedded", err
+		return knowledge.EmbeddedIndex(), release, nil, nil, "embedded", nil
 	}
 	where = filepath.Join(cfg.KnowledgeDir, lexical.PrebuiltFile)
 	if _, err := os.Stat(where); errors.Is(err, fs.ErrNotExist) {
