@@ -223,7 +223,7 @@ func (l *Lang) encode(e *encoder) {
 	e.uvarint(m.TermCount)
 }
 
-func decodeLang(d *decoder, lang string, docs []*knowledge.Document, checked bool) (*Lang, error) {
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool) (*Lang, error) {
 	l := &Lang{Language: lang, Docs: docs}
 	l.terms = newTermTable(d.strs())
 	l.postStart = d.u32s()
@@ -250,9 +250,14 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, checked boo
 	if err := d.done(); err != nil {
 		return nil, err
 	}
-	matcher, err := synonyms.FromFlat(m)
-	if err != nil {
-		return nil, err
+	var matcher *synonyms.Matcher
+	if verify {
+		var err error
+		if matcher, err = synonyms.FromFlat(m); err != nil {
+			return nil, err
+		}
+	} else {
+		matcher = synonyms.FromCheckedFlat(m)
 	}
 	l.text, l.Analyzer = text, text.WithSynonyms(matcher)
 	if len(doc) != len(sec) || len(doc) != len(n) {
@@ -268,7 +273,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, checked boo
 		pd := docs[doc[i]]
 		l.byAnchor[anchorKey{pd.ID, pd.Sections[sec[i]].Anchor}] = i
 	}
-	if checked {
+	if verify {
 		if err := l.check(); err != nil {
 			return nil, err
 		}
