@@ -10,7 +10,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 
-.PHONY: local test lint load bench bench-compare bench-test eval synonyms fuzz build clean init-duration deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench bench-compare bench-test eval synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -74,6 +74,20 @@ init-duration: SHELL := /bin/bash
 init-duration: deps
 	set -o pipefail; INIT_RUNS=$(INIT_RUNS) INIT_KNOWLEDGE_DIR=$(INIT_KNOWLEDGE_DIR) $(GO) test -count=1 -v -timeout 30m \
 		-run '^TestInitDurations$$' ./functions | grep 'INIT '
+
+## mem-limit: the lookup function's bootstrap under aws-lambda-rie in a cgroup (v1 memory controller)
+## of MEM_LIMIT_MB (default 256), page cache included, no swap, with
+## AWS_LAMBDA_FUNCTION_MEMORY_SIZE=MEM_LIMIT_MB and KNOWLEDGE_DIR=MEM_KNOWLEDGE_DIR (a corpus with its
+## index.bin): MEM_LOOKUPS lookups (default 300), each compared with the same lookup outside the
+## limit; prints the cgroup's peak usage, failcnt, OOM kills and the bootstrap's peak RSS (figures
+## in BENCHMARKS.md). Needs root and cgroup v1; skips otherwise.
+MEM_LIMIT_MB ?= 256
+MEM_LOOKUPS ?= 300
+mem-limit: SHELL := /bin/bash
+mem-limit: deps
+	@if [ -z "$(MEM_KNOWLEDGE_DIR)" ]; then echo "mem-limit: set MEM_KNOWLEDGE_DIR=<corpus with index.bin>" >&2; exit 1; fi
+	set -o pipefail; MEM_KNOWLEDGE_DIR=$(abspath $(MEM_KNOWLEDGE_DIR)) MEM_LIMIT_MB=$(MEM_LIMIT_MB) MEM_LOOKUPS=$(MEM_LOOKUPS) \
+		$(GO) test -count=1 -v -timeout 30m -run '^TestMemoryLimit$$' ./functions | grep -E 'MEM |SKIP|FAIL|ok|---|differs|status'
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each; a failing input is written under the
 ## package's testdata/fuzz/<target>/ and fails the run. Go 1.26's fuzzing can also end a run that

@@ -103,11 +103,13 @@ func built(t *testing.T, root string) (rie string, bins map[string]string) {
 
 // emulate starts a bootstrap under aws-lambda-rie with env, on two free ports (its invoke API and
 // the Runtime API), and returns the function and a stop that kills the emulator and its child.
-func emulate(t *testing.T, rie, bootstrap, name string, env []string) (*fn, func()) {
+// With wrap, the emulator's command line follows wrap's (a command that execs its arguments).
+func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...string) (*fn, func()) {
 	t.Helper()
 	addrs := testutil.FreeAddrs(t, 2)
 	f := &fn{name: name, addr: addrs[0], logs: &testutil.SyncBuffer{}}
-	cmd := exec.Command(rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
+	args := append(wrap, rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f.logs, f.logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

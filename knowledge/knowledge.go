@@ -115,6 +115,9 @@ type Corpus struct {
 	// files maps every source file (procedures/<language>/<id>.md, synonyms/<language>/*.txt)
 	// to the hex SHA-256 of its bytes.
 	files map[string]string
+	// fingerprint, when set, is the fingerprint of files, known without hashing them (see
+	// RestoreEmbedded).
+	fingerprint string
 	// lazySynonyms parses the synonym files on first use, for a restored corpus (see Restore):
 	// the synonyms and the uncovered topics.
 	lazySynonyms func() (syns, uncovered map[string]*synonyms.Set)
@@ -248,7 +251,12 @@ func newCorpus() *Corpus {
 // Fingerprint is the hex SHA-256 of the corpus's source files: every procedure and synonym
 // file's path and hash, in path order. Two corpora with the same fingerprint have the same
 // bytes; a prebuilt index names the fingerprint it was built from.
-func (c *Corpus) Fingerprint() string { return fingerprint(c.files) }
+func (c *Corpus) Fingerprint() string {
+	if c.fingerprint != "" {
+		return c.fingerprint
+	}
+	return fingerprint(c.files)
+}
 
 func fingerprint(files map[string]string) string {
 	paths := make([]string, 0, len(files))

@@ -51,11 +51,7 @@ func run(dir, out string) error {
 		fmt.Printf("%s is up to date (%d bytes)\n", out, len(b))
 		return nil
 	}
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := replace(out, b); err != nil {
 		return err
 	}
 	n := 0
@@ -64,4 +60,32 @@ func run(dir, out string) error {
 	}
 	fmt.Printf("wrote %s: %d procedures, %d bytes, in %v\n", out, n, len(b), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// replace writes b to a new file beside path and renames it over path: a function that maps the
+// old file (shared/wire) keeps reading the old file's pages, never a file rewritten under it, and
+// a reader never sees a partly written one.
+func replace(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }

@@ -294,6 +294,7 @@ func (l *Lang) statistics() {
 	l.idf = make([]float64, V)
 	l.docIDF = make([]float64, V)
 	l.frontCats = make([]uint16, V)
+	var cats []string // reused: the categories of one term's documents
 	for t := range V {
 		ps := l.postPassage[l.postStart[t]:l.postStart[t+1]]
 		if len(ps) == 0 {
@@ -308,7 +309,7 @@ func (l *Lang) statistics() {
 			}
 			l.docIDF[t] = bm25IDF(D, float64(n))
 		}
-		var cats []string
+		cats = cats[:0]
 		for _, d := range l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] {
 			if c := l.Docs[d].Category; !slices.Contains(cats, c) {
 				cats = append(cats, c)

@@ -70,7 +70,7 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 // with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
 // answers questions need not hold the corpus twice.
 func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, false)
+	return load(b, procs, syns, raw, false, nil)
 }
 
 // LoadStatic is Load for bytes that never change and stay for the life of the process, such as
@@ -78,11 +78,35 @@ func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, err
 // refer into b instead of being copied out of it, which saves copying the corpus's text at
 // every cold start.
 func LoadStatic(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, true)
+	return load(b, procs, syns, raw, true, nil)
 }
 
-func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns, raw, static)
+// LoadEmbedded is LoadStatic of the embedded prebuilt index (knowledge.EmbeddedIndex) with the
+// embedded sources, checked when the binary is built instead of at every cold start: it reads and
+// hashes none of the source files (see knowledge.RestoreEmbedded) and does not check the arrays'
+// offsets. TestEmbeddedPrebuiltIndexIsFresh fails while the embedded index is not what Encode
+// makes of the embedded corpus, and TestPrebuiltIndexRoundTrips loads those bytes with every
+// check.
+func LoadEmbedded(raw bool) (*Index, *knowledge.Corpus, error) {
+	return load(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+}
+
+// LoadCorpusEmbedded is LoadCorpus of the embedded prebuilt index, as LoadEmbedded loads it.
+func LoadCorpusEmbedded(raw bool) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+	return c, err
+}
+
+// restoreFunc makes the corpus of the decoded documents: knowledge.Restore, which checks them
+// against their source files, or embeddedRestore.
+type restoreFunc func(docs []*knowledge.Document, procs, syns fs.FS, want string, raw bool) (*knowledge.Corpus, error)
+
+func embeddedRestore(docs []*knowledge.Document, _, _ fs.FS, want string, raw bool) (*knowledge.Corpus, error) {
+	return knowledge.RestoreEmbedded(docs, want, raw)
+}
+
+func load(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns, raw, static, restore)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +121,8 @@ func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Cor
 		if !slices.Contains(knowledge.Languages, lang) || ix.langs[lang] != nil {
 			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
 		}
-		l, err := decodeLang(body, lang, c.Documents(lang))
+		// The embedded index's arrays were checked when the binary was built (see LoadEmbedded).
+		l, err := decodeLang(body, lang, c.Documents(lang), restore == nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
@@ -118,17 +143,22 @@ func load(b []byte, procs, syns fs.FS, raw, static bool) (*Index, *knowledge.Cor
 // LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
 // procedures but never analyse a question (status, manifest sync); raw as for Load.
 func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, false)
+	_, c, err := loadCorpus(b, procs, syns, raw, false, nil)
 	return c, err
 }
 
 // LoadCorpusStatic is LoadCorpus for bytes that never change (see LoadStatic).
 func LoadCorpusStatic(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, true)
+	_, c, err := loadCorpus(b, procs, syns, raw, true, nil)
 	return c, err
 }
 
-func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowledge.Corpus, error) {
+// loadCorpus decodes the documents and restores their corpus with restore, knowledge.Restore
+// when nil.
+func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*decoder, *knowledge.Corpus, error) {
+	if restore == nil {
+		restore = knowledge.Restore
+	}
 	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
 		return nil, nil, ErrPrebuilt
 	}
@@ -147,7 +177,7 @@ func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowl
 	if err := docsBody.done(); err != nil {
 		return nil, nil, err
 	}
-	c, err := knowledge.Restore(docs, procs, syns, want, raw)
+	c, err := restore(docs, procs, syns, want, raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -194,8 +224,8 @@ func (l *Lang) encode(e *encoder) {
 	e.uvarint(m.TermCount)
 }
 
-func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, error) {
-	l := &Lang{Language: lang, Docs: docs, byAnchor: map[anchorKey]int{}}
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool) (*Lang, error) {
+	l := &Lang{Language: lang, Docs: docs}
 	l.terms = newTermTable(d.strs())
 	l.postStart = d.u32s()
 	l.postPassage = d.u32s()
@@ -221,15 +251,21 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 	if err := d.done(); err != nil {
 		return nil, err
 	}
-	matcher, err := synonyms.FromFlat(m)
-	if err != nil {
-		return nil, err
+	var matcher *synonyms.Matcher
+	if verify {
+		var err error
+		if matcher, err = synonyms.FromFlat(m); err != nil {
+			return nil, err
+		}
+	} else {
+		matcher = synonyms.FromCheckedFlat(m)
 	}
 	l.text, l.Analyzer = text, text.WithSynonyms(matcher)
 	if len(doc) != len(sec) || len(doc) != len(n) {
 		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
 	}
 	l.Passages = make([]Passage, len(doc))
+	l.byAnchor = make(map[anchorKey]int, len(doc))
 	for i := range doc {
 		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
 			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
@@ -238,8 +274,10 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document) (*Lang, err
 		pd := docs[doc[i]]
 		l.byAnchor[anchorKey{pd.ID, pd.Sections[sec[i]].Anchor}] = i
 	}
-	if err := l.check(); err != nil {
-		return nil, err
+	if verify {
+		if err := l.check(); err != nil {
+			return nil, err
+		}
 	}
 	l.statistics()
 	return l, nil
@@ -466,23 +504,26 @@ func (d *decoder) strs() []string {
 	if n == 0 {
 		return nil
 	}
-	lens := make([]int, n)
-	total := 0
-	for i := range lens {
-		lens[i] = d.uvarint()
-		total += lens[i]
+	// The lengths are read twice, to find where the text starts and then to cut it, instead of
+	// being kept in a list of their own.
+	lensAt, total := d.off, 0
+	for range n {
+		total += d.uvarint()
 		if total > len(d.b)-d.off {
 			d.fail("strings")
 			return nil
 		}
 	}
+	textAt := d.off
 	at, ok := d.take(total, "strings")
 	if !ok {
 		return nil
 	}
 	text := d.text(at, total)
 	out := make([]string, n)
-	for i, l := range lens {
+	lens := decoder{b: d.b[lensAt:textAt]}
+	for i := range out {
+		l := lens.uvarint()
 		out[i], text = text[:l], text[l:]
 	}
 	return out
@@ -555,6 +596,7 @@ func (d *decoder) document() *knowledge.Document {
 	doc.Keywords = d.strs()
 	doc.Entities = d.strs()
 	n := d.count(4)
+	doc.Sections = make([]knowledge.Section, 0, n)
 	for range n {
 		doc.Sections = append(doc.Sections, knowledge.Section{Number: d.uvarint(), Heading: d.str(), Anchor: d.str(), Content: d.str()})
 	}

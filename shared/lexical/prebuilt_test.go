@@ -94,6 +94,49 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 	}
 }
 
+// LoadEmbedded reads no source file, so it must give what a load checked against the files gives.
+func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkedIx, checked, err := Load(knowledge.EmbeddedIndex(), procs, syns, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, embedded, err := LoadEmbedded(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if embedded.Fingerprint() != c.Fingerprint() {
+		t.Fatal("the embedded corpus restored names another fingerprint than its files'")
+	}
+	if !bytes.Equal(Encode(ix, embedded), Encode(checkedIx, checked)) {
+		t.Fatal("LoadEmbedded and Load of the embedded index differ")
+	}
+	corpus, err := LoadCorpusEmbedded(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range knowledge.Languages {
+		if !reflect.DeepEqual(embedded.Synonyms(lang), checked.Synonyms(lang)) {
+			t.Fatalf("%s: the synonyms differ", lang)
+		}
+		for i, d := range embedded.Documents(lang) {
+			if want := c.Documents(lang)[i]; !bytes.Equal(d.Raw, want.Raw) || d.SHA256 != want.SHA256 {
+				t.Fatalf("%s: LoadEmbedded gives %s other bytes", lang, d.ID)
+			}
+			if corpus.Documents(lang)[i].Raw != nil || corpus.Documents(lang)[i].ID != d.ID {
+				t.Fatalf("%s: LoadCorpusEmbedded(false) gives %s otherwise", lang, d.ID)
+			}
+		}
+	}
+}
+
 // sourcesOf copies the embedded source files into map file systems a test may change.
 func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
 	t.Helper()

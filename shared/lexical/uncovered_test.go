@@ -59,6 +59,16 @@ func TestUncoveredTopic(t *testing.T) {
 			}
 		}
 	}
+	// The functions' own load of the embedded index has the embedded rules.
+	fn, _, err := LoadEmbedded(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := fn.Lang("en")
+	q := "how much does a customer pay per minute for a small car"
+	if u, ok := en.UncoveredTopic(q, en.Analyzer.QuestionWords(q), en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+		t.Errorf("LoadEmbedded: %+v %v", u, ok)
+	}
 	// The embedded German rules.
 	de := built.Lang("de")
 	if u, ok := de.UncoveredTopic("Was kostet die Minute im Kleinwagen?", de.Analyzer.QuestionWords("Was kostet die Minute im Kleinwagen?"), de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {

@@ -60,13 +60,20 @@ func FromFlat(f Flat) (*Matcher, error) {
 			return nil, ErrFlat
 		}
 	}
+	return FromCheckedFlat(f), nil
+}
+
+// FromCheckedFlat restores a matcher from arrays known to be consistent, without checking them:
+// arrays FromFlat accepted before from the same bytes (the embedded prebuilt index's, see
+// lexical.LoadEmbedded).
+func FromCheckedFlat(f Flat) *Matcher {
 	tokens := make([]string, len(f.TokenIDs))
 	for i, id := range f.TokenIDs {
 		tokens[i] = f.Vocabulary[id]
 	}
 	return &Matcher{keys: f.Keys, altStart: f.AltStart, altFrom: f.AltFrom, altTo: f.AltTo, altTerm: f.AltTerm,
 		altFile: f.AltFile, altLine: f.AltLine, tokens: tokens, ruleTerms: f.RuleTerms, files: f.Files,
-		vocab: f.Vocabulary, terms: f.TermCount}, nil
+		vocab: f.Vocabulary, terms: f.TermCount}
 }
 
 // flatten lays out a builder's trie as a matcher: terms sorted by key, alternatives in rule

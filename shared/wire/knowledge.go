@@ -25,29 +25,32 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	if err != nil {
 		return nil, nil, err
 	}
-	defer release()
 	if prebuilt != nil {
 		var c *knowledge.Corpus
 		var ix *lexical.Index
-		// The embedded index is part of the binary and never changes: its strings are used in
-		// place. A mapped KNOWLEDGE_DIR file is copied out of, as it is unmapped after the load
-		// and could be rewritten under a running process.
+		// The prebuilt bytes stay for the life of the process and never change (the embedded
+		// index is part of the binary; a KNOWLEDGE_DIR file stays mapped, and cmd/index-build
+		// replaces it by a rename, never rewriting the mapped file): the corpus's text, the
+		// vocabulary and the integer arrays are used in place instead of copied into the heap.
+		// The embedded index is checked against the embedded files when the binary is built
+		// (lexical.LoadEmbedded), a KNOWLEDGE_DIR one against its folder's files here.
 		embedded := cfg.KnowledgeDir == ""
 		switch {
 		case withIndex && embedded:
-			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
+			ix, c, err = lexical.LoadEmbedded(needs.Raw)
 		case withIndex:
-			ix, c, err = lexical.Load(prebuilt, procs, syns, needs.Raw)
+			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
 		case embedded:
-			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
+			c, err = lexical.LoadCorpusEmbedded(needs.Raw)
 		default:
-			c, err = lexical.LoadCorpus(prebuilt, procs, syns, needs.Raw)
+			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
 		}
 		if err == nil {
 			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
 			return c, ix, nil
 		}
+		release()
 		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
 			"rebuild it with `go run ./cmd/index-build` (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
 	} else {
@@ -67,14 +70,13 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	return c, ix, nil
 }
 
-// prebuiltSource returns the prebuilt index to try, with the corpus files it must match: the
-// embedded ones, or KNOWLEDGE_DIR's (nil bytes when that folder has no prebuilt index). release
-// frees the bytes once the load has copied out what it keeps.
+// prebuiltSource returns the prebuilt index to try: the embedded one, or KNOWLEDGE_DIR's with
+// the folder's files it must match (nil bytes when that folder has no prebuilt index). release
+// frees the bytes when they are not used; a loaded index keeps them.
 func prebuiltSource(cfg config.Config) (b []byte, release func(), procs, syns fs.FS, where string, err error) {
 	release = func() {}
 	if cfg.KnowledgeDir == "" {
-		procs, syns, err = knowledge.EmbeddedSources()
-		return knowledge.EmbeddedIndex(), release, procs, syns, "embedded", err
+		return knowledge.EmbeddedIndex(), release, nil, nil, "embedded", nil
 	}
 	where = filepath.Join(cfg.KnowledgeDir, lexical.PrebuiltFile)
 	if _, err := os.Stat(where); errors.Is(err, fs.ErrNotExist) {

@@ -9,9 +9,12 @@ import (
 )
 
 // readPrebuilt maps the prebuilt index file read-only instead of reading it into the heap: its
-// pages are the page cache's, which the kernel can drop under memory pressure, so a corpus of
-// 10,000 procedures (a 120 MB file) loads in a 256 MB function. Loading copies out everything it
-// keeps; release unmaps the file afterwards.
+// pages are the page cache's, clean file pages the kernel can drop under memory pressure and read
+// again, so a corpus of 10,000 procedures (a 120 MB file) serves in a 256 MB function. A loaded
+// index uses the mapping in place for the life of the process (see loadKnowledge); release
+// unmaps a file that is not used. The file must not be rewritten in place while a process maps it
+// (a shorter file would fault its reads): cmd/index-build writes a new file and renames it over
+// the old, which a running process never sees.
 func readPrebuilt(path string) (b []byte, release func(), err error) {
 	f, err := os.Open(path)
 	if err != nil {
