@@ -32,8 +32,10 @@ const unavailableAnswer = "The knowledge provider is unavailable, so no answer c
 // answerBlocks is how many of the lookup's ranked blocks an answer from evidence quotes.
 const answerBlocks = 3
 
-// ExcerptChars is the longest excerpt of a block in an answer, in characters.
-const ExcerptChars = 600
+// ExcerptChars is the longest excerpt of a block in an answer, in characters: about 130 English
+// words, enough for the best sentences of a section with the ones after them, which in German
+// procedures run long.
+const ExcerptChars = 800
 
 // Ask asks the provider for a grounded answer and records the trace. A lexical provider answers
 // from the lookup's own ranked blocks and evidence state, so /ask and /lookup agree; a semantic
