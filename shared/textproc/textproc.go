@@ -125,6 +125,20 @@ func (a *Analyzer) Fold(s string) string {
 	}
 	var prev rune
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			// ASCII, most of any text here: no format character, no combining mark, and
+			// unicode.ToLower changes A to Z alone.
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			if r == 'e' && a.lang == "de" && (prev == 'a' || prev == 'o' || prev == 'u') {
+				prev = 0 // as below
+				continue
+			}
+			b.WriteByte(byte(r))
+			prev = r
+			continue
+		}
 		if isFormat(r) {
 			continue // invisible: "Scha\u00ADden" is "Schaden"
 		}
