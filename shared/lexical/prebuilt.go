@@ -31,8 +31,9 @@ const PrebuiltFile = "index.bin"
 // keys the synonym terms of several words by their stems (synonyms.Set.CompileStemmed), so an
 // index of version 1 would match them wrongly and is rebuilt instead; version 3 aligns every
 // integer array to 4 bytes from the start of the file, so that a static load can use the
-// arrays in place.
-const prebuiltMagic = "MOKIDX\x00\x03"
+// arrays in place; version 4 adds the synonym matcher's hash table of its keys (synonyms.Flat's
+// Slots).
+const prebuiltMagic = "MOKIDX\x00\x04"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")
@@ -215,7 +216,7 @@ func (l *Lang) encode(e *encoder) {
 	}
 	m := l.Analyzer.SynonymMatcher().Flat()
 	e.strs(m.Keys)
-	for _, xs := range [][]uint32{m.AltStart, m.AltFrom, m.AltTo, m.AltTerm, m.AltFile, m.AltLine, m.TokenIDs} {
+	for _, xs := range [][]uint32{m.AltStart, m.AltFrom, m.AltTo, m.AltTerm, m.AltFile, m.AltLine, m.TokenIDs, m.Slots} {
 		e.u32s(xs)
 	}
 	e.strs(m.RuleTerms)
@@ -246,7 +247,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 		text = base.WithSplitter(textproc.RestoreSplitter(base, d.strs(), d.strs()))
 	}
 	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.u32s(),
-		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
+		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), Slots: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
 		Vocabulary: d.strs(), TermCount: d.uvarint()}
 	if err := d.done(); err != nil {
 		return nil, err

@@ -31,6 +31,10 @@ type uncoveredRules struct {
 	byStem map[string][][]string
 	// stopOnly is set when some term is made of stop words only, which stems cannot rule out.
 	stopOnly bool
+	// byFirst and byLast hold, by their first and by their last byte, the words' stems (of
+	// words), so that mayName tries only the few that can start or end a question's word.
+	byFirst, byLast [256][]string
+	emptyStem       bool // a word's stem is empty, which every word starts with
 }
 
 type uncoveredWord struct {
@@ -71,6 +75,14 @@ func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *un
 					r.words = append(r.words, uncoveredWord{toks[0], a.Stem(toks[0]), Uncovered{Topic: rule.Targets[0], Term: term, Source: rule.Source}})
 				}
 			}
+		}
+		for _, w := range r.words {
+			if w.stem == "" {
+				r.emptyStem = true
+				continue
+			}
+			r.byFirst[w.stem[0]] = append(r.byFirst[w.stem[0]], w.stem)
+			r.byLast[w.stem[len(w.stem)-1]] = append(r.byLast[w.stem[len(w.stem)-1]], w.stem)
 		}
 		return r
 	})
@@ -141,10 +153,15 @@ func (r *uncoveredRules) mayName(words []textproc.Group) bool {
 				return true
 			}
 		}
-		for _, w := range r.words {
-			if strings.HasPrefix(g.Term, w.stem) || strings.HasSuffix(g.Term, w.stem) {
+		if g.Term == "" {
+			if r.emptyStem {
 				return true
 			}
+			continue
+		}
+		if r.emptyStem || slices.ContainsFunc(r.byFirst[g.Term[0]], func(st string) bool { return strings.HasPrefix(g.Term, st) }) ||
+			slices.ContainsFunc(r.byLast[g.Term[len(g.Term)-1]], func(st string) bool { return strings.HasSuffix(g.Term, st) }) {
+			return true
 		}
 	}
 	return false

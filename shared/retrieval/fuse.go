@@ -12,19 +12,15 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
-// fuseScratch is fuse's working memory, kept for the next call: the blocks being assembled, the
-// index of them by source identity, and the lists pick works on. Nothing in it outlives a call.
+// fuseScratch is fuse's working memory, kept for the next call: the blocks being assembled and
+// the lists pick works on. Nothing in it outlives a call.
 type fuseScratch struct {
 	pool         []fusing
-	byKey        map[blockIdentity]*fusing
 	all          []*fusing
 	left, picked []*fusing
 }
 
-// blockIdentity is a block's source identity: blocks of the same one are merged.
-type blockIdentity struct{ doc, version, anchor string }
-
-var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{byKey: map[blockIdentity]*fusing{}} }}
+var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{} }}
 
 // reserve makes room for n blocks in every list, so that none of them grows during a call.
 func (sc *fuseScratch) reserve(n int) {
@@ -39,7 +35,6 @@ func (sc *fuseScratch) reserve(n int) {
 // release drops the scratch's references to this call's data and returns it to the pool.
 func (sc *fuseScratch) release() {
 	clear(sc.pool[:cap(sc.pool)])
-	clear(sc.byKey)
 	for _, list := range [][]*fusing{sc.all, sc.left, sc.picked} {
 		clear(list[:cap(list)])
 	}
@@ -49,6 +44,9 @@ func (sc *fuseScratch) release() {
 // fusing is an evidence block being assembled from L0 and L1 hits.
 type fusing struct {
 	docID string
+	// version and anchor are, with docID, the block's source identity: blocks of the same one
+	// are merged.
+	version, anchor string
 	// cand is the best L1 chunk of the block, nil for a block L0 alone found; passage is the
 	// local copy's passage whose whole section the block carries (for an L1 chunk: when the
 	// local copy holds the section in the same version), -1 when none.
@@ -150,18 +148,20 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	// Every candidate and every L0 match used makes at most one block, so pool never grows
 	// past this: the blocks' pointers into it stay valid.
 	sc.reserve(len(cands) + min(len(matches), topK))
-	pool, byKey, all := sc.pool[:0], sc.byKey, sc.all[:0]
+	pool, all := sc.pool[:0], sc.all[:0]
+	// Blocks of the same source identity (document, version, section anchor) are one block. A
+	// call has a few dozen blocks at most (l1Pool), so they are searched.
 	get := func(docID, version, anchor string) (*fusing, bool) {
-		key := blockIdentity{docID, version, anchor}
-		if f, ok := byKey[key]; ok {
-			return f, true
+		for _, f := range all {
+			if f.docID == docID && f.version == version && f.anchor == anchor {
+				return f, true
+			}
 		}
-		pool = append(pool, fusing{docID: docID, order: math.MaxInt, passage: -1})
+		pool = append(pool, fusing{docID: docID, version: version, anchor: anchor, order: math.MaxInt, passage: -1})
 		f := &pool[len(pool)-1]
 		if p, ok := l.PassageOf(docID, anchor); ok {
 			f.order = p
 		}
-		byKey[key] = f
 		all = append(all, f)
 		return f, false
 	}
@@ -433,7 +433,16 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	scale := s.scale()
 	left := append(sc.left[:0], all...)
 	out := sc.picked[:0]
-	perDoc := map[string]int{}
+	// perDoc is how many blocks of a document are picked already: a few, so they are counted.
+	perDoc := func(docID string) int {
+		n := 0
+		for _, f := range out {
+			if f.docID == docID {
+				n++
+			}
+		}
+		return n
+	}
 	for len(out) < topK && len(left) > 0 {
 		best, bestValue := -1, -1.0
 		for i, f := range left {
@@ -441,7 +450,7 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 				continue
 			}
 			v := f.rrf
-			if n := perDoc[f.docID]; n > 0 {
+			if n := perDoc(f.docID); n > 0 {
 				v = s.rrf(f, float64(n)*s.opts.SameDocPenalty)
 			}
 			if best < 0 || v > bestValue || (v == bestValue && before(f, left[best])) {
@@ -450,7 +459,6 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 		}
 		f := left[best]
 		out = append(out, f)
-		perDoc[f.docID]++
 		left = append(left[:best], left[best+1:]...)
 	}
 	return out

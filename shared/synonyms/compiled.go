@@ -13,13 +13,15 @@ import (
 // Keys[i] are the entries AltStart[i] to AltStart[i+1] of the Alt arrays: their folded tokens
 // (TokenIDs[AltFrom:AltTo], positions in Vocabulary), the rule's term as written
 // (RuleTerms[AltTerm]), and the rule's source (Files[AltFile], line AltLine). TermCount is the
-// number of distinct folded terms with alternatives (Terms).
+// number of distinct folded terms with alternatives (Terms). Slots is the hash table of the keys
+// that Expand looks terms up in.
 type Flat struct {
 	Keys                         []string
 	AltStart, AltFrom, AltTo     []uint32
 	AltTerm, AltFile, AltLine    []uint32
 	TokenIDs                     []uint32
 	RuleTerms, Files, Vocabulary []string
+	Slots                        []uint32
 	TermCount                    int
 }
 
@@ -32,7 +34,7 @@ func (m *Matcher) Flat() Flat {
 	}
 	return Flat{Keys: m.keys, AltStart: m.altStart, AltFrom: m.altFrom, AltTo: m.altTo, AltTerm: m.altTerm,
 		AltFile: m.altFile, AltLine: m.altLine, TokenIDs: ids, RuleTerms: m.ruleTerms, Files: m.files,
-		Vocabulary: m.vocab, TermCount: m.terms}
+		Vocabulary: m.vocab, Slots: m.slots, TermCount: m.terms}
 }
 
 // ErrFlat is returned by FromFlat for arrays that do not describe a matcher.
@@ -52,7 +54,8 @@ func FromFlat(f Flat) (*Matcher, error) {
 	if len(f.AltTo) != n || len(f.AltTerm) != n || len(f.AltFile) != n || len(f.AltLine) != n ||
 		len(f.AltStart) != len(f.Keys)+1 || !slices.IsSorted(f.AltStart) || f.AltStart[0] != 0 ||
 		int(f.AltStart[len(f.Keys)]) != n || !slices.IsSorted(f.Keys) ||
-		!below(f.AltTerm, len(f.RuleTerms)) || !below(f.AltFile, len(f.Files)) || !below(f.TokenIDs, len(f.Vocabulary)) {
+		!below(f.AltTerm, len(f.RuleTerms)) || !below(f.AltFile, len(f.Files)) || !below(f.TokenIDs, len(f.Vocabulary)) ||
+		!slices.Equal(f.Slots, indexKeys(f.Keys)) {
 		return nil, ErrFlat
 	}
 	for i := range n {
@@ -73,7 +76,7 @@ func FromCheckedFlat(f Flat) *Matcher {
 	}
 	return &Matcher{keys: f.Keys, altStart: f.AltStart, altFrom: f.AltFrom, altTo: f.AltTo, altTerm: f.AltTerm,
 		altFile: f.AltFile, altLine: f.AltLine, tokens: tokens, ruleTerms: f.RuleTerms, files: f.Files,
-		vocab: f.Vocabulary, terms: f.TermCount}
+		vocab: f.Vocabulary, slots: f.Slots, terms: f.TermCount}
 }
 
 // flatten lays out a builder's trie as a matcher: terms sorted by key, alternatives in rule
@@ -128,5 +131,6 @@ func (b *builder) flatten(vocab []string) *Matcher {
 		}
 	}
 	m.altStart = append(m.altStart, uint32(len(m.altFrom)))
+	m.slots = indexKeys(m.keys)
 	return m
 }

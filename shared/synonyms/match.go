@@ -50,6 +50,7 @@ type Matcher struct {
 	files            []string
 	vocab            []string
 	terms            int
+	slots            []uint32 // the index of keys (see indexKeys)
 }
 
 // keySep joins a term's folded tokens into its key; folded tokens never hold it.
@@ -200,50 +201,42 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 		tokens = tokens[:MaxTokens]
 	}
 	var out []Expansion
-	// A term of one token is searched as the token itself; the key of a longer one, stems[i:j],
+	// A term of one token is looked up as the token itself; the key of a longer one, stems[i:j],
 	// is built in buf, so that trying longer terms allocates nothing for any but the longest keys.
 	var buf [64]byte
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
 		// A term of one token is the token itself; a longer term goes on from the token's stem.
-		if at, found := search(m.keys, tokens[i]); found {
-			best, end = at, i+1
+		first, ok := m.lookup(tokens[i])
+		if ok && first.key >= 0 {
+			best, end = int(first.key), i+1
 		}
-		// One search finds a term and tells whether a longer one starts with its tokens: keySep
-		// sorts before every byte of a token, so those keys follow it directly.
-		at, found := search(m.keys, stems[i])
-		if found {
-			at++
+		if stems[i] != tokens[i] {
+			first, ok = m.lookup(stems[i])
 		}
-		var key []byte
-		skipped := 0
-		for j := i + 1; j < len(tokens) && at < len(m.keys); j++ {
-			if key == nil {
-				if !continues(m.keys[at], stems[i]) {
+		if ok && first.longer {
+			key := append(buf[:0], stems[i]...)
+			skipped := 0
+			for j := i + 1; j < len(tokens); j++ {
+				n := len(key)
+				key = append(append(key, keySep...), stems[j]...)
+				next, found := m.lookup(string(key))
+				if !found {
+					// No term goes on with this token: pass over it if it is a filler.
+					key = key[:n]
+					if filler != nil && skipped < MaxFillers && filler(tokens[j]) {
+						skipped++
+						continue
+					}
 					break
 				}
-				key = append(buf[:0], stems[i]...)
-			} else if !continues(m.keys[at], key) {
-				break
-			}
-			n := len(key)
-			key = append(append(key, keySep...), stems[j]...)
-			next, nfound := search(m.keys, key)
-			if nfound {
-				next++
-			}
-			if !nfound && (next == len(m.keys) || !continues(m.keys[next], key)) {
-				// No term goes on with this token: pass over it if it is a filler.
-				key = key[:n]
-				if filler != nil && skipped < MaxFillers && filler(tokens[j]) {
-					skipped++
-					continue
+				skipped = 0
+				if next.key >= 0 {
+					best, end = int(next.key), j+1
 				}
-				break
-			}
-			at, skipped = next, 0
-			if nfound {
-				best, end = next-1, j+1
+				if !next.longer {
+					break
+				}
 			}
 		}
 		if best < 0 {
@@ -263,24 +256,102 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 	return out
 }
 
-// continues reports whether k is a longer term whose first tokens are key's.
-func continues[K string | []byte](k string, key K) bool {
-	return len(k) > len(key) && k[len(key)] == keySep[0] && k[:len(key)] == string(key)
+// The matcher's index is an open-addressing hash table (linear probing, FNV-1a) of every key and
+// every run of a key's first tokens, so that Expand finds a term, or that none starts with its
+// tokens, in one probe or two instead of a binary search over the keys. It is two uint32 a slot,
+// made with the matcher's arrays and kept with them in a prebuilt index (Flat.Slots): a cold
+// start neither builds it nor reads the keys to do so. An empty slot is 0, 0; else the first is
+// the entry's key position plus one and the second the length of the string (the key, or the
+// start of the key at that position), with slotLonger set when a longer key starts with it.
+const slotLonger = 1 << 31
+
+// prefix is what the index knows of a string: the key's position (-1 when the string is only
+// the start of longer keys), and whether a longer key starts with it.
+type prefix struct {
+	key    int32
+	longer bool
 }
 
-// search returns where key is, or would be, among the sorted keys, and whether it is there, as
-// slices.BinarySearch would; comparing with a []byte key as a string copies nothing.
-func search[K string | []byte](keys []string, key K) (int, bool) {
-	lo, hi := 0, len(keys)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if keys[h] < string(key) {
-			lo = h + 1
-		} else {
-			hi = h
+// lookup returns what the index knows of s; ok is false for a string that is no term and starts
+// none.
+func (m *Matcher) lookup(s string) (p prefix, ok bool) {
+	slots := m.slots
+	if len(slots) == 0 {
+		return prefix{}, false
+	}
+	mask := uint64(len(slots)/2 - 1)
+	for h := hash(s) & mask; ; h = (h + 1) & mask {
+		at1, n := slots[2*h], slots[2*h+1]
+		if at1 == 0 {
+			return prefix{}, false
+		}
+		at, length := int(at1-1), int(n&^slotLonger)
+		if length != len(s) || m.keys[at][:length] != s {
+			continue
+		}
+		p.key, p.longer = -1, n&slotLonger != 0
+		if len(m.keys[at]) == length {
+			p.key = int32(at)
+		}
+		return p, true
+	}
+}
+
+// hash is FNV-1a: the table is written into prebuilt indexes, so its hash must not change with
+// the process.
+func hash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// indexKeys returns the index of sorted keys: a power of two of slots, at most 5/8 of them used
+// (the embedded rules fill at most 55 % of 16,384 per language), so that a string that is no term, most
+// of a question's, is told in about three probes.
+func indexKeys(keys []string) []uint32 {
+	n := len(keys)
+	for _, k := range keys {
+		n += strings.Count(k, keySep)
+	}
+	size := 2
+	for 5*size < 8*n {
+		size <<= 1
+	}
+	slots := make([]uint32, 2*size)
+	mask := uint64(size - 1)
+	// put enters s, the start of keys[at], or marks it as the start of a longer key.
+	put := func(s string, at int, longer bool) {
+		for h := hash(s) & mask; ; h = (h + 1) & mask {
+			at1, n := slots[2*h], slots[2*h+1]
+			if at1 == 0 {
+				slots[2*h], slots[2*h+1] = uint32(at+1), uint32(len(s))
+				if longer {
+					slots[2*h+1] |= slotLonger
+				}
+				return
+			}
+			if length := int(n &^ slotLonger); length == len(s) && keys[at1-1][:length] == s {
+				if longer {
+					slots[2*h+1] |= slotLonger
+				}
+				return // the first of repeated keys stays, as a search would find it
+			}
 		}
 	}
-	return lo, lo < len(keys) && keys[lo] == string(key)
+	// In key order, a key comes before the longer keys that start with it, so that its entry
+	// names it and not one of them.
+	for i, k := range keys {
+		put(k, i, false)
+		for j := 0; j < len(k); j++ {
+			if k[j] == keySep[0] {
+				put(k[:j], i, true)
+			}
+		}
+	}
+	return slots
 }
 
 // Vocabulary returns every folded token of every term, sorted and without repeats: the words

@@ -35,21 +35,30 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(a.Tokens(text), groups)
+	return a.synonymsOf(a.Tokens(text), nil, groups)
 }
 
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
 // once: QuestionGroups with the words' synonyms (see Synonyms).
 func (a *Analyzer) QuestionWords(text string) []Group {
 	toks := a.Tokens(text)
-	groups := a.groupsOf(toks, MaxQuestionChecks)
-	if a.syn == nil || len(groups) == 0 {
+	if a.syn == nil {
+		return a.groupsOf(toks, nil, MaxQuestionChecks)
+	}
+	// Each token is stemmed once, for its group and for the synonyms' terms of several words.
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = a.Stem(t)
+	}
+	groups := a.groupsOf(toks, stems, MaxQuestionChecks)
+	if len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(toks, groups)
+	return a.synonymsOf(toks, stems, groups)
 }
 
-func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
+// synonymsOf is Synonyms over text's tokens; stems, when not nil, are their stems.
+func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
 	// word[i] is the group of token i, -1 for a stop word: Groups keeps one group per word.
 	word := make([]int, len(toks))
 	n := 0
@@ -76,9 +85,11 @@ func (a *Analyzer) synonymsOf(toks []string, groups []Group) []Group {
 		}
 	}
 	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
-	stems := make([]string, len(toks))
-	for i, t := range toks {
-		stems[i] = a.Stem(t)
+	if stems == nil {
+		stems = make([]string, len(toks))
+		for i, t := range toks {
+			stems[i] = a.Stem(t)
+		}
 	}
 	for _, e := range a.syn.Expand(toks, stems, a.isFiller) {
 		attached, words := false, 0

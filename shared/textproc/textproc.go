@@ -125,6 +125,20 @@ func (a *Analyzer) Fold(s string) string {
 	}
 	var prev rune
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			// ASCII, most of any text here: no format character, no combining mark, and
+			// unicode.ToLower changes A to Z alone.
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			if r == 'e' && a.lang == "de" && (prev == 'a' || prev == 'o' || prev == 'u') {
+				prev = 0 // as below
+				continue
+			}
+			b.WriteByte(byte(r))
+			prev = r
+			continue
+		}
 		if isFormat(r) {
 			continue // invisible: "Scha\u00ADden" is "Schaden"
 		}
@@ -270,11 +284,12 @@ func (a *Analyzer) QuestionTerms(text string) []string { return Flatten(a.Questi
 // groups analyses text; budget < 0 gives each split its own MaxSplitChecks, else the splits
 // share budget. A word that occurs again gets the group of its first occurrence.
 func (a *Analyzer) groups(text string, budget int) []Group {
-	return a.groupsOf(a.Tokens(text), budget)
+	return a.groupsOf(a.Tokens(text), nil, budget)
 }
 
-// groupsOf is groups over text's tokens.
-func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
+// groupsOf is groups over text's tokens; stems, when not nil, are the tokens' stems (Stem), so
+// that a caller that needs them too stems each token once.
+func (a *Analyzer) groupsOf(toks, stems []string, budget int) []Group {
 	n := 0 // the words: stop words make no group
 	for _, t := range toks {
 		if !a.IsStop(t) {
@@ -298,7 +313,10 @@ func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
 		i := slices.Index(words[:len(out)], t)
 		return i, i >= 0
 	}
-	for _, t := range toks {
+	for k, t := range toks {
+		if len(out) == n {
+			break // the words are all made: the rest are stop words
+		}
 		if a.IsStop(t) {
 			continue
 		}
@@ -311,7 +329,12 @@ func (a *Analyzer) groupsOf(toks []string, budget int) []Group {
 			out = append(out, g)
 			continue
 		}
-		g := Group{Term: a.Stem(t)}
+		var g Group
+		if stems != nil {
+			g.Term = stems[k]
+		} else {
+			g.Term = a.Stem(t)
+		}
 		if a.split != nil {
 			checks := MaxSplitChecks
 			if budget >= 0 {
