@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,7 +21,9 @@ type Uncovered struct {
 
 // uncoveredRules are a language's uncovered-topic rules, compiled.
 type uncoveredRules struct {
-	m *synonyms.Matcher
+	// m finds the rules' terms; an expansion's source line is the number of its rule in rules.
+	m     *synonyms.Matcher
+	rules []synonyms.Rule
 	// words are the one-word terms of at least minAffix bytes, folded, for a language that
 	// splits compounds: such a term also names its topic as the head or tail of a compound
 	// ("Reisekostenabrechnung" holds "Reisekosten").
@@ -51,7 +54,7 @@ const minAffix = 5
 func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *uncoveredRules {
 	return sync.OnceValue(func() *uncoveredRules {
 		s := set()
-		r := &uncoveredRules{m: s.CompileStemmed(a.Tokens, a.Stem), byStem: map[string][][]string{}}
+		r := &uncoveredRules{m: termMatcher(s, a), rules: s.Rules(), byStem: map[string][][]string{}}
 		for _, rule := range s.Rules() {
 			for _, term := range rule.Terms {
 				toks := a.Tokens(term)
@@ -86,6 +89,35 @@ func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *un
 		}
 		return r
 	})
+}
+
+// termMatcher compiles the terms of the rules as synonym terms are compiled (a term of two or
+// more words by its words' stems, one word as it stands), each rule mapped onto one placeholder
+// instead of its topic: a synonym term that stems like its own target is dropped as the target
+// itself, and "parking permit" stems like the topic "parking-permits". The placeholder rule on
+// line i is rule i, which an expansion's source names.
+func termMatcher(s *synonyms.Set, a *textproc.Analyzer) *synonyms.Matcher {
+	var b strings.Builder
+	for _, r := range s.Rules() {
+		b.WriteString(strings.Join(r.Terms, ", "))
+		b.WriteString(" => " + topicPlaceholder + "\n")
+	}
+	placeholders, err := synonyms.Parse("uncovered", strings.NewReader(b.String()))
+	if err != nil {
+		// The terms parsed once already, with their topics; the same terms cannot fail now.
+		panic("uncovered topics: " + err.Error())
+	}
+	return placeholders.CompileStemmed(a.Tokens, a.Stem)
+}
+
+// topicPlaceholder is the target termMatcher maps every term onto: no term of a language stems
+// like it.
+const topicPlaceholder = "zzuncoveredtopic"
+
+// ruleNumber is the line number of an expansion's source, "<file>:<line>".
+func ruleNumber(source string) int {
+	n, _ := strconv.Atoi(source[strings.LastIndexByte(source, ':')+1:])
+	return n
 }
 
 // setUncovered gives the language its corpus's uncovered-topic rules.
@@ -127,7 +159,8 @@ func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) 
 	}
 	for _, e := range r.m.Expand(toks, stems, nil) {
 		if !uses(stems[e.Start:e.End]) {
-			return Uncovered{Topic: strings.Join(e.Tokens, " "), Term: e.Rule, Source: e.Source}, true
+			rule := r.rules[ruleNumber(e.Source)-1]
+			return Uncovered{Topic: rule.Targets[0], Term: e.Rule, Source: rule.Source}, true
 		}
 	}
 	for i, tok := range toks {
