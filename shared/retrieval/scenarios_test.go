@@ -723,3 +723,26 @@ func TestUncoveredTopicIsNeverGrounded(t *testing.T) {
 		}
 	}
 }
+
+// Words next to an uncovered topic's also come up in questions a procedure answers; none of these
+// may be taken for the topic.
+func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct{ lang, q string }{
+		{"en", "customer got a ticket for parking in residents parking, who pays it"},
+		{"en", "staff get a parking fine while relocating a car, who pays"},
+		{"en", "business customer reports his employee crashed the van"},
+		{"en", "got a charging job, the car's at 3%. how quick do i need to get there"},
+		{"en", "tech says the brake pads are gone, can the car stay in rental"},
+		{"en", "how many customers are affected if the app is down in one zone"},
+		{"de", "Kunde hat im Anwohnerparken ein Knöllchen bekommen, wer zahlt das?"},
+		{"de", "Mitarbeiter bekommen Knöllchen bei Umsetzfahrt, wer zahlt?"},
+		{"de", "laut Dienstplan ist heute keiner in Bereitschaft, wen ruf ich an"},
+		{"de", "wir haben neue Fahrzeuge bekommen, müssen die vor der ersten Vermietung gereinigt werden"},
+	} {
+		res := f.lookup(t, q.lang, q.q)
+		if u := res.Relevance.Signals().Uncovered; u.Term != "" {
+			t.Errorf("%q: taken for the uncovered topic %s (%q, %s)", q.q, u.Topic, u.Term, u.Source)
+		}
+	}
+}
