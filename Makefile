@@ -80,7 +80,8 @@ init-duration: deps
 ## AWS_LAMBDA_FUNCTION_MEMORY_SIZE=MEM_LIMIT_MB and KNOWLEDGE_DIR=MEM_KNOWLEDGE_DIR (a corpus with its
 ## index.bin): MEM_LOOKUPS lookups (default 300), each compared with the same lookup outside the
 ## limit; prints the cgroup's peak usage, failcnt, OOM kills and the bootstrap's peak RSS (figures
-## in BENCHMARKS.md). Needs root and cgroup v1; skips otherwise.
+## in BENCHMARKS.md). Needs root and cgroup v1; skips otherwise (fails under CI). `make test` runs it too,
+## on the embedded corpus with 30 lookups.
 MEM_LIMIT_MB ?= 256
 MEM_LOOKUPS ?= 300
 mem-limit: SHELL := /bin/bash
