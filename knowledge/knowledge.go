@@ -132,14 +132,8 @@ func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+i
 // Synonyms returns the rules of every synonym file of one language, in file-name order; the set
 // is empty, not nil, when the language has none.
 func (c *Corpus) Synonyms(lang string) *synonyms.Set {
-	syns := c.synonyms
-	if c.lazySynonyms != nil {
-		syns, _ = c.lazySynonyms()
-	}
-	if s := syns[lang]; s != nil {
-		return s
-	}
-	return &synonyms.Set{}
+	syns, _ := c.sets()
+	return orEmpty(syns[lang])
 }
 
 // Uncovered returns the rules of a language's UncoveredFile: terms that name a topic the
@@ -147,14 +141,24 @@ func (c *Corpus) Synonyms(lang string) *synonyms.Set {
 // answered by a procedure that never uses the term, however many other words they share. The
 // set is empty, not nil, when the language has no such file.
 func (c *Corpus) Uncovered(lang string) *synonyms.Set {
-	unc := c.uncovered
+	_, unc := c.sets()
+	return orEmpty(unc[lang])
+}
+
+// sets returns the synonyms and the uncovered topics of every language, parsed now for a
+// restored corpus.
+func (c *Corpus) sets() (syns, uncovered map[string]*synonyms.Set) {
 	if c.lazySynonyms != nil {
-		_, unc = c.lazySynonyms()
+		return c.lazySynonyms()
 	}
-	if s := unc[lang]; s != nil {
-		return s
+	return c.synonyms, c.uncovered
+}
+
+func orEmpty(s *synonyms.Set) *synonyms.Set {
+	if s == nil {
+		return &synonyms.Set{}
 	}
-	return &synonyms.Set{}
+	return s
 }
 
 // Embedded loads the procedures compiled into the binary. It checks every rule except the
