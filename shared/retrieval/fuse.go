@@ -332,11 +332,11 @@ func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, 
 	return out
 }
 
-// ScopeAfter is how many of its procedure's other sections a scope section follows.
-const ScopeAfter = 3
+// scopeAfter is how many of its procedure's other sections a scope section follows.
+const scopeAfter = 3
 
 // routeAfterScope moves a procedure's scope section (its first section, which says what the
-// procedure covers) behind the procedure's ScopeAfter best other sections in the pool: a question
+// procedure covers) behind the procedure's scopeAfter best other sections in the pool: a question
 // in an operator's words matches the scope's list of situations best, but the deciding fact (a
 // time limit, a fee, whom to call) sits in the sections after it. The procedure's blocks keep
 // their fused values and only change hands (the scope taking the value of the block it follows),
@@ -371,7 +371,7 @@ func routeAfterScope(l *lexical.Lang, all []*fusing) {
 			return 1
 		})
 		from := slices.Index(peers, scope)
-		to := min(len(peers)-1, ScopeAfter)
+		to := min(len(peers)-1, scopeAfter)
 		if from >= to {
 			continue
 		}
