@@ -59,4 +59,5 @@ var germanStop = stopSet("de",
 	"zu", "zum", "zur", "zwar", "zwischen", "bitte", "hallo", "gibt", "geht", "gerade", "mal",
 	"muss", "müssen", "sollen", "darf", "dürfen", "wer", "wem", "wen", "warum", "wann", "welch",
 	"ja", "nein", "schon", "eigentlich", "bzw", "z", "b", "usw", "jemand", "halt",
+	"echt", "überhaupt", "irgendwie", "irgendwas", "sowas", "bisschen", "bissl", "eben", "quasi",
 )

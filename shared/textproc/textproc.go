@@ -167,17 +167,25 @@ func (a *Analyzer) Fold(s string) string {
 
 // Tokens splits folded text into word tokens (letters and digits), keeping stop words. In
 // English a contraction typed without its apostrophe ("cant", "wont", "doesnt") gives the tokens
-// of the spelling with it ("can", "t"), so that both meet the same terms and synonym rules.
+// of the spelling with it ("can", "t"), so that both meet the same terms and synonym rules. In
+// German a colloquial form ("nich", "nen", "aufm", "gibts") gives the tokens of the written form
+// ("nicht", "einen", "auf dem", "gibt es"): "geht nich auf" is "geht nicht auf".
 func (a *Analyzer) Tokens(text string) []string {
 	toks := strings.FieldsFunc(a.Fold(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
-	if a.lang != "en" {
-		return toks
-	}
-	var out []string // made only when a contraction is found
+	var out []string // made only when a contraction or colloquial form is found
 	for i, t := range toks {
-		head, tail, ok := contraction(t)
+		var head, tail string
+		ok := false
+		switch a.lang {
+		case "en":
+			head, tail, ok = contraction(t)
+		case "de":
+			if w, found := germanColloquial[t]; found {
+				head, tail, ok = w[0], w[1], true
+			}
+		}
 		if !ok {
 			if out != nil {
 				out = append(out, t)
@@ -187,7 +195,10 @@ func (a *Analyzer) Tokens(text string) []string {
 		if out == nil {
 			out = append(make([]string, 0, len(toks)+4), toks[:i]...)
 		}
-		out = append(out, head, tail)
+		out = append(out, head)
+		if tail != "" {
+			out = append(out, tail)
+		}
 	}
 	if out == nil {
 		return toks
@@ -207,6 +218,29 @@ var contractions = map[string]string{
 	"im": "i", "ive": "i", "youre": "you", "theyre": "they", "thats": "that", "whats": "what",
 	"theres": "there", "wheres": "where", "whos": "who", "hows": "how",
 }
+
+// germanColloquial maps colloquial German spellings of chat, folded, to the tokens of the
+// written form (one or two; an empty second means one). Only forms that are no written word of
+// their own are listed: "grad" is also the unit of "30 Grad", "hab" and "mal" are stop words as
+// they stand.
+var germanColloquial = func() map[string][2]string {
+	forms := map[string]string{
+		"nich": "nicht", "nix": "nichts", "is": "ist", "jetz": "jetzt",
+		"nen": "einen", "ne": "eine", "nem": "einem", "ner": "einer", "son": "so ein", "sone": "so eine",
+		"aufm": "auf dem", "aufn": "auf den", "aufs": "auf das", "ans": "an das", "vorm": "vor dem",
+		"unterm": "unter dem", "überm": "über dem", "hinterm": "hinter dem", "fürn": "für einen",
+		"fürs": "für das", "übers": "über das", "ums": "um das", "durchs": "durch das",
+		"obs": "ob es", "wenns": "wenn es", "gibts": "gibt es", "gehts": "geht es",
+		"dauerts": "dauert es", "hats": "hat es", "ists": "ist es", "wars": "war es",
+	}
+	a := &Analyzer{lang: "de"}
+	m := make(map[string][2]string, len(forms))
+	for k, v := range forms {
+		head, tail, _ := strings.Cut(a.Fold(v), " ")
+		m[a.Fold(k)] = [2]string{head, tail}
+	}
+	return m
+}()
 
 func contraction(tok string) (head, tail string, ok bool) {
 	if len(tok) < 2 || len(tok) > 8 {

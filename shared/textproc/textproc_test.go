@@ -222,6 +222,31 @@ func TestTokensMendContractionsWithoutApostrophe(t *testing.T) {
 	}
 }
 
+// German colloquial forms give the tokens of the written form, so that "geht nich auf" meets
+// what "geht nicht auf" meets; words of their own ("Grad", "eine") stay, English is left alone.
+func TestTokensWriteOutGermanColloquialForms(t *testing.T) {
+	en, de := New("en"), New("de")
+	for _, tc := range []struct {
+		a    *Analyzer
+		text string
+		want []string
+	}{
+		{de, "Karre geht nich auf", []string{"karre", "geht", "nicht", "auf"}},
+		{de, "gibts nen Ersatz fürn Kunden", []string{"gibt", "es", "einen", "ersatz", "fur", "einen", "kunden"}},
+		{de, "steht aufm Standstreifen, Handy is leer", []string{"steht", "auf", "dem", "standstreifen", "handy", "ist", "leer"}},
+		{de, "30 Grad im Auto, eine Stunde", []string{"30", "grad", "im", "auto", "eine", "stunde"}},
+		{en, "the car is ne of here", []string{"the", "car", "is", "ne", "of", "here"}},
+	} {
+		if got := tc.a.Tokens(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	// The forms are stop words or meet the written form's terms: they are no words of their own.
+	if g := de.Groups("geht nich auf"); len(g) != 1 || g[0].Term != de.Stem("nicht") {
+		t.Errorf("geht nich auf: %+v, want the term of nicht", g)
+	}
+}
+
 // A hand-written term of stop words only gives its alternatives to the word it is about (the
 // next, else the one before); such a term of a generated list gives nothing.
 func TestStopWordTermsAttachOnlyFromCuratedRules(t *testing.T) {
