@@ -29,6 +29,8 @@ var englishStop = stopSet("en",
 	"don", "can", "ll", "re", "ve", "d", "m",
 	"please", "hi", "hello", "ok", "okay", "thanks", "need", "want", "get", "got", "let", "tell",
 	"know", "whats", "im", "ive", "several", "someone", "something", "also", "still",
+	"us", "wants", "wanted", "says", "said", "tells", "told", "basically", "literally", "gonna",
+	"wanna", "gotta", "kinda", "yeah", "yep", "lol", "tbh", "pls", "plz", "thx",
 )
 
 // germanStop is the Snowball German stop list plus question filler, negations kept as terms
