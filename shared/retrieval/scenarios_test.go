@@ -739,6 +739,8 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 		{"de", "Mitarbeiter bekommen Knöllchen bei Umsetzfahrt, wer zahlt?"},
 		{"de", "laut Dienstplan ist heute keiner in Bereitschaft, wen ruf ich an"},
 		{"de", "wir haben neue Fahrzeuge bekommen, müssen die vor der ersten Vermietung gereinigt werden"},
+		{"en", "customer is at a wedding and only gets to his computer tomorrow night, when is the accident report due"},
+		{"de", "Kunde sitzt erst morgen wieder am Rechner, bis wann muss die Unfallschilderung da sein"},
 	} {
 		res := f.lookup(t, q.lang, q.q)
 		if u := res.Relevance.Signals().Uncovered; u.Term != "" {
