@@ -58,36 +58,53 @@ var answerCues = []struct {
 	}, `\d+\s*%`},
 }
 
-// QuestionKinds returns the kinds of fact a question asks for (none when it does not say).
+// QuestionKinds returns the kinds of fact a question asks for (none when it does not say): a
+// cue counts where it starts a word and ends one (or ends in punctuation, "ok?"). Each word of
+// the question looks up the cues that start with it, so the cost follows the question's length,
+// not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	q := " " + strings.ToLower(question) + " "
+	q := strings.ToLower(question)
 	var k AnswerKinds
-	for _, c := range answerCues {
-		for _, cue := range c.cues {
-			if hasCue(q, cue) {
+	for i := 0; i < len(q); i++ {
+		if !isWordByte(q[i]) || (i > 0 && isWordByte(q[i-1])) {
+			continue
+		}
+		j := i
+		for j < len(q) && isWordByte(q[j]) {
+			j++
+		}
+		for _, c := range cuesByWord[q[i:j]] {
+			end := i + len(c.cue)
+			if k&c.kind == 0 && end <= len(q) && q[i:end] == c.cue &&
+				(end == len(q) || !isWordByte(q[end]) || !isWordByte(c.cue[len(c.cue)-1])) {
 				k |= c.kind
-				break
 			}
 		}
+		i = j
 	}
 	return k
 }
 
-// hasCue reports whether cue occurs in q (padded with spaces) as whole words.
-func hasCue(q, cue string) bool {
-	for i := 0; ; {
-		j := strings.Index(q[i:], cue)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		end := at + len(cue)
-		if !isWordByte(q[at-1]) && (end >= len(q) || !isWordByte(q[end]) || !isWordByte(cue[len(cue)-1])) {
-			return true
-		}
-		i = at + 1
-	}
+// kindCue is one cue of answerCues with its kind.
+type kindCue struct {
+	cue  string
+	kind AnswerKinds
 }
+
+// cuesByWord lists answerCues' cues by their first word.
+var cuesByWord = func() map[string][]kindCue {
+	m := map[string][]kindCue{}
+	for _, c := range answerCues {
+		for _, cue := range c.cues {
+			n := 0
+			for n < len(cue) && isWordByte(cue[n]) {
+				n++
+			}
+			m[cue[:n]] = append(m[cue[:n]], kindCue{cue, c.kind})
+		}
+	}
+	return m
+}()
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80

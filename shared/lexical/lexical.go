@@ -88,10 +88,16 @@ type Lang struct {
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
 	phraseScratch sync.Pool // *PhraseHits
+	focusScratch  sync.Pool // *[]float64 over terms, for Focus
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
 	sources     []atomic.Pointer[string]
+	// sentences keeps each passage's analysed sentences once Focus has made them (see
+	// sentencesOf); sentencesKept counts the passages kept.
+	sentencesOnce sync.Once
+	sentences     []atomic.Pointer[[]sentence]
+	sentencesKept atomic.Int64
 }
 
 // Passage is one section of one document.

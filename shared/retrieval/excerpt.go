@@ -18,14 +18,14 @@ import (
 // section's order; gaps and cuts are marked with "…". Content that matches nothing gives its
 // beginning.
 //
-// kinds are the kinds of fact the question asks for (see questionKinds): a sentence holding
+// kinds are the kinds of fact the question asks for (see lexical.QuestionKinds): a sentence holding
 // one of them ("within 4 hours" for "how long") scores answerBonus of the best sentence's score
 // on top of its words', so that the fact is quoted even when it shares no word with the question.
-func excerpt(l *lexical.Lang, words []textproc.Group, kinds answerKinds, content string, max int) string {
+func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds, content string, max int) string {
 	if utf8.RuneCountInString(content) <= max {
 		return content
 	}
-	sents := sentences(content)
+	sents := lexical.Sentences(content)
 	want := map[string]float64{}
 	for _, g := range words {
 		if !lexical.Informative(g.Term) {
@@ -57,7 +57,7 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds answerKinds, content
 	if kinds != 0 {
 		best := slices.Max(score)
 		for i, snt := range sents {
-			if best > 0 && kinds.answers(snt) {
+			if best > 0 && kinds.Answers(snt) {
 				score[i] += answerBonus * best
 			}
 		}
@@ -126,36 +126,6 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds answerKinds, content
 		b.WriteString("…")
 	}
 	return b.String()
-}
-
-// sentences splits text into sentences and list items, each keeping its trailing space or line
-// break, so that joining neighbours gives back the original text.
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := -1
-		switch {
-		case c == '\n':
-			end = i + 1
-		case (c == '.' || c == '?' || c == '!') && i+1 < len(text) && text[i+1] == ' ':
-			end = i + 2
-		}
-		if end > 0 {
-			if strings.TrimSpace(text[start:end]) != "" {
-				out = append(out, text[start:end])
-			} else if len(out) > 0 {
-				out[len(out)-1] += text[start:end]
-			}
-			start = end
-			i = end - 1
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }
 
 // answerBonus is the share of the best sentence's score a sentence holding a fact of the kind

@@ -44,27 +44,6 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 	}
 }
 
-func TestQuestionKinds(t *testing.T) {
-	for _, tc := range []struct {
-		q    string
-		want answerKinds
-	}{
-		{"how long does the field team have to collect it", askDeadline},
-		{"Wie oft müssen wir bei einem großen Ausfall Updates rausgeben", askFrequency},
-		{"who do I call when the app is down", askContact},
-		{"jockey wants to take his girlfriend along, ok?", askPermission},
-		{"Jockey will beim Bäcker halten, geht das klar?", askPermission},
-		{"wie viel kostet die Reinigung", askAmount},
-		{"techniker soll nen stromer mit 4 % einsammeln, wie viel zeit hat er dafür", askDeadline},
-		{"customer's car won't open", 0},
-		{"whoever parked there", 0}, // "who" only as a whole word
-	} {
-		if got := questionKinds(tc.q); got != tc.want {
-			t.Errorf("%q: kinds %b, want %b", tc.q, got, tc.want)
-		}
-	}
-}
-
 // A sentence holding the kind of fact asked is quoted although it shares no word with the
 // question, ahead of sentences that share one.
 func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
@@ -77,7 +56,7 @@ func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
 	fact := "A new status message goes out every 60 minutes until the case is closed."
 	content := filler + fact + " " + filler
 	q := "how often do we send a status update"
-	if got := excerpt(l, analyse(l, q), questionKinds(q), content, 200); !strings.Contains(got, fact) {
+	if got := excerpt(l, analyse(l, q), lexical.QuestionKinds(q), content, 200); !strings.Contains(got, fact) {
 		t.Errorf("excerpt %q lacks %q", got, fact)
 	}
 	if got := excerpt(l, analyse(l, q), 0, content, 200); strings.Contains(got, fact) {

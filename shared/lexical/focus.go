@@ -1,0 +1,151 @@
+package lexical
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// A question asks for one fact, and the section that states it usually holds the question's
+// words in one sentence ("a stone chip larger than 2 cm" ... "blocked for rental"), where a
+// section that only lists what to record or whom to tell holds them spread over many. BM25 sees
+// neither: it scores a passage's terms as a bag. Focus adds what it misses, within the hits a
+// search returned.
+
+// FocusWeight is how much a hit's score grows when one of its sentences holds every query term
+// (by idf weight): a score is multiplied by 1 + FocusWeight × the share the best sentence holds.
+// AnswerWeight is the further growth, × (1 + AnswerWeight), when a sentence that shares a query
+// term states a fact of the kind the question asks for (a time limit for "how long"). Both were
+// chosen on the natural development sets; see docs/retrieval.md.
+const (
+	FocusWeight  = 0.6
+	AnswerWeight = 0.2
+)
+
+// maxFocusPassages is how many passages keep their analysed sentences once Focus has analysed
+// them; beyond it a passage is analysed again each time, so that memory stays bounded on a large
+// corpus whatever the questions.
+const maxFocusPassages = 1 << 13
+
+// sentence is one sentence or list item of a passage's content as the index analyses it: its
+// terms, each once, and the kinds of fact it states.
+type sentence struct {
+	terms []Term
+	kinds AnswerKinds
+}
+
+// Focus rescores hits of a search for query (weight as SearchWeighted takes it) by their best
+// sentence, and sorts them best first, equal scores keeping their order: each score is
+// multiplied as FocusWeight and AnswerWeight say, kinds being the kinds of fact the question
+// asks for (QuestionKinds; 0 for none). Its cost follows the hits' sentences, not the corpus: the
+// query's weights are set in a pooled per-term array and cleared by the terms set.
+func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kinds AnswerKinds) {
+	if len(hits) < 2 {
+		return
+	}
+	qw, _ := l.focusScratch.Get().(*[]float64)
+	if qw == nil || len(*qw) != len(l.terms.words) {
+		s := make([]float64, len(l.terms.words))
+		qw = &s
+	}
+	var buf [48]Term
+	set := buf[:0]
+	defer func() {
+		for _, t := range set {
+			(*qw)[t] = 0
+		}
+		l.focusScratch.Put(qw)
+	}()
+	total := 0.0
+	for _, s := range query {
+		t, ok := l.Lookup(s)
+		if !ok || !l.Known(t) || (*qw)[t] > 0 {
+			continue
+		}
+		w := l.idf[t]
+		if x, ok := weight[s]; ok {
+			w *= x
+		}
+		if w > 0 {
+			(*qw)[t] = w
+			set = append(set, t)
+			total += w
+		}
+	}
+	if total == 0 {
+		return
+	}
+	for i := range hits {
+		best, answers := 0.0, false
+		for _, s := range l.sentencesOf(hits[i].Passage) {
+			w := 0.0
+			for _, t := range s.terms {
+				w += (*qw)[t]
+			}
+			best = max(best, w)
+			answers = answers || (w > 0 && s.kinds&kinds != 0)
+		}
+		f := 1 + FocusWeight*best/total
+		if answers {
+			f *= 1 + AnswerWeight
+		}
+		hits[i].Score *= f
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+}
+
+// sentencesOf returns passage p's sentences, analysed on first use and kept (up to
+// maxFocusPassages passages).
+func (l *Lang) sentencesOf(p int) []sentence {
+	l.sentencesOnce.Do(func() { l.sentences = make([]atomic.Pointer[[]sentence], len(l.Passages)) })
+	if s := l.sentences[p].Load(); s != nil {
+		return *s
+	}
+	_, sec := l.Doc(p)
+	texts := Sentences(sec.Content)
+	out := make([]sentence, 0, len(texts))
+	for _, text := range texts {
+		var terms []Term
+		for _, w := range l.text.Terms(text) {
+			if t, ok := l.Lookup(w); ok && !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+		out = append(out, sentence{terms: terms, kinds: kindsOf(text)})
+	}
+	if l.sentencesKept.Add(1) <= maxFocusPassages {
+		l.sentences[p].Store(&out)
+	}
+	return out
+}
+
+// Sentences splits text into sentences and list items, each keeping its trailing space or line
+// break, so that joining neighbours gives back the original text.
+func Sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		end := -1
+		switch {
+		case c == '\n':
+			end = i + 1
+		case (c == '.' || c == '?' || c == '!') && i+1 < len(text) && text[i+1] == ' ':
+			end = i + 2
+		}
+		if end > 0 {
+			if strings.TrimSpace(text[start:end]) != "" {
+				out = append(out, text[start:end])
+			} else if len(out) > 0 {
+				out[len(out)-1] += text[start:end]
+			}
+			start = end
+			i = end - 1
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}

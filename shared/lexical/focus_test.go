@@ -1,0 +1,102 @@
+package lexical
+
+import (
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+func focusIndex(t *testing.T) *Lang {
+	t.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(c).Lang("en")
+}
+
+func passage(t *testing.T, l *Lang, doc, anchor string) int {
+	t.Helper()
+	p, ok := l.PassageOf(doc, anchor)
+	if !ok {
+		t.Fatalf("no passage %s#%s", doc, anchor)
+	}
+	return p
+}
+
+// Of two passages BM25 scores alike, the one that states the question's words in one sentence
+// ("a stone chip larger than 2 cm" ... "blocked for rental") comes first, ahead of one that
+// holds them in separate sentences.
+func TestFocusPrefersTheSentenceThatHoldsTheQuestion(t *testing.T) {
+	l := focusIndex(t)
+	repair := passage(t, l, "damage-procedure", "5-repair-and-follow-up")
+	immediate := passage(t, l, "damage-procedure", "2-immediate-actions")
+	q := l.Analyzer.QuestionTerms("stone chip in the windscreen, is the car blocked for rental?")
+	hits := []Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
+	l.Focus(hits, q, nil, 0)
+	if hits[0].Passage != immediate {
+		t.Fatalf("order %+v: the immediate actions, whose one sentence holds the question, should lead", hits)
+	}
+	if hits[0].Score <= hits[1].Score || hits[1].Score < 1 || hits[0].Score > 1+FocusWeight {
+		t.Errorf("scores %+v: each grows by at most FocusWeight, the focused one more", hits)
+	}
+	// A query none of whose terms the corpus knows changes nothing.
+	hits = []Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
+	l.Focus(hits, []string{"zzqx"}, nil, 0)
+	if hits[0].Passage != repair || hits[0].Score != 1 || hits[1].Score != 1 {
+		t.Errorf("unknown terms moved the hits: %+v", hits)
+	}
+}
+
+// A passage whose sentence states a fact of the kind asked ("every 14 days" for "how often"),
+// and shares a word with the question, comes before one that only shares the words.
+func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
+	l := focusIndex(t)
+	routine := passage(t, l, "vehicle-cleaning", "2-routine-cleaning-standard")
+	dirty := passage(t, l, "vehicle-cleaning", "3-customer-reports-a-dirty-vehicle")
+	question := "how often is a car cleaned"
+	q := l.Analyzer.QuestionTerms(question)
+	kinds := QuestionKinds(question)
+	if kinds&AskFrequency == 0 {
+		t.Fatalf("kinds %b: the question asks how often", kinds)
+	}
+	ratio := func(kinds AnswerKinds) (float64, bool) {
+		hits := []Hit{{Passage: dirty, Score: 1}, {Passage: routine, Score: 1}}
+		l.Focus(hits, q, nil, kinds)
+		if hits[0].Passage == routine {
+			return hits[0].Score / hits[1].Score, true
+		}
+		return hits[1].Score / hits[0].Score, false
+	}
+	without, _ := ratio(0)
+	with, first := ratio(kinds)
+	if !first || with <= without {
+		t.Errorf("routine standard first %v, its lead %.3f with the kind asked, %.3f without: the kind should add to it", first, with, without)
+	}
+}
+
+// A passage's sentences are analysed once and kept; equal scores keep their order.
+func TestFocusKeepsSentencesAndOrder(t *testing.T) {
+	l := focusIndex(t)
+	a := l.sentencesOf(3)
+	if b := l.sentencesOf(3); len(a) == 0 || &a[0] != &b[0] {
+		t.Fatal("the sentences of a passage are analysed again")
+	}
+	if n := l.sentencesKept.Load(); n != 1 {
+		t.Errorf("%d passages kept, want 1", n)
+	}
+	for _, s := range a {
+		seen := map[Term]bool{}
+		for _, x := range s.terms {
+			if seen[x] {
+				t.Fatalf("a sentence holds a term twice: %v", s.terms)
+			}
+			seen[x] = true
+		}
+	}
+	hits := []Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
+	l.Focus(hits, []string{"zzqx"}, nil, 0)
+	if hits[0].Passage != 1 {
+		t.Errorf("equal scores swapped: %+v", hits)
+	}
+}
