@@ -73,6 +73,7 @@ func TestRetrievalQualityFloors(t *testing.T) {
 		{file: "dev.yaml", min: 60, demo: floors{primary: 0.88, top3: 0.95, offTopic: 0.90}},
 		{file: "holdout.yaml", min: 60, demo: floors{primary: 0.85, top3: 0.85, offTopic: 0.90}},
 		{file: "fresh.yaml", min: 112, demo: floors{primary: 0.87, top3: 0.95, offTopic: 0.90}},
+		{file: "keyword2.yaml", min: 112, demo: floors{primary: 0.93, top3: 0.97, offTopic: 0.95}},
 		{file: "probe.yaml", min: 300, demo: floors{primary: 0.95, top3: 0.97}},
 		{file: "natural-dev.yaml", min: 200, natural: true,
 			demo: floors{primary: 0.85, top3: 0.87, factTop3: 0.64, factAsk: 0.55, grounded: 0.70, offTopic: 0.95, nearDomain: 0.75}},
@@ -86,6 +87,8 @@ func TestRetrievalQualityFloors(t *testing.T) {
 			demo: floors{primary: 0.82, top3: 0.90, factTop3: 0.78, factAsk: 0.78, grounded: 0.67, offTopic: 0.95, nearDomain: 0.75}},
 		{file: "natural-dev6.yaml", min: 190, natural: true,
 			demo: floors{primary: 0.90, top3: 0.93, factTop3: 0.78, factAsk: 0.76, grounded: 0.68, offTopic: 0.95, nearDomain: 0.92}},
+		{file: "natural-dev7.yaml", min: 180, natural: true,
+			demo: floors{primary: 0.88, top3: 0.88, factTop3: 0.80, factAsk: 0.78, grounded: 0.75, offTopic: 0.95, nearDomain: 0.92}},
 		{file: "natural-holdout.yaml", min: 190, natural: true,
 			demo: floors{primary: 0.83, top3: 0.88, factTop3: 0.67, factAsk: 0.57, grounded: 0.72, offTopic: 0.95, nearDomain: 0.95}},
 	} {
