@@ -120,11 +120,11 @@ func (k AnswerKinds) Answers(sentence string) bool {
 	return false
 }
 
-// kindsOf returns the kinds of fact a sentence states.
-func kindsOf(sentence string) AnswerKinds {
+// kindsOf returns which of kinds a sentence states.
+func kindsOf(sentence string, kinds AnswerKinds) AnswerKinds {
 	var k AnswerKinds
 	for i, c := range answerCues {
-		if answerPatterns()[i].MatchString(sentence) {
+		if kinds&c.kind != 0 && answerPatterns()[i].MatchString(sentence) {
 			k |= c.kind
 		}
 	}

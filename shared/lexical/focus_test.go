@@ -85,18 +85,44 @@ func TestFocusKeepsSentencesAndOrder(t *testing.T) {
 	if n := l.sentencesKept.Load(); n != 1 {
 		t.Errorf("%d passages kept, want 1", n)
 	}
-	for _, s := range a {
+	for i := range a {
 		seen := map[Term]bool{}
-		for _, x := range s.terms {
+		for _, x := range a[i].terms {
 			if seen[x] {
-				t.Fatalf("a sentence holds a term twice: %v", s.terms)
+				t.Fatalf("a sentence holds a term twice: %v", a[i].terms)
 			}
 			seen[x] = true
 		}
+	}
+	// A kind is judged once per sentence and remembered with its answer.
+	var s sentence
+	s.text = "The technician arrives within 45 minutes."
+	if !s.states(AskDeadline) || s.states(AskContact) {
+		t.Fatal("a time limit is a deadline and no contact")
+	}
+	if v := s.kinds.Load(); AnswerKinds(v) != AskDeadline|AskContact || AnswerKinds(v>>8) != AskDeadline {
+		t.Errorf("kinds judged %b, stated %b", AnswerKinds(v), AnswerKinds(v>>8))
 	}
 	hits := []Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
 	l.Focus(hits, []string{"zzqx"}, nil, 0)
 	if hits[0].Passage != 1 {
 		t.Errorf("equal scores swapped: %+v", hits)
+	}
+}
+
+// BenchmarkSentencesOf measures what Focus pays the first time a passage is returned: analysing
+// its sentences (German, the embedded corpus's passages in turn).
+func BenchmarkSentencesOf(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := Build(c).Lang("de")
+	l.sentencesOf(0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p := i % len(l.Passages)
+		l.sentences[p].Store(nil)
+		l.sentencesOf(p)
 	}
 }
