@@ -126,3 +126,27 @@ func BenchmarkSentencesOf(b *testing.B) {
 		l.sentencesOf(p)
 	}
 }
+
+// The query table finds every term it took, with its weight, refuses a term twice and stops
+// taking terms at three quarters full; terms it lacks weigh 0.
+func TestQueryTable(t *testing.T) {
+	var q queryTable
+	for i := range queryTableSize {
+		term := Term(i * 977)
+		took := q.add(term, float64(i+1))
+		if want := i < queryTableSize*3/4; took != want {
+			t.Fatalf("term %d: took %v, want %v", i, took, want)
+		}
+		if took && q.add(term, 5) {
+			t.Fatalf("term %d taken twice", i)
+		}
+	}
+	for i := range queryTableSize * 3 / 4 {
+		if w := q.get(Term(i * 977)); w != float64(i+1) {
+			t.Fatalf("term %d weighs %v, want %v", i, w, i+1)
+		}
+	}
+	if w := q.get(Term(1)); w != 0 {
+		t.Errorf("a term never added weighs %v", w)
+	}
+}

@@ -88,7 +88,6 @@ type Lang struct {
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
 	phraseScratch sync.Pool // *PhraseHits
-	focusScratch  sync.Pool // *[]float64 over terms, for Focus
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
