@@ -748,3 +748,37 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 		}
 	}
 }
+
+// A short question every word of which the primary block holds, and that names its procedure's
+// subject in the front matter's terms, is grounded below the points a longer question needs; a
+// short one made of corpus words that names no procedure's subject is not.
+func TestWholeShortQuestionIsGrounded(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct {
+		lang, q, doc string
+		grounded     bool
+	}{
+		{"de", "Ozonbehandlung wann nötig?", "vehicle-cleaning", true},
+		{"en", "how much is a train ticket", "", false},
+		{"de", "Wie viel kostet eine Zugfahrkarte?", "", false},
+	} {
+		res := f.lookup(t, q.lang, q.q)
+		sg := res.Relevance.Signals()
+		if q.grounded {
+			if sg.Points >= retrieval.DefaultLexicalMinPoints()[q.lang] {
+				t.Fatalf("%q: %.1f points; the case needs a question below the threshold", q.q, sg.Points)
+			}
+			if res.EvidenceState != port.StateGrounded || res.EvidenceBlocks[0].DocumentID != q.doc ||
+				!strings.Contains(res.Relevance.Reason, "every one of the question's") {
+				t.Errorf("%q: state %s on %s, reason %q", q.q, res.EvidenceState, res.EvidenceBlocks[0].DocumentID, res.Relevance.Reason)
+			}
+			continue
+		}
+		if sg.Support.Matched != sg.Support.Words {
+			t.Fatalf("%q: the block holds %d of %d words; the case needs one that holds all", q.q, sg.Support.Matched, sg.Support.Words)
+		}
+		if res.EvidenceState == port.StateGrounded {
+			t.Errorf("%q: grounded (%s)", q.q, res.Relevance.Reason)
+		}
+	}
+}
