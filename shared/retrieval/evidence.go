@@ -151,7 +151,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	// its procedure's subject in the front matter's terms, is explained whole, though it is too
 	// short to reach a longer question's points ("Ozonbehandlung wann nötig", "who is on-call duty
 	// manager, when to call").
-	whole := sp.Matched == sp.Words && proc.Matched == sp.Words && p.l0Weight >= WholeQuestionFrontWeight
+	whole := sp.Matched == sp.Words && p.l0Weight >= WholeQuestionFrontWeight
 	switch {
 	case sp.Matched == 0:
 		return weak(fmt.Sprintf("the best block holds none of the question's %d informative words; %s", sp.Words, basis))
