@@ -119,7 +119,7 @@ load: deps
 
 ## eval: retrieval quality on the evaluation sets.
 eval:
-	$(GO) run ./cmd/evaluate eval/natural-dev.yaml eval/natural-dev2.yaml eval/natural-dev3.yaml eval/natural-dev4.yaml eval/natural-dev5.yaml eval/natural-dev6.yaml eval/natural-dev7.yaml eval/natural-holdout.yaml eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/keyword2.yaml eval/probe.yaml
+	$(GO) run ./cmd/evaluate eval/natural-dev.yaml eval/natural-dev2.yaml eval/natural-dev3.yaml eval/natural-dev4.yaml eval/natural-dev5.yaml eval/natural-dev6.yaml eval/natural-dev7.yaml eval/natural-dev8.yaml eval/natural-holdout.yaml eval/dev.yaml eval/holdout.yaml eval/fresh.yaml eval/keyword2.yaml eval/probe.yaml
 
 ## synonyms: the generated synonym files, knowledge/synonyms/en/wordnet.txt from WordNet 3.0 and
 ## knowledge/synonyms/de/openthesaurus.txt from OpenThesaurus, filtered to the procedures'
