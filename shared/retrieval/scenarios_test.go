@@ -741,6 +741,9 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 		{"de", "wir haben neue Fahrzeuge bekommen, müssen die vor der ersten Vermietung gereinigt werden"},
 		{"en", "customer is at a wedding and only gets to his computer tomorrow night, when is the accident report due"},
 		{"de", "Kunde sitzt erst morgen wieder am Rechner, bis wann muss die Unfallschilderung da sein"},
+		{"en", "customer forgot his password for the app and now the car won't open, what does he check first"},
+		{"de", "Kunde hat sein Passwort vergessen, App meldet ihn ab und die Karre geht nicht auf, was soll er prüfen"},
+		{"en", "the charge for the fine failed on the customer's card, payment failed, what now"},
 	} {
 		res := f.lookup(t, q.lang, q.q)
 		if u := res.Relevance.Signals().Uncovered; u.Term != "" {
