@@ -105,8 +105,8 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 }
 
 // queryTable holds a query's terms and weights in a small open-addressed table on the stack, so
-// that looking up a sentence's terms stays in the processor's first-level cache whatever the
-// vocabulary's size (a per-term array of a 10,000-procedure corpus's 100,000 terms does not).
+// that no lookup needs anything the size of the vocabulary (a per-term array would be 800 KB at
+// 10,000 procedures for the twenty or so terms of a question).
 type queryTable struct {
 	keys [queryTableSize]Term // a term plus one; 0 for an empty slot
 	w    [queryTableSize]float64
