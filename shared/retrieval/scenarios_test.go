@@ -732,21 +732,25 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 		{"en", "customer got a ticket for parking in residents parking, who pays it"},
 		{"en", "staff get a parking fine while relocating a car, who pays"},
 		{"en", "business customer reports his employee crashed the van"},
-		{"en", "got a charging job, the car's at 3%. how quick do i need to get there"},
+		{"en", "charging job for a car at 3% battery, how many hours does the technician have to charge it"},
 		{"en", "tech says the brake pads are gone, can the car stay in rental"},
 		{"en", "how many customers are affected if the app is down in one zone"},
 		{"de", "Kunde hat im Anwohnerparken ein Knöllchen bekommen, wer zahlt das?"},
 		{"de", "Mitarbeiter bekommen Knöllchen bei Umsetzfahrt, wer zahlt?"},
 		{"de", "laut Dienstplan ist heute keiner in Bereitschaft, wen ruf ich an"},
 		{"de", "wir haben neue Fahrzeuge bekommen, müssen die vor der ersten Vermietung gereinigt werden"},
-		{"en", "customer is at a wedding and only gets to his computer tomorrow night, when is the accident report due"},
+		{"en", "after the collision the customer can only get to a computer tomorrow, how long does he have for the written accident statement"},
 		{"de", "Kunde sitzt erst morgen wieder am Rechner, bis wann muss die Unfallschilderung da sein"},
 		{"en", "customer forgot his password for the app and now the car won't open, what does he check first"},
 		{"de", "Kunde hat sein Passwort vergessen, App meldet ihn ab und die Karre geht nicht auf, was soll er prüfen"},
-		{"en", "the charge for the fine failed on the customer's card, payment failed, what now"},
+		{"en", "we passed the parking fine on to the customer but the payment failed on his card, what does the fines team do now"},
 	} {
 		res := f.lookup(t, q.lang, q.q)
-		if u := res.Relevance.Signals().Uncovered; u.Term != "" {
+		sg := res.Relevance.Signals()
+		if sg.Points < retrieval.DefaultLexicalMinPoints()[q.lang] {
+			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule grounds, or the topic check never runs", q.q, sg.Points)
+		}
+		if u := sg.Uncovered; u.Term != "" {
 			t.Errorf("%q: taken for the uncovered topic %s (%q, %s)", q.q, u.Topic, u.Term, u.Source)
 		}
 	}
