@@ -91,7 +91,10 @@ func Normalize(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	s = norm.NFKC.String(s)
+	// Most text is in NFKC already: the quick check answers without copying it.
+	if !norm.NFKC.IsNormalString(s) {
+		s = norm.NFKC.String(s)
+	}
 	if strings.IndexFunc(s, isFormat) < 0 {
 		return s
 	}
@@ -120,49 +123,103 @@ func isASCII(s string) bool {
 func (a *Analyzer) Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	if !isASCII(s) {
-		s = norm.NFKD.String(s)
-	}
-	var prev rune
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			// ASCII, most of any text here: no format character, no combining mark, and
-			// unicode.ToLower changes A to Z alone.
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			if r == 'e' && a.lang == "de" && (prev == 'a' || prev == 'o' || prev == 'u') {
-				prev = 0 // as below
+	f := folder{b: &b, de: a.lang == "de"}
+	switch {
+	case isASCII(s):
+		// Most of any text here: no format character, no combining mark, and unicode.ToLower
+		// changes A to Z alone.
+		for i := 0; i < len(s); i++ {
+			f.ascii(s[i])
+		}
+	case isLatin(s):
+		// Letters with diacritics, as German and English text has them: each rune's own
+		// decomposition is the decomposition of the text (none of them starts with a mark).
+		for _, r := range s {
+			if r < utf8.RuneSelf {
+				f.ascii(byte(r))
 				continue
 			}
-			b.WriteByte(byte(r))
-			prev = r
-			continue
-		}
-		if isFormat(r) {
-			continue // invisible: "Scha\u00ADden" is "Schaden"
-		}
-		if unicode.Is(unicode.Mn, r) {
-			// A combining diaeresis after a, o or u is a German umlaut: it already folded to the
-			// base letter, which is also where the ae/oe/ue spelling ends up below.
-			continue
-		}
-		r = unicode.ToLower(r)
-		switch r {
-		case 'ß':
-			b.WriteString("ss")
-			prev = 's'
-			continue
-		case 'e':
-			if a.lang == "de" && (prev == 'a' || prev == 'o' || prev == 'u') {
-				prev = 0 // "ae" -> "a": the e is dropped, and "aee" keeps its second e
-				continue
+			for _, d := range latinNFKD()[r-utf8.RuneSelf] {
+				f.add(d)
 			}
 		}
-		b.WriteRune(r)
-		prev = r
+	default:
+		for _, r := range norm.NFKD.String(s) {
+			f.add(r)
+		}
 	}
 	return b.String()
+}
+
+// folder writes the folded runes of a decomposed text (see Fold).
+type folder struct {
+	b    *strings.Builder
+	prev rune
+	de   bool
+}
+
+func (f *folder) ascii(c byte) {
+	if 'A' <= c && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	if c == 'e' && f.de && (f.prev == 'a' || f.prev == 'o' || f.prev == 'u') {
+		f.prev = 0 // as in add
+		return
+	}
+	f.b.WriteByte(c)
+	f.prev = rune(c)
+}
+
+func (f *folder) add(r rune) {
+	if r < utf8.RuneSelf {
+		f.ascii(byte(r))
+		return
+	}
+	if isFormat(r) {
+		return // invisible: "Scha\u00ADden" is "Schaden"
+	}
+	if unicode.Is(unicode.Mn, r) {
+		// A combining diaeresis after a, o or u is a German umlaut: it already folded to the
+		// base letter, which is also where the ae/oe/ue spelling ends up below.
+		return
+	}
+	r = unicode.ToLower(r)
+	switch r {
+	case 'ß':
+		f.b.WriteString("ss")
+		f.prev = 's'
+		return
+	case 'e':
+		if f.de && (f.prev == 'a' || f.prev == 'o' || f.prev == 'u') {
+			f.prev = 0 // "ae" -> "a": the e is dropped, and "aee" keeps its second e
+			return
+		}
+	}
+	f.b.WriteRune(r)
+	f.prev = r
+}
+
+// latinEnd ends the runes whose decompositions latinNFKD holds: Latin-1 and Latin Extended-A
+// and -B, below the combining marks.
+const latinEnd = 0x250
+
+// latinNFKD holds the compatibility decomposition of each rune from utf8.RuneSelf to latinEnd.
+var latinNFKD = sync.OnceValue(func() *[latinEnd - utf8.RuneSelf]string {
+	var t [latinEnd - utf8.RuneSelf]string
+	for r := rune(utf8.RuneSelf); r < latinEnd; r++ {
+		t[r-utf8.RuneSelf] = norm.NFKD.String(string(r))
+	}
+	return &t
+})
+
+// isLatin reports whether every rune of s is valid and below latinEnd.
+func isLatin(s string) bool {
+	for _, r := range s {
+		if r >= latinEnd || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
 }
 
 // Tokens splits folded text into word tokens (letters and digits), keeping stop words. In

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
@@ -273,5 +276,35 @@ func TestStopWordTermsAttachOnlyFromCuratedRules(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %q: %q has unlock %v, want %v", tc.file, tc.question, tc.word, got, tc.want)
 		}
+	}
+}
+
+// TestFoldLatinIsDecomposedFold checks Fold's per-rune decomposition of Latin text against the
+// decomposition of the whole text: every rune it covers, alone and between letters that the
+// German folding joins with it ("a" before, "e" after).
+func TestFoldLatinIsDecomposedFold(t *testing.T) {
+	for _, lang := range []string{"en", "de"} {
+		a := New(lang)
+		reference := func(s string) string {
+			var b strings.Builder
+			f := folder{b: &b, de: lang == "de"}
+			for _, r := range norm.NFKD.String(s) {
+				f.add(r)
+			}
+			return b.String()
+		}
+		for r := rune(utf8.RuneSelf); r < latinEnd; r++ {
+			for _, s := range []string{string(r), "a" + string(r) + "e", "Ü" + string(r) + "ss"} {
+				if !isLatin(s) {
+					t.Fatalf("%q is not taken as Latin", s)
+				}
+				if got, want := a.Fold(s), reference(s); got != want {
+					t.Errorf("%s: Fold(%q) = %q, the decomposed text folds to %q", lang, s, got, want)
+				}
+			}
+		}
+	}
+	if isLatin("Straße ☎") || isLatin("a\u0308") || isLatin("\xff") {
+		t.Error("text beyond the table is taken as Latin")
 	}
 }
