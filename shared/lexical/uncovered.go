@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -114,12 +113,6 @@ func termMatcher(s *synonyms.Set, a *textproc.Analyzer) *synonyms.Matcher {
 // like it.
 const topicPlaceholder = "zzuncoveredtopic"
 
-// ruleNumber is the line number of an expansion's source, "<file>:<line>".
-func ruleNumber(source string) int {
-	n, _ := strconv.Atoi(source[strings.LastIndexByte(source, ':')+1:])
-	return n
-}
-
 // setUncovered gives the language its corpus's uncovered-topic rules.
 func (l *Lang) setUncovered(c *knowledge.Corpus) {
 	l.uncovered = compileUncovered(func() *synonyms.Set { return c.Uncovered(l.Language) }, l.text)
@@ -159,7 +152,7 @@ func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) 
 	}
 	for _, e := range r.m.Expand(toks, stems, nil) {
 		if !uses(stems[e.Start:e.End]) {
-			rule := r.rules[ruleNumber(e.Source)-1]
+			rule := r.rules[e.Line-1]
 			return Uncovered{Topic: rule.Targets[0], Term: e.Rule, Source: rule.Source}, true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -142,7 +141,7 @@ func (m *Matcher) expandSorted(tokens, stems []string, filler func(string) bool)
 			}
 			from, to := m.altFrom[a], m.altTo[a]
 			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[from:to:to], Rule: m.ruleTerms[m.altTerm[a]],
-				Source: m.files[m.altFile[a]] + ":" + strconv.Itoa(int(m.altLine[a]))})
+				File: m.files[m.altFile[a]], Line: int(m.altLine[a])})
 		}
 		i = end
 	}

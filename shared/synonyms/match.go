@@ -28,9 +28,13 @@ type Expansion struct {
 	Tokens []string
 	// Rule is the matched term as the rule writes it, e.g. "Handy", for hit reasons.
 	Rule string
-	// Source is the rule's "<file>:<line>".
-	Source string
+	// File and Line are where the rule is written.
+	File string
+	Line int
 }
+
+// Source is the rule's "<file>:<line>", as Rule.Source writes it.
+func (e Expansion) Source() string { return e.File + ":" + strconv.Itoa(e.Line) }
 
 // Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use. It is flat
 // arrays: the terms as sorted keys (a term's folded tokens joined by keySep), and their
@@ -249,7 +253,7 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 			}
 			from, to := m.altFrom[a], m.altTo[a]
 			out = append(out, Expansion{Start: i, End: end, Tokens: m.tokens[from:to:to], Rule: m.ruleTerms[m.altTerm[a]],
-				Source: m.files[m.altFile[a]] + ":" + strconv.Itoa(int(m.altLine[a]))})
+				File: m.files[m.altFile[a]], Line: int(m.altLine[a])})
 		}
 		i = end
 	}

@@ -105,7 +105,7 @@ func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
 				groups[w].Span = max(groups[w].Span, words)
 			}
 		}
-		if !attached && Curated(e.Source) {
+		if !attached && curatedFile(e.File) {
 			// A term of stop words only ("can't get in") gives its words to the word it is
 			// about: the next one ("... the car"), else the one before. Only the hand-written
 			// rules are trusted with such terms; the generated thesauri have many ("all over",
@@ -135,8 +135,10 @@ func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
 // (operators.txt), as opposed to a list generated from a thesaurus.
 func Curated(source string) bool {
 	file, _, _ := strings.Cut(source, ":")
-	return strings.HasSuffix(file, "operators.txt")
+	return curatedFile(file)
 }
+
+func curatedFile(file string) bool { return strings.HasSuffix(file, "operators.txt") }
 
 // nearestWord is the group of the first word at or after end, else of the last before start,
 // -1 when there is none.
