@@ -90,7 +90,9 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 			s := &ss[j]
 			w := 0.0
 			for _, t := range s.terms {
-				w += qs.get(t)
+				if qs.may(t) {
+					w += qs.get(t)
+				}
 			}
 			best = max(best, w)
 			answers = answers || (w > 0 && kinds != 0 && s.states(kinds))
@@ -111,6 +113,19 @@ type queryTable struct {
 	keys [queryTableSize]Term // a term plus one; 0 for an empty slot
 	w    [queryTableSize]float64
 	n    int
+	// bits has the bit maySlot(t) set for every term t of the table: most of a sentence's terms
+	// are no query term, and a clear bit says so without probing the table.
+	bits [4]uint64
+}
+
+// maySlot is the bit of bits that t sets: the low 8 bits of its hash, where querySlot takes the
+// top 7.
+func maySlot(t Term) uint32 { return (uint32(t) * 2654435761) & 0xff }
+
+// may reports whether t may be in the table: false means it is not.
+func (q *queryTable) may(t Term) bool {
+	b := maySlot(t)
+	return q.bits[b>>6]&(1<<(b&63)) != 0
 }
 
 // queryTableSize is the table's size, a power of two; it takes at most three quarters of it,
@@ -129,6 +144,8 @@ func (q *queryTable) add(t Term, w float64) bool {
 		case 0:
 			q.keys[i], q.w[i] = t+1, w
 			q.n++
+			b := maySlot(t)
+			q.bits[b>>6] |= 1 << (b & 63)
 			return true
 		case t + 1:
 			return false

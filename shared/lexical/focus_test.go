@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -142,11 +143,47 @@ func TestQueryTable(t *testing.T) {
 		}
 	}
 	for i := range queryTableSize * 3 / 4 {
-		if w := q.get(Term(i * 977)); w != float64(i+1) {
-			t.Fatalf("term %d weighs %v, want %v", i, w, i+1)
+		if w := q.get(Term(i * 977)); w != float64(i+1)  {
+			t.Fatalf("term %d weighs %v, want %v (may: %v)", i, w, i+1, true)
 		}
 	}
 	if w := q.get(Term(1)); w != 0 {
 		t.Errorf("a term never added weighs %v", w)
+	}
+	// The filter's bits are far fewer than the terms it could refuse: it refuses most.
+	refused := 0
+	for i := range 1000 {
+		if !q.may(Term(i*977 + 1)) {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("the filter refuses no term")
+	}
+	var empty queryTable
+	if empty.may(Term(5)) {
+		t.Error("an empty table may hold a term")
+	}
+}
+
+// BenchmarkFocus measures Focus on the best 20 hits of a German question's search on the
+// embedded corpus, the sentences analysed already.
+func BenchmarkFocus(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := Build(c).Lang("de")
+	q := l.text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
+	hits := l.Search(q, "", 20)
+	if len(hits) < 10 {
+		b.Fatalf("%d hits", len(hits))
+	}
+	work := slices.Clone(hits)
+	l.Focus(work, q, nil, AskDeadline)
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(work, hits)
+		l.Focus(work, q, nil, AskDeadline)
 	}
 }
