@@ -3,6 +3,8 @@ package textproc
 import (
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
@@ -14,7 +16,20 @@ type Splitter struct {
 	a      *Analyzer
 	tokens map[string]struct{}
 	stems  map[string]struct{}
+	// memo keeps the splits made, up to maxSplitMemo tokens: a *splitMemo for each.
+	memo  sync.Map
+	memos atomic.Int32
 }
+
+// splitMemo is a token's split and the checks it cost (see splitBudget).
+type splitMemo struct {
+	parts    []string
+	complete bool
+	cost     int
+}
+
+// maxSplitMemo bounds the splits a Splitter keeps (of the order of 100 bytes each).
+const maxSplitMemo = 1 << 14
 
 // minPart is the shortest compound part, in bytes of folded text; shorter parts match too much.
 const minPart = 4
@@ -65,19 +80,41 @@ func (s *Splitter) Knows(tok string) bool {
 
 func (s *Splitter) Split(tok string) (parts []string, complete bool) {
 	checks := MaxSplitChecks
-	return s.splitBudget(tok, &checks)
+	parts, complete = s.splitBudget(tok, &checks)
+	return slices.Clone(parts), complete
 }
 
 // splitBudget is Split drawing its stems from *checks, which it decrements; at zero the split
 // gives up. Its result is always the one an unbounded split gives, or none.
+// A split that did not run out is kept with its cost, and a later split of the token that may
+// spend as much takes it from there at that cost: the same parts, the same checks drawn. The
+// parts returned are shared: do not modify them.
 func (s *Splitter) splitBudget(tok string, checks *int) (parts []string, complete bool) {
 	if len(tok) < 2*minPart || len(tok) > MaxSplitToken {
 		return nil, false
 	}
+	if v, ok := s.memo.Load(tok); ok {
+		if m := v.(*splitMemo); m.cost <= *checks {
+			*checks -= m.cost
+			return m.parts, m.complete
+		}
+	}
 	// The run draws on its own count, written back at the end, so that the caller's stays on its
 	// stack.
 	r := &splitRun{s: s, tok: tok, checks: *checks, known: make([]int8, (len(tok)+1)*(len(tok)+1))}
-	defer func() { *checks = r.checks }()
+	parts, complete = r.run()
+	if !r.out && s.memos.Load() < maxSplitMemo {
+		if _, loaded := s.memo.LoadOrStore(tok, &splitMemo{parts: parts, complete: complete, cost: *checks - r.checks}); !loaded {
+			s.memos.Add(1)
+		}
+	}
+	*checks = r.checks
+	return parts, complete
+}
+
+// run splits the run's token (see Split).
+func (r *splitRun) run() (parts []string, complete bool) {
+	tok := r.tok
 	if parts := r.split(0, 3); parts != nil {
 		return parts, true
 	}

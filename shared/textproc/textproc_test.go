@@ -308,3 +308,29 @@ func TestFoldLatinIsDecomposedFold(t *testing.T) {
 		t.Error("text beyond the table is taken as Latin")
 	}
 }
+
+// A kept split is what a fresh split gives on every budget: the same parts and the same checks
+// left, whether it was kept on a larger budget or not at all.
+func TestKeptSplitDrawsAsAFreshSplit(t *testing.T) {
+	base, s := boundedSplitter()
+	tokens, stems := s.Words()
+	toks := []string{"schadenskabel", "akkukabelschaden", "werkstattkundenreifen", "fahrzeugschlusselunfall",
+		"kabelxakku", "unbekanntkabel", "akkuakkuakkuakkuakkuakkuakkuakkuakkuakku"}
+	for _, tok := range toks {
+		unbounded := MaxSplitChecks
+		s.splitBudget(tok, &unbounded) // kept
+		for budget := 0; budget <= MaxSplitChecks-unbounded+2; budget++ {
+			fresh := RestoreSplitter(base, tokens, stems)
+			wantLeft, gotLeft := budget, budget
+			want, wantComplete := fresh.splitBudget(tok, &wantLeft)
+			got, complete := s.splitBudget(tok, &gotLeft)
+			if !slices.Equal(got, want) || complete != wantComplete || gotLeft != wantLeft {
+				t.Errorf("%q on %d checks: kept %v, %v, %d left; fresh %v, %v, %d left", tok, budget,
+					got, complete, gotLeft, want, wantComplete, wantLeft)
+			}
+		}
+	}
+	if n := s.memos.Load(); n == 0 {
+		t.Error("no split was kept")
+	}
+}
