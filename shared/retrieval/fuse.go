@@ -445,8 +445,9 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	}
 	for len(out) < topK && len(left) > 0 {
 		best, bestValue := -1, -1.0
+		first, second := strongest(left)
 		for i, f := range left {
-			if dominated(scale, f, left) {
+			if dominatedBy(scale, f, first, second) {
 				continue
 			}
 			v := f.rrf
@@ -464,8 +465,35 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	return out
 }
 
-// dominated reports whether any other remaining block is clearly stronger than f. The block with
-// the highest L1 score is never dominated, so some block can always be picked.
+// strongest returns the two blocks of left with the highest L1 scores (the first found of
+// equal ones first), among those L1 returned; nil where there are fewer. The block with the
+// highest L1 score is never dominated, so some block can always be picked.
+func strongest(left []*fusing) (first, second *fusing) {
+	for _, x := range left {
+		switch {
+		case x.l1Rank == 0:
+		case first == nil || x.l1Score > first.l1Score:
+			first, second = x, first
+		case second == nil || x.l1Score > second.l1Score:
+			second = x
+		}
+	}
+	return first, second
+}
+
+// dominatedBy reports whether any other remaining block is clearly stronger than f, first and
+// second being the remaining blocks' strongest: clearlyStronger(x, f) holds only for a block L1
+// returned and grows with its L1 score, so the strongest block other than f decides. It is
+// dominated's answer in one comparison instead of one per remaining block.
+func dominatedBy(scale ScoreScale, f, first, second *fusing) bool {
+	x := first
+	if x == f {
+		x = second
+	}
+	return x != nil && scale.clearlyStronger(x, f)
+}
+
+// dominated reports whether any other block of left is clearly stronger than f.
 func dominated(scale ScoreScale, f *fusing, left []*fusing) bool {
 	for _, x := range left {
 		if x != f && scale.clearlyStronger(x, f) {
