@@ -143,8 +143,8 @@ func TestQueryTable(t *testing.T) {
 		}
 	}
 	for i := range queryTableSize * 3 / 4 {
-		if w := q.get(Term(i * 977)); w != float64(i+1)  {
-			t.Fatalf("term %d weighs %v, want %v (may: %v)", i, w, i+1, true)
+		if w := q.get(Term(i * 977)); w != float64(i+1) || !q.may(Term(i*977)) {
+			t.Fatalf("term %d weighs %v, want %v (may: %v)", i, w, i+1, q.may(Term(i*977)))
 		}
 	}
 	if w := q.get(Term(1)); w != 0 {

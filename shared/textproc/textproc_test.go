@@ -1,10 +1,12 @@
 package textproc
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -332,5 +334,25 @@ func TestKeptSplitDrawsAsAFreshSplit(t *testing.T) {
 	}
 	if n := s.memos.Load(); n == 0 {
 		t.Error("no split was kept")
+	}
+}
+
+// words splits as strings.FieldsFunc on non-letters and non-digits does, on every kind of text:
+// ASCII, Latin letters, other scripts, marks, invalid UTF-8, separators at either end.
+func TestWordsIsFieldsFunc(t *testing.T) {
+	split := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	alphabet := []string{"a", "Z", "7", " ", ",", "-", "ä", "ß", "\u0308", "ﬁ", "Ж", "中", "٣", "\xff", "\t", "…", "_"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := words(s), split(s); !slices.Equal(got, want) {
+			t.Fatalf("words(%q) = %q, FieldsFunc gives %q", s, got, want)
+		}
 	}
 }
