@@ -83,6 +83,9 @@ type Lang struct {
 
 	unseen   float64
 	avgLen   float64
+	// lenNorm is each passage's BM25 length normalisation, K1 * (1 - B + B*len/avgLen), derived
+	// from the passages (see statistics): Search reads it for every posting it walks.
+	lenNorm []float64
 	byAnchor map[anchorKey]int
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
@@ -296,6 +299,10 @@ func (l *Lang) statistics() {
 	V := len(l.terms.words)
 	N, D := float64(len(l.Passages)), float64(len(l.Docs))
 	l.unseen = bm25IDF(N, 0)
+	l.lenNorm = make([]float64, len(l.Passages))
+	for i, p := range l.Passages {
+		l.lenNorm[i] = K1 * (1 - B + B*float64(p.Len)/l.avgLen)
+	}
 	l.idf = make([]float64, V)
 	l.docIDF = make([]float64, V)
 	l.frontCats = make([]uint16, V)

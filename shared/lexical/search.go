@@ -52,11 +52,9 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 			continue // a term weighed 0 scores nothing; every term counted adds a positive score
 		}
 		lo, hi := l.postStart[t], l.postStart[t+1]
-		for i := lo; i < hi; i++ {
-			p := l.postPassage[i]
-			tf := float64(l.postTF[i])
-			norm := K1 * (1 - B + B*float64(l.Passages[p].Len)/l.avgLen)
-			acc.add(p, idf*tf/(tf+norm))
+		for i, p := range l.postPassage[lo:hi] {
+			tf := float64(l.postTF[int(lo)+i])
+			acc.add(p, idf*tf/(tf+l.lenNorm[p]))
 		}
 	}
 	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(acc.touched)))}
