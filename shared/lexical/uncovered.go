@@ -143,6 +143,9 @@ func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) 
 	}
 	var used [][]string // the document's texts as stems, made when a term first needs them
 	uses := func(seqs ...[]string) bool {
+		if !slices.ContainsFunc(seqs, func(seq []string) bool { return l.mayHold(doc, seq) }) {
+			return false // the index says no text of the document has every word
+		}
 		if used == nil {
 			used = l.docStems(doc)
 		}
@@ -191,6 +194,23 @@ func (r *uncoveredRules) mayName(words []textproc.Group) bool {
 		}
 	}
 	return false
+}
+
+// mayHold reports whether the document's texts may hold the stems seq, false when the index
+// says one of them is in none: every text docStems reads is indexed (title, keywords, headings
+// and contents in the passages, entities in the front matter), stop words excepted. It spares
+// docStems, which analyses the whole document, for the terms a procedure does not use.
+func (l *Lang) mayHold(doc int, seq []string) bool {
+	front := l.Front(doc)
+	for _, s := range seq {
+		if l.text.StopStem(s) {
+			continue
+		}
+		if t, ok := l.Lookup(s); !ok || !l.DocHas(doc, t) && !front.Has(t) {
+			return false
+		}
+	}
+	return true
 }
 
 // docStems returns the stems of every text of a document: its sections, title, keywords and

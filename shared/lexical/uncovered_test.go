@@ -81,3 +81,67 @@ func TestUncoveredTopic(t *testing.T) {
 		t.Errorf("de, no topic named: %+v", u)
 	}
 }
+
+// mayHold never says no to a run of stems one of a document's texts holds, so that it only spares
+// docStems where docStems would find nothing: every run of one to three stems of every text of
+// every embedded procedure, checked against its own document and against every other.
+func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := Build(c)
+	for _, lang := range []string{"en", "de"} {
+		l := ix.Lang(lang)
+		texts := make([][][]string, len(l.Docs))
+		for d := range l.Docs {
+			texts[d] = l.docStems(d)
+		}
+		denied := 0
+		for d := range l.Docs {
+			for src := range l.Docs {
+				for _, text := range texts[src] {
+					for i := range text {
+						for n := 1; n <= 3 && i+n <= len(text); n++ {
+							seq := text[i : i+n]
+							if l.mayHold(d, seq) {
+								continue
+							}
+							denied++
+							for _, own := range texts[d] {
+								if holds(own, seq) {
+									t.Fatalf("%s: %s holds %q, but mayHold says no", lang, l.Docs[d].ID, seq)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if denied == 0 {
+			t.Errorf("%s: mayHold never said no: it spares nothing", lang)
+		}
+	}
+}
+
+// BenchmarkUncoveredTopic measures the check of a question that names a topic no procedure
+// covers against a procedure that does not use it (the check's common case on a near-domain
+// question), and of one that names none.
+func BenchmarkUncoveredTopic(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := Build(c).Lang("en")
+	for name, q := range map[string]string{
+		"names": "is there a dress code for the staff who hand over the cars at the station",
+		"clean": "the customer scratched the rear door of the car during the trip, what now",
+	} {
+		words := l.Analyzer.QuestionWords(q)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				l.UncoveredTopic(q, words, 0)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,14 +38,16 @@ type Analyzer struct {
 	stem    func(*snowballstem.Env) bool
 	split   *Splitter
 	cache   *stemCache
+	// stopStems are the stems of the stop words, made when StopStem is first asked.
+	stopStems func() map[string]struct{}
 }
 
 // stemCache remembers stems: building the index stems the same few thousand words tens of
 // thousands of times, and the Snowball stemmer was 40 % of a cold start's index build. It stops
 // growing at maxStemCache entries, so that questions cannot grow it without bound.
 type stemCache struct {
-	mu sync.RWMutex
-	m  map[string]string
+	m sync.Map // token -> stem; reads take no lock
+	n atomic.Int32
 }
 
 const maxStemCache = 1 << 16
@@ -54,26 +57,45 @@ const maxStemCache = 1 << 16
 const MaxStemToken = 64
 
 func (c *stemCache) get(tok string) (string, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	s, ok := c.m[tok]
-	return s, ok
+	if v, ok := c.m.Load(tok); ok {
+		return v.(string), true
+	}
+	return "", false
 }
 
 func (c *stemCache) put(tok, stem string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) < maxStemCache {
-		c.m[tok] = stem
+	if c.n.Load() >= maxStemCache {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(tok, stem); !loaded {
+		c.n.Add(1)
 	}
 }
 
 // New returns the analyzer for lang; any language other than "de" is treated as English.
 func New(lang string) *Analyzer {
 	if lang == "de" {
-		return &Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{m: map[string]string{}}}
+		return withStopStems(&Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{}})
 	}
-	return &Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{m: map[string]string{}}}
+	return withStopStems(&Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{}})
+}
+
+func withStopStems(a *Analyzer) *Analyzer {
+	a.stopStems = sync.OnceValue(func() map[string]struct{} {
+		m := make(map[string]struct{}, len(a.stop))
+		for w := range a.stop {
+			m[a.Stem(w)] = struct{}{}
+		}
+		return m
+	})
+	return a
+}
+
+// StopStem reports whether stem is the stem of a stop word: the index holds no stop word, so
+// its terms cannot tell whether a text holds such a stem.
+func (a *Analyzer) StopStem(stem string) bool {
+	_, ok := a.stopStems()[stem]
+	return ok
 }
 
 // WithSplitter returns a copy of a that also emits the parts of compounds known to s.
