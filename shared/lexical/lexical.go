@@ -81,11 +81,11 @@ type Lang struct {
 	termPhrase      []uint32
 	phraseDoc       []uint32
 
-	unseen   float64
-	avgLen   float64
+	unseen float64
+	avgLen float64
 	// lenNorm is each passage's BM25 length normalisation, K1 * (1 - B + B*len/avgLen), derived
 	// from the passages (see statistics): Search reads it for every posting it walks.
-	lenNorm []float64
+	lenNorm  []float64
 	byAnchor map[anchorKey]int
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
