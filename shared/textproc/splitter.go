@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
@@ -16,9 +15,9 @@ type Splitter struct {
 	a      *Analyzer
 	tokens map[string]struct{}
 	stems  map[string]struct{}
-	// memo keeps the splits made, up to maxSplitMemo tokens: a *splitMemo for each.
-	memo  sync.Map
-	memos atomic.Int32
+	// memo keeps the splits made, up to maxSplitMemo tokens.
+	mu   sync.RWMutex
+	memo map[string]splitMemo
 }
 
 // splitMemo is a token's split and the checks it cost (see splitBudget).
@@ -93,20 +92,26 @@ func (s *Splitter) splitBudget(tok string, checks *int) (parts []string, complet
 	if len(tok) < 2*minPart || len(tok) > MaxSplitToken {
 		return nil, false
 	}
-	if v, ok := s.memo.Load(tok); ok {
-		if m := v.(*splitMemo); m.cost <= *checks {
-			*checks -= m.cost
-			return m.parts, m.complete
-		}
+	s.mu.RLock()
+	m, ok := s.memo[tok]
+	s.mu.RUnlock()
+	if ok && m.cost <= *checks {
+		*checks -= m.cost
+		return m.parts, m.complete
 	}
 	// The run draws on its own count, written back at the end, so that the caller's stays on its
 	// stack.
 	r := &splitRun{s: s, tok: tok, checks: *checks, known: make([]int8, (len(tok)+1)*(len(tok)+1))}
 	parts, complete = r.run()
-	if !r.out && s.memos.Load() < maxSplitMemo {
-		if _, loaded := s.memo.LoadOrStore(tok, &splitMemo{parts: parts, complete: complete, cost: *checks - r.checks}); !loaded {
-			s.memos.Add(1)
+	if !r.out {
+		s.mu.Lock()
+		if len(s.memo) < maxSplitMemo {
+			if s.memo == nil {
+				s.memo = map[string]splitMemo{}
+			}
+			s.memo[tok] = splitMemo{parts: parts, complete: complete, cost: *checks - r.checks}
 		}
+		s.mu.Unlock()
 	}
 	*checks = r.checks
 	return parts, complete

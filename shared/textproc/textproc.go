@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -46,8 +45,8 @@ type Analyzer struct {
 // thousands of times, and the Snowball stemmer was 40 % of a cold start's index build. It stops
 // growing at maxStemCache entries, so that questions cannot grow it without bound.
 type stemCache struct {
-	m sync.Map // token -> stem; reads take no lock
-	n atomic.Int32
+	mu sync.RWMutex
+	m  map[string]string
 }
 
 const maxStemCache = 1 << 16
@@ -57,27 +56,26 @@ const maxStemCache = 1 << 16
 const MaxStemToken = 64
 
 func (c *stemCache) get(tok string) (string, bool) {
-	if v, ok := c.m.Load(tok); ok {
-		return v.(string), true
-	}
-	return "", false
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s, ok := c.m[tok]
+	return s, ok
 }
 
 func (c *stemCache) put(tok, stem string) {
-	if c.n.Load() >= maxStemCache {
-		return
-	}
-	if _, loaded := c.m.LoadOrStore(tok, stem); !loaded {
-		c.n.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) < maxStemCache {
+		c.m[tok] = stem
 	}
 }
 
 // New returns the analyzer for lang; any language other than "de" is treated as English.
 func New(lang string) *Analyzer {
 	if lang == "de" {
-		return withStopStems(&Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{}})
+		return withStopStems(&Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{m: map[string]string{}}})
 	}
-	return withStopStems(&Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{}})
+	return withStopStems(&Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{m: map[string]string{}}})
 }
 
 func withStopStems(a *Analyzer) *Analyzer {

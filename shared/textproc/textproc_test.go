@@ -332,7 +332,7 @@ func TestKeptSplitDrawsAsAFreshSplit(t *testing.T) {
 			}
 		}
 	}
-	if n := s.memos.Load(); n == 0 {
+	if n := len(s.memo); n == 0 {
 		t.Error("no split was kept")
 	}
 }
