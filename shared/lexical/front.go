@@ -62,7 +62,7 @@ func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
 	kind, index = i, 0
 	if i >= 2 {
 		kind, index = PhraseKeyword, i-2
-		if k := len(l.Docs[doc].Keywords); index >= k {
+		if k := int(l.docKeywords[doc]); index >= k {
 			kind, index = PhraseEntity, index-k
 		}
 	}

@@ -85,8 +85,12 @@ type Lang struct {
 	avgLen float64
 	// lenNorm is each passage's BM25 length normalisation, K1 * (1 - B + B*len/avgLen), derived
 	// from the passages (see statistics): Search reads it for every posting it walks.
-	lenNorm  []float64
-	byAnchor map[anchorKey]int
+	lenNorm []float64
+	// docKeywords is each document's number of keywords, derived from Docs (see statistics):
+	// Phrase reads it for every phrase a question's terms touch, where reading the document
+	// itself costs a cache miss on a large corpus.
+	docKeywords []uint32
+	byAnchor    map[anchorKey]int
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
@@ -299,6 +303,10 @@ func (l *Lang) statistics() {
 	V := len(l.terms.words)
 	N, D := float64(len(l.Passages)), float64(len(l.Docs))
 	l.unseen = bm25IDF(N, 0)
+	l.docKeywords = make([]uint32, len(l.Docs))
+	for i, d := range l.Docs {
+		l.docKeywords[i] = uint32(len(d.Keywords))
+	}
 	l.lenNorm = make([]float64, len(l.Passages))
 	for i, p := range l.Passages {
 		l.lenNorm[i] = K1 * (1 - B + B*float64(p.Len)/l.avgLen)
