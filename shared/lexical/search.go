@@ -1,6 +1,11 @@
 package lexical
 
-import "slices"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+)
 
 // Hit is one scored passage.
 type Hit struct {
@@ -24,6 +29,13 @@ const SynonymWeight = 0.5
 // SearchWeighted is Search with a weight per query term (missing terms weigh 1), such as
 // SynonymWeight for a synonym's terms. Its cost follows the postings of the query's terms; the
 // best topK are kept in a bounded heap.
+//
+// Terms are added rarest first (highest weighted idf; equal ones in query order). A term adds
+// at most its weighted idf to a passage (tf/(tf+norm) < 1), so once the weights of the terms
+// still to add sum to less than the topK-th best score so far, no passage they alone would
+// reach can enter the best topK (MaxScore pruning): from then on a term only adds to the
+// passages already scored, looked up in its postings when that is cheaper than walking them.
+// The hits and their order are those of adding every term's postings in full.
 func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
@@ -37,35 +49,98 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 		acc.clear()
 		l.scratch.Put(acc)
 	}()
-	seen := make([]Term, 0, len(query))
+	type qterm struct {
+		t Term
+		w float64
+	}
+	var buf [32]qterm
+	terms := buf[:0]
+	remaining := 0.0
 	for _, s := range query {
 		t, ok := l.Lookup(s)
-		if !ok || !l.Known(t) || slices.Contains(seen, t) {
+		if !ok || !l.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
 			continue
 		}
-		seen = append(seen, t)
-		idf := l.idf[t]
-		if w, ok := weight[s]; ok {
-			idf *= w
+		w := l.idf[t]
+		if x, ok := weight[s]; ok {
+			w *= x
 		}
-		if idf <= 0 {
+		if w <= 0 {
 			continue // a term weighed 0 scores nothing; every term counted adds a positive score
 		}
-		lo, hi := l.postStart[t], l.postStart[t+1]
-		for i, p := range l.postPassage[lo:hi] {
-			tf := float64(l.postTF[int(lo)+i])
-			acc.add(p, idf*tf/(tf+l.lenNorm[p]))
+		terms = append(terms, qterm{t, w})
+		remaining += w
+	}
+	slices.SortStableFunc(terms, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
+	eligible := func(p uint32) bool {
+		return category == "" || l.Docs[l.Passages[p].Doc].Category == category
+	}
+	// pruned: only passages already scored can still enter the best topK. best is the best
+	// score so far, a bound on the topK-th: the topK-th is looked for only once the terms still
+	// to add weigh less than it, and at most maxPruneChecks times.
+	pruned, best, checks := false, 0.0, 0
+	for i, q := range terms {
+		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
+		ps, tfs := l.postPassage[lo:hi], l.postTF[lo:hi]
+		if !pruned || len(acc.touched)*bits.Len(uint(len(ps))) >= len(ps) {
+			for j, p := range ps {
+				if pruned && acc.v[p] == 0 {
+					continue
+				}
+				tf := float64(tfs[j])
+				acc.add(p, q.w*tf/(tf+l.lenNorm[p]))
+				best = max(best, acc.v[p])
+			}
+		} else {
+			for _, p := range acc.touched {
+				if j, ok := slices.BinarySearch(ps, p); ok {
+					tf := float64(tfs[j])
+					acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+				}
+			}
+		}
+		remaining -= q.w
+		if !pruned && i+1 < len(terms) && remaining < best && checks < maxPruneChecks && len(acc.touched) >= topK {
+			checks++
+			pruned = remaining < kthBest(acc, topK, eligible)
+			if pruned && countPrunes {
+				prunes.Add(1)
+			}
 		}
 	}
 	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(acc.touched)))}
 	for _, p := range acc.touched {
 		s := acc.v[p]
-		if s <= 0 || (category != "" && l.Docs[l.Passages[p].Doc].Category != category) {
+		if s <= 0 || !eligible(p) {
 			continue
 		}
 		top.offer(Hit{Passage: int(p), Score: s})
 	}
 	return top.sorted()
+}
+
+// countPrunes and prunes count the searches that pruned, for tests.
+var (
+	countPrunes bool
+	prunes      atomic.Int64
+)
+
+// maxPruneChecks bounds the times a search looks for its topK-th best score (each looks at every
+// passage scored so far).
+const maxPruneChecks = 4
+
+// kthBest returns the k-th best score of the eligible passages acc holds, 0 when it holds fewer.
+func kthBest(acc *sparse[float64], k int, eligible func(uint32) bool) float64 {
+	top := topHits{k: k, heap: make([]Hit, 0, k)}
+	for _, p := range acc.touched {
+		if eligible(p) {
+			top.offer(Hit{Passage: int(p), Score: acc.v[p]})
+		}
+	}
+	if len(top.heap) < k {
+		return 0
+	}
+	return top.heap[0].Score // the root is the worst kept
 }
 
 // topHits keeps the best k hits in a binary heap whose root is the worst kept: a lower score,

@@ -1,0 +1,110 @@
+package lexical
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// fullSearch is SearchWeighted without pruning: every term's postings added in full.
+func fullSearch(l *Lang, query []string, weight map[string]float64, category string, topK int) []Hit {
+	v := map[uint32]float64{}
+	seen := map[Term]bool{}
+	for _, s := range query {
+		t, ok := l.Lookup(s)
+		if !ok || !l.Known(t) || seen[t] {
+			continue
+		}
+		seen[t] = true
+		w := l.idf[t]
+		if x, ok := weight[s]; ok {
+			w *= x
+		}
+		if w <= 0 {
+			continue
+		}
+		for i := l.postStart[t]; i < l.postStart[t+1]; i++ {
+			p, tf := l.postPassage[i], float64(l.postTF[i])
+			v[p] += w * tf / (tf + K1*(1-B+B*float64(l.Passages[p].Len)/l.avgLen))
+		}
+	}
+	top := topHits{k: topK}
+	for p, s := range v {
+		if category == "" || l.Docs[l.Passages[p].Doc].Category == category {
+			top.offer(Hit{Passage: int(p), Score: s})
+		}
+	}
+	return top.sorted()
+}
+
+// The pruned search returns the hits of the full one, in the same order, with the same scores
+// (up to the order of floating-point additions), on random queries of the corpus's words, common
+// ones included, with weights, categories and every pool size the service uses; and it does
+// prune.
+func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := Build(c)
+	countPrunes = true
+	defer func() { countPrunes = false }()
+	before := prunes.Load()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, lang := range []string{"en", "de"} {
+		l := ix.Lang(lang)
+		words := l.terms.words
+		common := l.mostFrequent(40)
+		cats := []string{""}
+		for _, d := range l.Docs {
+			cats = append(cats, d.Category)
+		}
+		for range 3000 {
+			var q []string
+			weight := map[string]float64{}
+			for range 1 + r.IntN(30) {
+				w := words[r.IntN(len(words))]
+				if r.IntN(2) == 0 {
+					// a common word: one of the passages' most frequent terms
+					w = words[common[r.IntN(len(common))]]
+				}
+				q = append(q, w)
+				if r.IntN(3) == 0 {
+					weight[w] = []float64{0.5, 0.25, 0}[r.IntN(3)]
+				}
+			}
+			cat := cats[0]
+			if r.IntN(4) == 0 {
+				cat = cats[r.IntN(len(cats))]
+			}
+			k := []int{1, 5, 10, 20, 40}[r.IntN(5)]
+			got, want := l.SearchWeighted(q, weight, cat, k), fullSearch(l, q, weight, cat, k)
+			if len(got) != len(want) {
+				t.Fatalf("%s %q k=%d: %d hits, want %d", lang, q, k, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].Passage != want[i].Passage || math.Abs(got[i].Score-want[i].Score) > 1e-9*want[i].Score {
+					t.Fatalf("%s %q k=%d: hit %d is %+v, want %+v", lang, q, k, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	if prunes.Load() == before {
+		t.Error("no search pruned: the test checks nothing of it")
+	}
+}
+
+// mostFrequent returns the n terms with the longest postings.
+func (l *Lang) mostFrequent(n int) []Term {
+	all := make([]Term, len(l.terms.words))
+	for t := range all {
+		all[t] = Term(t)
+	}
+	postings := func(t Term) uint32 { return l.postStart[t+1] - l.postStart[t] }
+	slices.SortFunc(all, func(a, b Term) int { return cmp.Compare(postings(b), postings(a)) })
+	return all[:min(n, len(all))]
+}
