@@ -55,7 +55,7 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 	}
 	var buf [32]qterm
 	terms := buf[:0]
-	remaining := 0.0
+	remaining, walk := 0.0, 0 // the terms' weights and postings still to add
 	for _, s := range query {
 		t, ok := l.Lookup(s)
 		if !ok || !l.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
@@ -70,6 +70,7 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 		}
 		terms = append(terms, qterm{t, w})
 		remaining += w
+		walk += int(l.postStart[t+1] - l.postStart[t])
 	}
 	slices.SortStableFunc(terms, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
 	eligible := func(p uint32) bool {
@@ -100,7 +101,9 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 			}
 		}
 		remaining -= q.w
-		if !pruned && i+1 < len(terms) && remaining < best && checks < maxPruneChecks && len(acc.touched) >= topK {
+		walk -= len(ps)
+		if !pruned && i+1 < len(terms) && remaining < best && walk >= minPruneWalk && checks < maxPruneChecks &&
+			len(acc.touched) >= topK {
 			checks++
 			pruned = remaining < kthBest(acc, topK, eligible)
 			if pruned && countPrunes {
@@ -126,8 +129,12 @@ var (
 )
 
 // maxPruneChecks bounds the times a search looks for its topK-th best score (each looks at every
-// passage scored so far).
+// passage scored so far); minPruneWalk is the fewest postings still to walk that make looking
+// worth it: on a small corpus walking them costs less than looking (a variable for tests, which
+// prune on the small embedded corpus).
 const maxPruneChecks = 4
+
+var minPruneWalk = 4096
 
 // kthBest returns the k-th best score of the eligible passages acc holds, 0 when it holds fewer.
 func kthBest(acc *sparse[float64], k int, eligible func(uint32) bool) float64 {

@@ -51,8 +51,8 @@ func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := Build(c)
-	countPrunes = true
-	defer func() { countPrunes = false }()
+	countPrunes, minPruneWalk = true, 0
+	defer func() { countPrunes, minPruneWalk = false, 4096 }()
 	before := prunes.Load()
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, lang := range []string{"en", "de"} {
