@@ -3,6 +3,7 @@ package textproc
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
@@ -109,7 +110,15 @@ func (s *Splitter) splitBudget(tok string, checks *int) (parts []string, complet
 			if s.memo == nil {
 				s.memo = map[string]splitMemo{}
 			}
-			s.memo[tok] = splitMemo{parts: parts, complete: complete, cost: *checks - r.checks}
+			// The token is a piece of the text it came from: the memo keeps a copy of its own, so
+			// that it never holds a whole question.
+			own := strings.Clone(tok)
+			kept := make([]string, len(parts))
+			for i, p := range parts {
+				start := strings.Index(tok, p)
+				kept[i] = own[start : start+len(p)]
+			}
+			s.memo[own] = splitMemo{parts: kept, complete: complete, cost: *checks - r.checks}
 		}
 		s.mu.Unlock()
 	}
