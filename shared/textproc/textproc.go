@@ -66,7 +66,9 @@ func (c *stemCache) put(tok, stem string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) < maxStemCache {
-		c.m[tok] = stem
+		// tok and stem may be pieces of a whole question's text: the cache keeps copies, so that
+		// it never holds the question.
+		c.m[strings.Clone(tok)] = strings.Clone(stem)
 	}
 }
 
