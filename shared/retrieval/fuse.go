@@ -483,24 +483,14 @@ func strongest(left []*fusing) (first, second *fusing) {
 
 // dominatedBy reports whether any other remaining block is clearly stronger than f, first and
 // second being the remaining blocks' strongest: clearlyStronger(x, f) holds only for a block L1
-// returned and grows with its L1 score, so the strongest block other than f decides. It is
-// dominated's answer in one comparison instead of one per remaining block.
+// returned and grows with its L1 score, so the strongest block other than f decides: one
+// comparison instead of one per remaining block.
 func dominatedBy(scale ScoreScale, f, first, second *fusing) bool {
 	x := first
 	if x == f {
 		x = second
 	}
 	return x != nil && scale.clearlyStronger(x, f)
-}
-
-// dominated reports whether any other block of left is clearly stronger than f.
-func dominated(scale ScoreScale, f *fusing, left []*fusing) bool {
-	for _, x := range left {
-		if x != f && scale.clearlyStronger(x, f) {
-			return true
-		}
-	}
-	return false
 }
 
 // before breaks ties between blocks of equal fused value: the higher L1 score (of the block whose

@@ -39,3 +39,13 @@ func TestDominatedByStrongestIsDominated(t *testing.T) {
 		}
 	}
 }
+
+// dominated is what dominatedBy answers, found by comparing f with every other block of left.
+func dominated(scale ScoreScale, f *fusing, left []*fusing) bool {
+	for _, x := range left {
+		if x != f && scale.clearlyStronger(x, f) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,7 +2,6 @@ package synonyms
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -28,13 +27,10 @@ type Expansion struct {
 	Tokens []string
 	// Rule is the matched term as the rule writes it, e.g. "Handy", for hit reasons.
 	Rule string
-	// File and Line are where the rule is written.
+	// File and Line are where the rule is written (Rule.Source is "<file>:<line>").
 	File string
 	Line int
 }
-
-// Source is the rule's "<file>:<line>", as Rule.Source writes it.
-func (e Expansion) Source() string { return e.File + ":" + strconv.Itoa(e.Line) }
 
 // Matcher finds the terms of a Set in folded tokens. It is safe for concurrent use. It is flat
 // arrays: the terms as sorted keys (a term's folded tokens joined by keySep), and their

@@ -76,8 +76,8 @@ keyed => scratch, vandalism
 		}
 	}
 	e := m.Expand([]string{"keyed"}, nil, nil)[0]
-	if e.Rule != "keyed" || e.Source() != "en/test.txt:3" {
-		t.Errorf("rule %q source %q", e.Rule, e.Source())
+	if e.Rule != "keyed" || e.File != "en/test.txt" || e.Line != 3 {
+		t.Errorf("rule %q source %s:%d", e.Rule, e.File, e.Line)
 	}
 }
 
@@ -118,8 +118,8 @@ func TestCompileMergesRulesOfOneTerm(t *testing.T) {
 	if len(got) != 2 || got[0].Tokens[0] != "smartphone" || got[1].Tokens[0] != "mobiltelefon" {
 		t.Fatalf("%v: want smartphone then mobiltelefon, each once", got)
 	}
-	if got[0].Source() != "de/operators.txt:1" || m.Terms() != 2 {
-		t.Errorf("source %q, terms %d", got[0].Source(), m.Terms())
+	if got[0].File != "de/operators.txt" || got[0].Line != 1 || m.Terms() != 2 {
+		t.Errorf("source %s:%d, terms %d", got[0].File, got[0].Line, m.Terms())
 	}
 }
 
