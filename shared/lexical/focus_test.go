@@ -7,13 +7,16 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
-func focusIndex(t *testing.T) *Lang {
-	t.Helper()
+func focusIndex(t *testing.T) *Lang { return embedded(t).Lang("en") }
+
+// embedded builds a fresh index of the embedded corpus.
+func embedded(tb testing.TB) *Index {
+	tb.Helper()
 	c, err := knowledge.Embedded()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return Build(c).Lang("en")
+	return Build(c)
 }
 
 func passage(t *testing.T, l *Lang, doc, anchor string) int {
@@ -114,11 +117,7 @@ func TestFocusKeepsSentencesAndOrder(t *testing.T) {
 // BenchmarkSentencesOf measures what Focus pays the first time a passage is returned: analysing
 // its sentences (German, the embedded corpus's passages in turn).
 func BenchmarkSentencesOf(b *testing.B) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := Build(c).Lang("de")
+	l := embedded(b).Lang("de")
 	l.sentencesOf(0)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -169,11 +168,7 @@ func TestQueryTable(t *testing.T) {
 // BenchmarkFocus measures Focus on the best 20 hits of a German question's search on the
 // embedded corpus, the sentences analysed already.
 func BenchmarkFocus(b *testing.B) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := Build(c).Lang("de")
+	l := embedded(b).Lang("de")
 	q := l.text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
 	hits := l.Search(q, "", 20)
 	if len(hits) < 10 {

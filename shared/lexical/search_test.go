@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
 // fullSearch is SearchWeighted without pruning: every term's postings added in full.
@@ -46,11 +44,7 @@ func fullSearch(l *Lang, query []string, weight map[string]float64, category str
 // ones included, with weights, categories and every pool size the service uses; and it does
 // prune.
 func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := Build(c)
+	ix := embedded(t)
 	countPrunes, minPruneWalk = true, 0
 	defer func() { countPrunes, minPruneWalk = false, 4096 }()
 	before := prunes.Load()

@@ -86,11 +86,7 @@ func TestUncoveredTopic(t *testing.T) {
 // docStems where docStems would find nothing: every run of one to three stems of every text of
 // every embedded procedure, checked against its own document and against every other.
 func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := Build(c)
+	ix := embedded(t)
 	for _, lang := range []string{"en", "de"} {
 		l := ix.Lang(lang)
 		texts := make([][][]string, len(l.Docs))
@@ -128,11 +124,7 @@ func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
 // covers against a procedure that does not use it (the check's common case on a near-domain
 // question), and of one that names none.
 func BenchmarkUncoveredTopic(b *testing.B) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l := Build(c).Lang("en")
+	l := embedded(b).Lang("en")
 	for name, q := range map[string]string{
 		"names": "is there a dress code for the staff who hand over the cars at the station",
 		"clean": "the customer scratched the rear door of the car during the trip, what now",
