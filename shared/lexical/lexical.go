@@ -90,6 +90,11 @@ type Lang struct {
 	// Phrase reads it for every phrase a question's terms touch, where reading the document
 	// itself costs a cache miss on a large corpus.
 	docKeywords []uint32
+	// passageCat is each passage's document category as an index into categoryIDs' keys,
+	// derived from Docs (see statistics): a filtered search reads it for every passage it
+	// scored.
+	passageCat  []uint32
+	categoryIDs map[string]uint32
 	byAnchor    map[anchorKey]int
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
@@ -304,8 +309,20 @@ func (l *Lang) statistics() {
 	N, D := float64(len(l.Passages)), float64(len(l.Docs))
 	l.unseen = bm25IDF(N, 0)
 	l.docKeywords = make([]uint32, len(l.Docs))
+	l.categoryIDs = map[string]uint32{}
+	docCat := make([]uint32, len(l.Docs))
 	for i, d := range l.Docs {
 		l.docKeywords[i] = uint32(len(d.Keywords))
+		id, ok := l.categoryIDs[d.Category]
+		if !ok {
+			id = uint32(len(l.categoryIDs))
+			l.categoryIDs[d.Category] = id
+		}
+		docCat[i] = id
+	}
+	l.passageCat = make([]uint32, len(l.Passages))
+	for i, p := range l.Passages {
+		l.passageCat[i] = docCat[p.Doc]
 	}
 	l.lenNorm = make([]float64, len(l.Passages))
 	for i, p := range l.Passages {

@@ -73,9 +73,11 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 		walk += int(l.postStart[t+1] - l.postStart[t])
 	}
 	slices.SortStableFunc(terms, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
-	eligible := func(p uint32) bool {
-		return category == "" || l.Docs[l.Passages[p].Doc].Category == category
+	cat, known := l.categoryIDs[category]
+	if category != "" && !known {
+		return nil // no document has the category
 	}
+	eligible := func(p uint32) bool { return category == "" || l.passageCat[p] == cat }
 	// pruned: only passages already scored can still enter the best topK. best is the best
 	// score so far, a bound on the topK-th: the topK-th is looked for only once the terms still
 	// to add weigh less than it, and at most maxPruneChecks times.
@@ -134,12 +136,17 @@ var (
 // prune on the small embedded corpus).
 const maxPruneChecks = 4
 
+// pruneSample is how many of the passages scored first kthBest looks at.
+const pruneSample = 1024
+
 var minPruneWalk = 4096
 
-// kthBest returns the k-th best score of the eligible passages acc holds, 0 when it holds fewer.
+// kthBest returns the k-th best score of the eligible passages among the first pruneSample acc
+// scored, 0 when they hold fewer: a bound below the k-th best of all, as pruning needs. The
+// first scored are those of the rarest terms, where the best scores are.
 func kthBest(acc *sparse[float64], k int, eligible func(uint32) bool) float64 {
 	top := topHits{k: k, heap: make([]Hit, 0, k)}
-	for _, p := range acc.touched {
+	for _, p := range acc.touched[:min(len(acc.touched), pruneSample)] {
 		if eligible(p) {
 			top.offer(Hit{Passage: int(p), Score: acc.v[p]})
 		}

@@ -53,7 +53,7 @@ func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
 		l := ix.Lang(lang)
 		words := l.terms.words
 		common := l.mostFrequent(40)
-		cats := []string{""}
+		cats := []string{"", "no-such-category"}
 		for _, d := range l.Docs {
 			cats = append(cats, d.Category)
 		}
