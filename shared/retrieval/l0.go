@@ -373,8 +373,13 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			continue
 		}
 		w := weight[t] * partialWeight * l.IDFOf(t)
+		// Both lists ascend: one walk over them finds the documents not phrased.
+		k := 0
 		for _, d := range l.FrontDocs(t) {
-			if _, ok := slices.BinarySearch(phrased, int(d)); !ok {
+			for k < len(phrased) && phrased[k] < int(d) {
+				k++
+			}
+			if k == len(phrased) || phrased[k] != int(d) {
 				acc.Add(d, w)
 			}
 		}
