@@ -220,10 +220,28 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	defer hits.Release()
 	// classify tells whether the phrase p makes its document a phrased one, and whether the
 	// question holds it whole (a title never counts as whole: it matches by weight below).
+	// A title makes its document a phrased one only when it matches (the question holds at
+	// least half of its IDF weight, as below): a document whose title the question cannot match
+	// and that has no whole phrase gets the same weight from the front-matter postings, and a
+	// common title word would otherwise send thousands of documents through the loop below.
+	titleHeld := func(doc int) bool {
+		var have, want float64
+		for _, t := range l.Front(doc).Title() {
+			w := l.IDFOf(t)
+			want += w
+			if in(t) {
+				have += w * weight[t]
+			}
+		}
+		return want > 0 && have*2 >= want
+	}
 	classify := func(p uint32) (doc int, isPhrased, isWhole bool) {
 		doc, kind, _, words := l.Phrase(p)
+		if kind == lexical.PhraseTitle {
+			return doc, titleHeld(doc), false
+		}
 		all := hits.Count(p) == len(words)
-		return doc, kind == lexical.PhraseTitle || all, kind != lexical.PhraseTitle && all
+		return doc, all, all
 	}
 	// Two passes over the phrases hit, the first to size the lists: most hit phrases match
 	// neither way.
@@ -244,7 +262,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// The hints hold at most the keywords and entities held whole.
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
 		Domains: []string{}, Entities: make([]string, 0, nEntities)}
-	// The documents with a whole phrase or a title word, ascending; the phrases the question
+	// The documents with a whole phrase or a matching title, ascending; the phrases the question
 	// holds whole, ascending: by document, then kind. Neither grows past its size here, so the
 	// scratch keeps their arrays (whole is consumed from its front below).
 	phrased := slices.Grow(sc.phrased[:0], nPhrased)
