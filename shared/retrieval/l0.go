@@ -94,6 +94,7 @@ type l0Scratch struct {
 	alts          map[lexical.Term]bool
 	span          map[lexical.Term]int
 	phrased       []int
+	held          []uint64
 	whole         []uint32
 	full, inTitle []lexical.Term
 	matches       []l0Match
@@ -279,6 +280,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
+	held := frontHolds(l, query, phrased, sc)
 	slices.Sort(whole)
 	matches := slices.Grow(sc.matches[:0], len(phrased))
 	full, inTitle := sc.full[:0], sc.inTitle[:0]
@@ -289,7 +291,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	sc.named = named
 	covered := sc.covered[:0]
 	defer func() { sc.covered = covered }()
-	for _, di := range phrased {
+	for pi, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		// The document's whole phrases: keywords in order, then entities, then the category.
 		k := 0
@@ -361,11 +363,11 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
 		var docWeight, evidence float64
 		partial := false
-		for _, t := range query {
+		for q, t := range query {
 			var w float64
 			if slices.Contains(full, t) {
 				w = weight[t] * l.IDFOf(t)
-			} else if f.Has(t) {
+			} else if held != nil && held[pi]&(1<<q) != 0 || held == nil && f.Has(t) {
 				w = weight[t] * partialWeight * l.IDFOf(t)
 				partial = true
 			}
@@ -423,6 +425,44 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	hints.Domains = strongDomains(l, leading(matches))
 	return hints, matches
+}
+
+// frontHolds returns, for each of the documents phrased (ascending), a word whose bit q is set
+// when the document's front matter holds query[q]; nil for a query of more than 64 terms, whose
+// documents are searched term by term. Each term's front-matter documents are walked beside
+// phrased, or phrased's documents looked up in them when they are far longer: the cost follows
+// the postings, not documents times terms.
+func frontHolds(l *lexical.Lang, query []lexical.Term, phrased []int, sc *l0Scratch) []uint64 {
+	if len(query) > 64 || len(phrased) == 0 {
+		return nil
+	}
+	held := slices.Grow(sc.held[:0], len(phrased))[:len(phrased)]
+	clear(held)
+	sc.held = held
+	for q, t := range query {
+		docs, bit := l.FrontDocs(t), uint64(1)<<q
+		if len(docs) > 8*len(phrased) {
+			for i, d := range phrased {
+				if _, ok := slices.BinarySearch(docs, uint32(d)); ok {
+					held[i] |= bit
+				}
+			}
+			continue
+		}
+		for i, j := 0, 0; i < len(docs) && j < len(phrased); {
+			switch d := int(docs[i]); {
+			case d < phrased[j]:
+				i++
+			case d > phrased[j]:
+				j++
+			default:
+				held[j] |= bit
+				i++
+				j++
+			}
+		}
+	}
+	return held
 }
 
 // leadingOrTop returns, best first (ties in document id order), the matches any caller reads:

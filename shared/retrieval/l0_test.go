@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -61,5 +62,74 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 		if d, _ := l.Doc(m.passage); d.ID != l.Docs[m.doc].ID {
 			t.Errorf("match of %s has the section of %s", l.Docs[m.doc].ID, d.ID)
 		}
+	}
+}
+
+// frontHolds sets exactly the bits Front.Has answers, whichever way it finds each term's
+// documents (walked beside the phrased ones, or looked up when they are far more), and leaves a
+// query of more than 64 terms to Front.Has.
+func TestFrontHoldsIsFrontHas(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("de")
+	var vocab []lexical.Term
+	for d := range l.Docs {
+		for _, s := range l.Analyzer.Terms(l.Docs[d].Title + " " + strings.Join(l.Docs[d].Keywords, " ")) {
+			if tm, ok := l.Lookup(s); ok {
+				vocab = append(vocab, tm)
+			}
+		}
+	}
+	sc := newL0Scratch()
+	for n := range 20 {
+		query := vocab[n*3 : n*3+1+n%7]
+		var phrased []int
+		for d := range l.Docs {
+			if (d+n)%(1+n%3) == 0 {
+				phrased = append(phrased, d)
+			}
+		}
+		if n%4 == 3 {
+			phrased = []int{n % len(l.Docs)} // the terms' documents far more: looked up
+		}
+		held := frontHolds(l, query, phrased, sc)
+		for i, d := range phrased {
+			for q, tm := range query {
+				if got, want := held[i]&(1<<q) != 0, l.Front(d).Has(tm); got != want {
+					t.Fatalf("document %d, term %d: held %v, Front.Has %v", d, q, got, want)
+				}
+			}
+		}
+	}
+	// One document against its own title and the commonest front-matter term: their documents
+	// are far more than one, so they are looked up.
+	common := vocab[0]
+	for _, tm := range vocab {
+		if len(l.FrontDocs(tm)) > len(l.FrontDocs(common)) {
+			common = tm
+		}
+	}
+	if len(l.FrontDocs(common)) <= 8 {
+		t.Fatalf("the commonest term is in %d documents' front matter: the look-up is not tried", len(l.FrontDocs(common)))
+	}
+	looked := 0
+	for d := range l.Docs {
+		query := append(slices.Clone(l.Front(d).Title()), common)
+		held := frontHolds(l, query, []int{d}, sc)
+		for q, tm := range query {
+			if got, want := held[0]&(1<<q) != 0, l.Front(d).Has(tm); got != want {
+				t.Fatalf("document %d alone, term %d: held %v, Front.Has %v", d, q, got, want)
+			} else if got {
+				looked++
+			}
+		}
+	}
+	if looked == 0 {
+		t.Error("no document holds its own title's terms")
+	}
+	if frontHolds(l, make([]lexical.Term, 65), []int{0}, sc) != nil {
+		t.Error("a query of 65 terms has bits")
 	}
 }
