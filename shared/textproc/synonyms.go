@@ -42,29 +42,26 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 // once: QuestionGroups with the words' synonyms (see Synonyms).
 func (a *Analyzer) QuestionWords(text string) []Group {
 	toks := a.Tokens(text)
-	if a.syn == nil {
-		return a.groupsOf(toks, nil, MaxQuestionChecks)
-	}
-	// Each token is stemmed once, for its group and for the synonyms' terms of several words.
-	stems := make([]string, len(toks))
-	for i, t := range toks {
-		stems[i] = a.Stem(t)
-	}
-	groups := a.groupsOf(toks, stems, MaxQuestionChecks)
-	if len(groups) == 0 {
+	// Each token is looked up once, for its group and for the synonyms' terms of several words.
+	ws := a.wordsOf(toks)
+	groups := a.groupsOf(toks, ws, MaxQuestionChecks)
+	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(toks, stems, groups)
+	return a.synonymsOf(toks, ws, groups)
 }
 
-// synonymsOf is Synonyms over text's tokens; stems, when not nil, are their stems.
-func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
+// synonymsOf is Synonyms over text's tokens; ws, when not nil, are their words (wordsOf).
+func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group) []Group {
+	if ws == nil {
+		ws = a.wordsOf(toks)
+	}
 	// word[i] is the group of token i, -1 for a stop word: Groups keeps one group per word.
 	word := make([]int, len(toks))
 	n := 0
-	for i, t := range toks {
+	for i := range toks {
 		word[i] = -1
-		if !a.IsStop(t) && n < len(groups) {
+		if !ws[i].stop && n < len(groups) {
 			word[i] = n
 			n++
 		}
@@ -74,10 +71,11 @@ func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
 			if len(g.Alts) >= MaxAlts {
 				return
 			}
-			if a.IsStop(t) {
+			w := a.word(t)
+			if w.stop {
 				continue
 			}
-			st := a.Stem(t)
+			st := w.stem
 			if st == g.Term || slices.ContainsFunc(g.Alts, func(a Alt) bool { return a.Term == st }) {
 				continue
 			}
@@ -85,11 +83,9 @@ func (a *Analyzer) synonymsOf(toks, stems []string, groups []Group) []Group {
 		}
 	}
 	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
-	if stems == nil {
-		stems = make([]string, len(toks))
-		for i, t := range toks {
-			stems[i] = a.Stem(t)
-		}
+	stems := make([]string, len(toks))
+	for i := range ws {
+		stems[i] = ws[i].stem
 	}
 	for _, e := range a.syn.Expand(toks, stems, a.isFiller) {
 		attached, words := false, 0

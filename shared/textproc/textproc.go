@@ -41,12 +41,21 @@ type Analyzer struct {
 	stopStems func() map[string]struct{}
 }
 
-// stemCache remembers stems: building the index stems the same few thousand words tens of
-// thousands of times, and the Snowball stemmer was 40 % of a cold start's index build. It stops
-// growing at maxStemCache entries, so that questions cannot grow it without bound.
+// stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word or
+// a filler), so that each token of a question costs one look-up: building the index stems the
+// same few thousand words tens of thousands of times, and the Snowball stemmer was 40 % of a cold
+// start's index build. It stops growing at maxStemCache entries, so that questions cannot grow it
+// without bound.
 type stemCache struct {
 	mu sync.RWMutex
-	m  map[string]string
+	m  map[string]word
+}
+
+// word is what the analysis knows of one folded token.
+type word struct {
+	stem   string
+	stop   bool // a stop word (IsStop)
+	filler bool // a token a synonym term may pass over (isFiller)
 }
 
 const maxStemCache = 1 << 16
@@ -55,29 +64,36 @@ const maxStemCache = 1 << 16
 // longest word of the procedures has 30.
 const MaxStemToken = 64
 
-func (c *stemCache) get(tok string) (string, bool) {
+func (c *stemCache) get(tok string) (word, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	s, ok := c.m[tok]
-	return s, ok
+	w, ok := c.m[tok]
+	return w, ok
 }
 
-func (c *stemCache) put(tok, stem string) {
+func (c *stemCache) put(tok string, w word) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) < maxStemCache {
-		// tok and stem may be pieces of a whole question's text: the cache keeps copies, so that
-		// it never holds the question.
-		c.m[strings.Clone(tok)] = strings.Clone(stem)
+		// tok and the stem may be pieces of a whole question's text: the cache keeps copies, so
+		// that it never holds the question.
+		same := w.stem == tok
+		tok = strings.Clone(tok)
+		if same {
+			w.stem = tok
+		} else {
+			w.stem = strings.Clone(w.stem)
+		}
+		c.m[tok] = w
 	}
 }
 
 // New returns the analyzer for lang; any language other than "de" is treated as English.
 func New(lang string) *Analyzer {
 	if lang == "de" {
-		return withStopStems(&Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{m: map[string]string{}}})
+		return withStopStems(&Analyzer{lang: "de", stop: germanStop, fillers: germanFillers, stem: german.Stem, cache: &stemCache{m: map[string]word{}}})
 	}
-	return withStopStems(&Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{m: map[string]string{}}})
+	return withStopStems(&Analyzer{lang: "en", stop: englishStop, fillers: englishFillers, stem: english.Stem, cache: &stemCache{m: map[string]word{}}})
 }
 
 func withStopStems(a *Analyzer) *Analyzer {
@@ -397,12 +413,32 @@ func (a *Analyzer) Stem(tok string) string {
 	if len(tok) < 3 || len(tok) > MaxStemToken {
 		return tok
 	}
-	if s, ok := a.cache.get(tok); ok {
-		return s
+	return a.word(tok).stem
+}
+
+// word is what the analysis needs of tok, from the cache when it holds tok.
+func (a *Analyzer) word(tok string) word {
+	if len(tok) > MaxStemToken {
+		return word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
 	}
-	s := a.stemWord(tok)
-	a.cache.put(tok, s)
-	return s
+	if w, ok := a.cache.get(tok); ok {
+		return w
+	}
+	w := word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
+	if len(tok) >= 3 {
+		w.stem = a.stemWord(tok)
+	}
+	a.cache.put(tok, w)
+	return w
+}
+
+// wordsOf is word for every token of toks.
+func (a *Analyzer) wordsOf(toks []string) []word {
+	ws := make([]word, len(toks))
+	for i, t := range toks {
+		ws[i] = a.word(t)
+	}
+	return ws
 }
 
 func (a *Analyzer) stemWord(tok string) string {
@@ -451,12 +487,15 @@ func (a *Analyzer) groups(text string, budget int) []Group {
 	return a.groupsOf(a.Tokens(text), nil, budget)
 }
 
-// groupsOf is groups over text's tokens; stems, when not nil, are the tokens' stems (Stem), so
-// that a caller that needs them too stems each token once.
-func (a *Analyzer) groupsOf(toks, stems []string, budget int) []Group {
+// groupsOf is groups over text's tokens; ws, when not nil, are the tokens. words (Analyzer.wordsOf),
+// so that a caller that needs them too looks each token up once.
+func (a *Analyzer) groupsOf(toks []string, ws []word, budget int) []Group {
+	if ws == nil {
+		ws = a.wordsOf(toks)
+	}
 	n := 0 // the words: stop words make no group
-	for _, t := range toks {
-		if !a.IsStop(t) {
+	for _, w := range ws {
+		if !w.stop {
 			n++
 		}
 	}
@@ -481,7 +520,7 @@ func (a *Analyzer) groupsOf(toks, stems []string, budget int) []Group {
 		if len(out) == n {
 			break // the words are all made: the rest are stop words
 		}
-		if a.IsStop(t) {
+		if ws[k].stop {
 			continue
 		}
 		if i, ok := seen(t); ok {
@@ -493,12 +532,7 @@ func (a *Analyzer) groupsOf(toks, stems []string, budget int) []Group {
 			out = append(out, g)
 			continue
 		}
-		var g Group
-		if stems != nil {
-			g.Term = stems[k]
-		} else {
-			g.Term = a.Stem(t)
-		}
+		g := Group{Term: ws[k].stem}
 		if a.split != nil {
 			checks := MaxSplitChecks
 			if budget >= 0 {
