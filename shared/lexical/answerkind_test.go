@@ -74,3 +74,32 @@ func TestQuestionKindsMatchesAScanForEveryCue(t *testing.T) {
 		}
 	}
 }
+
+// corpusSentences are the sentences of every embedded procedure's sections, both languages.
+func corpusSentences(tb testing.TB) []string {
+	tb.Helper()
+	idx := embedded(tb)
+	var out []string
+	for _, lang := range []string{"en", "de"} {
+		l := idx.Lang(lang)
+		for p := range l.Passages {
+			_, sec := l.Doc(p)
+			out = append(out, Sentences(sec.Content)...)
+		}
+	}
+	return out
+}
+
+// BenchmarkKindsOf judges every sentence of the embedded corpus for every kind, what Focus and
+// /ask's excerpts do the first time a passage's sentences are asked for a kind.
+func BenchmarkKindsOf(b *testing.B) {
+	sentences := corpusSentences(b)
+	all := AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range sentences {
+			kindsOf(s, all)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sentences)), "ns/sentence")
+}
