@@ -41,8 +41,8 @@ type Analyzer struct {
 	stopStems func() map[string]struct{}
 }
 
-// stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word or
-// a filler), so that each token of a question costs one look-up: building the index stems the
+// stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word),
+// so that each token of a question costs one look-up: building the index stems the
 // same few thousand words tens of thousands of times, and the Snowball stemmer was 40 % of a cold
 // start's index build. It stops growing at maxStemCache entries, so that questions cannot grow it
 // without bound.
@@ -53,9 +53,8 @@ type stemCache struct {
 
 // word is what the analysis knows of one folded token.
 type word struct {
-	stem   string
-	stop   bool // a stop word (IsStop)
-	filler bool // a token a synonym term may pass over (isFiller)
+	stem string
+	stop bool // a stop word (IsStop)
 }
 
 const maxStemCache = 1 << 16
@@ -419,12 +418,12 @@ func (a *Analyzer) Stem(tok string) string {
 // word is what the analysis needs of tok, from the cache when it holds tok.
 func (a *Analyzer) word(tok string) word {
 	if len(tok) > MaxStemToken {
-		return word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
+		return word{stem: tok, stop: a.IsStop(tok)}
 	}
 	if w, ok := a.cache.get(tok); ok {
 		return w
 	}
-	w := word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
+	w := word{stem: tok, stop: a.IsStop(tok)}
 	if len(tok) >= 3 {
 		w.stem = a.stemWord(tok)
 	}
