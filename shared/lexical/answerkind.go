@@ -1,10 +1,6 @@
 package lexical
 
-import (
-	"regexp"
-	"strings"
-	"sync"
-)
+import "strings"
 
 // AnswerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
 // time limit, "who do I call" for a contact, "is that ok" for a rule. The deciding sentence of a
@@ -23,39 +19,39 @@ const (
 )
 
 // answerCues are, per kind, phrases of a question that ask for it (lower case, matched on word
-// boundaries), and the pattern of a sentence that answers it.
+// boundaries), and the test of a sentence that answers it (answerscan.go).
 var answerCues = []struct {
 	kind   AnswerKinds
 	cues   []string
-	answer string // the pattern of an answering sentence, compiled on first use (see answerPatterns)
+	answer func(sentence string) bool
 }{
 	{AskDeadline, []string{
 		"how long", "how fast", "how quickly", "how soon", "by when", "how much time", "deadline",
 		"time limit", "how many hours", "how many days", "how many minutes", "when do we have to",
 		"when must", "wie lange", "wie schnell", "bis wann", "wie viel zeit", "wieviel zeit", "frist",
 		"wann muss", "wann müssen", "wie zügig", "wie viele stunden", "wie viele tage",
-	}, `(?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b`},
+	}, statesDeadline},
 	{AskFrequency, []string{
 		"how often", "how frequently", "how many times", "wie oft", "wie häufig", "in welchem abstand",
 		"in welchen abständen",
-	}, `(?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)`},
+	}, statesFrequency},
 	{AskAmount, []string{
 		"how much", "what does it cost", "what do we charge", "cost", "costs", "fee", "fees", "price",
 		"wie viel kostet", "was kostet", "wie teuer", "gebühr", "gebühren", "kosten", "kostet",
-	}, `(?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+`},
+	}, statesAmount},
 	{AskContact, []string{
 		"who", "whom", "which number", "what number", "which team", "which department", "wer", "wen",
 		"wem", "welche nummer", "welche durchwahl", "an wen", "welches team", "welche abteilung",
-	}, `(?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b`},
+	}, statesContact},
 	{AskPermission, []string{
 		"allowed", "is that ok", "is it ok", "is that okay", "is it okay", "ok?", "okay?", "may he",
 		"may she", "may they", "may we", "may i", "permitted", "darf", "dürfen", "erlaubt", "geht das klar",
 		"ist das ok", "ist das okay", "ist das in ordnung", "geht das?",
-	}, `(?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b`},
+	}, statesPermission},
 	{AskThreshold, []string{
 		"what percent", "how many percent", "which percentage", "battery level", "what level", "how low",
 		"minimum", "wie viel prozent", "wieviel prozent", "ab wie viel", "ab welchem", "mindestens",
-	}, `\d+\s*%`},
+	}, statesThreshold},
 }
 
 // QuestionKinds returns the kinds of fact a question asks for (none when it does not say): a
@@ -112,8 +108,8 @@ func isWordByte(c byte) bool {
 
 // Answers reports whether a sentence holds a fact of one of the kinds.
 func (k AnswerKinds) Answers(sentence string) bool {
-	for i, c := range answerCues {
-		if k&c.kind != 0 && answerPatterns()[i].MatchString(sentence) {
+	for _, c := range answerCues {
+		if k&c.kind != 0 && c.answer(sentence) {
 			return true
 		}
 	}
@@ -123,20 +119,10 @@ func (k AnswerKinds) Answers(sentence string) bool {
 // kindsOf returns which of kinds a sentence states.
 func kindsOf(sentence string, kinds AnswerKinds) AnswerKinds {
 	var k AnswerKinds
-	for i, c := range answerCues {
-		if kinds&c.kind != 0 && answerPatterns()[i].MatchString(sentence) {
+	for _, c := range answerCues {
+		if kinds&c.kind != 0 && c.answer(sentence) {
 			k |= c.kind
 		}
 	}
 	return k
 }
-
-// answerPatterns are answerCues' answer patterns, compiled when a sentence is first judged, so
-// that a cold start never pays for them.
-var answerPatterns = sync.OnceValue(func() []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(answerCues))
-	for i, c := range answerCues {
-		out[i] = regexp.MustCompile(c.answer)
-	}
-	return out
-})

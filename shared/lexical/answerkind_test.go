@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,4 +103,84 @@ func BenchmarkKindsOf(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sentences)), "ns/sentence")
+}
+
+// answerPatterns are the regular expressions the answer scans of answerscan.go implement, kind by
+// kind: the scans must decide what these match.
+var answerPatterns = map[AnswerKinds]*regexp.Regexp{
+	AskDeadline:   regexp.MustCompile(`(?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b`),
+	AskFrequency:  regexp.MustCompile(`(?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)`),
+	AskAmount:     regexp.MustCompile(`(?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+`),
+	AskContact:    regexp.MustCompile(`(?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b`),
+	AskPermission: regexp.MustCompile(`(?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b`),
+	AskThreshold:  regexp.MustCompile(`\d+\s*%`),
+}
+
+// patternKinds is what answerPatterns say a sentence states.
+func patternKinds(s string) AnswerKinds {
+	var k AnswerKinds
+	for kind, re := range answerPatterns {
+		if re.MatchString(s) {
+			k |= kind
+		}
+	}
+	return k
+}
+
+const allKinds = AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
+
+func checkAnswerScans(t *testing.T, s string) {
+	t.Helper()
+	want := patternKinds(s)
+	if got := kindsOf(s, allKinds); got != want {
+		t.Fatalf("%q: scans find kinds %06b, the patterns %06b", s, got, want)
+	}
+	for kind := range answerPatterns {
+		if got := kind.Answers(s); got != (want&kind != 0) {
+			t.Fatalf("%q: Answers for kind %06b is %v", s, kind, got)
+		}
+	}
+}
+
+// answerFragments are pieces that generated strings are made of: the patterns' words and the
+// characters at their edges (case, folding, spacing, digits, punctuation, invalid UTF-8).
+var answerFragments = []string{
+	"min", "minutes", "Minute", "hours", "H", "days", "business day", "business  days", "weeks",
+	"Minuten", "stunden", "STD", "tage", "Tagen", "werktag", "wochen", "within", "at the latest",
+	"innerhalb", "spätestens", "SPÄTESTENS", "ſpätestens", "binnen", "every", "each", "Alle",
+	"jede", "jeden", "jeder", "jedes", "jedex", "day", "hour", "week", "tag", "stunde", "woche",
+	"€", "eur", "EUR", "euro", "Euros", "ext.", "ext", "extension", "durchwahl", "on-call",
+	"on call", "duty manager", "Bereitschaft", "schichtleitung", "not allowed", "allowed",
+	"may not", "must not", "must never", "never", "prohibited", "forbidden", "only", "erlaubt",
+	"darf", "dürfen", "DÜRFEN", "nie", "niemals", "verboten", "untersagt", "nur", "%",
+	"0", "7", "12", "3.5", "4,25", ".", ",", " ", " ", "\t", "\n", "\v", "\f", "\r", "_", "-", "x",
+	"a", "é", "ä", "ß", "K", "k", "ſ", "s", "\xff", "\xc3", "\xe2\x82", "(", ")", "?", "!",
+}
+
+func TestAnswerScansMatchTheirPatterns(t *testing.T) {
+	for _, s := range corpusSentences(t) {
+		checkAnswerScans(t, s)
+	}
+	for _, s := range []string{"", "5", "5 %", "5%", "every", "every ", "every 3", "€", "€ 4", "4€",
+		"4 eur", "4 eur5", "4 euro5", "x12min", "12 minx", "ext.4", "ext 4", "_nur", "nur_", "önur",
+		"nurö", "ſtd", "3 ſtd", "3 std_", "alle\t\ttage", "alle", "jeden\vtag", "Kinnerhalb"} {
+		checkAnswerScans(t, s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(answerFragments[rng.IntN(len(answerFragments))])
+		}
+		checkAnswerScans(t, b.String())
+	}
+}
+
+func FuzzAnswerScans(f *testing.F) {
+	for _, s := range answerFragments {
+		f.Add(s)
+	}
+	f.Add("Up to 3 attempts, at least 30 seconds apart, are allowed.")
+	f.Add("Statusmeldung alle 60 Minuten an die Schichtleitung (Durchwahl 4410).")
+	f.Fuzz(func(t *testing.T, s string) { checkAnswerScans(t, s) })
 }
