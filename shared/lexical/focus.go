@@ -40,8 +40,8 @@ type sentence struct {
 	kinds atomic.Uint32
 }
 
-// states reports whether the sentence states a fact of one of kinds. Each kind's pattern is
-// matched at most once per sentence: the patterns are the costly part of judging a passage.
+// states reports whether the sentence states a fact of one of kinds. Each kind is judged at most
+// once per sentence (a scan of its text, 3.5 to 5 µs for all six kinds, BenchmarkKindsOf).
 func (s *sentence) states(kinds AnswerKinds) bool {
 	for {
 		v := s.kinds.Load()
