@@ -207,3 +207,33 @@ func BenchmarkLexical(b *testing.B) {
 func BenchmarkBleve(b *testing.B) {
 	benchmark(b, func(f *fixture) systems.System { return f.bleve })
 }
+
+// BenchmarkLookupFirstPass asks every question once of a lookup service built fresh for each
+// pass, as a new function instance meets its first questions: the first time a passage is
+// returned, Focus analyses its sentences and judges the kinds of fact they state. It reports
+// the pass's time per question; the build is not timed.
+func BenchmarkLookupFirstPass(b *testing.B) {
+	qs, err := questions()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("size=%d", n), func(b *testing.B) {
+			f := setup(b, n)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				p := systems.NewProject(f.corpus)
+				b.StartTimer()
+				for _, q := range qs {
+					if _, err := p.Ask(ctx, q.Language, q.Question); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(qs)), "ns/question")
+		})
+	}
+}
