@@ -7,7 +7,8 @@ import (
 )
 
 // The tests of a sentence that answers each kind of question, written as scans instead of
-// regular expressions: the six patterns they replace cost 31–36 µs a sentence to judge, paid the
+// regular expressions: judging a corpus sentence for all six kinds cost 74 µs with the
+// patterns and costs 3.5 to 4.7 µs with the scans, in the same run of BenchmarkKindsOf, paid the
 // first time each passage is returned. Each scan decides exactly what its pattern (given in its
 // comment, Go's RE2 syntax) matches, including the patterns' edge cases: \b and \d are ASCII, \s
 // is [\t\n\f\r ], and (?i) folds letters as unicode.SimpleFold does, so "ſ" matches "s" and the
