@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -26,16 +27,8 @@ var deadlineWords = newWordSet("within", "at the latest", "innerhalb", "spätest
 
 // statesDeadline: (?i)\d+\s*(min|minutes?|hours?|h|days?|business days?|weeks?|minuten|stunden|std|tagen?|werktagen?|wochen?)\b|\b(within|at the latest|innerhalb|spätestens|binnen)\b
 func statesDeadline(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			continue
-		}
-		i = skipDigits(s, i)
-		if foldAnyAt(s, skipSpace(s, i), deadlineUnits, true) {
-			return true
-		}
-	}
-	return wordAnywhere(s, deadlineWords, true)
+	return afterNumber(s, func(s string, at int) bool { return foldAnyAt(s, at, deadlineUnits, true) }) ||
+		wordThen(s, deadlineWords, boundary)
 }
 
 var frequencyWords = newWordSet("every", "each", "alle", "jede", "jeden", "jeder", "jedes")
@@ -44,54 +37,37 @@ var frequencyUnits = newWordSet("day", "hour", "week", "tag", "stunde", "woche")
 
 // statesFrequency: (?i)\b(every|each|alle|jede[nrs]?)\s+(\d+|day|hour|week|tag|stunde|woche)
 func statesFrequency(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if frequencyWords.first[s[i]] == nil || !boundary(s, i) {
-			continue
-		}
-		for _, w := range frequencyWords.from(s[i]) {
-			end, ok := foldPrefix(s, i, w)
-			if !ok {
-				continue
-			}
-			at := skipSpace(s, end)
-			if at == end || at == len(s) {
-				continue
-			}
-			if isDigit(s[at]) || foldAnyAt(s, at, frequencyUnits, false) {
-				return true
-			}
-		}
-	}
-	return false
+	return wordThen(s, frequencyWords, func(s string, end int) bool {
+		at := skipSpace(s, end)
+		return at > end && at < len(s) && (isDigit(s[at]) || foldAnyAt(s, at, frequencyUnits, false))
+	})
 }
+
+var (
+	amountEur  = newWordSet("eur")
+	amountEuro = newWordSet("euro")
+)
 
 // statesAmount: (?i)\d+([.,]\d+)?\s*(€|eur\b|euro)|€\s*\d+
 //
 // The optional decimals need no case of their own: their digits are a run of digits too.
 func statesAmount(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch {
-		case isDigit(s[i]):
-			i = skipDigits(s, i)
-			at := skipSpace(s, i)
-			if hasPrefix(s, at, "€") || foldAnyAt(s, at, amountEuro, false) {
-				return true
-			}
-			if end, ok := foldPrefix(s, at, "eur"); ok && boundary(s, end) {
-				return true
-			}
-			i--
-		case hasPrefix(s, i, "€"):
-			at := skipSpace(s, i+len("€"))
-			if at < len(s) && isDigit(s[at]) {
-				return true
-			}
+	if afterNumber(s, func(s string, at int) bool {
+		return strings.HasPrefix(s[at:], "€") || foldAnyAt(s, at, amountEur, true) || foldAnyAt(s, at, amountEuro, false)
+	}) {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], "€")
+		if j < 0 {
+			return false
+		}
+		i += j + len("€")
+		if at := skipSpace(s, i); at < len(s) && isDigit(s[at]) {
+			return true
 		}
 	}
-	return false
 }
-
-var amountEuro = newWordSet("euro")
 
 var contactExtensions = newWordSet("ext.", "extension", "durchwahl")
 
@@ -99,19 +75,10 @@ var contactRoles = newWordSet("on-call", "duty manager", "bereitschaft", "schich
 
 // statesContact: (?i)\b(ext\.|extension|durchwahl)\s*\d+|\b(on-call|duty manager|bereitschaft|schichtleitung)\b
 func statesContact(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if contactExtensions.first[s[i]] == nil || !boundary(s, i) {
-			continue
-		}
-		for _, w := range contactExtensions.from(s[i]) {
-			if end, ok := foldPrefix(s, i, w); ok {
-				if at := skipSpace(s, end); at < len(s) && isDigit(s[at]) {
-					return true
-				}
-			}
-		}
-	}
-	return wordAnywhere(s, contactRoles, true)
+	return wordThen(s, contactExtensions, func(s string, end int) bool {
+		at := skipSpace(s, end)
+		return at < len(s) && isDigit(s[at])
+	}) || wordThen(s, contactRoles, boundary)
 }
 
 var permissionWords = newWordSet(
@@ -120,28 +87,39 @@ var permissionWords = newWordSet(
 )
 
 // statesPermission: (?i)\b(not allowed|allowed|may not|must not|must never|never|prohibited|forbidden|only|nicht erlaubt|erlaubt|darf|dürfen|nie|niemals|verboten|untersagt|nur)\b
-func statesPermission(s string) bool { return wordAnywhere(s, permissionWords, true) }
+func statesPermission(s string) bool { return wordThen(s, permissionWords, boundary) }
 
 // statesThreshold: \d+\s*%
 func statesThreshold(s string) bool {
+	return afterNumber(s, func(s string, at int) bool { return at < len(s) && s[at] == '%' })
+}
+
+// afterNumber reports whether then holds after some run of digits of s and the spaces behind
+// it: the \d+\s* that opens a pattern. Only a whole run can be followed by anything but a digit,
+// so each run is tried once, from its end.
+func afterNumber(s string, then func(s string, at int) bool) bool {
 	for i := 0; i < len(s); i++ {
 		if isDigit(s[i]) {
 			i = skipDigits(s, i)
-			if at := skipSpace(s, i); at < len(s) && s[at] == '%' {
+			if then(s, skipSpace(s, i)) {
 				return true
 			}
-			i--
 		}
 	}
 	return false
 }
 
-// wordAnywhere reports whether one of words starts at a word boundary of s (and, with end, is
-// followed by one): \b(w1|w2|...) or \b(w1|w2|...)\b under (?i).
-func wordAnywhere(s string, words *wordSet, end bool) bool {
+// wordThen reports whether one of words starts at a word boundary of s under (?i) and then holds
+// where it ends: \b(w1|w2|...) and what follows it (boundary for a closing \b).
+func wordThen(s string, words *wordSet, then func(s string, end int) bool) bool {
 	for i := 0; i < len(s); i++ {
-		if words.first[s[i]] != nil && boundary(s, i) && foldAnyAt(s, i, words, end) {
-			return true
+		if words.first[s[i]] == nil || !boundary(s, i) {
+			continue
+		}
+		for _, w := range words.first[s[i]] {
+			if end, ok := foldPrefix(s, i, w); ok && then(s, end) {
+				return true
+			}
 		}
 	}
 	return false
@@ -153,7 +131,7 @@ func foldAnyAt(s string, i int, words *wordSet, end bool) bool {
 	if i >= len(s) {
 		return false
 	}
-	for _, w := range words.from(s[i]) {
+	for _, w := range words.first[s[i]] {
 		if e, ok := foldPrefix(s, i, w); ok && (!end || boundary(s, e)) {
 			return true
 		}
@@ -185,9 +163,6 @@ func newWordSet(words ...string) *wordSet {
 	}
 	return ws
 }
-
-// from lists the literals a match starting with byte c can be.
-func (ws *wordSet) from(c byte) []string { return ws.first[c] }
 
 // foldPrefix matches the literal lit against s from i, letters folded as (?i) folds them, and
 // returns where the match ends in s.
@@ -225,8 +200,6 @@ func foldEqual(r, l rune) bool {
 	}
 	return false
 }
-
-func hasPrefix(s string, i int, p string) bool { return len(s)-i >= len(p) && s[i:i+len(p)] == p }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
