@@ -159,27 +159,18 @@ func TestMemoryLimit(t *testing.T) {
 // invokeOnce sends one event to a function that has started, and reports a failed invocation
 // (a function killed for its memory answers 502) instead of retrying.
 func invokeOnce(f *fn, payload []byte) (reply, error) {
-	url := "http://" + f.addr + "/2015-03-31/functions/function/invocations"
-	var last error
-	for range 100 {
-		resp, err := http.Post(url, "application/json", bytes.NewReader(payload))
-		if err != nil {
-			last = err // the emulator is starting
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var out reply
-		if resp.StatusCode != http.StatusOK {
-			return out, fmt.Errorf("the emulator answered %d: %s", resp.StatusCode, body)
-		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return out, fmt.Errorf("%w: %s", err, body)
-		}
-		return out, nil
+	status, body, err := f.post(payload)
+	var out reply
+	if err != nil {
+		return out, err
 	}
-	return reply{}, fmt.Errorf("the emulator did not answer: %w", last)
+	if status != http.StatusOK {
+		return out, fmt.Errorf("the emulator answered %d: %s", status, body)
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return out, fmt.Errorf("%w: %s", err, body)
+	}
+	return out, nil
 }
 
 func envInt(name string, def int) int {

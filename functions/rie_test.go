@@ -29,6 +29,63 @@ type fn struct {
 	name string // directory under functions/
 	addr string
 	logs *testutil.SyncBuffer
+	// exited is closed when the emulator process has ended.
+	exited chan struct{}
+	// restart starts the emulator again on fresh ports (see post).
+	restart  func() error
+	restarts int
+}
+
+// maxRestarts bounds how often post starts an emulator again after it lost a port.
+const maxRestarts = 3
+
+// lostPort reports whether the emulator ended because one of its ports was taken between
+// testutil.FreeAddrs releasing it and the emulator binding it (another test's listener, or a
+// client connection's ephemeral port).
+func (f *fn) lostPort() bool {
+	select {
+	case <-f.exited:
+		return strings.Contains(f.logs.String(), "address already in use")
+	default:
+		return false
+	}
+}
+
+// post sends one invocation to the emulator and returns the HTTP status and body. While the
+// emulator is starting it retries; when the emulator ended because it lost a port to another
+// process, it starts it again on fresh ports (at most maxRestarts times); when it ended for any
+// other reason, post says so at once.
+func (f *fn) post(payload []byte) (int, []byte, error) {
+	var last error
+	for range 100 {
+		resp, err := http.Post("http://"+f.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(payload))
+		if err == nil {
+			var body []byte
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err == nil {
+				return resp.StatusCode, body, nil
+			}
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+		switch {
+		case f.lostPort() && f.restarts < maxRestarts:
+			f.restarts++
+			if err := f.restart(); err != nil {
+				return 0, nil, err
+			}
+		case f.lostPort():
+			return 0, nil, fmt.Errorf("the emulator of %s lost its port %d times: %w", f.name, f.restarts+1, last)
+		default:
+			select {
+			case <-f.exited:
+				return 0, nil, fmt.Errorf("the emulator of %s ended: %w", f.name, last)
+			default:
+			}
+		}
+	}
+	return 0, nil, fmt.Errorf("the emulator of %s did not answer: %w", f.name, last)
 }
 
 // reply is what a function returned: an API Gateway response, or a scheduled event's result.
@@ -106,19 +163,36 @@ func built(t *testing.T, root string) (rie string, bins map[string]string) {
 // With wrap, the emulator's command line follows wrap's (a command that execs its arguments).
 func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...string) (*fn, func()) {
 	t.Helper()
-	addrs := testutil.FreeAddrs(t, 2)
-	f := &fn{name: name, addr: addrs[0], logs: &testutil.SyncBuffer{}}
-	args := append(wrap, rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = f.logs, f.logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	f := &fn{name: name}
+	var cmd *exec.Cmd
+	f.restart = func() error {
+		if cmd != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-f.exited
+		}
+		addrs := testutil.FreeAddrs(t, 2)
+		// Each start has its own log, so that what a test reads is the running emulator's.
+		f.addr, f.logs, f.exited = addrs[0], &testutil.SyncBuffer{}, make(chan struct{})
+		args := append(append([]string{}, wrap...), rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
+		cmd = exec.Command(args[0], args[1:]...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = f.logs, f.logs
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("start the emulator of %s: %w", name, err)
+		}
+		go func(c *exec.Cmd, exited chan struct{}) { _ = c.Wait(); close(exited) }(cmd, f.exited)
+		return nil
+	}
+	if err := f.restart(); err != nil {
 		t.Fatal(err)
 	}
+	var once sync.Once
 	return f, func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-f.exited
+		})
 	}
 }
 
@@ -299,23 +373,13 @@ func startTable(t *testing.T, root string) string {
 
 func invoke(t *testing.T, f *fn, payload []byte) reply {
 	t.Helper()
-	url := "http://" + f.addr + "/2015-03-31/functions/function/invocations"
-	var last error
-	for range 100 {
-		resp, err := http.Post(url, "application/json", bytes.NewReader(payload))
-		if err != nil {
-			last = err
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var out reply
-		if err := json.Unmarshal(body, &out); err != nil {
-			t.Fatalf("invoke %s: %d %s\n%s", f.name, resp.StatusCode, body, f.logs)
-		}
-		return out
+	status, body, err := f.post(payload)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, f.logs)
 	}
-	t.Fatalf("the emulator of %s did not answer: %v\n%s", f.name, last, fmt.Sprint(f.logs))
-	return reply{}
+	var out reply
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatalf("invoke %s: %d %s\n%s", f.name, status, body, f.logs)
+	}
+	return out
 }
