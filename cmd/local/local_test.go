@@ -132,19 +132,51 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	addr := testutil.FreeAddr(t)
-	l := &localAPI{base: "http://" + addr + "/api/v1/knowledge", exited: make(chan error, 1), logs: &testutil.SyncBuffer{}}
-	l.cmd = exec.Command(binPath)
-	l.cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
-	l.cmd.Env = append(l.cmd.Env, env...)
-	l.cmd.Stdout, l.cmd.Stderr = l.logs, l.logs
-	if err := l.cmd.Start(); err != nil {
-		t.Fatal(err)
+	// A port found free can be taken by another process before the binary binds it; then it
+	// starts again on another port, up to three times.
+	for attempt := 1; ; attempt++ {
+		addr := testutil.FreeAddr(t)
+		l := &localAPI{base: "http://" + addr + "/api/v1/knowledge", exited: make(chan error, 1), logs: &testutil.SyncBuffer{}}
+		l.cmd = exec.Command(binPath)
+		l.cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
+		l.cmd.Env = append(l.cmd.Env, env...)
+		l.cmd.Stdout, l.cmd.Stderr = l.logs, l.logs
+		if err := l.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { l.exited <- l.cmd.Wait() }()
+		t.Cleanup(func() { _ = l.cmd.Process.Kill() })
+		err := waitReady(l.base+"/health", l.exited, l.logs)
+		if err == nil {
+			return l
+		}
+		if !strings.Contains(l.logs.String(), "address already in use") || attempt == 4 {
+			t.Fatal(err)
+		}
 	}
-	go func() { l.exited <- l.cmd.Wait() }()
-	t.Cleanup(func() { _ = l.cmd.Process.Kill() })
-	waitReady(t, l.base+"/health", l.exited, l.logs)
-	return l
+}
+
+// waitReady waits up to 20 s until url answers 200, and says why it did not.
+func waitReady(url string, exited <-chan error, logs fmt.Stringer) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the local API exited: %v\n%s", err, logs)
+		default:
+		}
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("X-Actor-Id", "probe")
+		req.Header.Set("X-Actor-Scope", "knowledge:read")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the local API did not answer within 20 s\n%s", logs)
 }
 
 func post(t *testing.T, url, body string) (int, []byte) {
@@ -180,27 +212,4 @@ func mustDecode(t *testing.T, body []byte, v any) {
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("%v: %s", err, body)
 	}
-}
-
-func waitReady(t *testing.T, url string, exited <-chan error, logs fmt.Stringer) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			t.Fatalf("the local API exited: %v\n%s", err, logs)
-		default:
-		}
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("X-Actor-Id", "probe")
-		req.Header.Set("X-Actor-Scope", "knowledge:read")
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("the local API did not answer within 20 s\n%s", logs)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -60,15 +61,29 @@ type Local struct {
 }
 
 // Start starts DynamoDB Local in memory on 127.0.0.1:port (0: a free port) and waits until it
-// answers; its output is kept for error messages (Logs).
+// answers; its output is kept for error messages (Logs). With port 0, a port that another process
+// takes between being found free and DynamoDB Local binding it is replaced by another one, up to
+// three times.
 func Start(ctx context.Context, jarDir string, port int) (*Local, error) {
-	if port == 0 {
+	if port != 0 {
+		return start(ctx, jarDir, port)
+	}
+	for attempt := 1; ; attempt++ {
 		p, err := freePort()
 		if err != nil {
 			return nil, err
 		}
-		port = p
+		l, err := start(ctx, jarDir, p)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == 4 {
+			return l, err
+		}
 	}
+}
+
+// errPortTaken marks a start that failed because the port was already in use.
+var errPortTaken = errors.New("port already in use")
+
+func start(ctx context.Context, jarDir string, port int) (*Local, error) {
 	logs := &tail{max: 16 << 10}
 	cmd := exec.Command("java", "-Djava.library.path="+filepath.Join(jarDir, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(jarDir, "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-disableTelemetry",
@@ -83,6 +98,9 @@ func Start(ctx context.Context, jarDir string, port int) (*Local, error) {
 	go func() { l.err = cmd.Wait(); close(l.done) }()
 	if err := l.waitReady(ctx); err != nil {
 		_ = l.Stop()
+		if strings.Contains(logs.String(), "BindException: Address already in use") {
+			return nil, fmt.Errorf("%w: %w", errPortTaken, err)
+		}
 		return nil, err
 	}
 	return l, nil
@@ -180,7 +198,8 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, def TableDefinition) 
 	return nil
 }
 
-func freePort() (int, error) {
+// freePort is a variable so that a test can hand Start a port that is taken.
+var freePort = func() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
