@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -23,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
@@ -640,13 +640,7 @@ func equalSets(a, b []string) bool {
 // closedURL is an address nothing listens on.
 func closedURL(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "http://" + addr
+	return "http://" + testutil.ClosedAddr(t)
 }
 
 // fakeBedrock answers the Bedrock Agent Runtime Retrieve call with two results.

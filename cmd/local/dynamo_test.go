@@ -75,7 +75,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 // TestLookupSurvivesAFailingTraceStore points the local API at a DynamoDB endpoint that is not
 // there: lookups still answer, the failure is logged and counted, reads of traces say so.
 func TestLookupSurvivesAFailingTraceStore(t *testing.T) {
-	l := startLocal(t, "DYNAMODB_ENDPOINT=http://"+testutil.FreeAddr(t), "DYNAMODB_TIMEOUT_MS=300")
+	l := startLocal(t, "DYNAMODB_ENDPOINT=http://"+testutil.ClosedAddr(t), "DYNAMODB_TIMEOUT_MS=300")
 	status, body := post(t, l.base+"/lookup", `{"question":"flat tyre on the motorway, what now?"}`)
 	if status != 200 {
 		t.Fatalf("lookup failed with the store down: %d %s", status, body)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -56,12 +56,7 @@ var questions = []struct{ lang, q string }{
 // port) and returns the function's log and the traces the store was given.
 func downLog(t *testing.T) ([]byte, map[string]retrieval.Trace) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testutil.ClosedAddr(t)
 	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + addr, MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)

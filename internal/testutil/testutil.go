@@ -1,13 +1,15 @@
-// Package testutil holds helpers the process-level tests share: a free loopback address and a
-// buffer that a child process and the test can use at once.
+// Package testutil holds helpers the process-level tests share: free and closed loopback
+// addresses, a buffer that a child process and the test can use at once, and a corpus folder.
 package testutil
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -39,6 +41,26 @@ func FreeAddrs(t testing.TB, n int) []string {
 		out = append(out, l.Addr().String())
 	}
 	return out
+}
+
+// ClosedAddr returns a loopback address where nothing listens, for as long as the test runs: the
+// port stays bound to a socket that never listens, so a dial is refused and no other process can
+// be handed the port in the meantime (which closing a listener does not promise).
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 // SyncBuffer is a bytes.Buffer safe for a process's concurrent writes and the test's reads.

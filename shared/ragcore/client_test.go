@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -259,12 +260,7 @@ func TestDeadlineAndTimeout(t *testing.T) {
 
 func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := testutil.ClosedAddr(t)
 	c, err := New(Options{BaseURL: "http://" + addr, Token: testToken, Namespace: testNS, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -180,12 +180,7 @@ func TestDynamoStoreProbe(t *testing.T) {
 	if h := healthOf(t, embedded(t), p, up, status.Options{}); h.Status != "ok" || h.Components.Store != "ok" {
 		t.Fatalf("DynamoDB Local: %+v", h)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testutil.ClosedAddr(t)
 	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + addr, MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
