@@ -64,7 +64,7 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 						stems[i] = stem(tok)
 					}
 				}
-				got, want := m.Expand(toks, stems, filler), m.expandSorted(toks, stems, filler)
+				got, want := m.Expand(toks, stems, func(i int) bool { return filler(toks[i]) }), m.expandSorted(toks, stems, filler)
 				found += len(got)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, stemmed %v, %q: %v, want %v", f, stemmed, toks, got, want)

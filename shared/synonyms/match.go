@@ -189,11 +189,11 @@ func (b *builder) add(key, alt []string, term, source string) {
 // its end. Expansions are in token order, a term's alternatives in rule order. It looks at the
 // first MaxTokens tokens and returns at most MaxExpansions expansions.
 //
-// filler, when not nil, names tokens a term of several words may pass over where it has no
-// token of its own (articles, possessives, forms of "be": "phone is dead" and "the customer's
+// filler, when not nil, names by index the tokens a term of several words may pass over where it
+// has no token of its own (articles, possessives, forms of "be": "phone is dead" and "the customer's
 // phone died" meet "phone dead" and "customer phone died"), at most MaxFillers in a row. A term
 // never starts or ends on one it passed over.
-func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Expansion {
+func (m *Matcher) Expand(tokens, stems []string, filler func(i int) bool) []Expansion {
 	if stems == nil {
 		stems = tokens
 	}
@@ -224,7 +224,7 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(string) bool) []Exp
 				if !found {
 					// No term goes on with this token: pass over it if it is a filler.
 					key = key[:n]
-					if filler != nil && skipped < MaxFillers && filler(tokens[j]) {
+					if filler != nil && skipped < MaxFillers && filler(j) {
 						skipped++
 						continue
 					}

@@ -87,7 +87,7 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group) []Group 
 	for i := range ws {
 		stems[i] = ws[i].stem
 	}
-	for _, e := range a.syn.Expand(toks, stems, a.isFiller) {
+	for _, e := range a.syn.Expand(toks, stems, func(i int) bool { return ws[i].filler }) {
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {

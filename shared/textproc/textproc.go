@@ -53,8 +53,9 @@ type stemCache struct {
 
 // word is what the analysis knows of one folded token.
 type word struct {
-	stem string
-	stop bool // a stop word (IsStop)
+	stem   string
+	stop   bool // a stop word (IsStop)
+	filler bool // a word a synonym term may pass over (isFiller)
 }
 
 const maxStemCache = 1 << 16
@@ -418,12 +419,12 @@ func (a *Analyzer) Stem(tok string) string {
 // word is what the analysis needs of tok, from the cache when it holds tok.
 func (a *Analyzer) word(tok string) word {
 	if len(tok) > MaxStemToken {
-		return word{stem: tok, stop: a.IsStop(tok)}
+		return word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
 	}
 	if w, ok := a.cache.get(tok); ok {
 		return w
 	}
-	w := word{stem: tok, stop: a.IsStop(tok)}
+	w := word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
 	if len(tok) >= 3 {
 		w.stem = a.stemWord(tok)
 	}
