@@ -56,8 +56,8 @@ var answerCues = []struct {
 
 // QuestionKinds returns the kinds of fact a question asks for (none when it does not say): a
 // cue counts where it starts a word and ends one (or ends in punctuation, "ok?"). Each word of
-// the question looks up the cues that start with it, so the cost follows the question's length,
-// not the number of cues.
+// the question that may start a cue (cueLengths) looks up the cues that start with it, so the
+// cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
 	q := strings.ToLower(question)
 	var k AnswerKinds
@@ -68,6 +68,10 @@ func QuestionKinds(question string) AnswerKinds {
 		j := i
 		for j < len(q) && isWordByte(q[j]) {
 			j++
+		}
+		if cueLengths[q[i]]&(1<<min(j-i, 63)) == 0 {
+			i = j
+			continue // no cue's first word has this first byte and length
 		}
 		for _, c := range cuesByWord[q[i:j]] {
 			end := i + len(c.cue)
@@ -98,6 +102,16 @@ var cuesByWord = func() map[string][]kindCue {
 			}
 			m[cue[:n]] = append(m[cue[:n]], kindCue{cue, c.kind})
 		}
+	}
+	return m
+}()
+
+// cueLengths has, for each first byte of a cue's first word, bit n set when a first word of n
+// bytes (63 for longer ones) starts with it: most words of a question are ruled out by it before
+// the map is asked.
+var cueLengths = func() (m [256]uint64) {
+	for w := range cuesByWord {
+		m[w[0]] |= 1 << min(len(w), 63)
 	}
 	return m
 }()
