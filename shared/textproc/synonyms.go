@@ -3,6 +3,7 @@ package textproc
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
@@ -35,29 +36,61 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(a.Tokens(text), nil, groups)
+	return a.synonymsOf(a.Tokens(text), nil, groups, nil)
 }
 
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
 // once: QuestionGroups with the words' synonyms (see Synonyms).
 func (a *Analyzer) QuestionWords(text string) []Group {
-	toks := a.Tokens(text)
+	// The tokens and their words live only while the groups are made: their arrays are pooled.
+	sc := questionScratches.Get().(*questionScratch)
+	defer sc.release()
+	sc.toks = appendWords(sc.toks[:0], a.Fold(text))
+	toks := a.written(sc.toks)
 	// Each token is looked up once, for its group and for the synonyms' terms of several words.
-	ws := a.wordsOf(toks)
-	groups := a.groupsOf(toks, ws, MaxQuestionChecks)
+	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
+	groups := a.groupsOf(toks, sc.ws, MaxQuestionChecks)
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(toks, ws, groups)
+	return a.synonymsOf(toks, sc.ws, groups, sc)
 }
 
-// synonymsOf is Synonyms over text's tokens; ws, when not nil, are their words (wordsOf).
-func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group) []Group {
+// questionScratch holds the arrays QuestionWords needs while it makes a question's groups.
+type questionScratch struct {
+	toks, stems []string
+	ws          []word
+	word        []int
+}
+
+var questionScratches = sync.Pool{New: func() any { return new(questionScratch) }}
+
+// release returns the scratch to the pool, without the arrays a long question made large, and
+// without the strings it points to.
+func (sc *questionScratch) release() {
+	const keep = 64
+	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep {
+		*sc = questionScratch{}
+	} else {
+		clear(sc.toks[:cap(sc.toks)])
+		clear(sc.stems[:cap(sc.stems)])
+		clear(sc.ws[:cap(sc.ws)])
+	}
+	questionScratches.Put(sc)
+}
+
+// synonymsOf is Synonyms over text's tokens; ws, when not nil, are their words (wordsOf). sc,
+// when not nil, lends its arrays.
+func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *questionScratch) []Group {
 	if ws == nil {
 		ws = a.wordsOf(toks)
 	}
+	if sc == nil {
+		sc = &questionScratch{}
+	}
 	// word[i] is the group of token i, -1 for a stop word: Groups keeps one group per word.
-	word := make([]int, len(toks))
+	word := slices.Grow(sc.word[:0], len(toks))[:len(toks)]
+	sc.word = word
 	n := 0
 	for i := range toks {
 		word[i] = -1
@@ -83,10 +116,11 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group) []Group 
 		}
 	}
 	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
-	stems := make([]string, len(toks))
+	stems := sc.stems[:0]
 	for i := range ws {
-		stems[i] = ws[i].stem
+		stems = append(stems, ws[i].stem)
 	}
+	sc.stems = stems
 	for _, e := range a.syn.Expand(toks, stems, func(i int) bool { return ws[i].filler }) {
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {

@@ -277,7 +277,11 @@ func words(s string) []string {
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, 0, n)
+	return appendWords(make([]string, 0, n), s)
+}
+
+// appendWords appends the words of s (see words) to dst.
+func appendWords(dst []string, s string) []string {
 	start := -1
 	for i := 0; i < len(s); {
 		w, size := wordRune(s, i)
@@ -285,15 +289,15 @@ func words(s string) []string {
 		case w && start < 0:
 			start = i
 		case !w && start >= 0:
-			out = append(out, s[start:i])
+			dst = append(dst, s[start:i])
 			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
-		out = append(out, s[start:])
+		dst = append(dst, s[start:])
 	}
-	return out
+	return dst
 }
 
 // wordRune reports whether the rune at s[i] is a letter or a digit, and its size.
@@ -319,7 +323,12 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 // German a colloquial form ("nich", "nen", "aufm", "gibts") gives the tokens of the written form
 // ("nicht", "einen", "auf dem", "gibt es"): "geht nich auf" is "geht nicht auf".
 func (a *Analyzer) Tokens(text string) []string {
-	toks := words(a.Fold(text))
+	return a.written(words(a.Fold(text)))
+}
+
+// written replaces in toks the contractions and colloquial forms that Tokens rewrites, in a new
+// slice when there are any.
+func (a *Analyzer) written(toks []string) []string {
 	var out []string // made only when a contraction or colloquial form is found
 	for i, t := range toks {
 		var head, tail string
@@ -434,11 +443,15 @@ func (a *Analyzer) word(tok string) word {
 
 // wordsOf is word for every token of toks.
 func (a *Analyzer) wordsOf(toks []string) []word {
-	ws := make([]word, len(toks))
-	for i, t := range toks {
-		ws[i] = a.word(t)
+	return a.appendWordsOf(make([]word, 0, len(toks)), toks)
+}
+
+// appendWordsOf appends word of every token of toks to dst.
+func (a *Analyzer) appendWordsOf(dst []word, toks []string) []word {
+	for _, t := range toks {
+		dst = append(dst, a.word(t))
 	}
-	return ws
+	return dst
 }
 
 func (a *Analyzer) stemWord(tok string) string {

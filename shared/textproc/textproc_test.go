@@ -356,3 +356,34 @@ func TestWordsIsFieldsFunc(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionScratchKeepsNoQuestion: the pooled arrays of QuestionWords are cleared of the
+// question's tokens and stems when released, and dropped when a long question made them large.
+func TestQuestionScratchKeepsNoQuestion(t *testing.T) {
+	sc := &questionScratch{toks: []string{"kunde", "steht"}, stems: []string{"kund", "steht"},
+		ws: []word{{stem: "kund"}}, word: []int{0, 1}}
+	sc.release()
+	for _, s := range append(sc.toks[:cap(sc.toks)], sc.stems[:cap(sc.stems)]...) {
+		if s != "" {
+			t.Errorf("released scratch still holds %q", s)
+		}
+	}
+	if w := sc.ws[:cap(sc.ws)]; w[0].stem != "" {
+		t.Errorf("released scratch still holds the word %+v", w[0])
+	}
+
+	long := &questionScratch{toks: make([]string, 0, 1000)}
+	long.release()
+	if cap(long.toks) != 0 {
+		t.Errorf("a released scratch kept an array of %d tokens", cap(long.toks))
+	}
+
+	// The same groups whether the pool hands out a fresh scratch or a used one.
+	a := New("en")
+	want := a.QuestionWords("The customer's phone died and the car won't open")
+	for range 3 {
+		if got := a.QuestionWords("The customer's phone died and the car won't open"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("groups differ on a reused scratch: %+v, want %+v", got, want)
+		}
+	}
+}
