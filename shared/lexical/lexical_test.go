@@ -140,9 +140,17 @@ func TestEmbeddedCorpusIndex(t *testing.T) {
 		if l == nil || len(l.Docs) != 11 || len(l.Passages) < 44 {
 			t.Fatalf("%s: index not built", lang)
 		}
+		for p := range l.Passages {
+			d, s := l.Doc(p)
+			if got, ok := l.PassageOf(d.ID, s.Anchor); !ok || got != p {
+				t.Fatalf("%s: PassageOf(%s, %s) = %d, %v, want passage %d", lang, d.ID, s.Anchor, got, ok, p)
+			}
+		}
 		d, s := l.Doc(0)
-		if p, ok := l.PassageOf(d.ID, s.Anchor); !ok || p != 0 {
-			t.Fatalf("PassageOf does not find passage 0")
+		for _, miss := range [][2]string{{d.ID, "no-such-anchor"}, {"no-such-document", s.Anchor}, {"", ""}} {
+			if p, ok := l.PassageOf(miss[0], miss[1]); ok {
+				t.Errorf("%s: PassageOf(%q, %q) found passage %d", lang, miss[0], miss[1], p)
+			}
 		}
 	}
 	if ix.Lang("fr") != nil {
