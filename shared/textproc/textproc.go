@@ -41,8 +41,8 @@ type Analyzer struct {
 	stopStems func() map[string]struct{}
 }
 
-// stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word),
-// so that each token of a question costs one look-up: building the index stems the
+// stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word or
+// a filler), so that each token of a question costs one look-up: building the index stems the
 // same few thousand words tens of thousands of times, and the Snowball stemmer was 40 % of a cold
 // start's index build. It stops growing at maxStemCache entries, so that questions cannot grow it
 // without bound.
