@@ -165,11 +165,16 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 	t.Helper()
 	f := &fn{name: name}
 	var cmd *exec.Cmd
-	f.restart = func() error {
-		if cmd != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-f.exited
+	// kill ends the running emulator and its child, if one was started, and waits for it.
+	kill := func() {
+		if cmd == nil || cmd.Process == nil {
+			return
 		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-f.exited
+	}
+	f.restart = func() error {
+		kill()
 		addrs := testutil.FreeAddrs(t, 2)
 		// Each start has its own log, so that what a test reads is the running emulator's.
 		f.addr, f.logs, f.exited = addrs[0], &testutil.SyncBuffer{}, make(chan struct{})
@@ -188,12 +193,7 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 		t.Fatal(err)
 	}
 	var once sync.Once
-	return f, func() {
-		once.Do(func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-f.exited
-		})
-	}
+	return f, func() { once.Do(kill) }
 }
 
 func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
