@@ -16,6 +16,9 @@ const (
 	AskContact
 	AskPermission
 	AskThreshold
+
+	// allKinds is every kind.
+	allKinds = AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
 )
 
 // answerCues are, per kind, phrases of a question that ask for it (lower case, matched on word

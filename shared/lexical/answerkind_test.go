@@ -126,8 +126,6 @@ func patternKinds(s string) AnswerKinds {
 	return k
 }
 
-const allKinds = AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
-
 func checkAnswerScans(t *testing.T, s string) {
 	t.Helper()
 	want := patternKinds(s)

@@ -2,9 +2,9 @@ package lexical
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
-	"sync/atomic"
 )
 
 // A question asks for one fact, and the section that states it usually holds the question's
@@ -22,40 +22,6 @@ const (
 	FocusWeight  = 0.6
 	AnswerWeight = 0.2
 )
-
-// maxFocusPassages is how many passages keep their analysed sentences once Focus has analysed
-// them (0.8 to 0.9 KB each on the embedded corpus, so some 30 MB at most); beyond it a passage
-// is analysed again each time it is returned (0.13 to 0.16 ms, BenchmarkSentencesOf), so that
-// memory stays bounded on a large corpus whatever the questions.
-const maxFocusPassages = 1 << 15
-
-// sentence is one sentence or list item of a passage's content as the index analyses it: its
-// terms, each once, and its text, whose kinds of fact are judged when a question first asks for
-// them (see states).
-type sentence struct {
-	terms []Term
-	text  string
-	// kinds holds, in its low byte, the kinds judged so far, and in the next byte those of them
-	// the sentence states.
-	kinds atomic.Uint32
-}
-
-// states reports whether the sentence states a fact of one of kinds. Each kind is judged at most
-// once per sentence (a scan of its text, 3.5 to 5 µs for all six kinds, BenchmarkKindsOf).
-func (s *sentence) states(kinds AnswerKinds) bool {
-	for {
-		v := s.kinds.Load()
-		judged, stated := AnswerKinds(v), AnswerKinds(v>>8)
-		need := kinds &^ judged
-		if need == 0 {
-			return stated&kinds != 0
-		}
-		stated |= kindsOf(s.text, need)
-		if s.kinds.CompareAndSwap(v, uint32(judged|need)|uint32(stated)<<8) {
-			return stated&kinds != 0
-		}
-	}
-}
 
 // Focus rescores hits of a search for query (weight as SearchWeighted takes it) by their best
 // sentence, and sorts them best first, equal scores keeping their order: each score is
@@ -83,19 +49,39 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 	if total == 0 {
 		return
 	}
+	var weights [64]float64
 	for i := range hits {
 		best, answers := 0.0, false
-		ss := l.sentencesOf(hits[i].Passage)
-		for j := range ss {
-			s := &ss[j]
-			w := 0.0
-			for _, t := range s.terms {
-				if qs.may(t) {
-					w += qs.get(t)
+		p := hits[i].Passage
+		kindsOf := l.sentKinds[l.sentStart[p]:l.sentStart[p+1]]
+		// w[s] is sentence s's weight: the weights of the query terms it holds.
+		var w []float64
+		if len(kindsOf) <= len(weights) {
+			w = weights[:len(kindsOf)]
+			clear(w)
+		} else {
+			w = make([]float64, len(kindsOf)) // a passage of more than 64 sentences, rare
+		}
+		words := l.maskWords(p)
+		terms := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
+		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
+		for j, t := range terms {
+			if !qs.may(t) {
+				continue
+			}
+			x := qs.get(t)
+			if x == 0 {
+				continue
+			}
+			for k, m := range masks[j*words : (j+1)*words] {
+				for ; m != 0; m &= m - 1 {
+					w[32*k+bits.TrailingZeros32(m)] += x
 				}
 			}
-			best = max(best, w)
-			answers = answers || (w > 0 && kinds != 0 && s.states(kinds))
+		}
+		for s, x := range w {
+			best = max(best, x)
+			answers = answers || (x > 0 && AnswerKinds(kindsOf[s])&kinds != 0)
 		}
 		f := 1 + FocusWeight*best/total
 		if answers {
@@ -163,31 +149,6 @@ func (q *queryTable) get(t Term) float64 {
 			return q.w[i]
 		}
 	}
-}
-
-// sentencesOf returns passage p's sentences, analysed on first use and kept (up to
-// maxFocusPassages passages).
-func (l *Lang) sentencesOf(p int) []sentence {
-	l.sentencesOnce.Do(func() { l.sentences = make([]atomic.Pointer[[]sentence], len(l.Passages)) })
-	if s := l.sentences[p].Load(); s != nil {
-		return *s
-	}
-	_, sec := l.Doc(p)
-	texts := Sentences(sec.Content)
-	out := make([]sentence, 0, len(texts))
-	for _, text := range texts {
-		var terms []Term
-		for _, w := range l.text.Terms(text) {
-			if t, ok := l.Lookup(w); ok && !slices.Contains(terms, t) {
-				terms = append(terms, t)
-			}
-		}
-		out = append(out, sentence{terms: terms, text: text})
-	}
-	if l.sentencesKept.Add(1) <= maxFocusPassages {
-		l.sentences[p].Store(&out)
-	}
-	return out
 }
 
 // Sentences splits text into sentences and list items, each keeping its trailing space or line

@@ -1,8 +1,12 @@
 package lexical
 
 import (
+	"maps"
+	"math"
 	"slices"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
@@ -79,51 +83,80 @@ func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
 	}
 }
 
-// A passage's sentences are analysed once and kept; equal scores keep their order.
-func TestFocusKeepsSentencesAndOrder(t *testing.T) {
-	l := focusIndex(t)
-	a := l.sentencesOf(3)
-	if b := l.sentencesOf(3); len(a) == 0 || &a[0] != &b[0] {
-		t.Fatal("the sentences of a passage are analysed again")
+// The index holds every passage's content sentence by sentence, as Sentences splits it: its
+// distinct terms in the order the text has them, each with the sentences that hold it, and the
+// kinds of fact each sentence states, in a fresh build and in the embedded prebuilt index alike.
+// Equal scores keep their order.
+func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
+	built := embedded(t)
+	loaded, _, err := LoadEmbedded(false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := l.sentencesKept.Load(); n != 1 {
-		t.Errorf("%d passages kept, want 1", n)
-	}
-	for i := range a {
-		seen := map[Term]bool{}
-		for _, x := range a[i].terms {
-			if seen[x] {
-				t.Fatalf("a sentence holds a term twice: %v", a[i].terms)
+	stated, multi := AnswerKinds(0), 0
+	for _, ix := range []*Index{built, loaded} {
+		for _, lang := range knowledge.Languages {
+			l := ix.Lang(lang)
+			if len(l.sentStart) != len(l.Passages)+1 {
+				t.Fatalf("%s: sentences of %d passages, want %d", lang, len(l.sentStart)-1, len(l.Passages))
 			}
-			seen[x] = true
+			for p := range l.Passages {
+				_, sec := l.Doc(p)
+				texts := Sentences(sec.Content)
+				first, n := l.sentStart[p], int(l.sentStart[p+1]-l.sentStart[p])
+				if n != len(texts) {
+					t.Fatalf("%s passage %d: %d sentences, want %d", lang, p, n, len(texts))
+				}
+				var terms []Term              // the passage's, in order
+				in := map[Term]map[int]bool{} // the sentences of each
+				for i, text := range texts {
+					for _, w := range l.text.Terms(text) {
+						x, ok := l.Lookup(w)
+						if !ok {
+							continue
+						}
+						if in[x] == nil {
+							terms = append(terms, x)
+							in[x] = map[int]bool{}
+						}
+						in[x][i] = true
+					}
+					s := first + uint32(i)
+					if got, want := AnswerKinds(l.sentKinds[s]), kindsOf(text, allKinds); got != want {
+						t.Fatalf("%s passage %d sentence %q: kinds %b, want %b", lang, p, text, got, want)
+					}
+					stated |= AnswerKinds(l.sentKinds[s])
+				}
+				got := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
+				if !slices.Equal(got, terms) {
+					t.Fatalf("%s passage %d: terms %v, want %v", lang, p, got, terms)
+				}
+				words := l.maskWords(p)
+				for j, x := range got {
+					for i := range texts {
+						bit := l.sentMasks[int(l.maskStart[p])+j*words+i/32]>>(i%32)&1 == 1
+						if bit != in[x][i] {
+							t.Fatalf("%s passage %d: term %d in sentence %d %v, want %v", lang, p, x, i, bit, in[x][i])
+						}
+					}
+					if len(in[x]) > 1 {
+						multi++
+					}
+				}
+			}
 		}
 	}
-	// A kind is judged once per sentence and remembered with its answer.
-	var s sentence
-	s.text = "The technician arrives within 45 minutes."
-	if !s.states(AskDeadline) || s.states(AskContact) {
-		t.Fatal("a time limit is a deadline and no contact")
+	if multi == 0 {
+		t.Error("no term is in two sentences of a passage: the masks are not exercised")
 	}
-	if v := s.kinds.Load(); AnswerKinds(v) != AskDeadline|AskContact || AnswerKinds(v>>8) != AskDeadline {
-		t.Errorf("kinds judged %b, stated %b", AnswerKinds(v), AnswerKinds(v>>8))
+	if stated != allKinds {
+		t.Errorf("the corpus's sentences state kinds %b, want every kind %b", stated, allKinds)
 	}
+	l := focusIndex(t)
 	hits := []Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
 	l.Focus(hits, []string{"zzqx"}, nil, 0)
 	if hits[0].Passage != 1 {
 		t.Errorf("equal scores swapped: %+v", hits)
-	}
-}
-
-// BenchmarkSentencesOf measures what Focus pays the first time a passage is returned: analysing
-// its sentences (German, the embedded corpus's passages in turn).
-func BenchmarkSentencesOf(b *testing.B) {
-	l := embedded(b).Lang("de")
-	l.sentencesOf(0)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		p := i % len(l.Passages)
-		l.sentences[p].Store(nil)
-		l.sentencesOf(p)
 	}
 }
 
@@ -166,7 +199,7 @@ func TestQueryTable(t *testing.T) {
 }
 
 // BenchmarkFocus measures Focus on the best 20 hits of a German question's search on the
-// embedded corpus, the sentences analysed already.
+// embedded corpus.
 func BenchmarkFocus(b *testing.B) {
 	l := embedded(b).Lang("de")
 	q := l.text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
@@ -181,4 +214,117 @@ func BenchmarkFocus(b *testing.B) {
 		copy(work, hits)
 		l.Focus(work, q, nil, AskDeadline)
 	}
+}
+
+// focusByText is Focus as its definition reads, computed from the passages' text: each hit's
+// score times 1 + FocusWeight × its best sentence's share of the query's weight, times
+// 1 + AnswerWeight when a sentence sharing a query term states a fact of a kind asked.
+func focusByText(l *Lang, hits []Hit, query []string, kinds AnswerKinds) []float64 {
+	w := map[Term]float64{}
+	total := 0.0
+	for _, s := range query {
+		if t, ok := l.Lookup(s); ok && l.Known(t) {
+			if _, seen := w[t]; !seen && l.idf[t] > 0 {
+				w[t] = l.idf[t]
+				total += l.idf[t]
+			}
+		}
+	}
+	out := make([]float64, len(hits))
+	for i, h := range hits {
+		_, sec := l.Doc(h.Passage)
+		best, answers := 0.0, false
+		for _, text := range Sentences(sec.Content) {
+			seen, x := map[Term]bool{}, 0.0
+			for _, word := range l.text.Terms(text) {
+				if t, ok := l.Lookup(word); ok && !seen[t] {
+					seen[t] = true
+					x += w[t]
+				}
+			}
+			best = max(best, x)
+			answers = answers || (x > 0 && kindsOf(text, kinds) != 0)
+		}
+		f := 1 + FocusWeight*best/total
+		if answers {
+			f *= 1 + AnswerWeight
+		}
+		out[i] = h.Score * f
+	}
+	return out
+}
+
+// Focus scores every hit as its definition over the passage's text says, for passages of any
+// number of sentences: one of the embedded procedures gets a section of 75 sentences whose
+// 70th alone holds two of the question's words.
+func TestFocusScoresAsTheSentencesSay(t *testing.T) {
+	procs, syns := sourcesOf(t)
+	const file = "en/lost-and-found.md"
+	// The procedure's last section becomes a list of 75 short items (its length stays within the
+	// corpus's rules).
+	text := string(procs[file].Data)
+	var long strings.Builder
+	long.WriteString(text[:strings.Index(text, "## 6.")])
+	long.WriteString("## 6. Long list\n")
+	for i := range 75 {
+		switch {
+		case i == 69:
+			long.WriteString("The quokka sits by the wombat.\n")
+		case i%2 == 0:
+			long.WriteString("Quokka bin.\n")
+		default:
+			long.WriteString("Bin.\n")
+		}
+	}
+	procs[file] = &fstest.MapFile{Data: []byte(long.String())}
+	merged := fstest.MapFS{}
+	maps.Copy(merged, procs)
+	for name, f := range syns {
+		merged[knowledge.SynonymsDir+"/"+name] = f
+	}
+	c, err := knowledge.Load(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Build(c).Lang("en")
+	longest := 0
+	for p := range l.Passages {
+		longest = max(longest, int(l.sentStart[p+1]-l.sentStart[p]))
+	}
+	if longest < 75 {
+		t.Fatalf("the longest passage has %d sentences, want at least 75", longest)
+	}
+	checked := 0
+	for _, question := range []string{
+		"quokka wombat item",
+		"how long until a found phone is handed to the lost property office",
+		"who do I call when the key card does not open the car",
+		"what does the cleaning fee cost after a dog in the car",
+		"battery below 10 percent, customer stuck at the charging station",
+	} {
+		q := l.text.QuestionTerms(question)
+		kinds := QuestionKinds(question)
+		hits := l.Search(q, "", 20)
+		if len(hits) < 2 {
+			t.Fatalf("%q: %d hits", question, len(hits))
+		}
+		want := focusByText(l, hits, q, kinds)
+		byPassage := map[int]float64{}
+		for i, h := range hits {
+			byPassage[h.Passage] = want[i]
+		}
+		l.Focus(hits, q, nil, kinds)
+		for _, h := range hits {
+			if w := byPassage[h.Passage]; math.Abs(h.Score-w) > 1e-9*w {
+				t.Errorf("%q: passage %d scores %v, want %v", question, h.Passage, h.Score, w)
+			}
+			checked++
+		}
+		if question == "quokka wombat item" {
+			if _, sec := l.Doc(hits[0].Passage); sec.Heading != "6. Long list" {
+				t.Errorf("%q: %q first, want the long list, whose 70th sentence holds both words", question, sec.Heading)
+			}
+		}
+	}
+	t.Logf("%d hits checked", checked)
 }

@@ -32,8 +32,8 @@ const PrebuiltFile = "index.bin"
 // index of version 1 would match them wrongly and is rebuilt instead; version 3 aligns every
 // integer array to 4 bytes from the start of the file, so that a static load can use the
 // arrays in place; version 4 adds the synonym matcher's hash table of its keys (synonyms.Flat's
-// Slots).
-const prebuiltMagic = "MOKIDX\x00\x04"
+// Slots); version 5 adds every passage's analysed sentences (see Lang.sentences).
+const prebuiltMagic = "MOKIDX\x00\x05"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")
@@ -223,6 +223,12 @@ func (l *Lang) encode(e *encoder) {
 	e.strs(m.Files)
 	e.strs(m.Vocabulary)
 	e.uvarint(m.TermCount)
+	e.u32s(l.sentStart)
+	e.u16s(l.sentKinds)
+	e.u32s(l.sentTermStart)
+	e.terms(l.sentTerms)
+	e.u32s(l.maskStart)
+	e.u32s(l.sentMasks)
 }
 
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool) (*Lang, error) {
@@ -249,6 +255,8 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.u32s(),
 		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), Slots: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
 		Vocabulary: d.strs(), TermCount: d.uvarint()}
+	l.sentStart, l.sentKinds, l.sentTermStart, l.sentTerms = d.u32s(), d.u16s(), d.u32s(), d.terms()
+	l.maskStart, l.sentMasks = d.u32s(), d.u32s()
 	if err := d.done(); err != nil {
 		return nil, err
 	}
@@ -330,6 +338,26 @@ func (l *Lang) check() error {
 		return bad("front-matter phrases")
 	case !offsets(l.frontDocStart, V, len(l.frontDoc)) || !below(l.frontDoc, D):
 		return bad("front-matter documents")
+	case !offsets(l.sentStart, P, len(l.sentKinds)) || !offsets(l.sentTermStart, P, len(l.sentTerms)) ||
+		!termsBelow(l.sentTerms, V) || !offsets(l.maskStart, P, len(l.sentMasks)):
+		return bad("sentences")
+	}
+	for p := range P {
+		// Each of a passage's terms has one mask of its sentences, naming only sentences the
+		// passage has.
+		n, words := int(l.sentStart[p+1]-l.sentStart[p]), l.maskWords(p)
+		terms := int(l.sentTermStart[p+1] - l.sentTermStart[p])
+		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
+		if len(masks) != terms*words {
+			return bad("sentence masks")
+		}
+		if r := n % 32; r != 0 {
+			for i := words - 1; i < len(masks); i += words {
+				if masks[i]>>r != 0 {
+					return bad("sentence masks")
+				}
+			}
+		}
 	}
 	for t := range V {
 		// Postings ascend: membership and section choice search them.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"reflect"
+	"slices"
 	"testing"
 	"testing/fstest"
 	"unsafe"
@@ -297,5 +298,36 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 	}
 	if d := corpus.Documents("en")[0]; !within(d.Title) {
 		t.Error("LoadCorpusStatic copied its strings")
+	}
+}
+
+// A prebuilt index whose sentences name terms or sentences that are not there is refused: Focus
+// would read past its arrays.
+func TestDamagedSentencesFailToLoad(t *testing.T) {
+	for name, damage := range map[string]func(l *Lang){
+		"a term past the vocabulary": func(l *Lang) { l.sentTerms[3] = Term(len(l.terms.words)) },
+		"a sentence the passage lacks": func(l *Lang) {
+			for p := range l.Passages {
+				if n := l.sentStart[p+1] - l.sentStart[p]; n%32 != 0 && l.sentTermStart[p+1] > l.sentTermStart[p] {
+					l.sentMasks[l.maskStart[p]+uint32(l.maskWords(p))-1] |= 1 << (n % 32)
+					return
+				}
+			}
+			t.Fatal("no passage to damage")
+		},
+		"a mask too few": func(l *Lang) { l.maskStart[1]++ },
+		"a sentence too many": func(l *Lang) {
+			l.sentStart = slices.Clone(l.sentStart)
+			l.sentStart[len(l.sentStart)-1]++
+		},
+	} {
+		l := embedded(t).Lang("de")
+		if err := l.check(); err != nil {
+			t.Fatalf("%s: the undamaged index is refused: %v", name, err)
+		}
+		damage(l)
+		if err := l.check(); !errors.Is(err, ErrPrebuilt) {
+			t.Errorf("%s: %v, want ErrPrebuilt", name, err)
+		}
 	}
 }
