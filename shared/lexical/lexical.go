@@ -182,8 +182,11 @@ func analyzers(lang string, docs []*knowledge.Document, syns *synonyms.Set) (tex
 // analysed is a document's analysis as term strings, before the vocabulary is interned.
 type analysed struct {
 	passages [][]string // per section, every term in order
-	phrases  [][]string // title, category, keywords..., entities...
-	front    []string   // every term of the front matter
+	// sentences are, per section, where each sentence's terms start in its passage's terms,
+	// and where the last one's end (see passageTerms).
+	sentences [][]int
+	phrases   [][]string // title, category, keywords..., entities...
+	front     []string   // every term of the front matter
 }
 
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
@@ -193,11 +196,11 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 	all := make([]analysed, len(docs))
 	for di, d := range docs {
 		an := analyseFront(a, d)
-		meta := strings.Join(d.Keywords, "\n")
+		title, meta := a.Terms(d.Title), a.Terms(strings.Join(d.Keywords, "\n"))
 		for _, s := range d.Sections {
-			// A passage is indexed with its breadcrumb and its document's keywords, so that a
-			// section is found by the procedure it belongs to as well as by its own words.
-			an.passages = append(an.passages, a.Terms(d.Title+"\n"+s.Heading+"\n"+s.Content+"\n"+meta))
+			terms, bounds := passageTerms(a, title, s, meta)
+			an.passages = append(an.passages, terms)
+			an.sentences = append(an.sentences, bounds)
 		}
 		for _, ts := range an.passages {
 			for _, t := range ts {
@@ -216,45 +219,64 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 	slices.Sort(words)
 	l.terms = newTermTable(words)
 	l.index(all)
-	l.sentences()
+	l.sentences(all)
 	return l
 }
 
-// sentences analyses every passage's content sentence by sentence (Sentences) for Focus: each
-// sentence's distinct terms and the kinds of fact it states. It is part of the build, and of the
-// prebuilt index, so that no lookup analyses a passage (about 0.15 ms the first time one is
-// returned, when this was done on first use) and nothing grows with the questions asked.
-func (l *Lang) sentences() {
+// passageTerms returns the terms a section's passage is indexed with: its document's title
+// terms, its heading's, its content's and its document's keyword terms (meta), so that a section
+// is found by the procedure it belongs to as well as by its own words; and where each of its
+// content's sentences (Sentences) starts in them, and where the last one ends. The analysis
+// is token by token, so the terms are those of the parts' text joined by line breaks
+// (TestPassageTermsAreItsTextsTerms), and the content is analysed once, sentence by sentence.
+func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, meta []string) ([]string, []int) {
+	terms := append(slices.Clip(title), a.Terms(s.Heading)...)
+	bounds := []int{len(terms)}
+	for _, text := range Sentences(s.Content) {
+		terms = append(terms, a.Terms(text)...)
+		bounds = append(bounds, len(terms))
+	}
+	return append(terms, meta...), bounds
+}
+
+// sentences fills, for Focus, every passage's sentence arrays from the analysed documents:
+// each sentence's distinct terms and the kinds of fact it states. They are part of the build,
+// and of the prebuilt index, so that no lookup analyses a passage (about 0.15 ms the first
+// time one was returned, when this was done on first use) and nothing grows with the
+// questions asked.
+func (l *Lang) sentences(all []analysed) {
 	P := len(l.Passages)
 	l.sentStart = make([]uint32, 0, P+1)
 	l.sentTermStart = make([]uint32, 0, P+1)
 	l.maskStart = make([]uint32, 0, P+1)
-	for p := range l.Passages {
-		l.sentStart = append(l.sentStart, uint32(len(l.sentKinds)))
-		l.sentTermStart = append(l.sentTermStart, uint32(len(l.sentTerms)))
-		l.maskStart = append(l.maskStart, uint32(len(l.sentMasks)))
-		_, sec := l.Doc(p)
-		texts := Sentences(sec.Content)
-		words := (len(texts) + 31) / 32
-		first := len(l.sentTerms)
-		var masks []uint32 // words per term of the passage, in the order of sentTerms
-		for si, text := range texts {
-			for _, w := range l.text.Terms(text) {
-				t, ok := l.Lookup(w)
-				if !ok {
-					continue
+	// slot[t] is term t's index among the current passage's terms plus one, 0 when it has none.
+	slot := make([]uint32, len(l.terms.words))
+	for di, an := range all {
+		for si, bounds := range an.sentences {
+			l.sentStart = append(l.sentStart, uint32(len(l.sentKinds)))
+			l.sentTermStart = append(l.sentTermStart, uint32(len(l.sentTerms)))
+			l.maskStart = append(l.maskStart, uint32(len(l.sentMasks)))
+			texts := Sentences(l.Docs[di].Sections[si].Content)
+			words := (len(texts) + 31) / 32
+			first := len(l.sentTerms)
+			var masks []uint32 // words per term of the passage, in the order of sentTerms
+			for i, text := range texts {
+				for _, w := range an.passages[si][bounds[i]:bounds[i+1]] {
+					t := l.terms.ids[w]
+					if slot[t] == 0 {
+						l.sentTerms = append(l.sentTerms, t)
+						slot[t] = uint32(len(l.sentTerms) - first)
+						masks = append(masks, make([]uint32, words)...)
+					}
+					masks[int(slot[t]-1)*words+i/32] |= 1 << (i % 32)
 				}
-				i := slices.Index(l.sentTerms[first:], t)
-				if i < 0 {
-					i = len(l.sentTerms) - first
-					l.sentTerms = append(l.sentTerms, t)
-					masks = append(masks, make([]uint32, words)...)
-				}
-				masks[i*words+si/32] |= 1 << (si % 32)
+				l.sentKinds = append(l.sentKinds, uint16(kindsOf(text, allKinds)))
 			}
-			l.sentKinds = append(l.sentKinds, uint16(kindsOf(text, allKinds)))
+			for _, t := range l.sentTerms[first:] {
+				slot[t] = 0
+			}
+			l.sentMasks = append(l.sentMasks, masks...)
 		}
-		l.sentMasks = append(l.sentMasks, masks...)
 	}
 	l.sentStart = append(l.sentStart, uint32(len(l.sentKinds)))
 	l.sentTermStart = append(l.sentTermStart, uint32(len(l.sentTerms)))

@@ -2,6 +2,8 @@ package lexical
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -156,4 +158,45 @@ func TestEmbeddedCorpusIndex(t *testing.T) {
 	if ix.Lang("fr") != nil {
 		t.Fatal("unknown language has an index")
 	}
+}
+
+// A passage's terms are those of its title, heading, content and keywords joined by line
+// breaks, as the index read them before it analysed the content sentence by sentence, and each
+// sentence's stretch of them is that sentence's terms: the analysis goes token by token.
+func TestPassageTermsAreItsTextsTerms(t *testing.T) {
+	ix := embedded(t)
+	odd := []string{
+		"Call ext. 4420, e.g. the desk. Then wait 2.5 h.\nNr. 5: Kfz-Schein u. Fahrzeug-Papiere!Next",
+		"Ladesäule. Straße\u00a0frei. ÄÖÜ. ..\n\n. a.b.c. z.B. 10.000 EUR.",
+		"",
+	}
+	checked := 0
+	for _, lang := range knowledge.Languages {
+		l := ix.Lang(lang)
+		for _, d := range l.Docs {
+			title, meta := l.text.Terms(d.Title), l.text.Terms(strings.Join(d.Keywords, "\n"))
+			sections := slices.Clone(d.Sections)
+			for _, text := range odd {
+				sections = append(sections, knowledge.Section{Heading: "Odd. Heading", Content: text})
+			}
+			for _, s := range sections {
+				got, bounds := passageTerms(l.text, title, s, meta)
+				want := l.text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s %s %q: terms\n%q, want\n%q", lang, d.ID, s.Heading, got, want)
+				}
+				texts := Sentences(s.Content)
+				if len(bounds) != len(texts)+1 {
+					t.Fatalf("%s %s %q: %d bounds for %d sentences", lang, d.ID, s.Heading, len(bounds), len(texts))
+				}
+				for i, text := range texts {
+					if w := l.text.Terms(text); !slices.Equal(got[bounds[i]:bounds[i+1]], w) {
+						t.Fatalf("%s %s sentence %q: terms %q, want %q", lang, d.ID, text, got[bounds[i]:bounds[i+1]], w)
+					}
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d passages checked", checked)
 }
