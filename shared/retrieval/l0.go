@@ -88,8 +88,11 @@ func (m *l0Match) reasonCount() int {
 // behind the matches it returns (matches, named, covered), which the caller keeps until it has
 // done with the matches, then releases.
 type l0Scratch struct {
-	query         []lexical.Term
-	weight        map[lexical.Term]float64
+	query  []lexical.Term
+	weight map[lexical.Term]float64
+	// weighed has the bit termBit(t) set for every term of weight: most terms l0 asks about
+	// are no question term, and a clear bit says so without asking the map.
+	weighed       [4]uint64
 	via           map[lexical.Term]string
 	alts          map[lexical.Term]bool
 	span          map[lexical.Term]int
@@ -119,14 +122,19 @@ func (sc *l0Scratch) release() {
 	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
 		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
 		sc.alts, sc.span = map[lexical.Term]bool{}, map[lexical.Term]int{}
+		sc.weighed = [4]uint64{}
 	} else {
 		clear(sc.weight)
+		sc.weighed = [4]uint64{}
 		clear(sc.via)
 		clear(sc.alts)
 		clear(sc.span)
 	}
 	l0Scratches.Put(sc)
 }
+
+// termBit is the bit of l0Scratch.weighed that t sets (a multiplicative hash's top 8 bits).
+func termBit(t lexical.Term) uint32 { return (uint32(t) * 2654435761) >> 24 }
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
 // matches only part of a keyword or entity phrase.
@@ -153,9 +161,18 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		if t, ok := l.Lookup(s); ok {
 			query = append(query, t)
 			weight[t] = cmp.Or(weights[s], 1)
+			b := termBit(t)
+			sc.weighed[b>>6] |= 1 << (b & 63)
 		}
 	}
-	in := func(t lexical.Term) bool { _, ok := weight[t]; return ok }
+	// weightOf returns a question term's weight; false for a term the question does not hold.
+	weightOf := func(t lexical.Term) (float64, bool) {
+		if b := termBit(t); sc.weighed[b>>6]&(1<<(b&63)) == 0 {
+			return 0, false
+		}
+		w, ok := weight[t]
+		return w, ok
+	}
 	// via names the question's term behind each term that only a synonym gives; alts holds
 	// every synonym's term.
 	alts, span := sc.alts, sc.span
@@ -230,8 +247,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		for _, t := range l.Front(doc).Title() {
 			w := l.IDFOf(t)
 			want += w
-			if in(t) {
-				have += w * weight[t]
+			if x, ok := weightOf(t); ok {
+				have += w * x
 			}
 		}
 		return want > 0 && have*2 >= want
@@ -346,8 +363,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		for _, t := range f.Title() {
 			w := l.IDFOf(t)
 			want += w
-			if in(t) {
-				have += w * weight[t]
+			if x, ok := weightOf(t); ok {
+				have += w * x
 				inTitle = append(inTitle, t)
 			}
 		}
