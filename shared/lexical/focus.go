@@ -75,7 +75,7 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 			}
 			for k, m := range masks[j*words : (j+1)*words] {
 				for ; m != 0; m &= m - 1 {
-					w[32*k+bits.TrailingZeros32(m)] += x
+					w[maskBits*k+bits.TrailingZeros16(m)] += x
 				}
 			}
 		}

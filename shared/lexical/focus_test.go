@@ -134,7 +134,7 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 				words := l.maskWords(p)
 				for j, x := range got {
 					for i := range texts {
-						bit := l.sentMasks[int(l.maskStart[p])+j*words+i/32]>>(i%32)&1 == 1
+						bit := l.sentMasks[int(l.maskStart[p])+j*words+i/maskBits]>>(i%maskBits)&1 == 1
 						if bit != in[x][i] {
 							t.Fatalf("%s passage %d: term %d in sentence %d %v, want %v", lang, p, x, i, bit, in[x][i])
 						}

@@ -110,17 +110,23 @@ type Lang struct {
 	// s stating the kinds of fact sentKinds[s]. The distinct terms of its sentences, in the
 	// order they first occur, are sentTerms[sentTermStart[p]:sentTermStart[p+1]]; term i of
 	// them is in the sentences whose bits are set in its maskWords(p) words from
-	// sentMasks[maskStart[p]+i*maskWords(p)] (bit j of word k: sentence 32k+j of the passage).
+	// sentMasks[maskStart[p]+i*maskWords(p)] (bit j of word k: sentence 16k+j of the passage;
+	// most passages have at most 16 sentences, so one word).
 	sentStart     []uint32
 	sentKinds     []uint16
 	sentTermStart []uint32
 	sentTerms     []Term
 	maskStart     []uint32
-	sentMasks     []uint32
+	sentMasks     []uint16
 }
 
-// maskWords is how many 32-bit words each of passage p's sentence masks has.
-func (l *Lang) maskWords(p int) int { return (int(l.sentStart[p+1]-l.sentStart[p]) + 31) / 32 }
+// maskBits is how many sentences one word of a sentence mask covers.
+const maskBits = 16
+
+// maskWords is how many words each of passage p's sentence masks has.
+func (l *Lang) maskWords(p int) int {
+	return (int(l.sentStart[p+1]-l.sentStart[p]) + maskBits - 1) / maskBits
+}
 
 // Passage is one section of one document.
 type Passage struct {
@@ -257,18 +263,18 @@ func (l *Lang) sentences(all []analysed) {
 			l.sentTermStart = append(l.sentTermStart, uint32(len(l.sentTerms)))
 			l.maskStart = append(l.maskStart, uint32(len(l.sentMasks)))
 			texts := Sentences(l.Docs[di].Sections[si].Content)
-			words := (len(texts) + 31) / 32
+			words := (len(texts) + maskBits - 1) / maskBits
 			first := len(l.sentTerms)
-			var masks []uint32 // words per term of the passage, in the order of sentTerms
+			var masks []uint16 // words per term of the passage, in the order of sentTerms
 			for i, text := range texts {
 				for _, w := range an.passages[si][bounds[i]:bounds[i+1]] {
 					t := l.terms.ids[w]
 					if slot[t] == 0 {
 						l.sentTerms = append(l.sentTerms, t)
 						slot[t] = uint32(len(l.sentTerms) - first)
-						masks = append(masks, make([]uint32, words)...)
+						masks = append(masks, make([]uint16, words)...)
 					}
-					masks[int(slot[t]-1)*words+i/32] |= 1 << (i % 32)
+					masks[int(slot[t]-1)*words+i/maskBits] |= 1 << (i % maskBits)
 				}
 				l.sentKinds = append(l.sentKinds, uint16(kindsOf(text, allKinds)))
 			}

@@ -228,7 +228,7 @@ func (l *Lang) encode(e *encoder) {
 	e.u32s(l.sentTermStart)
 	e.terms(l.sentTerms)
 	e.u32s(l.maskStart)
-	e.u32s(l.sentMasks)
+	e.u16s(l.sentMasks)
 }
 
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool) (*Lang, error) {
@@ -256,7 +256,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), Slots: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
 		Vocabulary: d.strs(), TermCount: d.uvarint()}
 	l.sentStart, l.sentKinds, l.sentTermStart, l.sentTerms = d.u32s(), d.u16s(), d.u32s(), d.terms()
-	l.maskStart, l.sentMasks = d.u32s(), d.u32s()
+	l.maskStart, l.sentMasks = d.u32s(), d.u16s()
 	if err := d.done(); err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (l *Lang) check() error {
 		if len(masks) != terms*words {
 			return bad("sentence masks")
 		}
-		if r := n % 32; r != 0 {
+		if r := n % maskBits; r != 0 {
 			for i := words - 1; i < len(masks); i += words {
 				if masks[i]>>r != 0 {
 					return bad("sentence masks")

@@ -308,8 +308,8 @@ func TestDamagedSentencesFailToLoad(t *testing.T) {
 		"a term past the vocabulary": func(l *Lang) { l.sentTerms[3] = Term(len(l.terms.words)) },
 		"a sentence the passage lacks": func(l *Lang) {
 			for p := range l.Passages {
-				if n := l.sentStart[p+1] - l.sentStart[p]; n%32 != 0 && l.sentTermStart[p+1] > l.sentTermStart[p] {
-					l.sentMasks[l.maskStart[p]+uint32(l.maskWords(p))-1] |= 1 << (n % 32)
+				if n := l.sentStart[p+1] - l.sentStart[p]; n%maskBits != 0 && l.sentTermStart[p+1] > l.sentTermStart[p] {
+					l.sentMasks[l.maskStart[p]+uint32(l.maskWords(p))-1] |= 1 << (n % maskBits)
 					return
 				}
 			}
