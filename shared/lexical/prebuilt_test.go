@@ -331,3 +331,14 @@ func TestDamagedSentencesFailToLoad(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadEmbedded measures what a lookup function's cold start pays to load the embedded
+// prebuilt index (lexical.LoadEmbedded), without the files' bytes.
+func BenchmarkLoadEmbedded(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := LoadEmbedded(false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
