@@ -236,9 +236,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// question's terms, not the corpus.
 	hits := l.PhraseHits(query)
 	defer hits.Release()
-	// classify tells whether the phrase p makes its document a phrased one, and whether the
-	// question holds it whole (a title never counts as whole: it matches by weight below).
-	// A title makes its document a phrased one only when it matches (the question holds at
+	// A keyword, entity or category phrase the question holds whole makes its document a phrased
+	// one. A title never counts as whole (it matches by weight below), and titleHeld tells
+	// whether it makes its document a phrased one: only when it matches (the question holds at
 	// least half of its IDF weight, as below): a document whose title the question cannot match
 	// and that has no whole phrase gets the same weight from the front-matter postings, and a
 	// common title word would otherwise send thousands of documents through the loop below.
@@ -253,48 +253,35 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		return want > 0 && have*2 >= want
 	}
-	classify := func(p uint32) (doc int, isPhrased, isWhole bool) {
+	// The documents with a whole phrase or a matching title, ascending; the phrases the question
+	// holds whole, ascending: by document, then kind. The scratch keeps their arrays for the
+	// next call (whole is consumed from its front below). One pass over the phrases hit: on a
+	// large corpus a common word hits thousands, most of which match neither way.
+	phrased, whole := sc.phrased[:0], sc.whole[:0]
+	nKeywords, nEntities := 0, 0
+	for _, p := range hits.Touched() {
 		doc, kind, _, words := l.Phrase(p)
 		if kind == lexical.PhraseTitle {
-			return doc, titleHeld(doc), false
-		}
-		all := hits.Count(p) == len(words)
-		return doc, all, all
-	}
-	// Two passes over the phrases hit, the first to size the lists: most hit phrases match
-	// neither way.
-	nPhrased, nWhole, nKeywords, nEntities := 0, 0, 0, 0
-	for _, p := range hits.Touched() {
-		_, isPhrased, isWhole := classify(p)
-		nPhrased += b2i(isPhrased)
-		nWhole += b2i(isWhole)
-		if isWhole {
-			switch _, kind, _, _ := l.Phrase(p); kind {
-			case lexical.PhraseKeyword:
-				nKeywords++
-			case lexical.PhraseEntity:
-				nEntities++
+			if titleHeld(doc) {
+				phrased = append(phrased, doc)
 			}
+			continue
+		}
+		if hits.Count(p) != len(words) {
+			continue
+		}
+		phrased, whole = append(phrased, doc), append(whole, p)
+		switch kind {
+		case lexical.PhraseKeyword:
+			nKeywords++
+		case lexical.PhraseEntity:
+			nEntities++
 		}
 	}
+	sc.phrased, sc.whole = phrased, whole
 	// The hints hold at most the keywords and entities held whole.
 	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
 		Domains: []string{}, Entities: make([]string, 0, nEntities)}
-	// The documents with a whole phrase or a matching title, ascending; the phrases the question
-	// holds whole, ascending: by document, then kind. Neither grows past its size here, so the
-	// scratch keeps their arrays (whole is consumed from its front below).
-	phrased := slices.Grow(sc.phrased[:0], nPhrased)
-	whole := slices.Grow(sc.whole[:0], nWhole)
-	sc.phrased, sc.whole = phrased, whole
-	for _, p := range hits.Touched() {
-		doc, isPhrased, isWhole := classify(p)
-		if isPhrased {
-			phrased = append(phrased, doc)
-		}
-		if isWhole {
-			whole = append(whole, p)
-		}
-	}
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)
 	held := frontHolds(l, query, phrased, sc)
@@ -612,13 +599,6 @@ func appendUnique[T comparable](list []T, x T) []T {
 		return list
 	}
 	return append(list, x)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func cmpDesc(a, b float64) int {
