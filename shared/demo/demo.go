@@ -70,10 +70,10 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	if terms == nil {
 		terms = l.Analyzer.QuestionTerms(q.Question)
 	}
-	hits := l.SearchWeighted(terms, q.TermWeights, q.Category, q.TopK)
-	// Within the hits, a passage stating the question's words in one sentence, and a fact of the
-	// kind asked, comes first (lexical.Focus): the deciding section before one that lists them.
-	l.Focus(hits, terms, q.TermWeights, lexical.QuestionKinds(q.Question))
+	// BM25, then within the hits a passage stating the question's words in one sentence, and a
+	// fact of the kind asked, comes first (lexical.Focus): the deciding section before one that
+	// lists them.
+	hits := l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, lexical.QuestionKinds(q.Question))
 	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)

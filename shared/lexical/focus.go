@@ -31,19 +31,20 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 	if len(hits) < 2 {
 		return
 	}
+	var buf [32]qterm
+	l.focus(hits, l.resolve(query, weight, buf[:0]), kinds)
+}
+
+// focus is Focus over resolved terms (see resolve), which it weighs in their order.
+func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
+	if len(hits) < 2 {
+		return
+	}
 	var qs queryTable
 	total := 0.0
-	for _, s := range query {
-		t, ok := l.Lookup(s)
-		if !ok || !l.Known(t) {
-			continue
-		}
-		w := l.idf[t]
-		if x, ok := weight[s]; ok {
-			w *= x
-		}
-		if w > 0 && qs.add(t, w) {
-			total += w
+	for _, q := range terms {
+		if qs.add(q.t, q.w) {
+			total += q.w
 		}
 	}
 	if total == 0 {

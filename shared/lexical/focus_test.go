@@ -328,3 +328,30 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 	}
 	t.Logf("%d hits checked", checked)
 }
+
+// SearchFocused is SearchWeighted followed by Focus, to the bit, with weights and with and
+// without a category filter.
+func TestSearchFocusedIsSearchThenFocus(t *testing.T) {
+	ix := embedded(t)
+	checked := 0
+	for _, lang := range knowledge.Languages {
+		l := ix.Lang(lang)
+		for p := range l.Passages {
+			d, sec := l.Doc(p)
+			question := sec.Heading + " " + Sentences(sec.Content)[0] + " wie lange, how long"
+			q := l.Analyzer.QuestionTerms(question)
+			weight := map[string]float64{q[0]: SynonymWeight, q[len(q)-1]: 0}
+			kinds := QuestionKinds(question)
+			for _, category := range []string{"", d.Category} {
+				want := l.SearchWeighted(q, weight, category, 10)
+				l.Focus(want, q, weight, kinds)
+				got := l.SearchFocused(q, weight, category, 10, kinds)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s %q in %q: %v, want %v", lang, question, category, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d searches checked", checked)
+}

@@ -37,25 +37,31 @@ const SynonymWeight = 0.5
 // passages already scored, looked up in its postings when that is cheaper than walking them.
 // The hits and their order are those of adding every term's postings in full.
 func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
-	if topK <= 0 || len(l.Passages) == 0 {
-		return nil
-	}
-	acc, _ := l.scratch.Get().(*sparse[float64])
-	if acc == nil || len(acc.v) != len(l.Passages) {
-		s := newSparse[float64](len(l.Passages))
-		acc = &s
-	}
-	defer func() {
-		acc.clear()
-		l.scratch.Put(acc)
-	}()
-	type qterm struct {
-		t Term
-		w float64
-	}
 	var buf [32]qterm
-	terms := buf[:0]
-	remaining, walk := 0.0, 0 // the terms' weights and postings still to add
+	return l.search(l.resolve(query, weight, buf[:0]), category, topK)
+}
+
+// SearchFocused is SearchWeighted followed by Focus of its hits with the same query, weights and
+// kinds, the query's terms resolved once for both.
+func (l *Lang) SearchFocused(query []string, weight map[string]float64, category string, topK int, kinds AnswerKinds) []Hit {
+	var buf, sorted [32]qterm
+	terms := l.resolve(query, weight, buf[:0])
+	// search sorts its terms; Focus weighs them in query order.
+	hits := l.search(append(sorted[:0], terms...), category, topK)
+	l.focus(hits, terms, kinds)
+	return hits
+}
+
+// qterm is one query term the index knows, with its weighted idf.
+type qterm struct {
+	t Term
+	w float64
+}
+
+// resolve appends to terms the query's terms that the index holds in a passage, each once, in
+// query order, with their idf times their weight (missing terms weigh 1), leaving out those that
+// weigh nothing.
+func (l *Lang) resolve(query []string, weight map[string]float64, terms []qterm) []qterm {
 	for _, s := range query {
 		t, ok := l.Lookup(s)
 		if !ok || !l.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
@@ -69,8 +75,28 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 			continue // a term weighed 0 scores nothing; every term counted adds a positive score
 		}
 		terms = append(terms, qterm{t, w})
-		remaining += w
-		walk += int(l.postStart[t+1] - l.postStart[t])
+	}
+	return terms
+}
+
+// search is SearchWeighted over resolved terms, which it reorders.
+func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
+	if topK <= 0 || len(l.Passages) == 0 {
+		return nil
+	}
+	acc, _ := l.scratch.Get().(*sparse[float64])
+	if acc == nil || len(acc.v) != len(l.Passages) {
+		s := newSparse[float64](len(l.Passages))
+		acc = &s
+	}
+	defer func() {
+		acc.clear()
+		l.scratch.Put(acc)
+	}()
+	remaining, walk := 0.0, 0 // the terms' weights and postings still to add
+	for _, q := range terms {
+		remaining += q.w
+		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
 	}
 	slices.SortStableFunc(terms, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
 	cat, known := l.categoryIDs[category]
