@@ -1,6 +1,10 @@
 package lexical
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // AnswerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
 // time limit, "who do I call" for a contact, "is that ok" for a rule. The deciding sentence of a
@@ -62,7 +66,8 @@ var answerCues = []struct {
 // the question that may start a cue (cueLengths) looks up the cues that start with it, so the
 // cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	q := strings.ToLower(question)
+	var buf [256]byte
+	q := lowerASCII(question, &buf)
 	var k AnswerKinds
 	for i := 0; i < len(q); i++ {
 		if !isWordByte(q[i]) || (i > 0 && isWordByte(q[i-1])) {
@@ -86,6 +91,26 @@ func QuestionKinds(question string) AnswerKinds {
 		i = j
 	}
 	return k
+}
+
+// lowerASCII returns s in lower case: for ASCII text that fits buf, lowered into buf and
+// returned as a string over it (valid while buf is), instead of a new string; otherwise
+// strings.ToLower of it.
+func lowerASCII(s string, buf *[256]byte) string {
+	if len(s) > len(buf) {
+		return strings.ToLower(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(s)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return unsafe.String(&buf[0], len(s))
 }
 
 // kindCue is one cue of answerCues with its kind.

@@ -181,3 +181,30 @@ func FuzzAnswerScans(f *testing.F) {
 	f.Add("Statusmeldung alle 60 Minuten an die Schichtleitung (Durchwahl 4410).")
 	f.Fuzz(func(t *testing.T, s string) { checkAnswerScans(t, s) })
 }
+
+// lowerASCII is strings.ToLower for every text: ASCII that fits its buffer, ASCII longer than
+// it, and text with other runes; and the kinds of a question do not depend on its case.
+func TestLowerASCIIIsToLower(t *testing.T) {
+	long := strings.Repeat("How LONG until the Tow Truck comes? ", 12)
+	for _, s := range []string{"", "How long until the TOW truck arrives?", long, "WIE LANGE dauert das, FÜR wen?", "ÄRGER", "İstanbul KEY"} {
+		var buf [256]byte
+		if got, want := lowerASCII(s, &buf), strings.ToLower(s); got != want {
+			t.Errorf("lowerASCII(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := QuestionKinds(s), QuestionKinds(strings.ToLower(s)); got != want {
+			t.Errorf("QuestionKinds(%q) = %b, want %b as in lower case", s, got, want)
+		}
+	}
+	if QuestionKinds("HOW LONG DOES IT TAKE") != AskDeadline {
+		t.Error("an upper-case question asks for no deadline")
+	}
+}
+
+// BenchmarkQuestionKinds measures the cue scan of a question that starts with a capital, as
+// most do.
+func BenchmarkQuestionKinds(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		QuestionKinds("Customer's phone died and the car won't open, how long until someone can unlock it remotely?")
+	}
+}
