@@ -54,14 +54,14 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
 	for i := range hits {
 		best, answers := 0.0, false
 		p := hits[i].Passage
-		kindsOf := l.sentKinds[l.sentStart[p]:l.sentStart[p+1]]
+		stated := l.sentKinds[l.sentStart[p]:l.sentStart[p+1]]
 		// w[s] is sentence s's weight: the weights of the query terms it holds.
 		var w []float64
-		if len(kindsOf) <= len(weights) {
-			w = weights[:len(kindsOf)]
+		if len(stated) <= len(weights) {
+			w = weights[:len(stated)]
 			clear(w)
 		} else {
-			w = make([]float64, len(kindsOf)) // a passage of more than 64 sentences, rare
+			w = make([]float64, len(stated)) // a passage of more than 64 sentences, rare
 		}
 		words := l.maskWords(p)
 		terms := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
@@ -82,7 +82,7 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
 		}
 		for s, x := range w {
 			best = max(best, x)
-			answers = answers || (x > 0 && AnswerKinds(kindsOf[s])&kinds != 0)
+			answers = answers || (x > 0 && AnswerKinds(stated[s])&kinds != 0)
 		}
 		f := 1 + FocusWeight*best/total
 		if answers {
