@@ -55,7 +55,7 @@ bench:
 
 ## bench-compare: the project beside bleve on generated corpora of 22, 220, 2,200 and 10,000
 ## procedures (bench/cmd/compare): build, latency, allocations, heap, accuracy; prints the table
-## and writes bench/results.json (figures in BENCHMARKS.md). About three minutes on two idle cores.
+## and writes bench/results.json (figures in BENCHMARKS.md). About five minutes on two idle cores.
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -sizes 22,220,2200,10000 -runs 5 -out results.json
 
