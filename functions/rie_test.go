@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,8 +31,9 @@ type fn struct {
 	name string // directory under functions/
 	addr string
 	logs *testutil.SyncBuffer
-	// exited is closed when the emulator process has ended.
+	// exited is closed when the emulator process has ended; pid is its process id.
 	exited chan struct{}
+	pid    int
 	// restart starts the emulator again on fresh ports (see post).
 	restart  func() error
 	restarts int
@@ -51,21 +54,18 @@ func (f *fn) lostPort() bool {
 	}
 }
 
-// post sends one invocation to the emulator and returns the HTTP status and body. While the
-// emulator is starting it retries; when the emulator ended because it lost a port to another
-// process, it starts it again on fresh ports (at most maxRestarts times); when it ended for any
-// other reason, post says so at once.
+// post sends one invocation to the emulator and returns the HTTP status and body. It sends it
+// only once the emulator holds the listening socket of its address, so that no other process
+// that was handed the port in the meantime answers in its place; while the emulator is starting
+// it waits and retries. When the emulator ended because it lost a port to another process, post
+// starts it again on fresh ports (at most maxRestarts times); when it ended for any other
+// reason, post says so at once.
 func (f *fn) post(payload []byte) (int, []byte, error) {
 	var last error
 	for range 100 {
-		resp, err := http.Post("http://"+f.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(payload))
+		status, body, err := f.postOnce(payload)
 		if err == nil {
-			var body []byte
-			body, err = io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err == nil {
-				return resp.StatusCode, body, nil
-			}
+			return status, body, nil
 		}
 		last = err
 		time.Sleep(100 * time.Millisecond)
@@ -86,6 +86,70 @@ func (f *fn) post(payload []byte) (int, []byte, error) {
 		}
 	}
 	return 0, nil, fmt.Errorf("the emulator of %s did not answer: %w", f.name, last)
+}
+
+// postOnce sends the invocation once, when the emulator listens on its address.
+func (f *fn) postOnce(payload []byte) (int, []byte, error) {
+	switch ok, err := listensOn(f.pid, f.addr); {
+	case err != nil:
+		return 0, nil, err
+	case !ok:
+		return 0, nil, fmt.Errorf("the emulator of %s does not listen on %s", f.name, f.addr)
+	}
+	resp, err := http.Post("http://"+f.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(payload))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, body, nil
+}
+
+// listensOn reports whether process pid holds a listening TCP socket on addr (an IPv4
+// loopback address and port), from /proc: the kernel's table of TCP sockets gives the inode of
+// the socket listening on the port, and the process's file descriptors say whether it is one
+// of them.
+func listensOn(pid int, addr string) (bool, error) {
+	_, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return false, err
+	}
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return false, fmt.Errorf("read the TCP socket table: %w", err)
+	}
+	sockets := map[string]bool{} // "socket:[inode]" of every listener on the port
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+		fields := strings.Fields(line)
+		if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
+			continue
+		}
+		_, local, ok := strings.Cut(fields[1], ":")
+		if p, err := strconv.ParseUint(local, 16, 16); ok && err == nil && int(p) == port {
+			sockets["socket:["+fields[9]+"]"] = true
+		}
+	}
+	if len(sockets) == 0 {
+		return false, nil
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return false, nil // the process has ended, or not yet started
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && sockets[target] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // reply is what a function returned: an API Gateway response, or a scheduled event's result.
@@ -177,7 +241,7 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 		kill()
 		addrs := testutil.FreeAddrs(t, 2)
 		// Each start has its own log, so that what a test reads is the running emulator's.
-		f.addr, f.logs, f.exited = addrs[0], &testutil.SyncBuffer{}, make(chan struct{})
+		f.addr, f.logs, f.exited, f.pid = addrs[0], &testutil.SyncBuffer{}, make(chan struct{}), 0
 		args := append(append([]string{}, wrap...), rie, "--runtime-interface-emulator-address", addrs[0], "--runtime-api-address", addrs[1], bootstrap)
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Env = env
@@ -186,6 +250,7 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start the emulator of %s: %w", name, err)
 		}
+		f.pid = cmd.Process.Pid // a wrap execs the emulator in the same process
 		go func(c *exec.Cmd, exited chan struct{}) { _ = c.Wait(); close(exited) }(cmd, f.exited)
 		return nil
 	}
