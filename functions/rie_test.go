@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -90,11 +91,16 @@ func (f *fn) post(payload []byte) (int, []byte, error) {
 
 // postOnce sends the invocation once, when the emulator listens on its address.
 func (f *fn) postOnce(payload []byte) (int, []byte, error) {
-	switch ok, err := listensOn(f.pid, f.addr); {
-	case err != nil:
+	_, port, err := net.SplitHostPort(f.addr)
+	if err != nil {
 		return 0, nil, err
-	case !ok:
-		return 0, nil, fmt.Errorf("the emulator of %s does not listen on %s", f.name, f.addr)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return 0, nil, err
+	}
+	if held, known := procnet.Listens(f.pid, n); !held || !known {
+		return 0, nil, fmt.Errorf("the emulator of %s does not listen on %s (known: %v)", f.name, f.addr, known)
 	}
 	resp, err := http.Post("http://"+f.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(payload))
 	if err != nil {
@@ -106,50 +112,6 @@ func (f *fn) postOnce(payload []byte) (int, []byte, error) {
 		return 0, nil, err
 	}
 	return resp.StatusCode, body, nil
-}
-
-// listensOn reports whether process pid holds a listening TCP socket on addr (an IPv4
-// loopback address and port), from /proc: the kernel's table of TCP sockets gives the inode of
-// the socket listening on the port, and the process's file descriptors say whether it is one
-// of them.
-func listensOn(pid int, addr string) (bool, error) {
-	_, portText, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	port, err := strconv.Atoi(portText)
-	if err != nil {
-		return false, err
-	}
-	table, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
-		return false, fmt.Errorf("read the TCP socket table: %w", err)
-	}
-	sockets := map[string]bool{} // "socket:[inode]" of every listener on the port
-	for _, line := range strings.Split(string(table), "\n")[1:] {
-		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-		fields := strings.Fields(line)
-		if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
-			continue
-		}
-		_, local, ok := strings.Cut(fields[1], ":")
-		if p, err := strconv.ParseUint(local, 16, 16); ok && err == nil && int(p) == port {
-			sockets["socket:["+fields[9]+"]"] = true
-		}
-	}
-	if len(sockets) == 0 {
-		return false, nil
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return false, nil // the process has ended, or not yet started
-	}
-	for _, fd := range fds {
-		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && sockets[target] {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // reply is what a function returned: an API Gateway response, or a scheduled event's result.

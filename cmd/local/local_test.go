@@ -3,17 +3,21 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 )
 
 // TestLocalAPIEndToEnd builds the local API, starts it as `make local` does on a free port and
@@ -146,7 +150,7 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 		}
 		go func() { l.exited <- l.cmd.Wait() }()
 		t.Cleanup(func() { _ = l.cmd.Process.Kill() })
-		err := waitReady(l.base+"/health", l.exited, l.logs)
+		err := waitReady(l.base+"/health", l.cmd.Process.Pid, addr, l.exited, l.logs)
 		if err == nil {
 			return l
 		}
@@ -157,7 +161,15 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 }
 
 // waitReady waits up to 20 s until url answers 200, and says why it did not.
-func waitReady(url string, exited <-chan error, logs fmt.Stringer) error {
+func waitReady(url string, pid int, addr string, exited <-chan error, logs fmt.Stringer) error {
+	_, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -168,9 +180,11 @@ func waitReady(url string, exited <-chan error, logs fmt.Stringer) error {
 		req, _ := http.NewRequest("GET", url, nil)
 		req.Header.Set("X-Actor-Id", "probe")
 		req.Header.Set("X-Actor-Scope", "knowledge:read")
+		// Only the binary's own listener counts: a port found free can be handed to another
+		// test's server before the binary binds it, and that server may answer as well.
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == 200 {
+			if held, _ := procnet.Listens(pid, port); resp.StatusCode == 200 && held {
 				return nil
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -53,6 +54,7 @@ func JarDir(root string) (string, error) {
 // Local is a running DynamoDB Local.
 type Local struct {
 	Endpoint string
+	port     int
 	cmd      *exec.Cmd
 	done     chan struct{}
 	err      error
@@ -94,7 +96,7 @@ func start(ctx context.Context, jarDir string, port int) (*Local, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local (java): %w", err)
 	}
-	l := &Local{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan struct{}), logs: logs}
+	l := &Local{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), port: port, cmd: cmd, done: make(chan struct{}), logs: logs}
 	go func() { l.err = cmd.Wait(); close(l.done) }()
 	if err := l.waitReady(ctx); err != nil {
 		_ = l.Stop()
@@ -124,7 +126,10 @@ func (l *Local) waitReady(ctx context.Context) error {
 		callCtx, cancelCall := context.WithTimeout(ctx, time.Second)
 		_, err := client.ListTables(callCtx, &dynamodb.ListTablesInput{})
 		cancelCall()
-		if err == nil {
+		// An answer counts only when this process holds the port: another DynamoDB Local
+		// handed the port before this one bound it would answer as well (where /proc does not
+		// tell, the answer counts).
+		if held, known := procnet.Listens(l.cmd.Process.Pid, l.port); err == nil && (held || !known) {
 			return nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,12 @@ func TestStartReplacesATakenPort(t *testing.T) {
 	}
 	defer taken.Close()
 	takenPort := taken.Addr().(*net.TCPAddr).Port
+	// What holds the port answers as DynamoDB Local would: only DynamoDB Local's own listener
+	// may make it ready.
+	go http.Serve(taken, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_, _ = w.Write([]byte(`{"TableNames":[]}`))
+	}))
 
 	real := freePort
 	calls := 0
