@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,15 +89,7 @@ func (f *fn) post(payload []byte) (int, []byte, error) {
 
 // postOnce sends the invocation once, when the emulator listens on its address.
 func (f *fn) postOnce(payload []byte) (int, []byte, error) {
-	_, port, err := net.SplitHostPort(f.addr)
-	if err != nil {
-		return 0, nil, err
-	}
-	n, err := strconv.Atoi(port)
-	if err != nil {
-		return 0, nil, err
-	}
-	if held, known := procnet.Listens(f.pid, n); !held || !known {
+	if held, known := procnet.ListensOn(f.pid, f.addr); !held || !known {
 		return 0, nil, fmt.Errorf("the emulator of %s does not listen on %s (known: %v)", f.name, f.addr, known)
 	}
 	resp, err := http.Post("http://"+f.addr+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(payload))

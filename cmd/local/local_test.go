@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,14 +160,6 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 
 // waitReady waits up to 20 s until url answers 200, and says why it did not.
 func waitReady(url string, pid int, addr string, exited <-chan error, logs fmt.Stringer) error {
-	_, portText, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	port, err := strconv.Atoi(portText)
-	if err != nil {
-		return err
-	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -184,7 +174,7 @@ func waitReady(url string, pid int, addr string, exited <-chan error, logs fmt.S
 		// test's server before the binary binds it, and that server may answer as well.
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
-			if held, _ := procnet.Listens(pid, port); resp.StatusCode == 200 && held {
+			if held, _ := procnet.ListensOn(pid, addr); resp.StatusCode == 200 && held {
 				return nil
 			}
 		}

@@ -126,10 +126,13 @@ func (l *Local) waitReady(ctx context.Context) error {
 		callCtx, cancelCall := context.WithTimeout(ctx, time.Second)
 		_, err := client.ListTables(callCtx, &dynamodb.ListTablesInput{})
 		cancelCall()
+		if err != nil {
+			continue
+		}
 		// An answer counts only when this process holds the port: another DynamoDB Local
 		// handed the port before this one bound it would answer as well (where /proc does not
 		// tell, the answer counts).
-		if held, known := procnet.Listens(l.cmd.Process.Pid, l.port); err == nil && (held || !known) {
+		if held, known := procnet.Listens(l.cmd.Process.Pid, l.port); held || !known {
 			return nil
 		}
 	}

@@ -6,6 +6,7 @@ package procnet
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -44,6 +45,20 @@ func Listens(pid, port int) (held, known bool) {
 		}
 	}
 	return false, true
+}
+
+// ListensOn is Listens for a "host:port" address; known is false for an address without a
+// numeric port.
+func ListensOn(pid int, addr string) (held, known bool) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, false
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return false, false
+	}
+	return Listens(pid, n)
 }
 
 // listeners yields the inodes of the sockets of a /proc/net/tcp table that listen on port.

@@ -17,11 +17,15 @@ func TestListens(t *testing.T) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	held, known := Listens(os.Getpid(), port)
-	if !known {
-		if runtime.GOOS == "linux" {
-			t.Fatal("/proc/net/tcp is not readable on Linux")
+	if runtime.GOOS != "linux" {
+		// Without /proc nothing is known, and callers go on without the check.
+		if known || held {
+			t.Errorf("Listens off Linux: held %v, known %v; want neither", held, known)
 		}
-		t.Skip("no /proc/net/tcp on this system")
+		return
+	}
+	if !known {
+		t.Fatal("/proc/net/tcp is not readable on Linux")
 	}
 	if !held {
 		t.Fatalf("this process's listener on %d is not found", port)
@@ -62,5 +66,22 @@ func TestListenersReadsTheTable(t *testing.T) {
 	}
 	for range listeners("", 80) {
 		t.Error("an empty table has a listener")
+	}
+}
+
+// ListensOn reads the port of an address, and knows nothing of an address without one.
+func TestListensOn(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if held, known := ListensOn(os.Getpid(), l.Addr().String()); known && !held {
+		t.Errorf("this process's listener on %s is not found", l.Addr())
+	}
+	for _, addr := range []string{"127.0.0.1", "127.0.0.1:http", ""} {
+		if held, known := ListensOn(os.Getpid(), addr); held || known {
+			t.Errorf("ListensOn(%q) = %v, %v, want false, false", addr, held, known)
+		}
 	}
 }
