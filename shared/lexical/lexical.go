@@ -188,9 +188,10 @@ func analyzers(lang string, docs []*knowledge.Document, syns *synonyms.Set) (tex
 // analysed is a document's analysis as term strings, before the vocabulary is interned.
 type analysed struct {
 	passages [][]string // per section, every term in order
-	// sentences are, per section, where each sentence's terms start in its passage's terms,
-	// and where the last one's end (see passageTerms).
-	sentences [][]int
+	// sentences are, per section, its content's sentences (Sentences), and bounds where each
+	// one's terms start in its passage's terms, and where the last one's end (see passageTerms).
+	sentences [][]string
+	bounds    [][]int
 	phrases   [][]string // title, category, keywords..., entities...
 	front     []string   // every term of the front matter
 }
@@ -204,9 +205,9 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		an := analyseFront(a, d)
 		title, meta := a.Terms(d.Title), a.Terms(strings.Join(d.Keywords, "\n"))
 		for _, s := range d.Sections {
-			terms, bounds := passageTerms(a, title, s, meta)
+			terms, sentences, bounds := passageTerms(a, title, s, meta)
 			an.passages = append(an.passages, terms)
-			an.sentences = append(an.sentences, bounds)
+			an.sentences, an.bounds = append(an.sentences, sentences), append(an.bounds, bounds)
 		}
 		for _, ts := range an.passages {
 			for _, t := range ts {
@@ -232,17 +233,19 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 // passageTerms returns the terms a section's passage is indexed with: its document's title
 // terms, its heading's, its content's and its document's keyword terms (meta), so that a section
 // is found by the procedure it belongs to as well as by its own words; and where each of its
-// content's sentences (Sentences) starts in them, and where the last one ends. The analysis
-// is token by token, so the terms are those of the parts' text joined by line breaks
-// (TestPassageTermsAreItsTextsTerms), and the content is analysed once, sentence by sentence.
-func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, meta []string) ([]string, []int) {
-	terms := append(slices.Clip(title), a.Terms(s.Heading)...)
-	bounds := []int{len(terms)}
-	for _, text := range Sentences(s.Content) {
+// content's sentences (Sentences, also returned) starts in them, and where the last one ends.
+// The analysis is token by token, so the terms are those of the parts' text joined by line
+// breaks (TestPassageTermsAreItsTextsTerms), and the content is analysed once, sentence by
+// sentence.
+func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, meta []string) (terms, sentences []string, bounds []int) {
+	terms = append(slices.Clip(title), a.Terms(s.Heading)...)
+	sentences = Sentences(s.Content)
+	bounds = []int{len(terms)}
+	for _, text := range sentences {
 		terms = append(terms, a.Terms(text)...)
 		bounds = append(bounds, len(terms))
 	}
-	return append(terms, meta...), bounds
+	return append(terms, meta...), sentences, bounds
 }
 
 // sentences fills, for Focus, every passage's sentence arrays from the analysed documents:
@@ -257,12 +260,12 @@ func (l *Lang) sentences(all []analysed) {
 	l.maskStart = make([]uint32, 0, P+1)
 	// slot[t] is term t's index among the current passage's terms plus one, 0 when it has none.
 	slot := make([]uint32, len(l.terms.words))
-	for di, an := range all {
-		for si, bounds := range an.sentences {
+	for _, an := range all {
+		for si, texts := range an.sentences {
 			l.sentStart = append(l.sentStart, uint32(len(l.sentKinds)))
 			l.sentTermStart = append(l.sentTermStart, uint32(len(l.sentTerms)))
 			l.maskStart = append(l.maskStart, uint32(len(l.sentMasks)))
-			texts := Sentences(l.Docs[di].Sections[si].Content)
+			bounds := an.bounds[si]
 			words := (len(texts) + maskBits - 1) / maskBits
 			first := len(l.sentTerms)
 			var masks []uint16 // words per term of the passage, in the order of sentTerms

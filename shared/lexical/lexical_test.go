@@ -180,12 +180,14 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 				sections = append(sections, knowledge.Section{Heading: "Odd. Heading", Content: text})
 			}
 			for _, s := range sections {
-				got, bounds := passageTerms(l.text, title, s, meta)
+				got, texts, bounds := passageTerms(l.text, title, s, meta)
 				want := l.text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s %s %q: terms\n%q, want\n%q", lang, d.ID, s.Heading, got, want)
 				}
-				texts := Sentences(s.Content)
+				if !slices.Equal(texts, Sentences(s.Content)) {
+					t.Fatalf("%s %s %q: sentences %q, want %q", lang, d.ID, s.Heading, texts, Sentences(s.Content))
+				}
 				if len(bounds) != len(texts)+1 {
 					t.Fatalf("%s %s %q: %d bounds for %d sentences", lang, d.ID, s.Heading, len(bounds), len(texts))
 				}
