@@ -84,6 +84,10 @@ type Query struct {
 	TermWeights   map[string]float64
 	Actor         Actor
 	CorrelationID string
+	// Buffer, when not nil, is an empty slice whose array a provider that builds its candidates
+	// in the process (the demo provider) may append them to instead of allocating one. The
+	// caller reuses the array once it is done with the candidates; a provider never keeps it.
+	Buffer []Candidate
 }
 
 // Candidate is one L1 passage.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -103,6 +104,8 @@ type l0Scratch struct {
 	matches       []l0Match
 	named         []phraseReason
 	covered       []lexical.Term
+	// cands is the array lent to the provider for a lookup's candidates (port.Query.Buffer).
+	cands []port.Candidate
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
@@ -119,6 +122,11 @@ func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 // are dropped rather than kept, since clearing one costs its size on every later call.
 func (sc *l0Scratch) release() {
 	const keep = 64
+	if cap(sc.cands) > keep {
+		sc.cands = nil
+	} else {
+		clear(sc.cands[:cap(sc.cands)]) // the pool keeps no strings of the candidates
+	}
 	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
 		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
 		sc.alts, sc.span = map[lexical.Term]bool{}, map[lexical.Term]int{}
@@ -131,6 +139,14 @@ func (sc *l0Scratch) release() {
 		clear(sc.span)
 	}
 	l0Scratches.Put(sc)
+}
+
+// keepCandidates keeps the array of a provider's candidates for the lookup's next call, and the
+// next lookup, when it is larger than the one the scratch had.
+func (sc *l0Scratch) keepCandidates(cands []port.Candidate) {
+	if cap(cands) > cap(sc.cands) {
+		sc.cands = cands[:0]
+	}
 }
 
 // termBit is the bit of l0Scratch.weighed that t sets (a multiplicative hash's top 8 bits).

@@ -789,3 +789,57 @@ func TestWholeShortQuestionIsGrounded(t *testing.T) {
 		}
 	}
 }
+
+// The arrays a lookup borrows (the candidates the provider fills, the matches, the analysis)
+// go back to pools for the next lookup: lookups of different questions at the same time get
+// exactly the results each gets alone.
+func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
+	ix := index(t)
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.DiscardHandler))
+	questions := []struct{ lang, q string }{
+		{"en", "customer's phone died and the car won't open"},
+		{"de", "Karre springt nicht an, Kunde steht auf dem Standstreifen"},
+		{"en", damageQuestion},
+		{"de", "Ladekabel steckt fest an der Ladesäule"},
+		{"en", "previous renter left trash in the back seat"},
+		{"en", "how long do we keep a lost wallet before it goes to the police"},
+	}
+	ask := func(i int) (retrieval.Result, error) {
+		return svc.Lookup(context.Background(), retrieval.LookupRequest{Question: questions[i].q, Language: questions[i].lang, TopK: 5})
+	}
+	view := func(r retrieval.Result) string {
+		r.InvocationID = ""
+		return mustJSON(t, r)
+	}
+	want := make([]string, len(questions))
+	for i := range questions {
+		r, err := ask(i)
+		if err != nil || len(r.EvidenceBlocks) == 0 {
+			t.Fatalf("%q: %d blocks, %v", questions[i].q, len(r.EvidenceBlocks), err)
+		}
+		want[i] = view(r)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(questions))
+	for w := range 8 {
+		wg.Go(func() {
+			for k := range 30 {
+				i := (w + k) % len(questions)
+				r, err := ask(i)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				if got := view(r); got != want[i] {
+					errs <- fmt.Sprintf("%q: %s, alone %s", questions[i].q, got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
