@@ -57,8 +57,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	var l1 L1Details
 	var l0Done time.Time
 	if s.provider.Semantic() {
-		terms, weights := queryTerms(words)
 		sc := getL0Scratch()
+		terms, weights := queryTerms(words, sc.terms, sc.termWeights)
+		sc.terms = terms
 		var matches []l0Match
 		hints, matches = l0(l, words, terms, weights, 0, sc)
 		layer = layerOf(len(matches) > 0, true)

@@ -106,13 +106,17 @@ type l0Scratch struct {
 	covered       []lexical.Term
 	// cands is the array lent to the provider for a lookup's candidates (port.Query.Buffer).
 	cands []port.Candidate
+	// terms and termWeights hold the question's index terms and their weights (queryTerms),
+	// which the lookup lends to l0 and the provider.
+	terms       []string
+	termWeights map[string]float64
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
 func newL0Scratch() *l0Scratch {
 	return &l0Scratch{weight: map[lexical.Term]float64{}, via: map[lexical.Term]string{},
-		alts: map[lexical.Term]bool{}, span: map[lexical.Term]int{}}
+		alts: map[lexical.Term]bool{}, span: map[lexical.Term]int{}, termWeights: map[string]float64{}}
 }
 
 // getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
@@ -126,6 +130,12 @@ func (sc *l0Scratch) release() {
 		sc.cands = nil
 	} else {
 		clear(sc.cands[:cap(sc.cands)]) // the pool keeps no strings of the candidates
+	}
+	if cap(sc.terms) > keep || len(sc.termWeights) > keep {
+		sc.terms, sc.termWeights = nil, map[string]float64{}
+	} else {
+		clear(sc.terms[:cap(sc.terms)]) // nor of the question
+		clear(sc.termWeights)
 	}
 	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
 		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}

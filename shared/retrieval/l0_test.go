@@ -52,7 +52,7 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 	}
 	// Through l0: a question that matches few procedures keeps all of them for fusion.
 	words := analyse(l, "windscreen chip on a car returned this morning")
-	terms, termWeights := queryTerms(words)
+	terms, termWeights := queryTerms(words, nil, nil)
 	_, all := l0(l, words, terms, termWeights, 40, newL0Scratch())
 	_, five := l0(l, words, terms, termWeights, 5, newL0Scratch())
 	if len(all) < 6 || len(five) < 5 || !slices.Equal(docs(all[:5]), docs(five[:5])) {

@@ -154,9 +154,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
 	text := textproc.Normalize(req.Question)
 	words := analyse(l, text)
-	query, weights := queryTerms(words)
 	sc := getL0Scratch()
-	defer sc.release() // the matches are read until the result is made
+	defer sc.release() // the matches, terms and candidates are read until the result is made
+	query, weights := queryTerms(words, sc.terms, sc.termWeights)
+	sc.terms = query
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	st.l0 = s.now()
 
