@@ -95,39 +95,48 @@ func words(terms ...string) []textproc.Group {
 
 func TestSupport(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
-	if got := l.Support(words("batteri", "low"), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
+	if got := l.Support(l.Question(words("batteri", "low")), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
 		t.Errorf("full support = %+v", got)
 	}
 	// A word the corpus does not know is counted apart: it does not dilute the share.
-	if got := l.Support(words("batteri", "parisian"), 0); got.Matched != 1 || got.Unknown != 1 || got.Share() != 1 {
+	if got := l.Support(l.Question(words("batteri", "parisian")), 0); got.Matched != 1 || got.Unknown != 1 || got.Share() != 1 {
 		t.Errorf("an unknown word: %+v", got)
 	}
 	// A word of another passage is known and not held: it lowers the share.
-	if got := l.Support(words("batteri", "tyre"), 0); got.Matched != 1 || got.Share() <= 0 || got.Share() >= 1 {
+	if got := l.Support(l.Question(words("batteri", "tyre")), 0); got.Matched != 1 || got.Share() <= 0 || got.Share() >= 1 {
 		t.Errorf("a word of another passage: %+v", got)
 	}
 	// Too short or only digits: not informative.
-	if got := l.Support(words("km", "80", "batteri"), 0); got.Words != 1 {
+	if got := l.Support(l.Question(words("km", "80", "batteri")), 0); got.Words != 1 {
 		t.Errorf("informative words %+v", got)
 	}
-	if got := l.Support(nil, 0); got.Words != 0 || got.Share() != 0 {
+	if got := l.Support(l.Question(nil), 0); got.Words != 0 || got.Share() != 0 {
 		t.Errorf("empty question %+v", got)
 	}
 	// A compound the corpus lacks counts as one word by its known parts; half when part of it is
 	// unknown.
 	full := []textproc.Group{{Term: "batterylow", Parts: []string{"batteri", "low"}, Complete: true}}
-	if got := l.Support(full, 0); got.Matched != 1 || got.Share() != 1 {
+	if got := l.Support(l.Question(full), 0); got.Matched != 1 || got.Share() != 1 {
 		t.Errorf("compound of present parts = %+v", got)
 	}
 	half := []textproc.Group{{Term: "batteryxyz", Parts: []string{"batteri"}, Complete: false}}
-	whole := l.Support(words("batteri"), 0)
-	if got := l.Support(half, 0); got.Matched != 1 || got.Weight != whole.Weight/2 {
+	whole := l.Support(l.Question(words("batteri")), 0)
+	if got := l.Support(l.Question(half), 0); got.Matched != 1 || got.Weight != whole.Weight/2 {
 		t.Errorf("compound with an unknown part = %+v, want half of %v", got, whole.Weight)
 	}
 	// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
 	alt := []textproc.Group{{Term: "accu", Alts: []textproc.Alt{{Term: "batteri", Rule: "accu"}}}}
-	if got := l.Support(alt, 0); got.Matched != 1 || got.Weight != SynonymWeight*whole.Weight {
+	if got := l.Support(l.Question(alt), 0); got.Matched != 1 || got.Weight != SynonymWeight*whole.Weight {
 		t.Errorf("synonym support = %+v, want %v", got, SynonymWeight*whole.Weight)
+	}
+	// A word is counted once however often the question repeats it, and a Question whose arrays
+	// are reused for another question forgets the first.
+	if got := l.Support(l.Question(words("batteri", "tyre", "batteri")), 0); got.Words != 2 || got.Matched != 1 {
+		t.Errorf("a repeated word: %+v", got)
+	}
+	reused := l.AppendQuestion(l.Question(words("tyre", "parisian", "low")), words("batteri", "low"))
+	if got, want := l.Support(reused, 0), l.Support(l.Question(words("batteri", "low")), 0); got != want || reused.Words() != 2 {
+		t.Errorf("a reused question: %+v, want %+v", got, want)
 	}
 }
 

@@ -242,7 +242,7 @@ func FuzzPrebuilt(f *testing.F) {
 		}
 		for _, lang := range knowledge.Languages {
 			l := ix.Lang(lang)
-			q := l.Analyzer.QuestionWords("customer phone died, Karre springt nicht an")
+			q := l.Question(l.Analyzer.QuestionWords("customer phone died, Karre springt nicht an"))
 			for _, h := range l.Search(l.Analyzer.QuestionTerms("battery low tow truck Akku leer"), "", 5) {
 				l.Support(q, h.Passage)
 				l.SupportDoc(q, l.Passages[h.Passage].Doc)

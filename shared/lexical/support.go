@@ -51,68 +51,44 @@ func Informative(term string) bool {
 	return false
 }
 
-// altKnown is the weight a word the corpus does not know has through its best known synonym.
-func (l *Lang) altKnown(g textproc.Group) float64 {
-	var w float64
-	for _, a := range g.Alts {
-		if t, ok := l.known(a.Term); ok {
-			w = max(w, SynonymWeight*l.idf[t])
-		}
-	}
-	return w
+// Question is a question's informative words resolved against the index once, so that the
+// lexical support of several passages does not look each word up again: each distinct word
+// (a word is counted once) with the terms of it, its compound parts and its synonyms that
+// some passage holds.
+type Question struct {
+	words []questionWord
+	terms []questionTerm // the words' parts and synonyms, each word's a stretch of it
 }
 
-// known returns the term of a string that some passage holds.
-func (l *Lang) known(s string) (Term, bool) {
-	t, ok := l.Lookup(s)
-	return t, ok && l.Known(t)
+// Words is the number of the question's distinct informative words.
+func (q Question) Words() int { return len(q.words) }
+
+// Size is the number of entries of its arrays in use, for a caller that pools them.
+func (q Question) Size() int { return len(q.words) + len(q.terms) }
+
+// questionWord is one informative word of a Question.
+type questionWord struct {
+	term  questionTerm // the word's own term; known false when no passage holds it
+	known bool
+	// parts and alts are the word's known compound parts and known synonyms, as stretches
+	// [from, to) of Question.terms.
+	partsFrom, partsTo, altsTo int
+	complete                   bool
+	altKnown                   float64 // SynonymWeight times the best idf of the known synonyms
 }
 
-// Support measures the lexical support of a passage for the question's words.
-func (l *Lang) Support(query []textproc.Group, passage int) Support {
-	front := l.Front(l.Passages[passage].Doc)
-	return l.support(query, func(t Term) bool { return l.PassageHas(passage, t) || front.Has(t) })
+// questionTerm is a term some passage holds, with its idf over passages and over procedures.
+type questionTerm struct {
+	t           Term
+	idf, docIDF float64
 }
 
-// SupportDoc is Support over a whole procedure: the words any of its sections or its front
-// matter holds.
-func (l *Lang) SupportDoc(query []textproc.Group, doc int) Support {
-	front := l.Front(doc)
-	return l.support(query, func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
-}
+// Question resolves the question's words (textproc.Analyzer.QuestionWords) for Support.
+func (l *Lang) Question(query []textproc.Group) Question { return l.AppendQuestion(Question{}, query) }
 
-// DocIndex returns the index of the document id in Docs, or -1.
-func (l *Lang) DocIndex(id string) int {
-	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
-// is analysed here, and the front matter of the document docID counts as for an indexed passage.
-func (l *Lang) SupportText(query []textproc.Group, text, docID string) Support {
-	var terms []Term
-	for _, s := range l.text.Terms(text) {
-		if t, ok := l.Lookup(s); ok {
-			terms = append(terms, t)
-		}
-	}
-	slices.Sort(terms)
-	doc := l.DocIndex(docID)
-	return l.support(query, func(t Term) bool {
-		if _, ok := slices.BinarySearch(terms, t); ok {
-			return true
-		}
-		return doc >= 0 && l.Front(doc).Has(t)
-	})
-}
-
-// support measures the question's words against has, which reports whether the passage (or
-// document, or text) with its front matter holds a term that some passage holds.
-func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
-	var s Support
+// AppendQuestion is Question reusing the arrays of q, which it overwrites.
+func (l *Lang) AppendQuestion(q Question, query []textproc.Group) Question {
+	q.words, q.terms = q.words[:0], q.terms[:0]
 	// A word is counted once. A typical question's few words are searched; a long question's
 	// are hashed, so that its cost stays linear.
 	var seen map[string]bool
@@ -131,23 +107,107 @@ func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
 		if !Informative(g.Term) {
 			continue
 		}
+		w := questionWord{complete: g.Complete}
+		w.term, w.known = l.questionTerm(g.Term)
+		w.partsFrom = len(q.terms)
+		if !w.known {
+			for _, p := range g.Parts {
+				if t, ok := l.questionTerm(p); ok {
+					q.terms = append(q.terms, t)
+				}
+			}
+		}
+		w.partsTo = len(q.terms)
+		for _, a := range g.Alts {
+			if t, ok := l.questionTerm(a.Term); ok {
+				q.terms = append(q.terms, t)
+				w.altKnown = max(w.altKnown, SynonymWeight*t.idf)
+			}
+		}
+		w.altsTo = len(q.terms)
+		q.words = append(q.words, w)
+	}
+	return q
+}
+
+// questionTerm resolves a string to a term some passage holds.
+func (l *Lang) questionTerm(s string) (questionTerm, bool) {
+	t, ok := l.known(s)
+	if !ok {
+		return questionTerm{}, false
+	}
+	return questionTerm{t: t, idf: l.idf[t], docIDF: l.docIDF[t]}, true
+}
+
+// known returns the term of a string that some passage holds.
+func (l *Lang) known(s string) (Term, bool) {
+	t, ok := l.Lookup(s)
+	return t, ok && l.Known(t)
+}
+
+// Support measures the lexical support of a passage for the question's words.
+func (l *Lang) Support(q Question, passage int) Support {
+	front := l.Front(l.Passages[passage].Doc)
+	return q.support(func(t Term) bool { return l.PassageHas(passage, t) || front.Has(t) })
+}
+
+// SupportDoc is Support over a whole procedure: the words any of its sections or its front
+// matter holds.
+func (l *Lang) SupportDoc(q Question, doc int) Support {
+	front := l.Front(doc)
+	return q.support(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+}
+
+// DocIndex returns the index of the document id in Docs, or -1.
+func (l *Lang) DocIndex(id string) int {
+	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
+// is analysed here, and the front matter of the document docID counts as for an indexed passage.
+func (l *Lang) SupportText(q Question, text, docID string) Support {
+	var terms []Term
+	for _, s := range l.text.Terms(text) {
+		if t, ok := l.Lookup(s); ok {
+			terms = append(terms, t)
+		}
+	}
+	slices.Sort(terms)
+	doc := l.DocIndex(docID)
+	return q.support(func(t Term) bool {
+		if _, ok := slices.BinarySearch(terms, t); ok {
+			return true
+		}
+		return doc >= 0 && l.Front(doc).Has(t)
+	})
+}
+
+// support measures the question's words against has, which reports whether the passage (or
+// document, or text) with its front matter holds a term that some passage holds.
+func (q Question) support(has func(Term) bool) Support {
+	var s Support
+	for _, g := range q.words {
 		s.Words++
 		// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
 		alt, altSpecific := 0.0, 0.0
-		for _, a := range g.Alts {
-			if t, ok := l.known(a.Term); ok && has(t) {
-				alt = max(alt, SynonymWeight*l.idf[t])
-				altSpecific = max(altSpecific, l.docIDF[t])
+		for _, a := range q.terms[g.partsTo:g.altsTo] {
+			if has(a.t) {
+				alt = max(alt, SynonymWeight*a.idf)
+				altSpecific = max(altSpecific, a.docIDF)
 			}
 		}
-		if t, ok := l.known(g.Term); ok {
-			w := l.idf[t]
+		if g.known {
+			w := g.term.idf
 			s.Known += w
 			switch {
-			case has(t):
+			case has(g.term.t):
 				s.Matched++
 				s.Weight += w
-				s.Specific += l.docIDF[t]
+				s.Specific += g.term.docIDF
 			case alt > 0:
 				s.Matched++
 				s.Weight += min(w, alt)
@@ -158,18 +218,13 @@ func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
 		// An unknown compound counts as one word by the mean weight of its known parts, halved
 		// when only part of the compound is known.
 		var partKnown, partHave, partSpecific float64
-		n := 0
-		for _, part := range g.Parts {
-			t, ok := l.known(part)
-			if !ok {
-				continue
-			}
-			n++
-			pw := l.idf[t]
-			partKnown += pw
-			if has(t) {
-				partHave += pw
-				partSpecific = max(partSpecific, l.docIDF[t])
+		parts := q.terms[g.partsFrom:g.partsTo]
+		n := len(parts)
+		for _, p := range parts {
+			partKnown += p.idf
+			if has(p.t) {
+				partHave += p.idf
+				partSpecific = max(partSpecific, p.docIDF)
 			}
 		}
 		if n == 0 {
@@ -181,15 +236,15 @@ func (l *Lang) support(query []textproc.Group, has func(Term) bool) Support {
 				s.Specific += SynonymWeight * altSpecific
 				continue
 			}
-			if w := l.altKnown(g); w > 0 {
-				s.Known += w
+			if g.altKnown > 0 {
+				s.Known += g.altKnown
 				continue
 			}
 			s.Unknown++
 			continue
 		}
 		partKnown, partHave = partKnown/float64(n), partHave/float64(n)
-		if !g.Complete {
+		if !g.complete {
 			partKnown, partHave = partKnown/2, partHave/2
 		}
 		s.Known += partKnown

@@ -68,13 +68,13 @@ func DefaultScoreScales() map[string]ScoreScale {
 }
 
 // support is the lexical support of a block for the question's words.
-func support(l *lexical.Lang, words []textproc.Group, b EvidenceBlock) lexical.Support {
+func support(l *lexical.Lang, question lexical.Question, b EvidenceBlock) lexical.Support {
 	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !b.l1Chunk(l, pi) {
-		return l.Support(words, pi)
+		return l.Support(question, pi)
 	}
 	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
 	// of one) is judged on its own text.
-	return l.SupportText(words, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
+	return l.SupportText(question, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
@@ -87,7 +87,7 @@ func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
 // its own scale when a semantic provider returned it, else the lexical support of the question's
 // informative words. Semantic support is claimed only for candidates of a semantic provider that
 // survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, blocks []EvidenceBlock, l1 L1Details) Relevance {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 L1Details) Relevance {
 	if len(blocks) == 0 {
 		r := Relevance{Assessment: "none", Basis: "none", Reason: "no procedure matched the question"}
 		if l1.Status == L1Failed || l1.Status == L1Unavailable {
@@ -101,7 +101,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 			semantic = true
 		}
 	}
-	sp := support(l, words, blocks[0])
+	sp := support(l, resolved, blocks[0])
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: "lexical", signals: Signals{Support: sp, FrontWeight: blocks[0].l0Weight}}
 	p := blocks[0]
 	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
@@ -142,7 +142,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {
-		proc = l.SupportDoc(words, di)
+		proc = l.SupportDoc(resolved, di)
 	}
 	points := proc.Weight + p.l0Weight + s.opts.LexicalWordPoints*float64(proc.Matched)
 	minPoints := s.lexicalMinPoints(l.Language)

@@ -110,6 +110,8 @@ type l0Scratch struct {
 	// which the lookup lends to l0 and the provider.
 	terms       []string
 	termWeights map[string]float64
+	// question holds the informative words resolved for the blocks' lexical support.
+	question lexical.Question
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
@@ -130,6 +132,9 @@ func (sc *l0Scratch) release() {
 		sc.cands = nil
 	} else {
 		clear(sc.cands[:cap(sc.cands)]) // the pool keeps no strings of the candidates
+	}
+	if sc.question.Size() > 4*keep {
+		sc.question = lexical.Question{}
 	}
 	if cap(sc.terms) > keep || len(sc.termWeights) > keep {
 		sc.terms, sc.termWeights = nil, map[string]float64{}

@@ -158,6 +158,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	defer sc.release() // the matches, terms and candidates are read until the result is made
 	query, weights := queryTerms(words, sc.terms, sc.termWeights)
 	sc.terms = query
+	// The informative words resolved once, for the lexical support of every block judged.
+	question := l.AppendQuestion(sc.question, words)
+	sc.question = question
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	st.l0 = s.now()
 
@@ -177,7 +180,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		var err error
 		cands, err = s.retrieve(ctx, q, &l1)
 		sc.keepCandidates(cands)
-		if err == nil && q.Category != "" && s.weakL1(l, words, cands) {
+		if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
 			// The filter narrows, never hides: a filtered call that found nothing convincing is
 			// followed by one unfiltered call, whose candidates replace the filtered ones.
 			q.Category = ""
@@ -223,7 +226,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		res.Primary = &blocks[0]
 		res.Supplement = blocks[1:]
 	}
-	res.Relevance = s.assess(l, text, words, blocks, l1)
+	res.Relevance = s.assess(l, text, words, question, blocks, l1)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
 	return res, st
 }
@@ -239,7 +242,7 @@ func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *L1Details) ([]
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's filter trust (see ScoreScale.filterTrusted), or, for a
 // lexical kind, a best candidate holding fewer than two of the question's informative words.
-func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.Candidate) bool {
+func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
 	}
@@ -252,7 +255,7 @@ func (s *Service) weakL1(l *lexical.Lang, words []textproc.Group, cands []port.C
 	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok && s.provider.Semantic() && sc.Grounded > 0 {
 		return best.Score < sc.filterTrusted()
 	}
-	sp := support(l, words, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
+	sp := support(l, question, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
 		Section: best.Section, Content: best.Content})
 	return sp.Matched < minInformativeWords
 }
