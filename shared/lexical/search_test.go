@@ -102,3 +102,21 @@ func (l *Lang) mostFrequent(n int) []Term {
 	slices.SortFunc(all, func(a, b Term) int { return cmp.Compare(postings(b), postings(a)) })
 	return all[:min(n, len(all))]
 }
+
+// TestSortByWeightIsAStableDescendingSort checks the terms' order the search sums scores in:
+// descending weight, ties in query order, for a short question and a long one.
+func TestSortByWeightIsAStableDescendingSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{0, 1, 2, 5, 12, 32, 33, 200} {
+		terms := make([]qterm, n)
+		for i := range terms {
+			terms[i] = qterm{t: Term(i), w: float64(r.IntN(4))} // few weights: many ties
+		}
+		want := slices.Clone(terms)
+		slices.SortStableFunc(want, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
+		sortByWeight(terms)
+		if !slices.Equal(terms, want) {
+			t.Errorf("%d terms: %v, want %v", n, terms, want)
+		}
+	}
+}
