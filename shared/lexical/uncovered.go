@@ -33,11 +33,20 @@ type uncoveredRules struct {
 	byStem map[string][][]string
 	// stopOnly is set when some term is made of stop words only, which stems cannot rule out.
 	stopOnly bool
-	// byFirst and byLast hold, by their first and by their last byte, the words' stems (of
-	// words), so that mayName tries only the few that can start or end a question's word.
-	byFirst, byLast [256][]string
-	emptyStem       bool // a word's stem is empty, which every word starts with
+	// byFirst and byLast hold the words' stems (of words) by a hash of their first two and of
+	// their last two bytes (affixBucket), so that mayName tries only the one or two that can
+	// start or end a question's word; short holds the stems of fewer than two bytes, which any
+	// word may start or end with.
+	byFirst, byLast *[affixBuckets][]string
+	short           []string
 }
+
+// affixBuckets is the number of buckets of uncoveredRules.byFirst and byLast: a language has a
+// few hundred one-word terms, so that most buckets hold none or one.
+const affixBuckets = 1024
+
+// affixBucket is the bucket of two bytes, the first two or the last two of a stem or word.
+func affixBucket(a, b byte) int { return (int(a)*131 + int(b)) % affixBuckets }
 
 type uncoveredWord struct {
 	folded, stem string
@@ -78,13 +87,18 @@ func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *un
 				}
 			}
 		}
+		if len(r.words) > 0 {
+			r.byFirst, r.byLast = new([affixBuckets][]string), new([affixBuckets][]string)
+		}
 		for _, w := range r.words {
-			if w.stem == "" {
-				r.emptyStem = true
+			st := w.stem
+			if len(st) < 2 {
+				r.short = append(r.short, st)
 				continue
 			}
-			r.byFirst[w.stem[0]] = append(r.byFirst[w.stem[0]], w.stem)
-			r.byLast[w.stem[len(w.stem)-1]] = append(r.byLast[w.stem[len(w.stem)-1]], w.stem)
+			first, last := affixBucket(st[0], st[1]), affixBucket(st[len(st)-2], st[len(st)-1])
+			r.byFirst[first] = append(r.byFirst[first], st)
+			r.byLast[last] = append(r.byLast[last], st)
 		}
 		return r
 	})
@@ -182,14 +196,30 @@ func (r *uncoveredRules) mayName(words []textproc.Group) bool {
 				return true
 			}
 		}
-		if g.Term == "" {
-			if r.emptyStem {
-				return true
-			}
-			continue
+		if r.affixOf(g.Term) {
+			return true
 		}
-		if r.emptyStem || slices.ContainsFunc(r.byFirst[g.Term[0]], func(st string) bool { return strings.HasPrefix(g.Term, st) }) ||
-			slices.ContainsFunc(r.byLast[g.Term[len(g.Term)-1]], func(st string) bool { return strings.HasSuffix(g.Term, st) }) {
+	}
+	return false
+}
+
+// affixOf reports whether term starts or ends with the stem of one of the one-word terms.
+func (r *uncoveredRules) affixOf(term string) bool {
+	for _, st := range r.short {
+		if strings.HasPrefix(term, st) || strings.HasSuffix(term, st) {
+			return true
+		}
+	}
+	if len(term) < 2 || r.byFirst == nil {
+		return false // only a short stem can start or end it, or there are only short ones
+	}
+	for _, st := range r.byFirst[affixBucket(term[0], term[1])] {
+		if strings.HasPrefix(term, st) {
+			return true
+		}
+	}
+	for _, st := range r.byLast[affixBucket(term[len(term)-2], term[len(term)-1])] {
+		if strings.HasSuffix(term, st) {
 			return true
 		}
 	}

@@ -137,3 +137,46 @@ func BenchmarkUncoveredTopic(b *testing.B) {
 		})
 	}
 }
+
+// TestAffixOfFindsEveryStemAtAWordsEnds checks the buckets of the one-word terms' stems against
+// the definition: a word starts or ends with one of the stems. The words are the stems
+// themselves, each with a prefix and a suffix, cut short, and every word of the corpus.
+func TestAffixOfFindsEveryStemAtAWordsEnds(t *testing.T) {
+	ix := embedded(t)
+	l := ix.Lang("de")
+	r := l.uncovered()
+	if len(r.words) == 0 {
+		t.Fatal("the German rules have no one-word terms to find in compounds")
+	}
+	want := func(term string) bool {
+		for _, w := range r.words {
+			if strings.HasPrefix(term, w.stem) || strings.HasSuffix(term, w.stem) {
+				return true
+			}
+		}
+		return false
+	}
+	var terms []string
+	for _, w := range r.words {
+		st := w.stem
+		terms = append(terms, st, "vor"+st, st+"nach", st[1:], st[:len(st)-1], st[:1], "")
+	}
+	terms = append(terms, l.terms.words...)
+	found := 0
+	for _, term := range terms {
+		got := r.affixOf(term)
+		if got != want(term) {
+			t.Fatalf("affixOf(%q) = %v, want %v", term, got, !got)
+		}
+		if got {
+			found++
+		}
+	}
+	if found == 0 || found == len(terms) {
+		t.Errorf("%d of %d words start or end with a stem: the check tells nothing", found, len(terms))
+	}
+	// English splits no compounds: no one-word term is looked for in a word.
+	if en := ix.Lang("en").uncovered(); en.affixOf("windscreen") || en.byFirst != nil {
+		t.Error("English looks for terms inside words")
+	}
+}
