@@ -18,6 +18,7 @@ type fuseScratch struct {
 	pool         []fusing
 	all          []*fusing
 	left, picked []*fusing
+	same         []int // pick's count of picked blocks per remaining block's document
 }
 
 var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{} }}
@@ -433,16 +434,11 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 	scale := s.scale()
 	left := append(sc.left[:0], all...)
 	out := sc.picked[:0]
-	// perDoc is how many blocks of a document are picked already: a few, so they are counted.
-	perDoc := func(docID string) int {
-		n := 0
-		for _, f := range out {
-			if f.docID == docID {
-				n++
-			}
-		}
-		return n
-	}
+	// same[i] is how many blocks of left[i]'s document are picked already, counted as each is
+	// picked: one pass over left per pick, not one over the picked blocks per remaining block.
+	same := slices.Grow(sc.same[:0], len(left))[:len(left)]
+	clear(same)
+	defer func() { sc.same = same[:0] }()
 	for len(out) < topK && len(left) > 0 {
 		best, bestValue := -1, -1.0
 		first, second := strongest(left)
@@ -451,7 +447,7 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 				continue
 			}
 			v := f.rrf
-			if n := perDoc(f.docID); n > 0 {
+			if n := same[i]; n > 0 {
 				v = s.rrf(f, float64(n)*s.opts.SameDocPenalty)
 			}
 			if best < 0 || v > bestValue || (v == bestValue && before(f, left[best])) {
@@ -461,6 +457,12 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 		f := left[best]
 		out = append(out, f)
 		left = append(left[:best], left[best+1:]...)
+		same = append(same[:best], same[best+1:]...)
+		for i, g := range left {
+			if g.docID == f.docID {
+				same[i]++
+			}
+		}
 	}
 	return out
 }
