@@ -120,3 +120,28 @@ func TestSortByWeightIsAStableDescendingSort(t *testing.T) {
 		}
 	}
 }
+
+// topHits keeps the best k hits and sorts them best first, a lower passage first at an equal
+// score, both below and above the length the insertion sort takes.
+func TestTopHitsSortedIsBestFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		n, k := r.IntN(120), []int{1, 2, 5, 10, 32, 33, 40, 100}[r.IntN(8)]
+		all := make([]Hit, n)
+		for i, p := range r.Perm(n) {
+			all[i] = Hit{Passage: p, Score: float64(r.IntN(8))} // few scores: many ties
+		}
+		top := topHits{k: k}
+		for _, h := range all {
+			top.offer(h)
+		}
+		got := top.sorted()
+		want := slices.SortedFunc(slices.Values(all), func(a, b Hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Passage, b.Passage))
+		})
+		want = want[:min(k, n)]
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d k=%d: sorted %v, want %v", n, k, got, want)
+		}
+	}
+}
