@@ -45,15 +45,9 @@ type phraseReason struct {
 // entities, title, category, partial phrase. The reasons of phrases no synonym bridged come from
 // texts, made there the first time.
 func (m *l0Match) reasons(l *lexical.Lang, texts *langTexts, list []string) []string {
-	d := l.Docs[m.doc]
 	for _, p := range m.named {
 		if p.bridged {
-			_, kind, i, _ := l.Phrase(p.phrase)
-			text := d.Keywords[i]
-			if kind == lexical.PhraseEntity {
-				text = d.Entities[i]
-			}
-			list = appendNew(list, "l0:synonym:"+p.rule+"="+text)
+			list = appendNew(list, texts.synonymReason(l, p.phrase, p.rule))
 		} else {
 			list = appendNew(list, texts.reason(l, p.phrase))
 		}

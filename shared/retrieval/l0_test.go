@@ -133,3 +133,36 @@ func TestFrontHoldsIsFrontHas(t *testing.T) {
 		t.Error("a query of 65 terms has bits")
 	}
 }
+
+// A bridged phrase's hit reason names the rule that bridged it and the phrase, whichever rule
+// bridged it last: the slot that keeps a phrase's reason never answers for another rule.
+func TestSynonymReasonNamesTheRule(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	texts := newLangTexts(l)
+	checked := 0
+	for p := range uint32(l.Phrases()) {
+		doc, kind, i, _ := l.Phrase(p)
+		var text string
+		switch kind {
+		case lexical.PhraseKeyword:
+			text = l.Docs[doc].Keywords[i]
+		case lexical.PhraseEntity:
+			text = l.Docs[doc].Entities[i]
+		default:
+			continue
+		}
+		for _, rule := range []string{"phone died", "phone died", "flat tyre", "phone died"} {
+			if got, want := texts.synonymReason(l, p, rule), "l0:synonym:"+rule+"="+text; got != want {
+				t.Fatalf("phrase %d, rule %q: reason %q, want %q", p, rule, got, want)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no keyword or entity phrase in the embedded corpus")
+	}
+}

@@ -11,18 +11,21 @@ import (
 // langTexts keeps strings that lookups return and that depend on one language's index alone,
 // each made the first time a lookup needs it, so that later lookups returning the same
 // procedures build none of them again: per front-matter phrase the hit reason that names it
-// whole ("l0:keyword:…", "l0:entity:…", "l0:category:…"), per passage its breadcrumb and its
-// content as a trace summary holds it. It is safe for concurrent use: a slot written twice holds
-// the same text either time.
+// whole ("l0:keyword:…", "l0:entity:…", "l0:category:…") and the one that names the synonym
+// rule that last bridged it ("l0:synonym:…"), per passage its breadcrumb and its content as a
+// trace summary holds it. It is safe for concurrent use: a slot written twice holds the same
+// text either time, and a synonym slot holds its rule beside the text made of it.
 type langTexts struct {
-	reasons     []atomic.Pointer[string] // by phrase
-	breadcrumbs []atomic.Pointer[string] // by passage
-	previews    []atomic.Pointer[string] // by passage
+	reasons     []atomic.Pointer[string]        // by phrase
+	synonyms    []atomic.Pointer[synonymReason] // by phrase: the last synonym rule's reason
+	breadcrumbs []atomic.Pointer[string]        // by passage
+	previews    []atomic.Pointer[string]        // by passage
 }
 
 func newLangTexts(l *lexical.Lang) *langTexts {
 	return &langTexts{
 		reasons:     make([]atomic.Pointer[string], l.Phrases()),
+		synonyms:    make([]atomic.Pointer[synonymReason], l.Phrases()),
 		breadcrumbs: make([]atomic.Pointer[string], len(l.Passages)),
 		previews:    make([]atomic.Pointer[string], len(l.Passages)),
 	}
@@ -51,6 +54,27 @@ func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
 		}
 		return "l0:category:" + d.Category
 	})
+}
+
+// synonymReason is the hit reason of a phrase that a synonym rule bridged.
+type synonymReason struct{ rule, reason string }
+
+// synonymReason returns the hit reason "l0:synonym:<rule>=<phrase>" of the keyword or entity
+// phrase p that rule bridged. The slot keeps the last rule's: a phrase is mostly bridged by one
+// rule, and another rule's reason replaces it.
+func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string {
+	if r := t.synonyms[p].Load(); r != nil && r.rule == rule {
+		return r.reason
+	}
+	doc, kind, i, _ := l.Phrase(p)
+	d := l.Docs[doc]
+	text := d.Keywords[i]
+	if kind == lexical.PhraseEntity {
+		text = d.Entities[i]
+	}
+	r := &synonymReason{rule: rule, reason: "l0:synonym:" + rule + "=" + text}
+	t.synonyms[p].Store(r)
+	return r.reason
 }
 
 // breadcrumb returns knowledge.Breadcrumb of the passage's document title and section heading.
