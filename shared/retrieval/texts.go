@@ -11,21 +11,21 @@ import (
 // langTexts keeps strings that lookups return and that depend on one language's index alone,
 // each made the first time a lookup needs it, so that later lookups returning the same
 // procedures build none of them again: per front-matter phrase the hit reason that names it
-// whole ("l0:keyword:…", "l0:entity:…", "l0:category:…") and the one that names the synonym
-// rule that last bridged it ("l0:synonym:…"), per passage its breadcrumb and its content as a
+// whole ("l0:keyword:…", "l0:entity:…", "l0:category:…") and those that name the last few
+// synonym rules that bridged it ("l0:synonym:…"), per passage its breadcrumb and its content as a
 // trace summary holds it. It is safe for concurrent use: a slot written twice holds the same
-// text either time, and a synonym slot holds its rule beside the text made of it.
+// text either time, and a synonym slot holds each rule beside the text made of it.
 type langTexts struct {
-	reasons     []atomic.Pointer[string]        // by phrase
-	synonyms    []atomic.Pointer[synonymReason] // by phrase: the last synonym rule's reason
-	breadcrumbs []atomic.Pointer[string]        // by passage
-	previews    []atomic.Pointer[string]        // by passage
+	reasons     []atomic.Pointer[string]          // by phrase
+	synonyms    []atomic.Pointer[[]synonymReason] // by phrase: the last synonym rules' reasons
+	breadcrumbs []atomic.Pointer[string]          // by passage
+	previews    []atomic.Pointer[string]          // by passage
 }
 
 func newLangTexts(l *lexical.Lang) *langTexts {
 	return &langTexts{
 		reasons:     make([]atomic.Pointer[string], l.Phrases()),
-		synonyms:    make([]atomic.Pointer[synonymReason], l.Phrases()),
+		synonyms:    make([]atomic.Pointer[[]synonymReason], l.Phrases()),
 		breadcrumbs: make([]atomic.Pointer[string], len(l.Passages)),
 		previews:    make([]atomic.Pointer[string], len(l.Passages)),
 	}
@@ -59,12 +59,22 @@ func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
 // synonymReason is the hit reason of a phrase that a synonym rule bridged.
 type synonymReason struct{ rule, reason string }
 
+// maxSynonymReasons is how many rules' reasons a phrase's slot keeps: a phrase is bridged by a
+// few rules (a keyword and its colloquial words), and the slot stays bounded.
+const maxSynonymReasons = 4
+
 // synonymReason returns the hit reason "l0:synonym:<rule>=<phrase>" of the keyword or entity
-// phrase p that rule bridged. The slot keeps the last rule's: a phrase is mostly bridged by one
-// rule, and another rule's reason replaces it.
+// phrase p that rule bridged. The slot keeps the reasons of the last maxSynonymReasons rules,
+// the latest first, in a list no one changes once stored.
 func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string {
-	if r := t.synonyms[p].Load(); r != nil && r.rule == rule {
-		return r.reason
+	var kept []synonymReason
+	if list := t.synonyms[p].Load(); list != nil {
+		kept = *list
+		for _, r := range kept {
+			if r.rule == rule {
+				return r.reason
+			}
+		}
 	}
 	doc, kind, i, _ := l.Phrase(p)
 	d := l.Docs[doc]
@@ -72,9 +82,10 @@ func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string
 	if kind == lexical.PhraseEntity {
 		text = d.Entities[i]
 	}
-	r := &synonymReason{rule: rule, reason: "l0:synonym:" + rule + "=" + text}
-	t.synonyms[p].Store(r)
-	return r.reason
+	reason := "l0:synonym:" + rule + "=" + text
+	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
+	t.synonyms[p].Store(&list)
+	return reason
 }
 
 // breadcrumb returns knowledge.Breadcrumb of the passage's document title and section heading.
