@@ -284,7 +284,14 @@ func words(s string) []string {
 func appendWords(dst []string, s string) []string {
 	start := -1
 	for i := 0; i < len(s); {
-		w, size := wordRune(s, i)
+		// An ASCII byte is read here, not through wordRune, which the compiler does not inline:
+		// the call per byte was most of a question's tokenising.
+		w, size := false, 1
+		if c := s[i]; c < utf8.RuneSelf {
+			w = asciiWord[c]
+		} else {
+			w, size = wordRune(s, i)
+		}
 		switch {
 		case w && start < 0:
 			start = i
