@@ -311,6 +311,31 @@ func TestFoldLatinIsDecomposedFold(t *testing.T) {
 	}
 }
 
+// TestFoldASCIIIsDecomposedFold checks Fold's ASCII loop against the folding of the decomposed
+// text, on random ASCII with upper case and the German ae, oe and ue spellings.
+func TestFoldASCIIIsDecomposedFold(t *testing.T) {
+	alphabet := []string{"a", "A", "e", "E", "o", "O", "u", "U", "ae", "Oe", "UE", "z", "Z", "ss", "1", " ", "-", "\t", "~"}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, lang := range []string{"en", "de"} {
+		a := New(lang)
+		for range 20000 {
+			var b strings.Builder
+			for range r.IntN(12) {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			s := b.String()
+			var want strings.Builder
+			f := folder{b: &want, de: lang == "de"}
+			for _, r := range norm.NFKD.String(s) {
+				f.add(r)
+			}
+			if got := a.Fold(s); got != want.String() {
+				t.Fatalf("%s: Fold(%q) = %q, the decomposed text folds to %q", lang, s, got, want.String())
+			}
+		}
+	}
+}
+
 // A kept split is what a fresh split gives on every budget: the same parts and the same checks
 // left, whether it was kept on a larger budget or not at all.
 func TestKeptSplitDrawsAsAFreshSplit(t *testing.T) {
