@@ -83,7 +83,10 @@ func (m *l0Match) reasonCount() int {
 // behind the matches it returns (matches, named, covered), which the caller keeps until it has
 // done with the matches, then releases.
 type l0Scratch struct {
-	query  []lexical.Term
+	query []lexical.Term
+	// qw holds, for each term of query, what its weight adds to a document's L0 weight (see
+	// queryWeight), made once for the documents' loops.
+	qw     []queryWeight
 	weight map[lexical.Term]float64
 	// weighed has the bit termBit(t) set for every term of weight: most terms l0 asks about
 	// are no question term, and a clear bit says so without asking the map.
@@ -158,6 +161,14 @@ func (sc *l0Scratch) keepCandidates(cands []port.Candidate) {
 	}
 }
 
+// queryWeight is what one question term adds to a document's L0 weight: full when the document's
+// front matter matches it whole, partial when only as part of a phrase; generic for a term most
+// procedures' front matter names (see l0), which adds to a document's evidence alone.
+type queryWeight struct {
+	full, partial float64
+	generic       bool
+}
+
 // termBit is the bit of l0Scratch.weighed that t sets (a multiplicative hash's top 8 bits).
 func termBit(t lexical.Term) uint32 { return (uint32(t) * 2654435761) >> 24 }
 
@@ -181,15 +192,22 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
 	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
-	sc.query = query
+	qw := slices.Grow(sc.qw[:0], len(strs))
 	for _, s := range strs {
 		if t, ok := l.Lookup(s); ok {
 			query = append(query, t)
-			weight[t] = cmp.Or(weights[s], 1)
+			x := cmp.Or(weights[s], 1)
+			weight[t] = x
 			b := termBit(t)
 			sc.weighed[b>>6] |= 1 << (b & 63)
+			// A term most procedures' front matter names ("customer", "vehicle", "Kunde",
+			// "Fahrzeug") is generic: it tells no procedure from another, so it adds nothing to a
+			// document's L0 weight, and a document it alone matches is no L0 match.
+			qw = append(qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
+				generic: 2*len(l.FrontDocs(t)) > len(l.Docs)})
 		}
 	}
+	sc.query, sc.qw = query, qw
 	// weightOf returns a question term's weight; false for a term the question does not hold.
 	weightOf := func(t lexical.Term) (float64, bool) {
 		if b := termBit(t); sc.weighed[b>>6]&(1<<(b&63)) == 0 {
@@ -240,10 +258,6 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		return true
 	}
-	// generic reports whether most procedures' front matter names the term ("customer",
-	// "vehicle", "Kunde", "Fahrzeug"): such a word tells no procedure from another, so it adds
-	// nothing to a document's L0 weight, and a document it alone matches is no L0 match.
-	generic := func(t lexical.Term) bool { return 2*len(l.FrontDocs(t)) > len(l.Docs) }
 	// synonym returns the rule behind the first of terms that only a synonym gives.
 	synonym := func(terms []lexical.Term) (string, bool) {
 		for _, t := range terms {
@@ -395,13 +409,13 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		for q, t := range query {
 			var w float64
 			if slices.Contains(full, t) {
-				w = weight[t] * l.IDFOf(t)
+				w = qw[q].full
 			} else if held != nil && held[pi]&(1<<q) != 0 || held == nil && f.Has(t) {
-				w = weight[t] * partialWeight * l.IDFOf(t)
+				w = qw[q].partial
 				partial = true
 			}
 			evidence += w
-			if !generic(t) {
+			if !qw[q].generic {
 				docWeight += w
 			}
 		}
@@ -417,11 +431,11 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// question's order, as a phrased document's is, so that equal evidence weighs the same.
 	acc := l.DocWeights()
 	defer acc.Release()
-	for _, t := range query {
-		if generic(t) {
+	for q, t := range query {
+		if qw[q].generic {
 			continue
 		}
-		w := weight[t] * partialWeight * l.IDFOf(t)
+		w := qw[q].partial
 		// Both lists ascend: one walk over them finds the documents not phrased.
 		k := 0
 		for _, d := range l.FrontDocs(t) {
@@ -443,9 +457,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		m.evidence = m.weight
 		front := l.Front(m.doc)
-		for _, t := range query {
-			if generic(t) && front.Has(t) {
-				m.evidence += weight[t] * partialWeight * l.IDFOf(t)
+		for q, t := range query {
+			if qw[q].generic && front.Has(t) {
+				m.evidence += qw[q].partial
 			}
 		}
 	}
