@@ -5,6 +5,7 @@
 package textproc
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -355,6 +356,9 @@ func (a *Analyzer) written(toks []string) []string {
 		case "en":
 			head, tail, ok = contraction(t)
 		case "de":
+			if !colloquialEnds.may(t) {
+				break
+			}
 			if w, found := germanColloquial[t]; found {
 				head, tail, ok = w[0], w[1], true
 			}
@@ -415,8 +419,40 @@ var germanColloquial = func() map[string][2]string {
 	return m
 }()
 
+// wordEnds is a filter of a word list by each word's first and last byte: may is false for a
+// token no word of the list can be, and costs a bit test where a map look-up hashes the token.
+// Tokens mostly have ends no contraction or colloquial form has: written asked its map for
+// every token of every question, about a twentieth of a lookup's string look-ups.
+type wordEnds [1 << 16 / 64]uint64
+
+func newWordEnds(words []string) *wordEnds {
+	var e wordEnds
+	for _, w := range words {
+		if w != "" {
+			i := endsIndex(w)
+			e[i/64] |= 1 << (i % 64)
+		}
+	}
+	return &e
+}
+
+func endsIndex(w string) uint32 { return uint32(w[0])<<8 | uint32(w[len(w)-1]) }
+
+func (e *wordEnds) may(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	i := endsIndex(tok)
+	return e[i/64]&(1<<(i%64)) != 0
+}
+
+var (
+	contractionEnds = newWordEnds(slices.Collect(maps.Keys(contractions)))
+	colloquialEnds  = newWordEnds(slices.Collect(maps.Keys(germanColloquial)))
+)
+
 func contraction(tok string) (head, tail string, ok bool) {
-	if len(tok) < 2 || len(tok) > 8 {
+	if len(tok) < 2 || len(tok) > 8 || !contractionEnds.may(tok) {
 		return "", "", false
 	}
 	head, ok = contractions[tok]

@@ -246,6 +246,25 @@ func TestTokensWriteOutGermanColloquialForms(t *testing.T) {
 			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
 		}
 	}
+	// Every form and every contraction is written out (the filter of their ends lets each one
+	// through), and a word that only shares their ends is not.
+	for form, written := range germanColloquial {
+		want := []string{written[0]}
+		if written[1] != "" {
+			want = append(want, written[1])
+		}
+		if got := de.written([]string{form}); !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", form, got, want)
+		}
+	}
+	for form, head := range contractions {
+		if got, want := en.written([]string{form}), []string{head, form[len(head):]}; !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", form, got, want)
+		}
+	}
+	if got := en.written([]string{"cart", "dot"}); !slices.Equal(got, []string{"cart", "dot"}) {
+		t.Errorf("cart dot: %q", got)
+	}
 	// The forms are stop words or meet the written form's terms: they are no words of their own.
 	if g := de.Groups("geht nich auf"); len(g) != 1 || g[0].Term != de.Stem("nicht") {
 		t.Errorf("geht nich auf: %+v, want the term of nicht", g)
