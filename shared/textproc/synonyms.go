@@ -19,6 +19,9 @@ type Alt struct {
 // MaxAlts bounds the synonym terms attached to one word.
 const MaxAlts = 16
 
+// altsRoom is the capacity a word's alternatives start with.
+const altsRoom = 8
+
 // WithSynonyms returns a copy of a whose Synonyms attaches the alternatives of m's rules, which
 // must be compiled with a.Tokens and a.Stem (Set.CompileStemmed).
 func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
@@ -111,6 +114,11 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			st := w.stem
 			if st == g.Term || slices.ContainsFunc(g.Alts, func(a Alt) bool { return a.Term == st }) {
 				continue
+			}
+			if g.Alts == nil {
+				// A word's first synonym: room for a few more, so that a word's alternatives
+				// are one allocation, not one per doubling.
+				g.Alts = make([]Alt, 0, altsRoom)
 			}
 			g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
 		}
