@@ -166,20 +166,9 @@ func (a *Analyzer) Fold(s string) string {
 	switch {
 	case isASCII(s):
 		// Most of any text here: no format character, no combining mark, and unicode.ToLower
-		// changes A to Z alone. folder.ascii's rules, written out in one loop: called per byte,
-		// it was most of a question's folding.
-		var prev byte
+		// changes A to Z alone.
 		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c == 'e' && f.de && (prev == 'a' || prev == 'o' || prev == 'u') {
-				prev = 0
-				continue
-			}
-			b.WriteByte(c)
-			prev = c
+			f.ascii(s[i])
 		}
 	case isLatin(s):
 		// Letters with diacritics, as German and English text has them: each rune's own
