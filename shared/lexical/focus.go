@@ -82,20 +82,12 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
 		}
 		// The weights are sums of positive weights, never NaN: a comparison is max. Most questions
 		// ask for no kind of fact, and their sentences' kinds are not read.
-		if kinds == 0 {
-			for _, x := range w {
-				if x > best {
-					best = x
-				}
+		for s, x := range w {
+			if x > best {
+				best = x
 			}
-		} else {
-			for s, x := range w {
-				if x > best {
-					best = x
-				}
-				if x > 0 && AnswerKinds(stated[s])&kinds != 0 {
-					answers = true
-				}
+			if kinds != 0 && x > 0 && AnswerKinds(stated[s])&kinds != 0 {
+				answers = true
 			}
 		}
 		f := 1 + FocusWeight*best/total
