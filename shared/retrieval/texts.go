@@ -44,16 +44,29 @@ func kept(slot *atomic.Pointer[string], mk func() string) string {
 // reason returns the hit reason of the keyword, entity or category phrase p.
 func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
 	return kept(&t.reasons[p], func() string {
-		doc, kind, i, _ := l.Phrase(p)
-		d := l.Docs[doc]
+		kind, text := phraseText(l, p)
 		switch kind {
 		case lexical.PhraseKeyword:
-			return "l0:keyword:" + d.Keywords[i]
+			return "l0:keyword:" + text
 		case lexical.PhraseEntity:
-			return "l0:entity:" + d.Entities[i]
+			return "l0:entity:" + text
 		}
-		return "l0:category:" + d.Category
+		return "l0:category:" + text
 	})
+}
+
+// phraseText returns the kind of the keyword, entity or category phrase p and its text as the
+// front matter writes it.
+func phraseText(l *lexical.Lang, p uint32) (kind int, text string) {
+	doc, kind, i, _ := l.Phrase(p)
+	d := l.Docs[doc]
+	switch kind {
+	case lexical.PhraseKeyword:
+		return kind, d.Keywords[i]
+	case lexical.PhraseEntity:
+		return kind, d.Entities[i]
+	}
+	return kind, d.Category
 }
 
 // synonymReason is the hit reason of a phrase that a synonym rule bridged.
@@ -76,12 +89,7 @@ func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string
 			}
 		}
 	}
-	doc, kind, i, _ := l.Phrase(p)
-	d := l.Docs[doc]
-	text := d.Keywords[i]
-	if kind == lexical.PhraseEntity {
-		text = d.Entities[i]
-	}
+	_, text := phraseText(l, p)
 	reason := "l0:synonym:" + rule + "=" + text
 	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
 	t.synonyms[p].Store(&list)
