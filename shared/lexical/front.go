@@ -69,6 +69,27 @@ func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
 	return doc, kind, index, l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]]
 }
 
+// shapeMaxWords is the most words phraseShape holds: a phrase of that many or more is counted
+// from its bounds.
+const shapeMaxWords = 63
+
+// PhraseShape returns a phrase's kind and number of words, as Phrase does, without reading its
+// document or words.
+func (l *Lang) PhraseShape(p uint32) (kind, words int) {
+	s := l.phraseShape[p]
+	kind, words = int(s&3), int(s>>2)
+	if words == shapeMaxWords {
+		words = int(l.phraseStart[p+1] - l.phraseStart[p])
+	}
+	return kind, words
+}
+
+// PhraseDoc returns a phrase's document.
+func (l *Lang) PhraseDoc(p uint32) int { return int(l.phraseDoc[p]) }
+
+// TitleIDF returns the sum of the idf of a document's title words (Front.Title), in their order.
+func (l *Lang) TitleIDF(doc int) float64 { return l.titleIDF[doc] }
+
 // DocWeights accumulates a weight per document for one query (see sparse); Release returns it.
 type DocWeights struct {
 	l *Lang

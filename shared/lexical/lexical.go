@@ -80,6 +80,13 @@ type Lang struct {
 	termPhraseStart []uint32
 	termPhrase      []uint32
 	phraseDoc       []uint32
+	// phraseShape is each phrase's kind (the low two bits) and number of words (the other six,
+	// shapeMaxWords for that many or more), and titleIDF each document's title weight (the sum
+	// of its title words' idf), derived from the phrases (see statistics): L0 reads them for
+	// every phrase a question's terms touch, thousands on a large corpus, where reading the
+	// phrase's bounds and document costs a cache miss each.
+	phraseShape []uint8
+	titleIDF    []float64
 
 	unseen float64
 	avgLen float64
@@ -444,6 +451,23 @@ func (l *Lang) statistics() {
 	for d := range l.Docs {
 		for p := l.docPhrase[d]; p < l.docPhrase[d+1]; p++ {
 			l.phraseDoc[p] = uint32(d)
+		}
+	}
+	l.phraseShape = make([]uint8, phrases)
+	l.titleIDF = make([]float64, len(l.Docs))
+	for d := range l.Docs {
+		first := l.docPhrase[d]
+		for p := first; p < l.docPhrase[d+1]; p++ {
+			kind := min(int(p-first), PhraseKeyword)
+			if kind == PhraseKeyword && int(p-first)-2 >= len(l.Docs[d].Keywords) {
+				kind = PhraseEntity
+			}
+			words := min(int(l.phraseStart[p+1]-l.phraseStart[p]), shapeMaxWords)
+			l.phraseShape[p] = uint8(kind | words<<2)
+		}
+		// Summed in the title's order, as L0 summed it before this was kept.
+		for _, t := range l.Front(d).Title() {
+			l.titleIDF[d] += l.idf[t]
 		}
 	}
 	l.termPhraseStart = make([]uint32, V+1)

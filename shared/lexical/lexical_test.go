@@ -211,3 +211,46 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	}
 	t.Logf("%d passages checked", checked)
 }
+
+// PhraseShape, PhraseDoc and TitleIDF, which L0 reads for every phrase a question touches, say
+// what Phrase and the title's words say, for every phrase of the embedded corpus and for a
+// keyword longer than the shape's word count holds.
+func TestPhraseShapeIsPhrase(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := make([]string, shapeMaxWords+7)
+	for i := range long {
+		long[i] = "w" + strings.Repeat(string(rune('a'+i%26)), 1+i/26)
+	}
+	d := doc("long-doc", "one", "battery")
+	d.Keywords = []string{"flat battery", strings.Join(long, " ")}
+	d.Entities = []string{"key card"}
+	langs := []*Lang{Build(c).Lang("en"), Build(c).Lang("de"), buildLang("en", []*knowledge.Document{d}, &synonyms.Set{})}
+	sawLong, sawKinds := false, map[int]bool{}
+	for _, l := range langs {
+		for p := range uint32(l.Phrases()) {
+			doc, kind, _, words := l.Phrase(p)
+			gotKind, gotWords := l.PhraseShape(p)
+			if gotKind != kind || gotWords != len(words) || l.PhraseDoc(p) != doc {
+				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
+					gotKind, gotWords, l.PhraseDoc(p), kind, len(words), doc)
+			}
+			sawLong = sawLong || len(words) > shapeMaxWords
+			sawKinds[kind] = true
+		}
+		for doc := range l.Docs {
+			want := 0.0
+			for _, t := range l.Front(doc).Title() {
+				want += l.IDFOf(t)
+			}
+			if got := l.TitleIDF(doc); got != want {
+				t.Fatalf("%s document %d: TitleIDF %v, want %v", l.Language, doc, got, want)
+			}
+		}
+	}
+	if !sawLong || len(sawKinds) != 4 {
+		t.Fatalf("the test saw no phrase of more than %d words (%v) or not every kind (%v)", shapeMaxWords, sawLong, sawKinds)
+	}
+}

@@ -282,15 +282,17 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// and that has no whole phrase gets the same weight from the front-matter postings, and a
 	// common title word would otherwise send thousands of documents through the loop below.
 	titleHeld := func(doc int) bool {
-		var have, want float64
+		want := l.TitleIDF(doc)
+		if want <= 0 {
+			return false
+		}
+		var have float64
 		for _, t := range l.Front(doc).Title() {
-			w := l.IDFOf(t)
-			want += w
 			if x, ok := weightOf(t); ok {
-				have += w * x
+				have += l.IDFOf(t) * x
 			}
 		}
-		return want > 0 && have*2 >= want
+		return have*2 >= want
 	}
 	// The documents with a whole phrase or a matching title, ascending; the phrases the question
 	// holds whole, ascending: by document, then kind. The scratch keeps their arrays for the
@@ -299,17 +301,17 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	phrased, whole := sc.phrased[:0], sc.whole[:0]
 	nKeywords, nEntities := 0, 0
 	for _, p := range hits.Touched() {
-		doc, kind, _, words := l.Phrase(p)
+		kind, words := l.PhraseShape(p)
 		if kind == lexical.PhraseTitle {
-			if titleHeld(doc) {
+			if doc := l.PhraseDoc(p); titleHeld(doc) {
 				phrased = append(phrased, doc)
 			}
 			continue
 		}
-		if hits.Count(p) != len(words) {
+		if hits.Count(p) != words {
 			continue
 		}
-		phrased, whole = append(phrased, doc), append(whole, p)
+		phrased, whole = append(phrased, l.PhraseDoc(p)), append(whole, p)
 		switch kind {
 		case lexical.PhraseKeyword:
 			nKeywords++
@@ -339,7 +341,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		// The document's whole phrases: keywords in order, then entities, then the category.
 		k := 0
 		for k < len(whole) {
-			if doc, _, _, _ := l.Phrase(whole[k]); doc != di {
+			if l.PhraseDoc(whole[k]) != di {
 				break
 			}
 			k++
@@ -384,16 +386,15 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 				category, categoryPhrase = true, p
 			}
 		}
-		var have, want float64
+		var have float64
 		inTitle = inTitle[:0]
 		for _, t := range f.Title() {
-			w := l.IDFOf(t)
-			want += w
 			if x, ok := weightOf(t); ok {
-				have += w * x
+				have += l.IDFOf(t) * x
 				inTitle = append(inTitle, t)
 			}
 		}
+		want := l.TitleIDF(di)
 		title := want > 0 && have*2 >= want
 		if title {
 			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
