@@ -102,7 +102,13 @@ type Lang struct {
 	// scored.
 	passageCat  []uint32
 	categoryIDs map[string]uint32
-	byAnchor    map[anchorKey]int
+	// docDomain is each document's category without surrounding space, as an index into
+	// domains, derived from Docs (see statistics): L0 groups its leading matches by it, where
+	// reading the documents costs a cache miss each on a large corpus.
+	docDomain []uint32
+	domains   []string
+
+	byAnchor map[anchorKey]int
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
@@ -402,7 +408,17 @@ func (l *Lang) statistics() {
 	l.docKeywords = make([]uint32, len(l.Docs))
 	l.categoryIDs = map[string]uint32{}
 	docCat := make([]uint32, len(l.Docs))
+	l.docDomain, l.domains = make([]uint32, len(l.Docs)), nil
+	domainIDs := map[string]uint32{}
 	for i, d := range l.Docs {
+		name := strings.TrimSpace(d.Category)
+		dom, ok := domainIDs[name]
+		if !ok {
+			dom = uint32(len(l.domains))
+			domainIDs[name] = dom
+			l.domains = append(l.domains, name)
+		}
+		l.docDomain[i] = dom
 		l.docKeywords[i] = uint32(len(d.Keywords))
 		id, ok := l.categoryIDs[d.Category]
 		if !ok {
@@ -562,6 +578,13 @@ func (l *Lang) FrontCategories(term string) int {
 		return int(l.frontCats[t])
 	}
 	return 0
+}
+
+// Domain returns a document's category without surrounding space, and an id that is the same
+// for every document of that category.
+func (l *Lang) Domain(doc int) (id uint32, name string) {
+	id = l.docDomain[doc]
+	return id, l.domains[id]
 }
 
 // FrontCategoriesOf is FrontCategories of a term.

@@ -254,3 +254,16 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 		t.Fatalf("the test saw no phrase of more than %d words (%v) or not every kind (%v)", shapeMaxWords, sawLong, sawKinds)
 	}
 }
+
+// Domain names a document's category without surrounding space, one id per such name.
+func TestDomainIsTrimmedCategory(t *testing.T) {
+	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "x"), doc("b-doc", " one ", "x"), doc("c-doc", "two", "x"),
+		doc("d-doc", "", "x")}, &synonyms.Set{})
+	a, an := l.Domain(0)
+	b, bn := l.Domain(1)
+	c, cn := l.Domain(2)
+	_, dn := l.Domain(3)
+	if a != b || an != "one" || bn != "one" || c == a || cn != "two" || dn != "" {
+		t.Fatalf("domains: %d %q, %d %q, %d %q, %q", a, an, b, bn, c, cn, dn)
+	}
+}

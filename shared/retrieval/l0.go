@@ -3,7 +3,6 @@ package retrieval
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -514,22 +513,18 @@ func frontHolds(l *lexical.Lang, query []lexical.Term, phrased []int, sc *l0Scra
 // partially matched documents' weights in acc. The other matches are never read, so they are not
 // made: a question of common words matches thousands of documents partially.
 func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
+	// The best weight and the n-th best over both sets, in one pass over each: a match at or
+	// above the n-th best, or leading, is kept.
 	best := 0.0
-	for _, m := range phrased {
-		best = max(best, m.weight)
-	}
-	for _, d := range acc.Touched() {
-		best = max(best, acc.Weight(d))
-	}
-	// The n-th best weight over both sets: a match at or above it, or leading, is kept.
 	var buf [16]float64
 	top := buf[:0]
 	if n+1 > len(buf) {
 		top = make([]float64, 0, n+1)
 	}
 	offer := func(w float64) {
-		if n == 0 {
-			return
+		best = max(best, w)
+		if n == 0 || len(top) == n && w <= top[n-1] {
+			return // top holds weights only: an equal one changes nothing
 		}
 		i, _ := slices.BinarySearchFunc(top, w, func(x, y float64) int { return cmpDesc(x, y) })
 		top = slices.Insert(top, i, w)
@@ -551,13 +546,6 @@ func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
 		cut = min(cut, top[n-1])
 	}
 	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })
-	more := 0
-	for _, d := range acc.Touched() {
-		if acc.Weight(d) >= cut {
-			more++
-		}
-	}
-	kept = slices.Grow(kept, more)
 	for _, d := range acc.Touched() {
 		if w := acc.Weight(d); w >= cut {
 			kept = append(kept, l0Match{doc: int(d), weight: w, partial: true})
@@ -584,6 +572,7 @@ const (
 func strongDomains(l *lexical.Lang, leading []l0Match) []string {
 	// The categories in order of their best match; there are few, so they are searched.
 	type evidence struct {
+		domain   uint32
 		category string
 		phrases  int
 		terms    []lexical.Term
@@ -591,14 +580,14 @@ func strongDomains(l *lexical.Lang, leading []l0Match) []string {
 	var buf [8]evidence
 	by := buf[:0]
 	for _, m := range leading {
-		c := strings.TrimSpace(l.Docs[m.doc].Category)
+		id, c := l.Domain(m.doc)
 		if c == "" {
 			continue
 		}
-		i := slices.IndexFunc(by, func(e evidence) bool { return e.category == c })
+		i := slices.IndexFunc(by, func(e evidence) bool { return e.domain == id })
 		if i < 0 {
 			i = len(by)
-			by = append(by, evidence{category: c})
+			by = append(by, evidence{domain: id, category: c})
 		}
 		e := &by[i]
 		e.phrases += m.phrases
