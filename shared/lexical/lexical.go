@@ -87,6 +87,12 @@ type Lang struct {
 	// phrase's bounds and document costs a cache miss each.
 	phraseShape []uint8
 	titleIDF    []float64
+	// phraseText is each keyword and entity phrase's text as the front matter writes it, as an
+	// index into phraseTexts, which holds each distinct text once (derived from Docs, see
+	// statistics): L0 names the phrases a question holds whole in its hints once per text, and
+	// on a large corpus many documents share a keyword.
+	phraseText  []uint32
+	phraseTexts []string
 
 	unseen float64
 	avgLen float64
@@ -471,15 +477,29 @@ func (l *Lang) statistics() {
 	}
 	l.phraseShape = make([]uint8, phrases)
 	l.titleIDF = make([]float64, len(l.Docs))
-	for d := range l.Docs {
+	l.phraseText, l.phraseTexts = make([]uint32, phrases), nil
+	textIDs := map[string]uint32{}
+	for d, doc := range l.Docs {
 		first := l.docPhrase[d]
 		for p := first; p < l.docPhrase[d+1]; p++ {
 			kind := min(int(p-first), PhraseKeyword)
-			if kind == PhraseKeyword && int(p-first)-2 >= len(l.Docs[d].Keywords) {
-				kind = PhraseEntity
+			text := ""
+			if kind == PhraseKeyword {
+				if i := int(p-first) - 2; i < len(doc.Keywords) {
+					text = doc.Keywords[i]
+				} else {
+					kind, text = PhraseEntity, doc.Entities[i-len(doc.Keywords)]
+				}
 			}
 			words := min(int(l.phraseStart[p+1]-l.phraseStart[p]), shapeMaxWords)
 			l.phraseShape[p] = uint8(kind | words<<2)
+			id, ok := textIDs[text]
+			if !ok {
+				id = uint32(len(l.phraseTexts))
+				textIDs[text] = id
+				l.phraseTexts = append(l.phraseTexts, text)
+			}
+			l.phraseText[p] = id
 		}
 		// Summed in the title's order, as L0 summed it before this was kept.
 		for _, t := range l.Front(d).Title() {

@@ -227,18 +227,49 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 	d := doc("long-doc", "one", "battery")
 	d.Keywords = []string{"flat battery", strings.Join(long, " ")}
 	d.Entities = []string{"key card"}
-	langs := []*Lang{Build(c).Lang("en"), Build(c).Lang("de"), buildLang("en", []*knowledge.Document{d}, &synonyms.Set{})}
-	sawLong, sawKinds := false, map[int]bool{}
+	// A second document shares a keyword's text, and names as an entity what the first holds
+	// as a keyword.
+	d2 := doc("other-doc", "two", "battery")
+	d2.Keywords = []string{"key card", "flat battery"}
+	d2.Entities = []string{"flat battery"}
+	langs := []*Lang{Build(c).Lang("en"), Build(c).Lang("de"), buildLang("en", []*knowledge.Document{d, d2}, &synonyms.Set{})}
+	sawLong, sawKinds, sawShared := false, map[int]bool{}, false
 	for _, l := range langs {
+		idOf := map[string]uint32{}
 		for p := range uint32(l.Phrases()) {
-			doc, kind, _, words := l.Phrase(p)
+			doc, kind, i, words := l.Phrase(p)
 			gotKind, gotWords := l.PhraseShape(p)
 			if gotKind != kind || gotWords != len(words) || l.PhraseDoc(p) != doc {
 				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
 					gotKind, gotWords, l.PhraseDoc(p), kind, len(words), doc)
 			}
+			want := ""
+			switch kind {
+			case PhraseKeyword:
+				want = l.Docs[doc].Keywords[i]
+			case PhraseEntity:
+				want = l.Docs[doc].Entities[i]
+			}
+			id, text := l.PhraseText(p)
+			if text != want || l.PhraseTextID(p) != id {
+				t.Fatalf("%s phrase %d: text %q (id %d, PhraseTextID %d), want %q", l.Language, p, text, id, l.PhraseTextID(p), want)
+			}
+			if seen, ok := idOf[text]; ok {
+				if seen != id {
+					t.Fatalf("%s: %q has text ids %d and %d", l.Language, text, seen, id)
+				}
+				sawShared = sawShared || text != ""
+			}
+			idOf[text] = id
 			sawLong = sawLong || len(words) > shapeMaxWords
 			sawKinds[kind] = true
+		}
+		ids := map[uint32]bool{}
+		for _, id := range idOf {
+			if ids[id] {
+				t.Fatalf("%s: two texts share text id %d", l.Language, id)
+			}
+			ids[id] = true
 		}
 		for doc := range l.Docs {
 			want := 0.0
@@ -250,8 +281,9 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 			}
 		}
 	}
-	if !sawLong || len(sawKinds) != 4 {
-		t.Fatalf("the test saw no phrase of more than %d words (%v) or not every kind (%v)", shapeMaxWords, sawLong, sawKinds)
+	if !sawLong || len(sawKinds) != 4 || !sawShared {
+		t.Fatalf("the test saw no phrase of more than %d words (%v), not every kind (%v) or no shared text (%v)",
+			shapeMaxWords, sawLong, sawKinds, sawShared)
 	}
 }
 

@@ -100,6 +100,9 @@ type l0Scratch struct {
 	matches       []l0Match
 	named         []phraseReason
 	covered       []lexical.Term
+	// seenKeywords and seenEntities hold the text ids (Lang.PhraseTextID) of the phrases
+	// already named in a lookup's hints.
+	seenKeywords, seenEntities []uint32
 	// cands is the array lent to the provider for a lookup's candidates (port.Query.Buffer).
 	cands []port.Candidate
 	// terms and termWeights hold the question's index terms and their weights (queryTerms),
@@ -335,6 +338,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	sc.named = named
 	covered := sc.covered[:0]
 	defer func() { sc.covered = covered }()
+	seenKeywords, seenEntities := sc.seenKeywords[:0], sc.seenEntities[:0]
+	defer func() { sc.seenKeywords, sc.seenEntities = seenKeywords, seenEntities }()
 	for pi, di := range phrased {
 		d, f := l.Docs[di], l.Front(di)
 		// The document's whole phrases: keywords in order, then entities, then the category.
@@ -367,19 +372,24 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		}
 		category, categoryPhrase := false, uint32(0)
 		for _, p := range ofDoc {
-			_, kind, i, words := l.Phrase(p)
+			_, kind, _, words := l.Phrase(p)
 			switch kind {
 			case lexical.PhraseKeyword, lexical.PhraseEntity:
 				if subsumed(words) {
 					continue
 				}
-				text, hinted := d.Keywords[i], &hints.MatchedKeywords
+				// Many documents of a large corpus share a keyword: its text is read once.
+				hinted, seen := &hints.MatchedKeywords, &seenKeywords
 				if kind == lexical.PhraseEntity {
-					text, hinted = d.Entities[i], &hints.Entities
+					hinted, seen = &hints.Entities, &seenEntities
+				}
+				if id := l.PhraseTextID(p); !slices.Contains(*seen, id) {
+					*seen = append(*seen, id)
+					_, text := l.PhraseText(p)
+					*hinted = appendNew(*hinted, text)
 				}
 				rule, bridged := synonym(words)
 				named = append(named, phraseReason{phrase: p, bridged: bridged, rule: rule})
-				*hinted = appendNew(*hinted, text)
 				cover(words)
 			case lexical.PhraseCategory:
 				category, categoryPhrase = true, p
