@@ -136,8 +136,11 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 					continue
 				}
 				tf := float64(tfs[j])
-				acc.add(p, q.w*tf/(tf+l.lenNorm[p]))
-				best = max(best, acc.v[p])
+				// Scores are positive and finite: a comparison, not max, which minds NaNs
+				// and signed zeros, on the walk every posting of a common term takes.
+				if v := acc.addGet(p, q.w*tf/(tf+l.lenNorm[p])); v > best {
+					best = v
+				}
 			}
 		} else {
 			for _, p := range acc.touched {
