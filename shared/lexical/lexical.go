@@ -444,7 +444,11 @@ func (l *Lang) statistics() {
 	l.idf = make([]float64, V)
 	l.docIDF = make([]float64, V)
 	l.frontCats = make([]uint16, V)
-	var cats []string // reused: the categories of one term's documents
+	// catSeen[c] is the last term (plus one) counted with category id c: the distinct categories
+	// of a term's documents are counted in one pass over them, not by searching a list of the
+	// categories seen so far, which took a sixth of a prebuilt index's load at 10,000
+	// procedures, where a common term's documents span every category.
+	catSeen := make([]uint32, len(l.categoryIDs))
 	for t := range V {
 		ps := l.postPassage[l.postStart[t]:l.postStart[t+1]]
 		if len(ps) == 0 {
@@ -459,13 +463,13 @@ func (l *Lang) statistics() {
 			}
 			l.docIDF[t] = bm25IDF(D, float64(n))
 		}
-		cats = cats[:0]
+		cats, stamp := 0, uint32(t)+1
 		for _, d := range l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] {
-			if c := l.Docs[d].Category; !slices.Contains(cats, c) {
-				cats = append(cats, c)
+			if c := docCat[d]; catSeen[c] != stamp {
+				catSeen[c], cats = stamp, cats+1
 			}
 		}
-		l.frontCats[t] = uint16(min(len(cats), math.MaxUint16))
+		l.frontCats[t] = uint16(min(cats, math.MaxUint16))
 	}
 	// The inverted phrase index: count, then fill, phrases in ascending order per term.
 	phrases := len(l.phraseStart) - 1
