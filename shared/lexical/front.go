@@ -88,14 +88,21 @@ func (l *Lang) PhraseShape(p uint32) (kind, words int) {
 func (l *Lang) PhraseDoc(p uint32) int { return int(l.phraseDoc[p]) }
 
 // PhraseText returns a keyword or entity phrase's text as the front matter writes it ("" for a
-// title or category), and an id that is the same for every phrase of that text.
+// title or category), and an id that is the same for every phrase of that text and no other.
 func (l *Lang) PhraseText(p uint32) (id uint32, text string) {
-	id = l.phraseText[p]
-	return id, l.phraseTexts[id]
+	id = l.phraseFirst[p]
+	doc, kind, i, _ := l.Phrase(id)
+	switch kind {
+	case PhraseKeyword:
+		text = l.Docs[doc].Keywords[i]
+	case PhraseEntity:
+		text = l.Docs[doc].Entities[i]
+	}
+	return id, text
 }
 
 // PhraseTextID is PhraseText's id alone.
-func (l *Lang) PhraseTextID(p uint32) uint32 { return l.phraseText[p] }
+func (l *Lang) PhraseTextID(p uint32) uint32 { return l.phraseFirst[p] }
 
 // TitleIDF returns the sum of the idf of a document's title words (Front.Title), in their order.
 func (l *Lang) TitleIDF(doc int) float64 { return l.titleIDF[doc] }

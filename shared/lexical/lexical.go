@@ -87,12 +87,13 @@ type Lang struct {
 	// phrase's bounds and document costs a cache miss each.
 	phraseShape []uint8
 	titleIDF    []float64
-	// phraseText is each keyword and entity phrase's text as the front matter writes it, as an
-	// index into phraseTexts, which holds each distinct text once (derived from Docs, see
-	// statistics): L0 names the phrases a question holds whole in its hints once per text, and
-	// on a large corpus many documents share a keyword.
-	phraseText  []uint32
-	phraseTexts []string
+	// phraseFirst is, for each keyword and entity phrase, the first phrase (of any document,
+	// keyword or entity) whose text the front matter writes the same; a title or category phrase
+	// is its own. L0 names the phrases a question holds whole in its hints once per text, and on
+	// a large corpus many documents share a keyword. It is made with the index and kept in its
+	// prebuilt form (internPhrases): interning the texts at every load took a tenth of a cold
+	// start's load at 10,000 procedures.
+	phraseFirst []uint32
 
 	unseen float64
 	avgLen float64
@@ -401,7 +402,36 @@ func (l *Lang) index(all []analysed) {
 			next[t]++
 		}
 	}
+	l.internPhrases()
 	l.statistics()
+}
+
+// internPhrases sets phraseFirst from the documents' keywords and entities.
+func (l *Lang) internPhrases() {
+	l.phraseFirst = make([]uint32, len(l.phraseStart)-1)
+	first := map[string]uint32{}
+	for d, doc := range l.Docs {
+		at := l.docPhrase[d]
+		for p := at; p < l.docPhrase[d+1]; p++ {
+			i := int(p-at) - 2
+			if i < 0 {
+				l.phraseFirst[p] = p // the title, the category
+				continue
+			}
+			text := ""
+			if i < len(doc.Keywords) {
+				text = doc.Keywords[i]
+			} else {
+				text = doc.Entities[i-len(doc.Keywords)]
+			}
+			f, ok := first[text]
+			if !ok {
+				f = p
+				first[text] = f
+			}
+			l.phraseFirst[p] = f
+		}
+	}
 }
 
 // statistics computes what depends only on the postings and the front matter: the idf of every
@@ -481,29 +511,15 @@ func (l *Lang) statistics() {
 	}
 	l.phraseShape = make([]uint8, phrases)
 	l.titleIDF = make([]float64, len(l.Docs))
-	l.phraseText, l.phraseTexts = make([]uint32, phrases), nil
-	textIDs := map[string]uint32{}
-	for d, doc := range l.Docs {
+	for d := range l.Docs {
 		first := l.docPhrase[d]
 		for p := first; p < l.docPhrase[d+1]; p++ {
 			kind := min(int(p-first), PhraseKeyword)
-			text := ""
-			if kind == PhraseKeyword {
-				if i := int(p-first) - 2; i < len(doc.Keywords) {
-					text = doc.Keywords[i]
-				} else {
-					kind, text = PhraseEntity, doc.Entities[i-len(doc.Keywords)]
-				}
+			if kind == PhraseKeyword && int(p-first)-2 >= len(l.Docs[d].Keywords) {
+				kind = PhraseEntity
 			}
 			words := min(int(l.phraseStart[p+1]-l.phraseStart[p]), shapeMaxWords)
 			l.phraseShape[p] = uint8(kind | words<<2)
-			id, ok := textIDs[text]
-			if !ok {
-				id = uint32(len(l.phraseTexts))
-				textIDs[text] = id
-				l.phraseTexts = append(l.phraseTexts, text)
-			}
-			l.phraseText[p] = id
 		}
 		// Summed in the title's order, as L0 summed it before this was kept.
 		for _, t := range l.Front(d).Title() {

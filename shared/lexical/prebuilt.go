@@ -32,8 +32,9 @@ const PrebuiltFile = "index.bin"
 // index of version 1 would match them wrongly and is rebuilt instead; version 3 aligns every
 // integer array to 4 bytes from the start of the file, so that a static load can use the
 // arrays in place; version 4 adds the synonym matcher's hash table of its keys (synonyms.Flat's
-// Slots); version 5 adds every passage's analysed sentences (see Lang.sentences).
-const prebuiltMagic = "MOKIDX\x00\x05"
+// Slots); version 5 adds every passage's analysed sentences (see Lang.sentences); version 6
+// the first phrase of each keyword's and entity's text (Lang.phraseFirst).
+const prebuiltMagic = "MOKIDX\x00\x06"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")
@@ -203,6 +204,7 @@ func (l *Lang) encode(e *encoder) {
 	e.u32s(l.docPhrase)
 	e.u32s(l.phraseStart)
 	e.terms(l.phraseTerms)
+	e.u32s(l.phraseFirst)
 	e.u32s(l.frontDocStart)
 	e.u32s(l.frontDoc)
 	e.u64(math.Float64bits(l.avgLen))
@@ -244,6 +246,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 	l.docPhrase = d.u32s()
 	l.phraseStart = d.u32s()
 	l.phraseTerms = d.terms()
+	l.phraseFirst = d.u32s()
 	l.frontDocStart = d.u32s()
 	l.frontDoc = d.u32s()
 	l.avgLen = math.Float64frombits(d.u64())
@@ -336,6 +339,8 @@ func (l *Lang) check() error {
 	case !offsets(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !termsBelow(l.phraseTerms, V) ||
 		!offsets(l.docPhrase, D, len(l.phraseStart)-1):
 		return bad("front-matter phrases")
+	case len(l.phraseFirst) != len(l.phraseStart)-1:
+		return bad("phrase texts")
 	case !offsets(l.frontDocStart, V, len(l.frontDoc)) || !below(l.frontDoc, D):
 		return bad("front-matter documents")
 	case !offsets(l.sentStart, P, len(l.sentKinds)) || !offsets(l.sentTermStart, P, len(l.sentTerms)) ||
@@ -373,6 +378,23 @@ func (l *Lang) check() error {
 		if int(l.docPhrase[di+1]-l.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
 			int(l.docPhrase[di+1]) > len(l.phraseStart)-1 {
 			return bad("phrases of " + d.ID)
+		}
+		// A keyword's or entity's first phrase of its text is itself or an earlier keyword or
+		// entity that is its own first; a title's and a category's is itself.
+		at := l.docPhrase[di]
+		for p := at; p < l.docPhrase[di+1]; p++ {
+			f := l.phraseFirst[p]
+			if p < at+2 {
+				if f != p {
+					return bad("phrase texts")
+				}
+				continue
+			}
+			// docPhrase ascends strictly (every document has a title and a category).
+			fd, _ := slices.BinarySearch(l.docPhrase, f+1)
+			if f > p || l.phraseFirst[f] != f || f-l.docPhrase[fd-1] < 2 {
+				return bad("phrase texts")
+			}
 		}
 	}
 	return nil

@@ -332,6 +332,43 @@ func TestDamagedSentencesFailToLoad(t *testing.T) {
 	}
 }
 
+// A prebuilt index whose keywords' and entities' text ids are not first phrases of theirs is
+// refused: L0 would read another kind of phrase's text, or name one text twice.
+func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
+	// keywords returns three keyword or entity phrases of different documents, ascending.
+	keywords := func(l *Lang) (a, b, c uint32) {
+		var got []uint32
+		for d := range l.Docs {
+			if l.docPhrase[d+1]-l.docPhrase[d] > 2 {
+				got = append(got, l.docPhrase[d]+2)
+			}
+		}
+		if len(got) < 3 {
+			t.Fatal("too few documents with keywords")
+		}
+		return got[0], got[1], got[2]
+	}
+	for name, damage := range map[string]func(l *Lang){
+		"one too few":                   func(l *Lang) { l.phraseFirst = l.phraseFirst[:len(l.phraseFirst)-1] },
+		"a title with a keyword's text": func(l *Lang) { a, _, _ := keywords(l); l.phraseFirst[l.docPhrase[0]] = a },
+		"a keyword with a later first":  func(l *Lang) { a, b, _ := keywords(l); l.phraseFirst[a] = b },
+		"a keyword with a title's text": func(l *Lang) { _, b, _ := keywords(l); l.phraseFirst[b] = l.docPhrase[0] },
+		"a first that is not its own": func(l *Lang) {
+			a, b, c := keywords(l)
+			l.phraseFirst[b], l.phraseFirst[c] = a, b
+		},
+	} {
+		l := embedded(t).Lang("en")
+		if err := l.check(); err != nil {
+			t.Fatalf("%s: the undamaged index is refused: %v", name, err)
+		}
+		damage(l)
+		if err := l.check(); !errors.Is(err, ErrPrebuilt) {
+			t.Errorf("%s: %v, want ErrPrebuilt", name, err)
+		}
+	}
+}
+
 // BenchmarkLoadEmbedded measures what a lookup function's cold start pays to load the embedded
 // prebuilt index (lexical.LoadEmbedded), without the files' bytes.
 func BenchmarkLoadEmbedded(b *testing.B) {
