@@ -115,7 +115,9 @@ type Lang struct {
 	docDomain []uint32
 	domains   []string
 
-	byAnchor map[anchorKey]int
+	// byID is each document's index in Docs by its id (derived, see statistics); PassageOf finds
+	// a section among the document's few passages by its anchor.
+	byID map[string]uint32
 
 	scratch       sync.Pool // *sparse[float64] over passages, for Search
 	docScratch    sync.Pool // *DocWeights
@@ -154,9 +156,6 @@ type Passage struct {
 	Section int // index into Document.Sections
 	Len     int // number of terms
 }
-
-// anchorKey names a passage by its document id and section anchor.
-type anchorKey struct{ doc, anchor string }
 
 // termTable is the interned vocabulary: the sorted term strings and their ids.
 type termTable struct {
@@ -218,7 +217,7 @@ type analysed struct {
 
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
-	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs, byAnchor: map[anchorKey]int{}}
+	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs}
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {
@@ -325,7 +324,6 @@ func (l *Lang) index(all []analysed) {
 	counts := make([]uint32, V+1)
 	total := 0
 	for di, an := range all {
-		d := l.Docs[di]
 		l.docStart = append(l.docStart, uint32(len(l.Passages)))
 		for si, ts := range an.passages {
 			freq := map[Term]uint16{}
@@ -341,7 +339,6 @@ func (l *Lang) index(all []analysed) {
 			}
 			slices.SortFunc(row, func(x, y tf) int { return int(x.term) - int(y.term) })
 			perPassage = append(perPassage, row)
-			l.byAnchor[anchorKey{d.ID, d.Sections[si].Anchor}] = len(l.Passages)
 			l.Passages = append(l.Passages, Passage{Doc: di, Section: si, Len: len(ts)})
 			total += len(ts)
 		}
@@ -446,7 +443,9 @@ func (l *Lang) statistics() {
 	docCat := make([]uint32, len(l.Docs))
 	l.docDomain, l.domains = make([]uint32, len(l.Docs)), nil
 	domainIDs := map[string]uint32{}
+	l.byID = make(map[string]uint32, len(l.Docs))
 	for i, d := range l.Docs {
+		l.byID[d.ID] = uint32(i)
 		name := strings.TrimSpace(d.Category)
 		dom, ok := domainIDs[name]
 		if !ok {
@@ -635,8 +634,17 @@ func (l *Lang) FrontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]
 
 // PassageOf returns the passage of a document's section, by section anchor.
 func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
-	i, ok := l.byAnchor[anchorKey{docID, anchor}]
-	return i, ok
+	d, ok := l.byID[docID]
+	if !ok {
+		return 0, false
+	}
+	secs := l.Docs[d].Sections
+	for p := l.docStart[d]; p < l.docStart[d+1]; p++ {
+		if secs[l.Passages[p].Section].Anchor == anchor {
+			return int(p), true
+		}
+	}
+	return 0, false
 }
 
 // Doc returns the document and section of a passage.

@@ -277,14 +277,11 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
 	}
 	l.Passages = make([]Passage, len(doc))
-	l.byAnchor = make(map[anchorKey]int, len(doc))
 	for i := range doc {
 		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
 			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
 		}
 		l.Passages[i] = Passage{Doc: int(doc[i]), Section: int(sec[i]), Len: int(n[i])}
-		pd := docs[doc[i]]
-		l.byAnchor[anchorKey{pd.ID, pd.Sections[sec[i]].Anchor}] = i
 	}
 	if verify {
 		if err := l.check(); err != nil {
@@ -374,6 +371,12 @@ func (l *Lang) check() error {
 		}
 	}
 	for di, d := range l.Docs {
+		// A document's passages are its own (PassageOf reads their sections in its list).
+		for p := l.docStart[di]; p < l.docStart[di+1]; p++ {
+			if l.Passages[p].Doc != di {
+				return bad("passages of " + d.ID)
+			}
+		}
 		// Each document has its title, its category, and one phrase per keyword and entity.
 		if int(l.docPhrase[di+1]-l.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
 			int(l.docPhrase[di+1]) > len(l.phraseStart)-1 {

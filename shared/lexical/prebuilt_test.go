@@ -369,6 +369,19 @@ func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
 	}
 }
 
+// A prebuilt index that lists a passage of one document among another's is refused: PassageOf
+// reads a document's passages' sections in that document's list of sections.
+func TestPassageOfAnotherDocumentFailsToLoad(t *testing.T) {
+	l := embedded(t).Lang("de")
+	if err := l.check(); err != nil {
+		t.Fatalf("the undamaged index is refused: %v", err)
+	}
+	l.Passages[l.docStart[1]].Doc = 0
+	if err := l.check(); !errors.Is(err, ErrPrebuilt) {
+		t.Errorf("%v, want ErrPrebuilt", err)
+	}
+}
+
 // BenchmarkLoadEmbedded measures what a lookup function's cold start pays to load the embedded
 // prebuilt index (lexical.LoadEmbedded), without the files' bytes.
 func BenchmarkLoadEmbedded(b *testing.B) {
