@@ -190,17 +190,6 @@ func (s *sparse[T]) add(id uint32, x T) {
 	s.v[id] += x
 }
 
-// addGet is add returning id's new value.
-func (s *sparse[T]) addGet(id uint32, x T) T {
-	v := s.v[id]
-	if v == 0 {
-		s.touched = append(s.touched, id)
-	}
-	v += x
-	s.v[id] = v
-	return v
-}
-
 func (s *sparse[T]) clear() {
 	for _, id := range s.touched {
 		s.v[id] = 0

@@ -119,7 +119,7 @@ type Lang struct {
 	// a section among the document's few passages by its anchor.
 	byID map[string]uint32
 
-	scratch       sync.Pool // *sparse[float64] over passages, for Search
+	scratch       sync.Pool // *searchScratch over passages, for Search
 	docScratch    sync.Pool // *DocWeights
 	phraseScratch sync.Pool // *PhraseHits
 

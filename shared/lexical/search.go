@@ -103,14 +103,17 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
-	acc, _ := l.scratch.Get().(*sparse[float64])
-	if acc == nil || len(acc.v) != len(l.Passages) {
-		s := newSparse[float64](len(l.Passages))
-		acc = &s
+	sa, _ := l.scratch.Get().(*searchScratch)
+	if sa == nil || len(sa.acc.v) != len(l.Passages) {
+		sa = &searchScratch{acc: newSparse[float64](len(l.Passages)), scored: make([]uint64, (len(l.Passages)+63)/64)}
 	}
+	acc, scored := &sa.acc, sa.scored
 	defer func() {
+		for _, p := range acc.touched {
+			scored[p>>6] = 0
+		}
 		acc.clear()
-		l.scratch.Put(acc)
+		l.scratch.Put(sa)
 	}()
 	remaining, walk := 0.0, 0 // the terms' weights and postings still to add
 	for _, q := range terms {
@@ -130,19 +133,35 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	for i, q := range terms {
 		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
 		ps, tfs := l.postPassage[lo:hi], l.postTF[lo:hi]
-		if !pruned || len(acc.touched)*bits.Len(uint(len(ps))) >= len(ps) {
+		switch {
+		case !pruned:
 			for j, p := range ps {
-				if pruned && acc.v[p] == 0 {
-					continue
+				v := acc.v[p]
+				if v == 0 {
+					acc.touched = append(acc.touched, p)
+					scored[p>>6] |= 1 << (p & 63)
 				}
 				tf := float64(tfs[j])
+				v += q.w * tf / (tf + l.lenNorm[p])
+				acc.v[p] = v
 				// Scores are positive and finite: a comparison, not max, which minds NaNs
 				// and signed zeros, on the walk every posting of a common term takes.
-				if v := acc.addGet(p, q.w*tf/(tf+l.lenNorm[p])); v > best {
+				if v > best {
 					best = v
 				}
 			}
-		} else {
+		case len(acc.touched)*bits.Len(uint(len(ps))) >= len(ps):
+			// Only the passages scored so far take the term: which they are is read from a
+			// bit set a small fraction of the scores' size, which the walk of a common term's
+			// postings reads for every posting.
+			for j, p := range ps {
+				if scored[p>>6]&(1<<(p&63)) == 0 {
+					continue
+				}
+				tf := float64(tfs[j])
+				acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+			}
+		default:
 			for _, p := range acc.touched {
 				if j, ok := slices.BinarySearch(ps, p); ok {
 					tf := float64(tfs[j])
@@ -170,6 +189,13 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 		top.offer(Hit{Passage: int(p), Score: s})
 	}
 	return top.sorted()
+}
+
+// searchScratch is a search's memory, pooled per language: the scores by passage, and a bit per
+// passage that has a score.
+type searchScratch struct {
+	acc    sparse[float64]
+	scored []uint64
 }
 
 // countPrunes and prunes count the searches that pruned, for tests.
