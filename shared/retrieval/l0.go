@@ -221,6 +221,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// via names the question's term behind each term that only a synonym gives; alts holds
 	// every synonym's term.
 	alts, span := sc.alts, sc.span
+	// viaBits has the bit termBit(t) set for every term of via, which is asked about every
+	// word of every phrase the question holds whole.
+	var viaBits [4]uint64
 	for _, g := range words {
 		for _, a := range g.Alts {
 			if t, ok := l.Lookup(a.Term); ok {
@@ -232,6 +235,8 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			if t, ok := l.Lookup(a.Term); ok {
 				if _, seen := via[t]; !seen {
 					via[t] = a.Rule
+					b := termBit(t)
+					viaBits[b>>6] |= 1 << (b & 63)
 				}
 			}
 		}
@@ -249,12 +254,21 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// synonym term that reads them otherwise (none of them is among the synonyms' words): in
 	// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
 	// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
+	viaHas := func(t lexical.Term) (string, bool) {
+		if b := termBit(t); viaBits[b>>6]&(1<<(b&63)) == 0 {
+			return "", false
+		}
+		r, ok := via[t]
+		return r, ok
+	}
 	subsumed := func(terms []lexical.Term) bool {
-		if len(terms) < 2 {
-			return false // one word inside a longer term is mostly what it is about
+		if len(terms) < 2 || len(span) == 0 {
+			// One word inside a longer term is mostly what it is about; and with no term of
+			// several words in the question, no phrase is inside one.
+			return false
 		}
 		for _, t := range terms {
-			if _, syn := via[t]; syn || span[t] <= len(terms) || alts[t] {
+			if _, syn := viaHas(t); syn || span[t] <= len(terms) || alts[t] {
 				return false
 			}
 		}
@@ -263,7 +277,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// synonym returns the rule behind the first of terms that only a synonym gives.
 	synonym := func(terms []lexical.Term) (string, bool) {
 		for _, t := range terms {
-			if r, ok := via[t]; ok {
+			if r, ok := viaHas(t); ok {
 				return r, true
 			}
 		}
@@ -359,7 +373,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			counted := false
 			for _, t := range terms {
 				full = appendUnique(full, t)
-				if _, syn := via[t]; !syn && l.FrontCategoriesOf(t) == 1 {
+				if _, syn := viaHas(t); !syn && l.FrontCategoriesOf(t) == 1 {
 					if !slices.Contains(covered[coveredFrom:], t) {
 						covered = append(covered, t)
 					}
