@@ -35,7 +35,9 @@ const SynonymWeight = 0.5
 // still to add sum to less than the topK-th best score so far, no passage they alone would
 // reach can enter the best topK (MaxScore pruning): from then on a term only adds to the
 // passages already scored, looked up in its postings when that is cheaper than walking them.
-// The hits and their order are those of adding every term's postings in full.
+// The topK-th best score so far is kept as the walk goes (searchScratch.raise), so the test is
+// made after every term at no cost. The hits and their order are those of adding every term's
+// postings in full.
 func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
 	var buf [32]qterm
 	return l.search(l.resolve(query, weight, buf[:0]), category, topK)
@@ -115,21 +117,21 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 		acc.clear()
 		l.scratch.Put(sa)
 	}()
-	remaining, walk := 0.0, 0 // the terms' weights and postings still to add
+	remaining := 0.0 // the weights of the terms still to add
 	for _, q := range terms {
 		remaining += q.w
-		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
 	}
 	sortByWeight(terms)
 	cat, known := l.categoryIDs[category]
 	if category != "" && !known {
 		return nil // no document has the category
 	}
-	eligible := func(p uint32) bool { return category == "" || l.passageCat[p] == cat }
-	// pruned: only passages already scored can still enter the best topK. best is the best
-	// score so far, a bound on the topK-th: the topK-th is looked for only once the terms still
-	// to add weigh less than it, and at most maxPruneChecks times.
-	pruned, best, checks := false, 0.0, 0
+	all := category == ""
+	eligible := func(p uint32) bool { return all || l.passageCat[p] == cat }
+	// pruned: only passages already scored can still enter the best topK. bound is the topK-th
+	// best score of an eligible passage so far, 0 until topK have one.
+	sa.bestP, sa.bestV, sa.bound = sa.bestP[:0], sa.bestV[:0], 0
+	pruned := false
 	for i, q := range terms {
 		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
 		ps, tfs := l.postPassage[lo:hi], l.postTF[lo:hi]
@@ -144,10 +146,8 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 				tf := float64(tfs[j])
 				v += q.w * tf / (tf + l.lenNorm[p])
 				acc.v[p] = v
-				// Scores are positive and finite: a comparison, not max, which minds NaNs
-				// and signed zeros, on the walk every posting of a common term takes.
-				if v > best {
-					best = v
+				if v > sa.bound && (all || l.passageCat[p] == cat) {
+					sa.raise(p, v, topK)
 				}
 			}
 		case len(acc.touched)*bits.Len(uint(len(ps))) >= len(ps):
@@ -170,12 +170,9 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 			}
 		}
 		remaining -= q.w
-		walk -= len(ps)
-		if !pruned && i+1 < len(terms) && remaining < best && walk >= minPruneWalk && checks < maxPruneChecks &&
-			len(acc.touched) >= topK {
-			checks++
-			pruned = remaining < kthBest(acc, topK, eligible)
-			if pruned && countPrunes {
+		if !pruned && i+1 < len(terms) && remaining < sa.bound {
+			pruned = true
+			if countPrunes {
 				prunes.Add(1)
 			}
 		}
@@ -191,11 +188,35 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	return top.sorted()
 }
 
-// searchScratch is a search's memory, pooled per language: the scores by passage, and a bit per
-// passage that has a score.
+// searchScratch is a search's memory, pooled per language: the scores by passage, a bit per
+// passage that has a score, and the best topK scores of eligible passages seen so far.
 type searchScratch struct {
 	acc    sparse[float64]
 	scored []uint64
+	// bestP and bestV are up to topK distinct passages and a score each had as the walk went;
+	// scores only grow, so each is at most its passage's score now, and with topK of them their
+	// least, bound, is at most the topK-th best score now and at the end.
+	bestP []uint32
+	bestV []float64
+	bound float64
+}
+
+// raise offers passage p's new score v, above bound: it replaces p's earlier score, else the
+// least kept once k are kept.
+func (sa *searchScratch) raise(p uint32, v float64, k int) {
+	i := slices.Index(sa.bestP, p)
+	switch {
+	case i >= 0:
+		sa.bestV[i] = v
+	case len(sa.bestP) < k:
+		sa.bestP, sa.bestV = append(sa.bestP, p), append(sa.bestV, v)
+	default:
+		i = slices.Index(sa.bestV, sa.bound)
+		sa.bestP[i], sa.bestV[i] = p, v
+	}
+	if len(sa.bestP) == k {
+		sa.bound = slices.Min(sa.bestV) // until then 0: fewer than k passages scored
+	}
 }
 
 // countPrunes and prunes count the searches that pruned, for tests.
@@ -203,33 +224,6 @@ var (
 	countPrunes bool
 	prunes      atomic.Int64
 )
-
-// maxPruneChecks bounds the times a search looks for its topK-th best score (each looks at every
-// passage scored so far); minPruneWalk is the fewest postings still to walk that make looking
-// worth it: on a small corpus walking them costs less than looking (a variable for tests, which
-// prune on the small embedded corpus).
-const maxPruneChecks = 4
-
-// pruneSample is how many of the passages scored first kthBest looks at.
-const pruneSample = 1024
-
-var minPruneWalk = 4096
-
-// kthBest returns the k-th best score of the eligible passages among the first pruneSample acc
-// scored, 0 when they hold fewer: a bound below the k-th best of all, as pruning needs. The
-// first scored are those of the rarest terms, where the best scores are.
-func kthBest(acc *sparse[float64], k int, eligible func(uint32) bool) float64 {
-	top := topHits{k: k, heap: make([]Hit, 0, k)}
-	for _, p := range acc.touched[:min(len(acc.touched), pruneSample)] {
-		if eligible(p) {
-			top.offer(Hit{Passage: int(p), Score: acc.v[p]})
-		}
-	}
-	if len(top.heap) < k {
-		return 0
-	}
-	return top.heap[0].Score // the root is the worst kept
-}
 
 // topHits keeps the best k hits in a binary heap whose root is the worst kept: a lower score,
 // or at an equal score a later passage (passages are stored in document id, then section order,
