@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -117,9 +118,10 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 		acc.clear()
 		l.scratch.Put(sa)
 	}()
-	remaining := 0.0 // the weights of the terms still to add
+	remaining, walk := 0.0, 0 // the weights of the terms still to add, and their postings
 	for _, q := range terms {
 		remaining += q.w
+		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
 	}
 	sortByWeight(terms)
 	cat, known := l.categoryIDs[category]
@@ -131,6 +133,12 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	// pruned: only passages already scored can still enter the best topK. bound is the topK-th
 	// best score of an eligible passage so far, 0 until topK have one.
 	sa.bestP, sa.bestV, sa.bound = sa.bestP[:0], sa.bestV[:0], 0
+	// A search of few postings walks them faster than it keeps the bound: it never prunes, and
+	// an infinite bound keeps the walk from offering any score.
+	track := walk >= minPruneWalk
+	if !track {
+		sa.bound = math.Inf(1)
+	}
 	pruned := false
 	for i, q := range terms {
 		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
@@ -170,7 +178,7 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 			}
 		}
 		remaining -= q.w
-		if !pruned && i+1 < len(terms) && remaining < sa.bound {
+		if track && !pruned && i+1 < len(terms) && remaining < sa.bound {
 			pruned = true
 			if countPrunes {
 				prunes.Add(1)
@@ -224,6 +232,11 @@ var (
 	countPrunes bool
 	prunes      atomic.Int64
 )
+
+// minPruneWalk is the fewest postings of a search's terms for which it keeps the bound and
+// prunes: on a small corpus walking them all costs less (a variable for tests, which prune on
+// the small embedded corpus).
+var minPruneWalk = 4096
 
 // topHits keeps the best k hits in a binary heap whose root is the worst kept: a lower score,
 // or at an equal score a later passage (passages are stored in document id, then section order,

@@ -45,8 +45,8 @@ func fullSearch(l *Lang, query []string, weight map[string]float64, category str
 // prune.
 func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
 	ix := embedded(t)
-	countPrunes = true
-	defer func() { countPrunes = false }()
+	countPrunes, minPruneWalk = true, 0
+	defer func() { countPrunes, minPruneWalk = false, 4096 }()
 	before := prunes.Load()
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, lang := range []string{"en", "de"} {
