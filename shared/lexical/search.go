@@ -133,9 +133,10 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	// pruned: only passages already scored can still enter the best topK. bound is the topK-th
 	// best score of an eligible passage so far, 0 until topK have one.
 	sa.bestP, sa.bestV, sa.bound = sa.bestP[:0], sa.bestV[:0], 0
-	// A search of few postings walks them faster than it keeps the bound: it never prunes, and
-	// an infinite bound keeps the walk from offering any score.
-	track := walk >= minPruneWalk
+	// A search of few postings walks them faster than it keeps the bound, and a search for more
+	// than maxBoundK hits would pay k for each score it offers: neither prunes, and an infinite
+	// bound keeps the walk from offering any score.
+	track := walk >= minPruneWalk && topK <= maxBoundK
 	if !track {
 		sa.bound = math.Inf(1)
 	}
@@ -237,6 +238,10 @@ var (
 // prunes: on a small corpus walking them all costs less (a variable for tests, which prune on
 // the small embedded corpus).
 var minPruneWalk = 4096
+
+// maxBoundK is the most hits a search keeps its bound for (raise searches its kept passages):
+// the service asks for at most 40 (its L1 pool).
+const maxBoundK = 64
 
 // topHits keeps the best k hits in a binary heap whose root is the worst kept: a lower score,
 // or at an equal score a later passage (passages are stored in document id, then section order,

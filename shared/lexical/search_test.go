@@ -75,7 +75,7 @@ func TestSearchPrunesToTheFullSearchsHits(t *testing.T) {
 			if r.IntN(4) == 0 {
 				cat = cats[r.IntN(len(cats))]
 			}
-			k := []int{1, 5, 10, 20, 40}[r.IntN(5)]
+			k := []int{1, 5, 10, 20, 40, 100}[r.IntN(6)] // 100: more than a bound is kept for
 			got, want := l.SearchWeighted(q, weight, cat, k), fullSearch(l, q, weight, cat, k)
 			if len(got) != len(want) {
 				t.Fatalf("%s %q k=%d: %d hits, want %d", lang, q, k, len(got), len(want))
