@@ -250,10 +250,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			}
 		}
 	}
-	// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a longer
-	// synonym term that reads them otherwise (none of them is among the synonyms' words): in
-	// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
-	// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
+	// viaHas is via[t], the map asked only when viaBits holds t.
 	viaHas := func(t lexical.Term) (string, bool) {
 		if b := termBit(t); viaBits[b>>6]&(1<<(b&63)) == 0 {
 			return "", false
@@ -261,6 +258,10 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 		r, ok := via[t]
 		return r, ok
 	}
+	// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a longer
+	// synonym term that reads them otherwise (none of them is among the synonyms' words): in
+	// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
+	// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
 	subsumed := func(terms []lexical.Term) bool {
 		if len(terms) < 2 || len(span) == 0 {
 			// One word inside a longer term is mostly what it is about; and with no term of
