@@ -87,17 +87,27 @@ func (l *Lang) PhraseShape(p uint32) (kind, words int) {
 // PhraseDoc returns a phrase's document.
 func (l *Lang) PhraseDoc(p uint32) int { return int(l.phraseDoc[p]) }
 
-// PhraseText returns a keyword or entity phrase's text as the front matter writes it ("" for a
-// title or category), and an id that is the same for every phrase of that text and no other.
+// PhraseString returns a phrase's kind and its text as the front matter writes it: the title,
+// the category, a keyword or an entity.
+func (l *Lang) PhraseString(p uint32) (kind int, text string) {
+	doc, kind, i, _ := l.Phrase(p)
+	d := l.Docs[doc]
+	switch kind {
+	case PhraseTitle:
+		return kind, d.Title
+	case PhraseCategory:
+		return kind, d.Category
+	case PhraseKeyword:
+		return kind, d.Keywords[i]
+	}
+	return kind, d.Entities[i]
+}
+
+// PhraseText returns a phrase's text (PhraseString) and an id that is the same for every keyword
+// and entity phrase of that text and no other; a title's or category's id is its own.
 func (l *Lang) PhraseText(p uint32) (id uint32, text string) {
 	id = l.phraseFirst[p]
-	doc, kind, i, _ := l.Phrase(id)
-	switch kind {
-	case PhraseKeyword:
-		text = l.Docs[doc].Keywords[i]
-	case PhraseEntity:
-		text = l.Docs[doc].Entities[i]
-	}
+	_, text = l.PhraseString(id)
 	return id, text
 }
 

@@ -399,35 +399,26 @@ func (l *Lang) index(all []analysed) {
 			next[t]++
 		}
 	}
-	l.internPhrases()
 	l.statistics()
+	l.internPhrases()
 }
 
-// internPhrases sets phraseFirst from the documents' keywords and entities.
+// internPhrases sets phraseFirst from the phrases' texts (after statistics, which Phrase reads).
 func (l *Lang) internPhrases() {
-	l.phraseFirst = make([]uint32, len(l.phraseStart)-1)
+	l.phraseFirst = make([]uint32, l.Phrases())
 	first := map[string]uint32{}
-	for d, doc := range l.Docs {
-		at := l.docPhrase[d]
-		for p := at; p < l.docPhrase[d+1]; p++ {
-			i := int(p-at) - 2
-			if i < 0 {
-				l.phraseFirst[p] = p // the title, the category
-				continue
-			}
-			text := ""
-			if i < len(doc.Keywords) {
-				text = doc.Keywords[i]
-			} else {
-				text = doc.Entities[i-len(doc.Keywords)]
-			}
-			f, ok := first[text]
-			if !ok {
-				f = p
-				first[text] = f
-			}
-			l.phraseFirst[p] = f
+	for p := range uint32(l.Phrases()) {
+		kind, text := l.PhraseString(p)
+		if kind == PhraseTitle || kind == PhraseCategory {
+			l.phraseFirst[p] = p
+			continue
 		}
+		f, ok := first[text]
+		if !ok {
+			f = p
+			first[text] = f
+		}
+		l.phraseFirst[p] = f
 	}
 }
 

@@ -212,7 +212,7 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	t.Logf("%d passages checked", checked)
 }
 
-// PhraseShape, PhraseDoc, PhraseText and TitleIDF, which L0 reads for every phrase a question
+// PhraseShape, PhraseDoc, PhraseString, PhraseText and TitleIDF, which L0 reads for every phrase a question
 // touches, say what Phrase and the title's words say, for every phrase of the embedded corpus and
 // for a keyword longer than the shape's word count holds; keywords and entities of the same text
 // share a text id, and no two texts do.
@@ -244,20 +244,28 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
 					gotKind, gotWords, l.PhraseDoc(p), kind, len(words), doc)
 			}
-			want := ""
+			want := l.Docs[doc].Title
 			switch kind {
+			case PhraseCategory:
+				want = l.Docs[doc].Category
 			case PhraseKeyword:
 				want = l.Docs[doc].Keywords[i]
 			case PhraseEntity:
 				want = l.Docs[doc].Entities[i]
+			}
+			if k, s := l.PhraseString(p); k != kind || s != want {
+				t.Fatalf("%s phrase %d: PhraseString %d %q, want %d %q", l.Language, p, k, s, kind, want)
 			}
 			id, text := l.PhraseText(p)
 			if text != want || l.PhraseTextID(p) != id {
 				t.Fatalf("%s phrase %d: text %q (id %d, PhraseTextID %d), want %q", l.Language, p, text, id, l.PhraseTextID(p), want)
 			}
 			if kind == PhraseTitle || kind == PhraseCategory {
+				if id != p {
+					t.Fatalf("%s phrase %d: a title's or category's text id is %d, not its own", l.Language, p, id)
+				}
 				sawKinds[kind] = true
-				continue // the text ids are the keywords' and entities'
+				continue // the shared text ids are the keywords' and entities'
 			}
 			if seen, ok := idOf[text]; ok {
 				if seen != id {

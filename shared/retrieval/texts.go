@@ -44,7 +44,7 @@ func kept(slot *atomic.Pointer[string], mk func() string) string {
 // reason returns the hit reason of the keyword, entity or category phrase p.
 func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
 	return kept(&t.reasons[p], func() string {
-		kind, text := phraseText(l, p)
+		kind, text := l.PhraseString(p)
 		switch kind {
 		case lexical.PhraseKeyword:
 			return "l0:keyword:" + text
@@ -53,20 +53,6 @@ func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
 		}
 		return "l0:category:" + text
 	})
-}
-
-// phraseText returns the kind of the keyword, entity or category phrase p and its text as the
-// front matter writes it.
-func phraseText(l *lexical.Lang, p uint32) (kind int, text string) {
-	doc, kind, i, _ := l.Phrase(p)
-	d := l.Docs[doc]
-	switch kind {
-	case lexical.PhraseKeyword:
-		return kind, d.Keywords[i]
-	case lexical.PhraseEntity:
-		return kind, d.Entities[i]
-	}
-	return kind, d.Category
 }
 
 // synonymReason is the hit reason of a phrase that a synonym rule bridged.
@@ -89,7 +75,7 @@ func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string
 			}
 		}
 	}
-	_, text := phraseText(l, p)
+	_, text := l.PhraseString(p)
 	reason := "l0:synonym:" + rule + "=" + text
 	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
 	t.synonyms[p].Store(&list)
