@@ -64,8 +64,11 @@ type Project struct {
 }
 
 // NewProject builds the index and the lookup service over c, as a function's cold start does.
-func NewProject(c *knowledge.Corpus) *Project {
-	ix := lexical.Build(c)
+func NewProject(c *knowledge.Corpus) *Project { return ProjectOf(lexical.Build(c)) }
+
+// ProjectOf is the lookup service over an index already built or loaded: the demo provider, the
+// in-memory store, the default options.
+func ProjectOf(ix *lexical.Index) *Project {
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &Project{Index: ix, svc: svc}
 }
@@ -75,7 +78,7 @@ func (p *Project) Name() string { return "project" }
 
 // Ask implements System with one lookup, as POST /lookup asks it.
 func (p *Project) Ask(ctx context.Context, lang, question string) (Answer, error) {
-	res, err := p.svc.Lookup(ctx, retrieval.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
+	res, err := p.Lookup(ctx, lang, question)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -87,6 +90,11 @@ func (p *Project) Ask(ctx context.Context, lang, question string) (Answer, error
 		a.IDs = append(a.IDs, b.DocumentID)
 	}
 	return a, nil
+}
+
+// Lookup is the whole lookup result of the question that Ask reduces to an Answer.
+func (p *Project) Lookup(ctx context.Context, lang, question string) (retrieval.Result, error) {
+	return p.svc.Lookup(ctx, retrieval.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
 }
 
 // Lexical is the project's BM25 alone, over a Project's index.

@@ -24,9 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -38,11 +36,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/bench/systems"
 	"github.com/northstar-mobility/mobilityops-knowledge/eval"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 func main() {
@@ -75,9 +70,7 @@ func run(n int, dir, evalDir string, top, runs int, ids string, reps int, prof, 
 		return err
 	}
 	ctx := context.Background()
-	ask := func(q eval.Question) (retrieval.Result, error) {
-		return svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: q.Language, TopK: systems.TopK, Actor: port.Actor{ID: "bench"}})
-	}
+	ask := func(q eval.Question) (retrieval.Result, error) { return svc.Lookup(ctx, q.Language, q.Question) }
 	switch {
 	case dump != "":
 		return dumpAll(dump, qs, ask)
@@ -90,7 +83,7 @@ func run(n int, dir, evalDir string, top, runs int, ids string, reps int, prof, 
 
 // service loads dir's prebuilt index (writing the corpus and the index first when it has none)
 // and builds the lookup service over it.
-func service(n int, dir string) (*retrieval.Service, error) {
+func service(n int, dir string) (*systems.Project, error) {
 	file := filepath.Join(dir, lexical.PrebuiltFile)
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		if _, err := gen.Write(dir, n, gen.DefaultSeed); err != nil {
@@ -117,7 +110,7 @@ func service(n int, dir string) (*retrieval.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil))), nil
+	return systems.ProjectOf(ix), nil
 }
 
 type asker func(eval.Question) (retrieval.Result, error)
