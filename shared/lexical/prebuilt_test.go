@@ -321,14 +321,7 @@ func TestDamagedSentencesFailToLoad(t *testing.T) {
 			l.sentStart[len(l.sentStart)-1]++
 		},
 	} {
-		l := embedded(t).Lang("de")
-		if err := l.check(); err != nil {
-			t.Fatalf("%s: the undamaged index is refused: %v", name, err)
-		}
-		damage(l)
-		if err := l.check(); !errors.Is(err, ErrPrebuilt) {
-			t.Errorf("%s: %v, want ErrPrebuilt", name, err)
-		}
+		refusesDamage(t, "de", name, damage)
 	}
 }
 
@@ -358,27 +351,27 @@ func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
 			l.phraseFirst[b], l.phraseFirst[c] = a, b
 		},
 	} {
-		l := embedded(t).Lang("en")
-		if err := l.check(); err != nil {
-			t.Fatalf("%s: the undamaged index is refused: %v", name, err)
-		}
-		damage(l)
-		if err := l.check(); !errors.Is(err, ErrPrebuilt) {
-			t.Errorf("%s: %v, want ErrPrebuilt", name, err)
-		}
+		refusesDamage(t, "en", name, damage)
 	}
 }
 
 // A prebuilt index that lists a passage of one document among another's is refused: PassageOf
 // reads a document's passages' sections in that document's list of sections.
 func TestPassageOfAnotherDocumentFailsToLoad(t *testing.T) {
-	l := embedded(t).Lang("de")
+	refusesDamage(t, "de", "a passage of the first document among the second's", func(l *Lang) { l.Passages[l.docStart[1]].Doc = 0 })
+}
+
+// refusesDamage checks that a fresh build of the embedded corpus's lang passes the prebuilt
+// index's checks, and fails them with ErrPrebuilt once damaged.
+func refusesDamage(t *testing.T, lang, name string, damage func(l *Lang)) {
+	t.Helper()
+	l := embedded(t).Lang(lang)
 	if err := l.check(); err != nil {
-		t.Fatalf("the undamaged index is refused: %v", err)
+		t.Fatalf("%s: the undamaged index is refused: %v", name, err)
 	}
-	l.Passages[l.docStart[1]].Doc = 0
+	damage(l)
 	if err := l.check(); !errors.Is(err, ErrPrebuilt) {
-		t.Errorf("%v, want ErrPrebuilt", err)
+		t.Errorf("%s: %v, want ErrPrebuilt", name, err)
 	}
 }
 
