@@ -87,9 +87,9 @@ type l0Scratch struct {
 	// queryWeight), made once for the documents' loops.
 	qw     []queryWeight
 	weight map[lexical.Term]float64
-	// weighed has the bit termBit(t) set for every term of weight: most terms l0 asks about
+	// weighed holds every term of weight: most terms l0 asks about
 	// are no question term, and a clear bit says so without asking the map.
-	weighed       [4]uint64
+	weighed       termFilter
 	via           map[lexical.Term]string
 	alts          map[lexical.Term]bool
 	span          map[lexical.Term]int
@@ -144,10 +144,10 @@ func (sc *l0Scratch) release() {
 	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
 		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
 		sc.alts, sc.span = map[lexical.Term]bool{}, map[lexical.Term]int{}
-		sc.weighed = [4]uint64{}
+		sc.weighed = termFilter{}
 	} else {
 		clear(sc.weight)
-		sc.weighed = [4]uint64{}
+		sc.weighed = termFilter{}
 		clear(sc.via)
 		clear(sc.alts)
 		clear(sc.span)
@@ -171,8 +171,22 @@ type queryWeight struct {
 	generic       bool
 }
 
-// termBit is the bit of l0Scratch.weighed that t sets (a multiplicative hash's top 8 bits).
+// termFilter is a 256-bit filter of terms: a term it does not hold is in no set it filters, so
+// the set's map need not be asked.
+type termFilter [4]uint64
+
+// termBit is the bit of a termFilter that t sets (a multiplicative hash's top 8 bits).
 func termBit(t lexical.Term) uint32 { return (uint32(t) * 2654435761) >> 24 }
+
+func (f *termFilter) add(t lexical.Term) {
+	b := termBit(t)
+	f[b>>6] |= 1 << (b & 63)
+}
+
+func (f *termFilter) has(t lexical.Term) bool {
+	b := termBit(t)
+	return f[b>>6]&(1<<(b&63)) != 0
+}
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
 // matches only part of a keyword or entity phrase.
@@ -200,8 +214,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			query = append(query, t)
 			x := cmp.Or(weights[s], 1)
 			weight[t] = x
-			b := termBit(t)
-			sc.weighed[b>>6] |= 1 << (b & 63)
+			sc.weighed.add(t)
 			// A term most procedures' front matter names ("customer", "vehicle", "Kunde",
 			// "Fahrzeug") is generic: it tells no procedure from another, so it adds nothing to a
 			// document's L0 weight, and a document it alone matches is no L0 match.
@@ -212,7 +225,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	sc.query, sc.qw = query, qw
 	// weightOf returns a question term's weight; false for a term the question does not hold.
 	weightOf := func(t lexical.Term) (float64, bool) {
-		if b := termBit(t); sc.weighed[b>>6]&(1<<(b&63)) == 0 {
+		if !sc.weighed.has(t) {
 			return 0, false
 		}
 		w, ok := weight[t]
@@ -221,9 +234,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	// via names the question's term behind each term that only a synonym gives; alts holds
 	// every synonym's term.
 	alts, span := sc.alts, sc.span
-	// viaBits has the bit termBit(t) set for every term of via, which is asked about every
-	// word of every phrase the question holds whole.
-	var viaBits [4]uint64
+	// viaTerms holds every term of via, which is asked about every word of every phrase the
+	// question holds whole.
+	var viaTerms termFilter
 	for _, g := range words {
 		for _, a := range g.Alts {
 			if t, ok := l.Lookup(a.Term); ok {
@@ -235,8 +248,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			if t, ok := l.Lookup(a.Term); ok {
 				if _, seen := via[t]; !seen {
 					via[t] = a.Rule
-					b := termBit(t)
-					viaBits[b>>6] |= 1 << (b & 63)
+					viaTerms.add(t)
 				}
 			}
 		}
@@ -250,9 +262,9 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			}
 		}
 	}
-	// viaHas is via[t], the map asked only when viaBits holds t.
+	// viaHas is via[t], the map asked only when viaTerms holds t.
 	viaHas := func(t lexical.Term) (string, bool) {
-		if b := termBit(t); viaBits[b>>6]&(1<<(b&63)) == 0 {
+		if !viaTerms.has(t) {
 			return "", false
 		}
 		r, ok := via[t]
