@@ -155,7 +155,7 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 				tf := float64(tfs[j])
 				v += q.w * tf / (tf + l.lenNorm[p])
 				acc.v[p] = v
-				if v > sa.bound && (all || l.passageCat[p] == cat) {
+				if v > sa.bound && eligible(p) {
 					sa.raise(p, v, topK)
 				}
 			}
