@@ -300,7 +300,6 @@ func evidenceState(r Relevance, blocks int, l1Status string) string {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// newID returns a random, URL-safe id (26 base32 characters, 128 bits).
 // l1Pool is how many candidates L1 is asked for: twice the blocks wanted, at least 10, so that
 // fusion and de-duplication choose from the same pool whatever top_k is.
 func l1Pool(topK int) int { return min(max(2*topK, 10), 40) }

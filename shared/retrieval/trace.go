@@ -83,5 +83,5 @@ func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []Bloc
 	return out
 }
 
-// newID is a fresh invocation id.
+// newID is a fresh invocation id: random, URL-safe, 26 base32 characters (at least 128 bits).
 func newID() string { return rand.Text() }
