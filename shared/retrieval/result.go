@@ -74,9 +74,28 @@ type Relevance struct {
 	// the primary block holds.
 	Coverage float64 `json:"coverage"`
 	Reason   string  `json:"reason"`
+	// Alternatives names the procedures competing with the primary block's when the evidence
+	// paths disagree and none is decisive (the state is then insufficient); empty otherwise.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 
 	signals Signals
 }
+
+// Alternative is a procedure one evidence path favours over the primary block's: its best
+// block's source and the paths that favour it.
+type Alternative struct {
+	DocumentID string   `json:"document_id"`
+	Title      string   `json:"title"`
+	Source     string   `json:"source"`
+	FavouredBy []string `json:"favoured_by"`
+}
+
+// Evidence paths named in Alternative.FavouredBy.
+const (
+	PathSemantic    = "semantic"
+	PathLexical     = "lexical"
+	PathFrontMatter = "front_matter"
+)
 
 // Signals are the measurements an assessment decided on, kept for evaluation tools.
 type Signals struct {
