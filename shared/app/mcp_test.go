@@ -135,7 +135,7 @@ func toolError(t *testing.T, res *sdk.CallToolResult) (code, message, field stri
 }
 
 const (
-	grounded     = "A customer found a deep scratch on the rear door before starting the trip. What do we do?"
+	grounded     = "A customer found a deep scratch on the rear door before starting the trip. Does she need to upload photos of the damage?"
 	insufficient = "What is the capital of France?"
 )
 

@@ -98,7 +98,7 @@ func TestLocalHeadersAreRefusedInDeployedLambda(t *testing.T) {
 
 func TestSemanticThresholds(t *testing.T) {
 	c, err := FromEnv(env(nil))
-	if err != nil || c.GroundedCosine != 0.65 || c.SupportedCosine != 0.55 {
+	if err != nil || c.GroundedCosine != 0.70 || c.SupportedCosine != 0.70 {
 		t.Fatalf("defaults %v %v: %v", c.GroundedCosine, c.SupportedCosine, err)
 	}
 	c, err = FromEnv(env(map[string]string{"L1_GROUNDED_COSINE": "0.7", "L1_SUPPORTED_COSINE": "0.6"}))

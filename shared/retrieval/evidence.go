@@ -58,7 +58,7 @@ const minInformativeWords = 2
 // 0.7 at most, a question no procedure answers below 0.5.
 func DefaultScoreScales() map[string]ScoreScale {
 	return map[string]ScoreScale{
-		"cosine_similarity": {Clear: 0.05, Grounded: 0.65, Supported: 0.55},
+		"cosine_similarity": {Clear: 0.05, Grounded: 0.70, Supported: 0.70},
 		// BM25 scores of different sections are not calibrated against each other well enough
 		// for one to overrule the fused ranks: no margin is clear. Two scores within 1 % of
 		// each other are closer than BM25 can tell sections apart, so they share a rank and
@@ -83,13 +83,16 @@ func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
 	return b.Content != sec.Content
 }
 
-// assess judges the evidence, by the evidence the primary block really has: a semantic score on
-// its own scale when a semantic provider returned it, else the lexical support of the question's
-// informative words. Semantic support is claimed only for candidates of a semantic provider that
-// survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 L1Details) Relevance {
+// assess judges the evidence. A base judgement first, on what the primary block really has: a
+// semantic score on its own scale when a semantic provider returned it (from the supported score
+// on, only together with strong lexical evidence), else the lexical evidence rule. Then the
+// evidence paths are weighed against each other (weigh): a strong base is grounded only when no
+// path prefers another procedure and one of them is decisive, so that a retriever's error does
+// not become a confident wrong answer. Semantic support is claimed only for candidates of a
+// semantic provider that survived into the blocks.
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 L1Details, views *[pathCount]pathView) Relevance {
 	if len(blocks) == 0 {
-		r := Relevance{Assessment: "none", Basis: "none", Reason: "no procedure matched the question"}
+		r := Relevance{Assessment: "none", Basis: BasisNone, Reason: "no procedure matched the question"}
 		if l1.Status == L1Failed || l1.Status == L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
@@ -101,52 +104,86 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 			semantic = true
 		}
 	}
-	sp := support(l, resolved, blocks[0])
-	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: "lexical", signals: Signals{Support: sp, FrontWeight: blocks[0].l0Weight}}
 	p := blocks[0]
-	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
+	sp := support(l, resolved, p)
+	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical,
+		signals: Signals{Support: sp, FrontWeight: p.l0Weight, Paths: pathSignals(p.DocumentID, views)}}
+	if views[pathSemantic].present {
+		r.Basis = BasisBoth
+	}
 	weak := func(why string) Relevance {
 		r.Assessment = "weak"
 		r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
+		r.Alternatives = s.alternatives(l, p.DocumentID, views, blocks)
 		return r
 	}
 	if sp.Words < minInformativeWords {
 		return weak("the question has " + strconv.Itoa(sp.Words) + " informative word(s), too few to ground an answer")
 	}
-	if p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0 {
-		r.Basis = "semantic"
-		switch {
-		case p.Score.Value >= scale.Grounded:
-			r.Assessment = "strong"
-			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"), at or above the grounded threshold " + fixed(scale.Grounded, 2)
-			return r
-		case p.Score.Value >= scale.Supported && sp.Matched > 0:
-			r.Assessment = "strong"
-			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"), at or above " + fixed(scale.Supported, 2) + ", and the block holds " + strconv.Itoa(sp.Matched) + " of the question's informative words"
-			return r
-		}
-		return weak("the semantic search scores the best block only " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-			"); grounded needs " + fixed(scale.Grounded, 2) + ", or " + fixed(scale.Supported, 2) + " with matching words")
-	}
 	basis := "lexical evidence (keywords and BM25), no semantic support"
-	switch l1.Status {
-	case L1Failed, L1Unavailable:
-		basis = "L0 keyword evidence only: L1 retrieval " + l1.Status
-	case L1Empty:
+	switch {
+	case views[pathSemantic].present:
+		basis = "semantic and lexical evidence"
+	case l1.Status == L1Failed || l1.Status == L1Unavailable:
+		basis = "degraded: L1 retrieval " + l1.Status + ", L0 keyword and lexical evidence only, judged as strictly as with every path up"
+	case l1.Status == L1Empty:
 		basis = "L0 keyword evidence only: L1 returned no candidates"
-	case L1Disabled:
+	case l1.Status == L1Disabled:
 		basis = "L0 keyword evidence only: L1 is disabled"
 	}
+	lex := s.lexicalEvidence(l, question, words, resolved, p, sp)
+	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
+	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
+	if p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0 {
+		if lex.uncovered.Term != "" {
+			return weak(lex.why + "; " + basis)
+		}
+		switch {
+		case p.Score.Value >= scale.Grounded:
+			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+				"), at or above the grounded threshold " + fixed(scale.Grounded, 2)
+		case p.Score.Value >= scale.Supported && lex.strong:
+			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+				"), at or above " + fixed(scale.Supported, 2) + ", and " + lex.why
+		default:
+			return weak("the semantic search scores the best block only " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+				"); grounded needs " + fixed(scale.Grounded, 2) + ", or " + fixed(scale.Supported, 2) + " with strong lexical evidence")
+		}
+	} else {
+		if !lex.strong {
+			return weak(lex.why + "; " + basis)
+		}
+		r.Reason = lex.why
+	}
+	r.signals.Base = true
+	if why, ok := s.weigh(p.DocumentID, views); !ok {
+		return weak(r.Reason + ", but " + why + "; " + basis)
+	} else if why != "" {
+		r.Reason += "; " + why
+	}
+	r.Assessment = "strong"
+	r.Reason += "; " + basis
+	return r
+}
+
+// lexicalJudgement is the lexical evidence rule's outcome for the primary block.
+type lexicalJudgement struct {
+	strong    bool
+	why       string
+	proc      lexical.Support
+	points    float64
+	uncovered lexical.Uncovered
+}
+
+// lexicalEvidence applies the lexical evidence rule to the primary block p, whose own support is sp.
+func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, p EvidenceBlock, sp lexical.Support) lexicalJudgement {
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {
 		proc = l.SupportDoc(resolved, di)
 	}
-	points := proc.Weight + p.l0Weight + s.opts.LexicalWordPoints*float64(proc.Matched)
+	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + s.opts.LexicalWordPoints*float64(proc.Matched)}
 	minPoints := s.lexicalMinPoints(l.Language)
-	r.signals.Procedure, r.signals.Points = proc, points
 	// A short question every informative word of which the primary block holds, and that names
 	// its procedure's subject in the front matter's terms, is explained whole, though it is too
 	// short to reach a longer question's points ("Ozonbehandlung wann nötig", "who is on-call duty
@@ -154,32 +191,35 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	whole := sp.Matched == sp.Words && p.l0Weight >= WholeQuestionFrontWeight
 	switch {
 	case sp.Matched == 0:
-		return weak("the best block holds none of the question's " + strconv.Itoa(sp.Words) + " informative words; " + basis)
-	case points < minPoints && !whole:
-		return weak("the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
-			" informative words (evidence " + fixed(points, 1) + ", grounded needs " + fixed(minPoints, 1) + "); " + basis)
+		j.why = "the best block holds none of the question's " + strconv.Itoa(sp.Words) + " informative words"
+		return j
+	case j.points < minPoints && !whole:
+		j.why = "the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
+			" informative words (evidence " + fixed(j.points, 1) + ", grounded needs " + fixed(minPoints, 1) + ")"
+		return j
 	}
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
 		if u, ok := l.UncoveredTopic(question, words, di); ok {
-			r.signals.Uncovered = u
-			return weak("the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
-				"), a topic the procedures do not cover, and the closest procedure never uses the term; " + basis)
+			j.uncovered = u
+			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
+				"), a topic the procedures do not cover, and the closest procedure never uses the term"
+			return j
 		}
 	}
-	r.Assessment = "strong"
-	if points < minPoints {
-		r.Reason = "the primary block holds every one of the question's " + strconv.Itoa(sp.Words) +
+	j.strong = true
+	if j.points < minPoints {
+		j.why = "the primary block holds every one of the question's " + strconv.Itoa(sp.Words) +
 			" informative words and the procedure's front matter names its subject (L0 weight " + fixed(p.l0Weight, 1) +
-			", at least " + fixed(WholeQuestionFrontWeight, 1) + "; evidence " + fixed(points, 1) + ", below the " +
-			fixed(minPoints, 1) + " a longer question needs); " + basis
-		return r
+			", at least " + fixed(WholeQuestionFrontWeight, 1) + "; evidence " + fixed(j.points, 1) + ", below the " +
+			fixed(minPoints, 1) + " a longer question needs)"
+		return j
 	}
-	r.Reason = "the procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
-		" informative words, the primary block " + strconv.Itoa(sp.Matched) + " of them (evidence " + fixed(points, 1) +
-		", threshold " + fixed(minPoints, 1) + "); " + basis
-	return r
+	j.why = "the procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
+		" informative words, the primary block " + strconv.Itoa(sp.Matched) + " of them (evidence " + fixed(j.points, 1) +
+		", threshold " + fixed(minPoints, 1) + ")"
+	return j
 }
 
 // fixed formats x with prec decimals, as %.<prec>f does. assess builds its reasons by

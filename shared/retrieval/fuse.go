@@ -107,15 +107,15 @@ func (sc ScoreScale) tied(score, best float64) bool {
 }
 
 // filterTrusted is the best score a category-filtered call must reach to stand alone: clearly
-// above Grounded (by twice Clear, 0.75 for cosine similarity by default). A filter that came
-// from the wrong category still returns that category's best sections, which can score as
-// high as a grounded answer; only a clearly strong one shows the filter chose right, and
-// anything less is checked by one unfiltered call.
+// above Grounded (by Clear, 0.75 for cosine similarity by default). A filter that came from the
+// wrong category still returns that category's best sections, which can score as high as a
+// grounded answer; only a clearly strong one shows the filter chose right, and anything less is
+// checked by one unfiltered call.
 func (sc ScoreScale) filterTrusted() float64 {
 	if sc.Relative {
 		return sc.Grounded
 	}
-	return sc.Grounded + 2*sc.Clear
+	return sc.Grounded + sc.Clear
 }
 
 // clearlyStronger reports whether x's L1 evidence is clearly stronger than y's, so that no lift

@@ -264,30 +264,41 @@ func TestFilteredCallThatIsWeakIsRetriedUnfiltered(t *testing.T) {
 }
 
 func TestEvidenceStatePerPath(t *testing.T) {
-	// Semantic path: the provider's own score decides, on its own scale; lexical overlap is only
-	// a secondary signal in the band below the grounded threshold.
+	// Semantic path: the provider's own score decides on its own scale whether the primary block
+	// can be grounded at all; from the supported score on, only with strong lexical evidence.
 	for _, tc := range []struct {
-		name     string
-		question string
-		score    float64
-		state    string
+		name      string
+		question  string
+		score     float64
+		supported float64
+		state     string
 	}{
-		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, port.StateGrounded},
-		{"middle band with shared words", "the app will not unlock the doors", 0.60, port.StateGrounded},
-		{"middle band without shared words", "nothing happens, what a hopeless situation", 0.60, port.StateInsufficient},
-		{"low score", "the app will not unlock the doors", 0.45, port.StateInsufficient},
-		{"too few informative words", "e km", 0.95, port.StateInsufficient},
-		{"one informative word", "unlock", 0.95, port.StateInsufficient},
+		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, 0, port.StateGrounded},
+		{"below the grounded threshold", "the app will not unlock the doors", 0.68, 0, port.StateInsufficient},
+		{"supported band with strong lexical evidence", "the digital key in the app will not unlock the doors of the vehicle", 0.60, 0.55, port.StateGrounded},
+		{"supported band with weak lexical evidence", "nothing happens, what a hopeless situation", 0.60, 0.55, port.StateInsufficient},
+		{"low score", "the app will not unlock the doors", 0.45, 0.55, port.StateInsufficient},
+		{"too few informative words", "e km", 0.95, 0, port.StateInsufficient},
+		{"one informative word", "unlock", 0.95, 0, port.StateInsufficient},
 	} {
 		t.Run("semantic/"+tc.name, func(t *testing.T) {
 			f := &semanticFake{byFilter: map[string][]port.Candidate{"": {chunk(t, "access-failure", 2, tc.score, "")}}}
 			f.byFilter["access"] = f.byFilter[""]
-			svc, _ := semanticService(t, f)
+			o := retrieval.DefaultOptions()
+			if tc.supported > 0 {
+				sc := o.ScoreScales["cosine_similarity"]
+				sc.Supported = tc.supported
+				o.ScoreScales["cosine_similarity"] = sc
+			}
+			svc := retrieval.New(index(t), f, store.NewMemory(), o, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
 			res := lookupWith(t, svc, tc.question)
 			if res.EvidenceState != tc.state {
 				t.Fatalf("state %s, want %s: %+v", res.EvidenceState, tc.state, res.Relevance)
 			}
-			if tc.state == port.StateGrounded && (res.Relevance.Basis != "semantic" || !strings.Contains(res.Relevance.Reason, "semantic search")) {
+			if res.Relevance.Basis != retrieval.BasisBoth {
+				t.Errorf("basis %q, want %q", res.Relevance.Basis, retrieval.BasisBoth)
+			}
+			if tc.state == port.StateGrounded && !strings.Contains(res.Relevance.Reason, "semantic search") {
 				t.Errorf("relevance %+v", res.Relevance)
 			}
 		})
@@ -300,7 +311,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 		question string
 		state    string
 	}{
-		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how the damage gets reported so she is not billed for it later", port.StateGrounded},
+		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how many photos of the damage she has to upload in the app so she is not billed for it later", port.StateGrounded},
 		{"windscreen crack: which form do we fill in for the damage report?", port.StateGrounded},
 		{"How do I bake sourdough bread at home?", port.StateInsufficient},
 		{"damage", port.StateInsufficient},

@@ -108,6 +108,23 @@ type Signals struct {
 	Points      float64
 	// Uncovered is the uncovered topic that made lexical evidence weak (zero when none did).
 	Uncovered lexical.Uncovered
+	// Paths are the evidence paths' views of the primary block's procedure, by path name
+	// (semantic, lexical, front_matter); absent for a path with nothing to say.
+	Paths map[string]PathSignal
+	// Base tells that the primary block's own evidence was strong before the paths were
+	// weighed against each other.
+	Base bool
+}
+
+// PathSignal is one evidence path's view: its favourite procedure and score, the primary
+// block's procedure's own score there (Ranked false when the path does not rank it), and the
+// best other procedure.
+type PathSignal struct {
+	First           string
+	FirstScore, Own float64
+	Ranked          bool
+	RunnerUp        string
+	RunnerUpScore   float64
 }
 
 // Signals returns the measurements the assessment decided on.

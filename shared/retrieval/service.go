@@ -51,13 +51,15 @@ type Options struct {
 	Sidecar port.Sidecar
 	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
 	SidecarTimeout time.Duration
+	// Agreement tunes how the evidence paths' agreement decides the verdict.
+	Agreement Agreement
 }
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
 	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, ProviderTimeout: 2 * time.Second,
 		FusionK: 60, L0FusionWeight: 1, SameDocPenalty: DefaultSameDocPenalty, ScoreScales: DefaultScoreScales(),
-		LexicalWordPoints: DefaultLexicalWordPoints, LexicalMinPoints: DefaultLexicalMinPoints()}
+		LexicalWordPoints: DefaultLexicalWordPoints, LexicalMinPoints: DefaultLexicalMinPoints(), Agreement: DefaultAgreement()}
 }
 
 // Service runs lookups and asks. It is safe for concurrent use.
@@ -226,7 +228,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		res.Primary = &blocks[0]
 		res.Supplement = blocks[1:]
 	}
-	res.Relevance = s.assess(l, text, words, question, blocks, l1)
+	// The demo provider's candidates are the lexical path itself, unless a category filter
+	// narrowed them; otherwise the local sections are searched.
+	lexicalCands := !s.provider.Semantic() && l1.Status == L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
+	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
+	res.Relevance = s.assess(l, text, words, question, blocks, l1, &views)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
 	return res, st
 }
