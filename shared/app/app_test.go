@@ -85,7 +85,7 @@ func newApp(t *testing.T, env map[string]string) *App {
 }
 
 var questions = []string{
-	"A customer found a deep scratch on the rear door before starting the trip. What do we do?",
+	"A customer found a deep scratch on the rear door before starting the trip. Does she need to upload photos of the damage?",
 	"The battery is at 8 percent and the customer is stuck at a charging station",
 	"Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?",
 	"How do I bake a chocolate cake?",
