@@ -8,7 +8,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -288,29 +287,6 @@ func alternatives(as []retrieval.Alternative) string {
 		parts[i] = a.DocumentID + " (" + strings.Join(a.FavouredBy, "+") + ")"
 	}
 	return ", alternatives " + strings.Join(parts, ", ")
-}
-
-// Print writes the report as one line.
-func (r Report) Print(w io.Writer, name string) {
-	fmt.Fprintf(w, "%s: top-1 %d/%d (%.1f %%), top-3 %d/%d (%.1f %%), grounded %d/%d (%.1f %%: right %.1f %%, wrong %.1f %%)",
-		name, r.Primary, r.InDomain, 100*r.PrimaryRate(), r.Top3, r.InDomain, 100*r.Top3Rate(),
-		r.Grounded, r.InDomain, 100*r.GroundedRate(), 100*r.RightGroundedRate(), 100*r.WrongGroundedRate())
-	if r.Grounded < r.InDomain {
-		fmt.Fprintf(w, ", not grounded naming the procedure %d/%d (%.1f %%)", r.NotGroundedNamed, r.InDomain-r.Grounded, 100*r.NamedRate())
-	}
-	if r.WithFact > 0 {
-		fmt.Fprintf(w, ", section top-1 %.1f %%, fact in top 3 %d/%d (%.1f %%)", 100*r.SectionRate(), r.FactTop3, r.WithFact, 100*r.FactTop3Rate())
-		if r.AskedFact > 0 {
-			fmt.Fprintf(w, ", fact in /ask %d/%d (%.1f %%)", r.FactAsk, r.AskedFact, 100*r.FactAskRate())
-		}
-	}
-	if r.OutOfDomain > 0 {
-		fmt.Fprintf(w, ", off-topic not grounded %d/%d (%.1f %%)", r.OODInsufficient, r.OutOfDomain, 100*r.OODRate())
-	}
-	if r.NearDomain > 0 {
-		fmt.Fprintf(w, ", near-domain not grounded %d/%d (%.1f %%)", r.NearDomainInsufficent, r.NearDomain, 100*r.NearDomainRate())
-	}
-	fmt.Fprintln(w)
 }
 
 // ByLanguage splits a set by language, in the order the languages first appear.
