@@ -27,8 +27,9 @@ import (
 //   - then the rest of BM25's ranking.
 //
 // A draw from the question's text places A: first for 2/3 of the questions (N, S and the rest
-// behind it), otherwise, 1/12 each, behind N, behind S, fourth (behind N and the next two), or
-// missing (N first). The first section scores 0.75–0.80, each of the next three 0.004–0.016 less
+// behind it), otherwise, 1/12 each, behind N, behind S, fourth (behind N, S and BM25's next), or
+// missing (N first); a placement the corpus cannot give (no section of another procedure shares
+// a word with the question) falls back to first. The first section scores 0.75–0.80, each of the next three 0.004–0.016 less
 // than the one before it and each further one 0.005–0.02 less: wherever A stands among the first
 // four it scores 0.70–0.80, within 0.05 of the sections around it, and its score is drawn as
 // theirs are, so no score separates it from them.
