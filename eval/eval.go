@@ -8,7 +8,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -74,10 +73,14 @@ func Load(path string) ([]Question, error) {
 // Report is the outcome of a run.
 type Report struct {
 	InDomain, Primary, Top3, Grounded int
+	// RightGrounded and WrongGrounded split Grounded by the primary block's procedure: the one
+	// the set expects, or another. NotGroundedNamed counts the answerable questions not
+	// grounded whose primary block or relevance.alternatives name the expected procedure.
+	RightGrounded, WrongGrounded, NotGroundedNamed int
 	// WithFact counts answerable questions with a quoted fact; FactTop3 those whose fact is in
 	// one of the first three blocks; FactAsk those whose fact is in one of /ask's excerpts
-	// (counted only when the run asks).
-	WithFact, FactTop3, FactAsk int
+	// (counted only when the run asks, over AskedFact questions).
+	WithFact, FactTop3, FactAsk, AskedFact int
 	// SectionTop1 counts answerable questions with a section whose primary block is that section.
 	SectionTop1                       int
 	OutOfDomain, OODInsufficient      int
@@ -100,11 +103,53 @@ func (r Report) NearDomainRate() float64 { return ratio(r.NearDomainInsufficent,
 // GroundedRate is the share of in-domain questions answered grounded.
 func (r Report) GroundedRate() float64 { return ratio(r.Grounded, r.InDomain) }
 
+// RightGroundedRate is the share of in-domain questions grounded on the expected procedure.
+func (r Report) RightGroundedRate() float64 { return ratio(r.RightGrounded, r.InDomain) }
+
+// WrongGroundedRate is the share of in-domain questions grounded on another procedure.
+func (r Report) WrongGroundedRate() float64 { return ratio(r.WrongGrounded, r.InDomain) }
+
+// NamedRate is the share of the in-domain questions not grounded whose primary block or
+// relevance.alternatives name the expected procedure.
+func (r Report) NamedRate() float64 { return ratio(r.NotGroundedNamed, r.InDomain-r.Grounded) }
+
+// OffTopicGroundedRate is the share of off-topic questions answered grounded.
+func (r Report) OffTopicGroundedRate() float64 {
+	return ratio(r.OutOfDomain-r.OODInsufficient, r.OutOfDomain)
+}
+
+// NearDomainGroundedRate is the share of near-domain questions answered grounded.
+func (r Report) NearDomainGroundedRate() float64 {
+	return ratio(r.NearDomain-r.NearDomainInsufficent, r.NearDomain)
+}
+
+// Add pools another report into r, as one run over both question lists.
+func (r *Report) Add(o Report) {
+	r.InDomain += o.InDomain
+	r.Primary += o.Primary
+	r.Top3 += o.Top3
+	r.Grounded += o.Grounded
+	r.RightGrounded += o.RightGrounded
+	r.WrongGrounded += o.WrongGrounded
+	r.NotGroundedNamed += o.NotGroundedNamed
+	r.WithFact += o.WithFact
+	r.FactTop3 += o.FactTop3
+	r.FactAsk += o.FactAsk
+	r.AskedFact += o.AskedFact
+	r.SectionTop1 += o.SectionTop1
+	r.OutOfDomain += o.OutOfDomain
+	r.OODInsufficient += o.OODInsufficient
+	r.NearDomain += o.NearDomain
+	r.NearDomainInsufficent += o.NearDomainInsufficent
+	r.Misses = append(r.Misses, o.Misses...)
+}
+
 // FactTop3Rate is the share of questions with a quoted fact whose fact is in the first 3 blocks.
 func (r Report) FactTop3Rate() float64 { return ratio(r.FactTop3, r.WithFact) }
 
-// FactAskRate is the share of questions with a quoted fact whose fact is in /ask's excerpts.
-func (r Report) FactAskRate() float64 { return ratio(r.FactAsk, r.WithFact) }
+// FactAskRate is the share of the questions with a quoted fact asked through /ask whose fact is
+// in its excerpts.
+func (r Report) FactAskRate() float64 { return ratio(r.FactAsk, r.AskedFact) }
 
 // SectionRate is the share of questions with a section whose primary block is that section.
 func (r Report) SectionRate() float64 { return ratio(r.SectionTop1, r.WithFact) }
@@ -172,8 +217,19 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 				break
 			}
 		}
-		if grounded {
+		named := got == q.Expect
+		for _, a := range res.Relevance.Alternatives {
+			named = named || a.DocumentID == q.Expect
+		}
+		switch {
+		case grounded && got == q.Expect:
 			r.Grounded++
+			r.RightGrounded++
+		case grounded:
+			r.Grounded++
+			r.WrongGrounded++
+		case named:
+			r.NotGroundedNamed++
 		}
 		note := ""
 		if q.Fact != "" {
@@ -190,9 +246,10 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 			if inTop3 {
 				r.FactTop3++
 			} else {
-				note = " fact not in top 3"
+				note = "; fact not in the first 3 blocks"
 			}
 			if opts.Ask {
+				r.AskedFact++
 				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: port.Actor{ID: "eval"}})
 				if err != nil {
 					return r, fmt.Errorf("%s: ask: %w", q.ID, err)
@@ -206,31 +263,30 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 			}
 		}
 		if got != q.Expect || !grounded || note != "" {
-			r.Misses = append(r.Misses, fmt.Sprintf("%s want %s/%s got %s/%s [%s]%s (%s): %s", q.ID, q.Expect, q.Section, got, gotSection,
-				res.EvidenceState, note, res.Relevance.Reason, q.Question))
+			tag := "not grounded"
+			switch {
+			case grounded && got != q.Expect:
+				tag = "WRONG-GROUNDED"
+			case grounded:
+				tag = "grounded"
+			}
+			r.Misses = append(r.Misses, fmt.Sprintf("%s %s, want %s/%s, primary %s/%s%s%s (%s): %s", q.ID, tag, q.Expect, q.Section, got, gotSection,
+				alternatives(res.Relevance.Alternatives), note, res.Relevance.Reason, q.Question))
 		}
 	}
 	return r, nil
 }
 
-// Print writes the report as one line.
-func (r Report) Print(w io.Writer, name string) {
-	fmt.Fprintf(w, "%s: top-1 %d/%d (%.1f %%), top-3 %d/%d (%.1f %%), grounded %d/%d (%.1f %%)",
-		name, r.Primary, r.InDomain, 100*r.PrimaryRate(), r.Top3, r.InDomain, 100*r.Top3Rate(),
-		r.Grounded, r.InDomain, 100*r.GroundedRate())
-	if r.WithFact > 0 {
-		fmt.Fprintf(w, ", section top-1 %.1f %%, fact in top 3 %d/%d (%.1f %%)", 100*r.SectionRate(), r.FactTop3, r.WithFact, 100*r.FactTop3Rate())
-		if r.FactAsk > 0 {
-			fmt.Fprintf(w, ", fact in /ask %d/%d (%.1f %%)", r.FactAsk, r.WithFact, 100*r.FactAskRate())
-		}
+// alternatives lists a result's alternatives with the paths favouring each, "" for none.
+func alternatives(as []retrieval.Alternative) string {
+	if len(as) == 0 {
+		return ""
 	}
-	if r.OutOfDomain > 0 {
-		fmt.Fprintf(w, ", off-topic not grounded %d/%d (%.1f %%)", r.OODInsufficient, r.OutOfDomain, 100*r.OODRate())
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = a.DocumentID + " (" + strings.Join(a.FavouredBy, "+") + ")"
 	}
-	if r.NearDomain > 0 {
-		fmt.Fprintf(w, ", near-domain not grounded %d/%d (%.1f %%)", r.NearDomainInsufficent, r.NearDomain, 100*r.NearDomainRate())
-	}
-	fmt.Fprintln(w)
+	return ", alternatives " + strings.Join(parts, ", ")
 }
 
 // ByLanguage splits a set by language, in the order the languages first appear.

@@ -19,6 +19,7 @@ import (
 // category filter is honoured, so a wrong filter hides the answer. Scores are deterministic
 // (derived from the question id). A question it was not scripted for gets low scores only.
 type Scripted struct {
+	platform
 	ix *lexical.Index
 	qs map[string]Question // by language and question text
 }
@@ -39,22 +40,26 @@ func NewScripted(ix *lexical.Index, qs []Question) *Scripted {
 	return s
 }
 
+// platform is what the stand-ins share of RAGcore: its name, its score kind, a health that is
+// always ok and a manifest sync that does nothing.
+type platform struct{}
+
 // Name implements port.Named.
-func (s *Scripted) Name() string { return "ragcore" }
+func (platform) Name() string { return "ragcore" }
 
 // Semantic implements port.Retriever.
-func (s *Scripted) Semantic() bool { return true }
+func (platform) Semantic() bool { return true }
 
 // ScoreKind implements port.Retriever.
-func (s *Scripted) ScoreKind() string { return "cosine_similarity" }
+func (platform) ScoreKind() string { return "cosine_similarity" }
 
 // Health implements port.HealthChecker.
-func (s *Scripted) Health(context.Context, port.Call) port.Health {
+func (platform) Health(context.Context, port.Call) port.Health {
 	return port.Health{Status: "ok"}
 }
 
 // SyncManifest implements port.ManifestSyncer.
-func (s *Scripted) SyncManifest(context.Context, port.Call, []port.DocumentRef) (port.SyncResult, error) {
+func (platform) SyncManifest(context.Context, port.Call, []port.DocumentRef) (port.SyncResult, error) {
 	return port.SyncResult{}, nil
 }
 
@@ -139,7 +144,13 @@ func (s *Scripted) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 	if err != nil {
 		return port.GroundedAnswer{}, err
 	}
-	ga := port.GroundedAnswer{Answer: "scripted answer", EvidenceState: port.StateInsufficient, Generated: true}
+	return answerFrom(cands, "scripted answer"), nil
+}
+
+// answerFrom is RAGcore's answer on candidates ranked best first: grounded when the best scores
+// at least 0.6, citing the three best distinct sections.
+func answerFrom(cands []port.Candidate, text string) port.GroundedAnswer {
+	ga := port.GroundedAnswer{Answer: text, EvidenceState: port.StateInsufficient, Generated: true}
 	if len(cands) > 0 && cands[0].Score >= 0.6 {
 		ga.EvidenceState = port.StateGrounded
 	}
@@ -152,7 +163,7 @@ func (s *Scripted) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 		ga.Sources = append(ga.Sources, port.AnswerSource{DocumentID: c.DocumentID, Title: c.Title, Version: c.Version,
 			Section: c.Section, Excerpt: c.Content})
 	}
-	return ga, nil
+	return ga
 }
 
 // chunk cuts content into n parts at line breaks, as a chunking platform would.
