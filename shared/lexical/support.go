@@ -261,3 +261,31 @@ func (q Question) support(has func(Term) bool) Support {
 	}
 	return s
 }
+
+// AppendHeld appends to out, each once, the index terms by which the passage's own text (its
+// front matter aside) holds the question's informative words: the word's own term, else the
+// first of its compound parts or synonyms the passage holds. At most limit terms are appended.
+func (l *Lang) AppendHeld(q Question, passage int, out []string, limit int) []string {
+	n := 0
+	for _, w := range q.words {
+		if n == limit {
+			break
+		}
+		held := ""
+		if w.known && l.PassageHas(passage, w.term.t) {
+			held = l.String(w.term.t)
+		} else {
+			for _, t := range q.terms[w.partsFrom:w.altsTo] {
+				if l.PassageHas(passage, t.t) {
+					held = l.String(t.t)
+					break
+				}
+			}
+		}
+		if held != "" && !slices.Contains(out, held) {
+			out = append(out, held)
+			n++
+		}
+	}
+	return out
+}

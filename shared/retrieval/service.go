@@ -215,6 +215,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	blocks := s.fuse(l, fused, cands, req.TopK)
+	ownReasons(l, question, blocks)
 	res := Result{
 		EvidenceBlocks: blocks,
 		Supplement:     []EvidenceBlock{},

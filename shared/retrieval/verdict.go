@@ -343,3 +343,34 @@ func pathSignals(doc string, v *[pathCount]pathView) map[string]PathSignal {
 	}
 	return out
 }
+
+// maxSectionReasons bounds the section hit reasons of one block.
+const maxSectionReasons = 8
+
+// ownReasons makes each block's hit reasons its own: the question's words its section holds
+// ("section:<term>", by their index terms), and its procedure's front-matter hits (the "l0:"
+// reasons) only on the procedure's first block, where they are the procedure's, not repeated
+// on every section of it.
+func ownReasons(l *lexical.Lang, question lexical.Question, blocks []EvidenceBlock) {
+	for i := range blocks {
+		b := &blocks[i]
+		first := !slices.ContainsFunc(blocks[:i], func(o EvidenceBlock) bool { return o.DocumentID == b.DocumentID })
+		reasons := make([]string, 0, len(b.HitReasons)+maxSectionReasons)
+		for _, r := range b.HitReasons {
+			if first || !strings.HasPrefix(r, "l0:") {
+				reasons = append(reasons, r)
+			}
+		}
+		var held []string
+		if _, sec := b.section(l); sec != nil {
+			held = l.AppendHeld(question, b.localPassage, nil, maxSectionReasons)
+		}
+		for _, t := range held {
+			reasons = append(reasons, sectionReason+t)
+		}
+		b.HitReasons = reasons
+	}
+}
+
+// sectionReason prefixes a question word the block's own section holds.
+const sectionReason = "section:"
