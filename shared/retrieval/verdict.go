@@ -113,7 +113,7 @@ type Agreement struct {
 
 // DefaultAgreement are the production settings, chosen on the development sets of eval/.
 func DefaultAgreement() Agreement {
-	return Agreement{SemanticClose: 0.05, SemanticDecisive: 0.05, LexicalClose: 0.8, LexicalHeld: 0.5,
+	return Agreement{SemanticClose: 0.05, SemanticDecisive: 0.055, LexicalClose: 0.8, LexicalHeld: 0.5,
 		FrontClose: 0.8, FrontMin: 1.0}
 }
 
