@@ -22,6 +22,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -126,7 +127,7 @@ func (s *Server) build() {
 			})
 			return
 		}
-		srv.AddTool(tool, s.recovering(tool.Name, t.handler))
+		srv.AddTool(tool, s.recovering(tool.Name, s.checkedArguments(t.handler)))
 	}
 	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLog})
@@ -194,6 +195,18 @@ func (s *Server) recovering(name string, h sdk.ToolHandler) sdk.ToolHandler {
 				res, err = errorResult(errInternal, call.CorrelationID), nil
 			}
 		}()
+		return h(ctx, req)
+	}
+}
+
+// checkedArguments answers a call whose raw arguments the API found at fault before the SDK
+// decoded them (request.ArgumentsError: a duplicate key, a string that is not text) with that
+// error, as the HTTP route answers the same member of its body.
+func (s *Server) checkedArguments(h sdk.ToolHandler) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if e := request.ArgumentsError(ctx); e != nil {
+			return errorResult(fromRequest(e), s.call(ctx).CorrelationID), nil
+		}
 		return h(ctx, req)
 	}
 }

@@ -194,7 +194,8 @@ func languageOf(language *string) (string, *toolError) {
 
 // textField refuses NUL and control characters (tab, CR and LF aside) with the HTTP routes'
 // message. Invalid UTF-8 and lone surrogates never reach a tool: the SDK's JSON decoding has
-// replaced them with U+FFFD by then.
+// replaced them with U+FFFD by then; the API finds them in the raw message first
+// (request.ArgumentsError), and control characters too.
 func textField(name, s string) *toolError {
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
