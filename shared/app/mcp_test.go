@@ -164,11 +164,13 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	if want := []string{mcp.ToolAsk, mcp.ToolStatus, mcp.ToolLookup}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
+	valid := outputValidator(t, tools.Tools)
 
 	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
 	if res.IsError {
 		t.Fatalf("lookup: %+v", res.Content)
 	}
+	valid(mcp.ToolLookup, res)
 	look := structured[mcp.LookupOutput](t, res)
 	if look.EvidenceState != port.StateGrounded || look.Primary == nil {
 		t.Fatalf("lookup: state %s primary %+v", look.EvidenceState, look.Primary)
@@ -183,6 +185,7 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient})
+	valid(mcp.ToolLookup, res)
 	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == port.StateGrounded {
 		t.Errorf("out-of-domain lookup: isError %v, state %s", res.IsError, st)
 	}
@@ -191,6 +194,8 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolAsk, map[string]any{"question": grounded, "language": "en"})
+	valid(mcp.ToolAsk, res)
+	valid(mcp.ToolAsk, callTool(t, cs, mcp.ToolAsk, map[string]any{"question": insufficient}))
 	ans := structured[mcp.AskOutput](t, res)
 	if res.IsError || ans.Answer.Answer == "" || len(ans.Sources) == 0 {
 		t.Fatalf("ask: %+v", ans)
@@ -200,6 +205,7 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolStatus, map[string]any{"language": "de"})
+	valid(mcp.ToolStatus, res)
 	if st := structured[mcp.StatusOutput](t, res); res.IsError || st.Language != "de" || st.SourceDocumentCount == 0 {
 		t.Errorf("status: %+v", st)
 	}
@@ -223,6 +229,63 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		}
 	}
 	return look
+}
+
+// outputValidator validates a tool result's structured content against the output schema the
+// tool lists, with an independent validator: as published, and closed (no member the schema does
+// not describe).
+func outputValidator(t *testing.T, tools []*sdk.Tool) func(tool string, res *sdk.CallToolResult) {
+	t.Helper()
+	type pair struct{ published, closed func(any) error }
+	schemas := map[string]pair{}
+	for _, tl := range tools {
+		schemas[tl.Name] = pair{testutil.JSONSchema(t, tl.OutputSchema, false), testutil.JSONSchema(t, tl.OutputSchema, true)}
+	}
+	return func(tool string, res *sdk.CallToolResult) {
+		t.Helper()
+		if res.IsError || res.StructuredContent == nil {
+			t.Errorf("%s: no structured content: %+v", tool, res.Content)
+			return
+		}
+		if err := schemas[tool].published(res.StructuredContent); err != nil {
+			t.Errorf("%s: the structured content does not match the published output schema: %v", tool, err)
+		}
+		if err := schemas[tool].closed(res.StructuredContent); err != nil {
+			t.Errorf("%s: the structured content holds a member its output schema does not describe: %v", tool, err)
+		}
+	}
+}
+
+// With RAGcore unreachable, every tool still returns structured content that its output schema
+// accepts: a lookup and an ask that are unavailable, a status that could not verify.
+func TestMCPUnavailableMatchesOutputSchemas(t *testing.T) {
+	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": "http://" + testutil.ClosedAddr(t),
+		"RAGCORE_TOKEN": "t", "AUTH_MODE": "local-headers"})
+	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport, header: http.Header{
+		"X-Actor-Id": {"agent-7"}, "X-Actor-Scope": {"knowledge:read"}}}}
+	cs := connect(t, srv.URL+mcpPath, hc)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := outputValidator(t, tools.Tools)
+	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient, "language": "en"})
+	valid(mcp.ToolLookup, res)
+	if st := structured[mcp.LookupOutput](t, res).EvidenceState; st != port.StateUnavailable {
+		t.Errorf("lookup with RAGcore down: %s", st)
+	}
+	res = callTool(t, cs, mcp.ToolAsk, map[string]any{"question": grounded, "language": "en"})
+	valid(mcp.ToolAsk, res)
+	if st := structured[mcp.AskOutput](t, res).EvidenceState; st != port.StateUnavailable {
+		t.Errorf("ask with RAGcore down: %s", st)
+	}
+	res = callTool(t, cs, mcp.ToolStatus, map[string]any{"language": "en"})
+	valid(mcp.ToolStatus, res)
+	if st := structured[mcp.StatusOutput](t, res); st.DocumentCount != nil {
+		t.Errorf("status with RAGcore down: %+v", st)
+	}
 }
 
 func TestMCPLocalHTTP(t *testing.T) {
