@@ -61,10 +61,16 @@ func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	}
 	resp := Response{Status: w.status, Header: map[string]string{}, Body: w.body.Bytes()}
 	for k, v := range w.header {
-		resp.Header[k] = strings.Join(v, ", ")
+		if !hopByHop[http.CanonicalHeaderKey(k)] {
+			resp.Header[k] = strings.Join(v, ", ")
+		}
 	}
 	return resp, nil
 }
+
+// hopByHop are the headers of one connection, which the SDK sets for a stream and the response
+// of a whole request must not carry (the local server and the gateway frame it themselves).
+var hopByHop = map[string]bool{"Connection": true, "Keep-Alive": true, "Transfer-Encoding": true, "Upgrade": true}
 
 // checkMessage refuses a POST body that is not one JSON-RPC message before the MCP server reads
 // it, with the codes and messages of the HTTP routes: the checks of every JSON body (checkJSON,

@@ -646,8 +646,8 @@ func TestMCPAnswersAtOnce(t *testing.T) {
 		if !inTime {
 			t.Errorf("%s: held until the deadline", body)
 		}
-		if resp.Status != 200 || !strings.Contains(string(resp.Body), `"error":{"code":-32601`) {
-			t.Errorf("%s: %d %s", body, resp.Status, resp.Body)
+		if resp.Status != 200 || !strings.Contains(string(resp.Body), `"error":{"code":-32601`) || resp.Header["Connection"] != "" {
+			t.Errorf("%s: %d %v %s", body, resp.Status, resp.Header, resp.Body)
 		}
 	}
 	resp, inTime := serve(t, a, "GET", mcpPath, "", map[string]string{"accept": "text/event-stream", "content-type": ""})
