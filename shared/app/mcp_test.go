@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -162,11 +164,13 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	if want := []string{mcp.ToolAsk, mcp.ToolStatus, mcp.ToolLookup}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
+	valid := outputValidator(t, tools.Tools)
 
 	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
 	if res.IsError {
 		t.Fatalf("lookup: %+v", res.Content)
 	}
+	valid(mcp.ToolLookup, res)
 	look := structured[mcp.LookupOutput](t, res)
 	if look.EvidenceState != port.StateGrounded || look.Primary == nil {
 		t.Fatalf("lookup: state %s primary %+v", look.EvidenceState, look.Primary)
@@ -181,6 +185,7 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient})
+	valid(mcp.ToolLookup, res)
 	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == port.StateGrounded {
 		t.Errorf("out-of-domain lookup: isError %v, state %s", res.IsError, st)
 	}
@@ -189,6 +194,8 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolAsk, map[string]any{"question": grounded, "language": "en"})
+	valid(mcp.ToolAsk, res)
+	valid(mcp.ToolAsk, callTool(t, cs, mcp.ToolAsk, map[string]any{"question": insufficient}))
 	ans := structured[mcp.AskOutput](t, res)
 	if res.IsError || ans.Answer.Answer == "" || len(ans.Sources) == 0 {
 		t.Fatalf("ask: %+v", ans)
@@ -198,6 +205,7 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 
 	res = callTool(t, cs, mcp.ToolStatus, map[string]any{"language": "de"})
+	valid(mcp.ToolStatus, res)
 	if st := structured[mcp.StatusOutput](t, res); res.IsError || st.Language != "de" || st.SourceDocumentCount == 0 {
 		t.Errorf("status: %+v", st)
 	}
@@ -221,6 +229,63 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		}
 	}
 	return look
+}
+
+// outputValidator validates a tool result's structured content against the output schema the
+// tool lists, with an independent validator: as published, and closed (no member the schema does
+// not describe).
+func outputValidator(t *testing.T, tools []*sdk.Tool) func(tool string, res *sdk.CallToolResult) {
+	t.Helper()
+	type pair struct{ published, closed func(any) error }
+	schemas := map[string]pair{}
+	for _, tl := range tools {
+		schemas[tl.Name] = pair{testutil.JSONSchema(t, tl.OutputSchema, false), testutil.JSONSchema(t, tl.OutputSchema, true)}
+	}
+	return func(tool string, res *sdk.CallToolResult) {
+		t.Helper()
+		if res.IsError || res.StructuredContent == nil {
+			t.Errorf("%s: no structured content: %+v", tool, res.Content)
+			return
+		}
+		if err := schemas[tool].published(res.StructuredContent); err != nil {
+			t.Errorf("%s: the structured content does not match the published output schema: %v", tool, err)
+		}
+		if err := schemas[tool].closed(res.StructuredContent); err != nil {
+			t.Errorf("%s: the structured content holds a member its output schema does not describe: %v", tool, err)
+		}
+	}
+}
+
+// With RAGcore unreachable, every tool still returns structured content that its output schema
+// accepts: a lookup and an ask that are unavailable, a status that could not verify.
+func TestMCPUnavailableMatchesOutputSchemas(t *testing.T) {
+	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": "http://" + testutil.ClosedAddr(t),
+		"RAGCORE_TOKEN": "t", "AUTH_MODE": "local-headers"})
+	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: headerTransport{next: http.DefaultTransport, header: http.Header{
+		"X-Actor-Id": {"agent-7"}, "X-Actor-Scope": {"knowledge:read"}}}}
+	cs := connect(t, srv.URL+mcpPath, hc)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := outputValidator(t, tools.Tools)
+	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient, "language": "en"})
+	valid(mcp.ToolLookup, res)
+	if st := structured[mcp.LookupOutput](t, res).EvidenceState; st != port.StateUnavailable {
+		t.Errorf("lookup with RAGcore down: %s", st)
+	}
+	res = callTool(t, cs, mcp.ToolAsk, map[string]any{"question": grounded, "language": "en"})
+	valid(mcp.ToolAsk, res)
+	if st := structured[mcp.AskOutput](t, res).EvidenceState; st != port.StateUnavailable {
+		t.Errorf("ask with RAGcore down: %s", st)
+	}
+	res = callTool(t, cs, mcp.ToolStatus, map[string]any{"language": "en"})
+	valid(mcp.ToolStatus, res)
+	if st := structured[mcp.StatusOutput](t, res); st.DocumentCount != nil {
+		t.Errorf("status with RAGcore down: %+v", st)
+	}
 }
 
 func TestMCPLocalHTTP(t *testing.T) {
@@ -397,4 +462,222 @@ func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
 	if !strings.Contains(out.String(), `"tool":"lookup_knowledge"`) {
 		t.Error("no evidence metric with the tool dimension")
 	}
+}
+
+// serve sends one request through the handler within a context of 10 s, as the local API or a
+// Lambda invocation gives it, and returns the response and whether it came before the deadline.
+// A handler that has not returned after a minute is reported as held open: the guard only keeps
+// a broken build from hanging the test run.
+func serve(t *testing.T, a *App, method, path, body string, header map[string]string) (api.Response, bool) {
+	t.Helper()
+	h := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream",
+		"x-actor-id": "agent-7", "x-actor-scope": "knowledge:read", "x-correlation-id": "corr-raw"}
+	for k, v := range header {
+		if v == "" {
+			delete(h, k)
+			continue
+		}
+		h[k] = v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan api.Response, 1)
+	go func() {
+		done <- a.Handler.Serve(ctx, api.Request{Method: method, Path: path, Header: h, Body: []byte(body)})
+	}()
+	select {
+	case resp := <-done:
+		return resp, ctx.Err() == nil
+	case <-time.After(time.Minute):
+		t.Fatalf("%s %s %q: the request is held open", method, path, body)
+		return api.Response{}, false
+	}
+}
+
+type apiError struct {
+	Error         struct{ Code, Message, Field string } `json:"error"`
+	CorrelationID string                                `json:"correlation_id"`
+}
+
+// rpcResult decodes the JSON-RPC response to a tools/call: its tool error, if it is one.
+func rpcToolError(t *testing.T, b []byte) (apiError, bool) {
+	t.Helper()
+	var resp struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	var e apiError
+	if err := json.Unmarshal(b, &resp); err != nil || !resp.Result.IsError || len(resp.Result.Content) != 1 ||
+		json.Unmarshal([]byte(resp.Result.Content[0].Text), &e) != nil {
+		return e, false
+	}
+	return e, true
+}
+
+func toolCall(id int, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup_knowledge","arguments":%s}}`, id, args)
+}
+
+// /mcp refuses what POST /lookup refuses, with the same code, message and field: in a tool's
+// arguments as the tool's own error (isError), which the model can correct; anywhere else in the
+// message, and for what follows it, as a 400 of the contract's error shape. Nothing is looked up.
+func TestMCPRefusesWhatLookupRefuses(t *testing.T) {
+	out := &testutil.SyncBuffer{}
+	a := newAppLog(t, map[string]string{"AUTH_MODE": "local-headers"}, out)
+	lookupPath := "/api/v1/knowledge/lookup"
+
+	// In the arguments: the tool error is /lookup's 400 for the same body.
+	for name, args := range map[string]string{
+		"duplicate key":         `{"question":"flat tyre","question":"ignore the first"}`,
+		"duplicate key, nested": `{"question":"flat tyre","extra":{"a":1,"b":[{"c":1,"c":2}]}}`,
+		"invalid UTF-8":         "{\"question\":\"flat \xff\xfe tyre\"}",
+		"truncated UTF-8":       "{\"question\":\"flat tyre \xc3\"}",
+		"lone surrogate":        `{"question":"flat \ud800 tyre"}`,
+		"lone low surrogate":    `{"question":"flat \udc00 tyre"}`,
+		"NUL":                   `{"question":"flat\u0000tyre"}`,
+		"control character":     `{"question":"flat tyre","language":"e\u0007n"}`,
+		"key not text":          `{"question":"flat tyre","\ud800":1}`,
+	} {
+		want, _ := serve(t, a, "POST", lookupPath, args, nil)
+		var we apiError
+		if err := json.Unmarshal(want.Body, &we); err != nil || want.Status != http.StatusBadRequest {
+			t.Fatalf("%s: /lookup %d %s", name, want.Status, want.Body)
+		}
+		got, _ := serve(t, a, "POST", mcpPath, toolCall(1, args), nil)
+		ge, ok := rpcToolError(t, got.Body)
+		if got.Status != http.StatusOK || !ok || ge.Error != we.Error || ge.CorrelationID != "corr-raw" {
+			t.Errorf("%s: /mcp %d %s, /lookup %s", name, got.Status, got.Body, want.Body)
+		}
+	}
+
+	// The message itself, or what follows it: a 400, as /lookup answers the same fault.
+	msg := toolCall(1, `{"question":"flat tyre"}`)
+	for _, tc := range []struct {
+		name, mcp, lookup string
+		header            map[string]string
+		status            int
+		message, field    string
+	}{
+		{"trailing garbage", msg + ` x`, `{"question":"flat tyre"} x`, nil, 400, "the body must hold exactly one JSON object", ""},
+		{"trailing bracket", msg + `]`, `{"question":"flat tyre"}]`, nil, 400, "the body must hold exactly one JSON object", ""},
+		{"two messages", msg + toolCall(2, `{"question":"flat tyre"}`), `{"question":"flat tyre"}{"question":"again"}`, nil, 400, "the body must hold exactly one JSON object", ""},
+		{"cut off", `{"jsonrpc":"2.0",`, `{"question":"flat tyre",`, nil, 400, "", ""},
+		{"cut off in a string", `{"jsonrpc":"2.0","method":"tools/ca`, `{"question":"flat ty`, nil, 400, "", ""},
+		{"not JSON", `{"question":2.0.1}`, `{"question":2.0.1}`, nil, 400, "", ""},
+		{"empty", ` `, ` `, nil, 400, "a JSON request body is required", ""},
+		{"charset utf-16", msg, `{"question":"flat tyre"}`, map[string]string{"content-type": "application/json; charset=utf-16"}, 415,
+			"Content-Type must be application/json; a charset, when given, must be utf-8", ""},
+		{"charset latin-1", msg, `{"question":"flat tyre"}`, map[string]string{"content-type": "application/json;charset=ISO-8859-1"}, 415,
+			"Content-Type must be application/json; a charset, when given, must be utf-8", ""},
+		{"not JSON content", msg, `{"question":"flat tyre"}`, map[string]string{"content-type": "text/plain"}, 415, "Content-Type must be application/json", ""},
+		{"duplicate key in the message", strings.Replace(msg, `"id":1,`, `"id":1,"id":2,`, 1), `{"question":"flat tyre","question":"x"}`, nil, 400, `the key "id" occurs more than once`, "id"},
+		{"tool name not text", strings.Replace(msg, `lookup_knowledge`, "lookup_\xffknowledge", 1), "{\"question\":\"a\xffb\"}", nil, 400, "params must be text: it holds bytes that are not UTF-8", "params"},
+		{"deep", strings.Replace(msg, `"flat tyre"`, `"flat tyre","x":`+strings.Repeat("[", 40)+strings.Repeat("]", 40), 1),
+			`{"question":"flat tyre","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, nil, 400, "the body nests deeper than 32 levels", "x"},
+	} {
+		got, _ := serve(t, a, "POST", mcpPath, tc.mcp, tc.header)
+		want, _ := serve(t, a, "POST", lookupPath, tc.lookup, tc.header)
+		var ge, we apiError
+		json.Unmarshal(got.Body, &ge)
+		json.Unmarshal(want.Body, &we)
+		if got.Status != tc.status || want.Status != tc.status || ge.Error.Code != we.Error.Code || ge.CorrelationID != "corr-raw" ||
+			tc.message != "" && (ge.Error.Message != tc.message || ge.Error.Field != tc.field) ||
+			tc.field == "" && ge.Error.Message != we.Error.Message {
+			t.Errorf("%s: /mcp %d %s, /lookup %d %s", tc.name, got.Status, got.Body, want.Status, want.Body)
+		}
+	}
+	// A fault in the arguments of a method that takes none is the message's own.
+	got, _ := serve(t, a, "POST", mcpPath, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"arguments":{"a":1,"a":2}}}`, nil)
+	if e := (apiError{}); json.Unmarshal(got.Body, &e) != nil || got.Status != 400 || e.Error.Field != "a" {
+		t.Errorf("tools/list with arguments at fault: %d %s", got.Status, got.Body)
+	}
+	// A charset of UTF-8, in any case, is JSON's own.
+	for _, ct := range []string{"application/json; charset=utf-8", "application/json; charset=UTF-8"} {
+		got, _ := serve(t, a, "POST", mcpPath, msg, map[string]string{"content-type": ct})
+		if _, isErr := rpcToolError(t, got.Body); got.Status != 200 || isErr || !strings.Contains(string(got.Body), `"structuredContent"`) {
+			t.Errorf("%s: %d %s", ct, got.Status, got.Body)
+		}
+	}
+	if n := strings.Count(out.String(), `"Lookups":1`); n != 2 {
+		t.Errorf("%d lookups ran, want the two valid calls only", n)
+	}
+}
+
+// A JSON-RPC batch gets a 400 in the contract's error shape whatever protocol version the client
+// names, before any method runs: one POST cannot buy a lookup per element.
+func TestMCPBatchesAreRefused(t *testing.T) {
+	out := &testutil.SyncBuffer{}
+	a := newAppLog(t, map[string]string{"AUTH_MODE": "local-headers"}, out)
+	calls := make([]string, 60)
+	for i := range calls {
+		calls[i] = toolCall(i+1, `{"question":"flat tyre on the motorway"}`)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, body := range []string{"[" + strings.Join(calls, ",") + "]", "[" + calls[0] + "]", "[]", " \n[" + init + "," + init + "]"} {
+		for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
+			resp, _ := serve(t, a, "POST", mcpPath, body, map[string]string{"mcp-protocol-version": version})
+			var e apiError
+			if err := json.Unmarshal(resp.Body, &e); err != nil || resp.Status != 400 || e.Error.Code != "invalid_request" ||
+				!strings.Contains(e.Error.Message, "batch") || e.CorrelationID != "corr-raw" || resp.Header["X-Correlation-Id"] != "corr-raw" {
+				t.Errorf("batch of %d bytes, version %q: %d %s", len(body), version, resp.Status, resp.Body)
+			}
+		}
+	}
+	if strings.Contains(out.String(), `"Lookups"`) || strings.Contains(out.String(), `"level":"ERROR"`) {
+		t.Errorf("a batch ran, or was logged as an error:\n%s", out)
+	}
+}
+
+// Methods a stateless server cannot serve answer a JSON-RPC error at once, before the request's
+// deadline; GET, the server-to-client stream, is 405 at once. Initialize again and again writes
+// no ERROR line.
+func TestMCPAnswersAtOnce(t *testing.T) {
+	out := &testutil.SyncBuffer{}
+	a := newAppLog(t, map[string]string{"AUTH_MODE": "local-headers"}, out)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///procedures"}}`,
+	} {
+		resp, inTime := serve(t, a, "POST", mcpPath, body, nil)
+		if !inTime {
+			t.Errorf("%s: held until the deadline", body)
+		}
+		if resp.Status != 200 || !strings.Contains(string(resp.Body), `"error":{"code":-32601`) || resp.Header["Connection"] != "" {
+			t.Errorf("%s: %d %v %s", body, resp.Status, resp.Header, resp.Body)
+		}
+	}
+	resp, inTime := serve(t, a, "GET", mcpPath, "", map[string]string{"accept": "text/event-stream", "content-type": ""})
+	if !inTime || resp.Status != 405 || resp.Header["Allow"] != "POST" {
+		t.Errorf("GET: %d %v %s", resp.Status, resp.Header, resp.Body)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for range 5 {
+		if resp, _ := serve(t, a, "POST", mcpPath, init, nil); resp.Status != 200 {
+			t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
+		}
+	}
+	if strings.Contains(out.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's call logged as an error:\n%s", out)
+	}
+}
+
+// newAppLog is newApp with its logs and metrics written to out.
+func newAppLog(t *testing.T, env map[string]string, out io.Writer) *App {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "eu-central-1")
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

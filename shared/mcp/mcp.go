@@ -14,12 +14,15 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -81,7 +84,9 @@ func callFrom(ctx context.Context) (port.Call, bool) {
 // ServeMCP serves one HTTP request of the Streamable HTTP transport for an actor the caller has
 // authorised; call carries that actor and the request's correlation id into every tool call.
 // Being stateless, it answers GET and DELETE with 405 and Allow: POST, as the transport
-// specification says for a server that offers no stream and no session.
+// specification says for a server that offers no stream and no session, and a method that
+// would need a stream (subscriptions/listen, resources/subscribe) with a JSON-RPC error at once.
+// The caller checks the body first: one JSON-RPC message, no batch (api.Handler does).
 func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call) {
 	s.once.Do(s.build)
 	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, call)))
@@ -89,10 +94,17 @@ func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call
 
 func (s *Server) build() {
 	// The SDK logs every stateless request's session at Info, with no correlation id: only its
-	// warnings and errors reach the log; the API logs each request itself.
-	sdkLog := slog.New(minLevel{Handler: s.log.Handler(), min: slog.LevelWarn})
+	// warnings reach the log; the API logs each request itself. The SDK logs a client's protocol
+	// mistakes (a second initialize, a method the negotiated version removed) at Error, but a
+	// client's mistake is not the server's failure: the SDK's records are logged at Warn at most.
+	// Failures of this service's own code are logged at Error by this package and the API.
+	sdkLog := slog.New(levels{Handler: s.log.Handler(), min: slog.LevelWarn, max: slog.LevelWarn})
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mobilityops-knowledge", Title: "MobilityOps Knowledge", Version: s.version},
-		&sdk.ServerOptions{Instructions: instructions, Logger: sdkLog})
+		&sdk.ServerOptions{Instructions: instructions, Logger: sdkLog,
+			// Tools, and nothing a stateless server would have to send later: no list_changed
+			// notifications (which clients subscribe to), no log messages.
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}}})
+	srv.AddReceivingMiddleware(servedMethods)
 	tools := []struct {
 		on      bool
 		tool    func() (*sdk.Tool, error)
@@ -115,28 +127,60 @@ func (s *Server) build() {
 			})
 			return
 		}
-		srv.AddTool(tool, s.recovering(tool.Name, t.handler))
+		srv.AddTool(tool, s.recovering(tool.Name, s.checkedArguments(t.handler)))
 	}
 	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLog})
 }
 
-// minLevel drops records below min.
-type minLevel struct {
+// levels drops records below min and logs those above max at max.
+type levels struct {
 	slog.Handler
-	min slog.Level
+	min, max slog.Level
 }
 
-func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
+func (h levels) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, min(l, h.max))
 }
 
-func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
-	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+func (h levels) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > h.max {
+		r = r.Clone()
+		r.Level = h.max
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
-func (h minLevel) WithGroup(name string) slog.Handler {
-	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+func (h levels) WithAttrs(a []slog.Attr) slog.Handler {
+	return levels{Handler: h.Handler.WithAttrs(a), min: h.min, max: h.max}
+}
+
+func (h levels) WithGroup(name string) slog.Handler {
+	return levels{Handler: h.Handler.WithGroup(name), min: h.min, max: h.max}
+}
+
+// served are the methods a stateless server answers: the handshake (initialize, or
+// server/discover in the protocol versions that replaced it), ping, and the tools. Notifications
+// from the client need no answer and are taken as they come.
+var served = map[string]bool{
+	"initialize": true, "server/discover": true, "ping": true, "tools/list": true, "tools/call": true,
+}
+
+// errNotServed is the JSON-RPC error for a method the endpoint does not serve; the SDK names
+// the method in its message ("method not found: \"subscriptions/listen\"").
+var errNotServed = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+
+// servedMethods answers every request for a method outside served with a JSON-RPC error at
+// once: subscriptions/listen, resources/subscribe and the like would need a stream from server
+// to client, which a stateless server (one POST, one JSON answer) cannot hold; the SDK would
+// otherwise keep such a request open until its deadline.
+func servedMethods(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if !served[method] && !strings.HasPrefix(method, "notifications/") {
+			return nil, errNotServed
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // recovering turns a panic in a tool into an internal tool error, its details only in the log:
@@ -151,6 +195,18 @@ func (s *Server) recovering(name string, h sdk.ToolHandler) sdk.ToolHandler {
 				res, err = errorResult(errInternal, call.CorrelationID), nil
 			}
 		}()
+		return h(ctx, req)
+	}
+}
+
+// checkedArguments answers a call whose raw arguments the API found at fault before the SDK
+// decoded them (request.ArgumentsError: a duplicate key, a string that is not text) with that
+// error, as the HTTP route answers the same member of its body.
+func (s *Server) checkedArguments(h sdk.ToolHandler) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if e := request.ArgumentsError(ctx); e != nil {
+			return errorResult(fromRequest(e), s.call(ctx).CorrelationID), nil
+		}
 		return h(ctx, req)
 	}
 }

@@ -128,25 +128,6 @@ func TestCallReachesServices(t *testing.T) {
 	}
 }
 
-// Every inferred output schema is an object schema naming the response's fields.
-func TestOutputSchemas(t *testing.T) {
-	t.Parallel()
-	for _, f := range []func() (*sdk.Tool, error){lookupTool, askTool, statusTool} {
-		tool, err := f()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(tool.OutputSchema)
-		if !strings.Contains(string(b), `"correlation_id"`) || !strings.Contains(string(b), `"type":"object"`) {
-			t.Errorf("%s: output schema %s", tool.Name, b)
-		}
-		var in map[string]any
-		if err := json.Unmarshal(tool.InputSchema.(json.RawMessage), &in); err != nil || in["type"] != "object" {
-			t.Errorf("%s: input schema: %v", tool.Name, err)
-		}
-	}
-}
-
 // FuzzToolArguments: any arguments give a valid request or a tool error of the contract, never
 // a panic; a valid request holds text within the limits.
 func FuzzToolArguments(f *testing.F) {

@@ -3,13 +3,19 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -17,19 +23,31 @@ import (
 const instructions = "MobilityOps Knowledge: evidence from the versioned fleet-operations procedures " +
 	"(damage, bookings, fines, vehicles, customers). Call lookup_knowledge before answering any operational " +
 	"question, and answer only from the evidence blocks it returns, citing document_id, version and section. " +
-	"When evidence_state is not grounded, do not answer from general knowledge."
+	"Act only on evidence_state grounded. When it is insufficient and relevance.alternatives names several " +
+	"procedures, ask the operator which situation applies before acting. When evidence_state is not grounded, " +
+	"do not answer from general knowledge."
 
-const evidenceStateDoc = "grounded: the blocks answer the question; answer from them and cite them. " +
-	"insufficient: only weak matches were found; they are returned, but they must not be taken as the answer " +
-	"and the question must not be answered from general knowledge: say that the procedures do not cover it, or ask for details. " +
+const evidenceStateDoc = "grounded: the blocks answer the question; this is the promise to act on: answer from " +
+	"them and cite them. " +
+	"insufficient: the evidence does not settle the question; the blocks are returned, but they must not be taken as " +
+	"the answer and the question must not be answered from general knowledge: say that the procedures do not cover it, " +
+	"or ask for details. " +
 	"unavailable: no evidence could be retrieved now; say so and answer nothing procedural."
+
+const alternativesDoc = "Present when the evidence points to several procedures and none is decisive (evidence_state " +
+	"is then insufficient): each competing procedure, with the evidence paths that favour it (semantic, lexical, " +
+	"front_matter). Do not act on any of them: ask the operator which situation applies (a clarifying question " +
+	"that names the procedures), then look up again with the answer."
 
 const lookupDescription = "Look up the fleet-operations procedures for evidence that answers a question " +
 	"(damage handling, bookings, fines, vehicle and customer issues). Call it before answering any operational " +
 	"question, with the question in the agent's or customer's own words. Returns ranked evidence blocks quoted " +
 	"verbatim from the versioned procedures: primary is the best block, supplement the others, each with its " +
 	"source, document_id, version, effective_date and section for citation. evidence_state says what the blocks " +
-	"support: " + evidenceStateDoc + " invocation_id identifies the recorded trace of the call."
+	"support: " + evidenceStateDoc + " When evidence_state is insufficient and relevance.alternatives is present, " +
+	"the evidence points to several procedures: ask the operator which situation applies (a clarifying question " +
+	"naming them) rather than act; only grounded is a promise to act on. invocation_id identifies the recorded " +
+	"trace of the call."
 
 const askDescription = "Get a short answer to an operational question built only from the procedures' passages, " +
 	"with its sources. Prefer lookup_knowledge when you will write the answer yourself; use this when a ready, " +
@@ -82,30 +100,57 @@ func languageEnum() string {
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 
 func lookupTool() (*sdk.Tool, error) {
-	out, err := outputSchema[LookupOutput]()
+	out, err := outputSchema[retrieval.Result]()
 	return &sdk.Tool{Name: ToolLookup, Title: "Look up procedures", Description: lookupDescription,
 		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, topKInput)), OutputSchema: out, Annotations: readOnly}, err
 }
 
 func askTool() (*sdk.Tool, error) {
-	out, err := outputSchema[AskOutput]()
+	out, err := outputSchema[retrieval.Answer]()
 	return &sdk.Tool{Name: ToolAsk, Title: "Answer from procedures", Description: askDescription,
 		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, "")), OutputSchema: out, Annotations: readOnly}, err
 }
 
 func statusTool() (*sdk.Tool, error) {
-	out, err := outputSchema[StatusOutput]()
+	out, err := outputSchema[domain.Status]()
 	return &sdk.Tool{Name: ToolStatus, Title: "Procedures index status", Description: statusDescription,
 		InputSchema: json.RawMessage(statusInput), OutputSchema: out, Annotations: readOnly}, err
 }
 
-// outputSchema infers the JSON Schema of a tool's structured content from its Go type, the type
-// the HTTP route encodes, and documents the fields a model acts on.
+// outputSchema is the published JSON Schema of a tool's structured content: strictSchema with
+// every object left open to members it does not name. The contract lets a response gain fields;
+// a client that still holds the tool list of an older deployment must not refuse the newer
+// result.
 func outputSchema[T any]() (*jsonschema.Schema, error) {
+	s, err := strictSchema[T]()
+	if err != nil {
+		return nil, err
+	}
+	for o := range objects(s) {
+		if isFalse(o.AdditionalProperties) {
+			o.AdditionalProperties = nil
+		}
+	}
+	return s, nil
+}
+
+// strictSchema is the JSON Schema of the structured content of a tool whose service returns a T
+// (retrieval.Result, retrieval.Answer, domain.Status): T's schema inferred from the struct tags
+// that encode it, plus the correlation_id every response adds, every object closed to members it
+// does not name. It is inferred from T rather than from the tool's output type that embeds T:
+// unlike encoding/json, the inference drops a promoted field that shares its Go name with the
+// embedded type (Answer.Answer), and "answer" would go missing. The tests validate every kind of
+// result against it.
+func strictSchema[T any]() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{IgnoreInvalidTypes: true})
 	if err != nil {
 		return nil, fmt.Errorf("infer the output schema of %T: %w", *new(T), err)
 	}
+	if s.Type != "object" || s.Properties == nil {
+		return nil, fmt.Errorf("the output schema of %T is not an object schema", *new(T))
+	}
+	s.Properties["correlation_id"] = &jsonschema.Schema{Type: "string"}
+	s.Required = append(s.Required, "correlation_id")
 	docs := map[string]string{
 		"evidence_state": evidenceStateDoc,
 		"primary":        "The best evidence block, or null when there is no evidence at all.",
@@ -119,5 +164,41 @@ func outputSchema[T any]() (*jsonschema.Schema, error) {
 			p.Description = doc
 		}
 	}
+	if p := s.Properties["evidence_state"]; p != nil {
+		p.Enum = []any{port.StateGrounded, port.StateInsufficient, port.StateUnavailable}
+	}
+	if r := s.Properties["relevance"]; r != nil && r.Properties["alternatives"] != nil {
+		r.Properties["alternatives"].Description = alternativesDoc
+	}
 	return s, nil
+}
+
+// objects yields every object schema in s, s included.
+func objects(s *jsonschema.Schema) iter.Seq[*jsonschema.Schema] {
+	return func(yield func(*jsonschema.Schema) bool) {
+		var walk func(*jsonschema.Schema) bool
+		walk = func(s *jsonschema.Schema) bool {
+			if s == nil {
+				return true
+			}
+			if s.Type == "object" || slices.Contains(s.Types, "object") {
+				if !yield(s) {
+					return false
+				}
+			}
+			for _, p := range s.Properties {
+				if !walk(p) {
+					return false
+				}
+			}
+			return walk(s.Items) && walk(s.AdditionalProperties)
+		}
+		walk(s)
+	}
+}
+
+// isFalse reports whether s is the schema false, as the inference writes it ({"not": {}}).
+func isFalse(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.DeepEqual(*s.Not, jsonschema.Schema{}) &&
+		reflect.DeepEqual(*s, jsonschema.Schema{Not: s.Not})
 }

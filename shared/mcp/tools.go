@@ -194,7 +194,8 @@ func languageOf(language *string) (string, *toolError) {
 
 // textField refuses NUL and control characters (tab, CR and LF aside) with the HTTP routes'
 // message. Invalid UTF-8 and lone surrogates never reach a tool: the SDK's JSON decoding has
-// replaced them with U+FFFD by then.
+// replaced them with U+FFFD by then; the API finds them in the raw message first
+// (request.ArgumentsError), and control characters too.
 func textField(name, s string) *toolError {
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
@@ -236,12 +237,24 @@ func invalid(field, msg string) *toolError {
 }
 
 // lookupText is the short text rendering of a lookup for clients that read only text: the
-// evidence state, what it obliges the model to, and the primary block.
+// evidence state, what it obliges the model to (with the competing procedures, when the evidence
+// points to several), and the primary block.
 func lookupText(r retrieval.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "evidence_state: %s\n", r.EvidenceState)
 	switch r.EvidenceState {
 	case port.StateInsufficient:
+		if alts := r.Relevance.Alternatives; len(alts) > 0 {
+			b.WriteString("The evidence points to several procedures:")
+			for i, a := range alts {
+				if i > 0 {
+					b.WriteString(";")
+				}
+				fmt.Fprintf(&b, " %s (%s, favoured by %s)", a.Title, a.DocumentID, strings.Join(a.FavouredBy, " and "))
+			}
+			b.WriteString(". Do not act on any of them: ask the operator which situation applies, then look up again.\n")
+			break
+		}
 		b.WriteString("The procedures do not clearly cover this question: do not answer it from general knowledge; say so, or ask for details.\n")
 	case port.StateUnavailable:
 		b.WriteString("No evidence could be retrieved now: do not answer from general knowledge; say the procedures are unavailable.\n")
