@@ -54,13 +54,13 @@ func main() {
 
 // options are the parsed command line.
 type options struct {
-	fake, json, verbose bool
-	grounded, gap       steps
-	limits              limits
-	timeout             time.Duration
-	concurrency, topK   int
-	rows                int
-	sets, holdout       []string
+	fake, json        bool
+	grounded, gap     steps
+	limits            limits
+	timeout           time.Duration
+	concurrency, topK int
+	rows              int
+	sets, holdout     []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -68,12 +68,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: calibrate [flags] <set.jsonl|eval.yaml>...")
+		fmt.Fprintln(stderr, "usage: calibrate [flags] <set.jsonl|eval.yaml>...\n\n"+
+			"Measures grounded over a grid of L1_GROUNDED_COSINE and L1_SUPPORTED_COSINE against the provider\n"+
+			"the environment configures (KNOWLEDGE_PROVIDER, RAGCORE_BASE_URL, RAGCORE_TOKEN, ...), or -fake;\n"+
+			"read-only. docs/operations.md, \"Calibrating the grounded thresholds\", says how to read it.")
+		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.fake, "fake", false, "serve the fake RAGcore in the process, with the corpus published, instead of the configured provider")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&o.verbose, "v", false, "log the service's warnings to stderr")
 	grounded := fs.String("grounded", "0.30:0.90:0.01", "L1_GROUNDED_COSINE values, from:to:step")
 	gap := fs.String("supported-gap", "0:0.20:0.05", "how far L1_SUPPORTED_COSINE is below L1_GROUNDED_COSINE, from:to:step")
 	fs.Float64Var(&o.limits.MaxWrong, "max-wrong", o.limits.MaxWrong, "highest wrong-grounded rate a recommended pair may have (share of answerable questions)")
@@ -81,7 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline of each lookup (each provider call also has RAGCORE_TIMEOUT_MS)")
 	fs.IntVar(&o.concurrency, "concurrency", max(4, runtime.GOMAXPROCS(0)), "lookups at once, and so provider calls at most at once")
 	fs.IntVar(&o.topK, "top-k", 5, "top_k of every lookup")
-	fs.IntVar(&o.rows, "rows", 20, "most rows of the table (the Pareto front, thinned; the configured and recommended rows are always shown)")
+	fs.IntVar(&o.rows, "rows", 20, "most rows of the table, 0 for all (the Pareto front, thinned; the configured and recommended rows are always shown)")
 	fs.Func("holdout", "a set measured at the configured and recommended pairs but never used to choose (repeatable)", func(s string) error {
 		o.holdout = append(o.holdout, s)
 		return nil
@@ -146,11 +149,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Read-only: traces stay in memory, whatever DYNAMODB_ENDPOINT or the Lambda runtime says,
 	// and no sidecar is asked.
 	cfg.DynamoDBEndpoint, cfg.InLambda, cfg.SidecarEnabled = "", false, false
-	logs := io.Discard
-	if o.verbose {
-		logs = stderr
-	}
-	parts, err := wire.New(ctx, cfg, logs, wire.Needs{Index: true})
+	// The service's logs and metrics are left out: a failed retrieval is counted and reported
+	// by error class, and a line per lookup at every pair would drown the report.
+	parts, err := wire.New(ctx, cfg, io.Discard, wire.Needs{Index: true})
 	if err != nil {
 		return err
 	}
