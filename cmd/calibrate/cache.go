@@ -36,7 +36,13 @@ type retrieved struct {
 	err   error
 }
 
-var _ wire.Provider = (*cached)(nil)
+var (
+	_ wire.Provider       = (*cached)(nil)
+	_ port.Retriever      = (*cached)(nil)
+	_ port.Answerer       = (*cached)(nil)
+	_ port.ManifestSyncer = (*cached)(nil)
+	_ port.HealthChecker  = (*cached)(nil)
+)
 
 func newCached(p wire.Provider) *cached {
 	return &cached{Provider: p, entries: map[string]*retrieved{}}
