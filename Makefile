@@ -11,7 +11,7 @@ FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 MCP_CLIENT_DIR := tools/mcp-client
 
-.PHONY: local test lint load bench bench-compare bench-test eval synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench bench-compare bench-test eval calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -131,6 +131,18 @@ EVAL_SETS := natural-dev natural-dev2 natural-dev3 natural-dev4 natural-dev5 nat
 	confusable-dev confusable-holdout
 eval:
 	$(GO) run ./cmd/evaluate $(EVAL_FLAGS) $(addprefix eval/,$(addsuffix .yaml,$(EVAL_SETS)))
+
+## calibrate: precision and recall of `grounded` over a grid of L1_GROUNDED_COSINE and
+## L1_SUPPORTED_COSINE, and a recommended pair (docs/operations.md), on eval/calibrate-*.jsonl and
+## eval/*.yaml; the sets named *holdout* are measured at the configured and recommended pairs,
+## never used to choose. CALIBRATE_FLAGS (default -fake: the fake RAGcore in the process);
+## `make calibrate CALIBRATE_FLAGS=` measures the provider the environment configures.
+CALIBRATE_FLAGS ?= -fake
+CALIBRATE_SETS := $(wildcard eval/calibrate-*.jsonl) $(wildcard eval/*.yaml)
+CALIBRATE_HOLDOUT := $(filter %holdout.jsonl %holdout.yaml,$(CALIBRATE_SETS))
+calibrate:
+	$(GO) run ./cmd/calibrate $(CALIBRATE_FLAGS) $(addprefix -holdout ,$(CALIBRATE_HOLDOUT)) \
+		$(filter-out $(CALIBRATE_HOLDOUT),$(CALIBRATE_SETS))
 
 ## synonyms: the generated synonym files, knowledge/synonyms/en/wordnet.txt from WordNet 3.0 and
 ## knowledge/synonyms/de/openthesaurus.txt from OpenThesaurus, filtered to the procedures'
