@@ -29,6 +29,8 @@ var (
 	_ port.Answerer       = (*Scripted)(nil)
 	_ port.ManifestSyncer = (*Scripted)(nil)
 	_ port.HealthChecker  = (*Scripted)(nil)
+	_ port.ManifestSyncer = platform{}
+	_ port.HealthChecker  = platform{}
 )
 
 // NewScripted scripts rankings for the questions over the analysed corpus.

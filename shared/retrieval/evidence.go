@@ -125,9 +125,9 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	case views[pathSemantic].present:
 		basis = "semantic and lexical evidence"
 	case l1.Status == L1Failed || l1.Status == L1Unavailable:
-		basis = "degraded: L1 retrieval " + l1.Status + ", L0 keyword and lexical evidence only, judged as strictly as with every path up"
+		basis = "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
 	case l1.Status == L1Empty:
-		basis = "L0 keyword evidence only: L1 returned no candidates"
+		basis = "L0 keyword and lexical evidence only: L1 returned no candidates"
 	case l1.Status == L1Disabled:
 		basis = "L0 keyword evidence only: L1 is disabled"
 	}
@@ -154,6 +154,15 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 			return weak(lex.why + "; " + basis)
 		}
 		r.Reason = lex.why
+		// A semantic provider that is down or found nothing has not spoken, and every grounded
+		// verdict with it needs its support: lexical evidence alone is never more lenient than
+		// the combined verdict, so it is returned as the closest procedures, not as grounded.
+		if s.provider.Semantic() && (l1.Status == L1Failed || l1.Status == L1Unavailable || l1.Status == L1Empty) {
+			if why, ok := s.weigh(p.DocumentID, views); !ok {
+				r.Reason += ", but " + why
+			}
+			return weak("degraded: " + r.Reason + "; a grounded answer needs the semantic search, which " + degradedWhy(l1.Status) + "; " + basis)
+		}
 	}
 	r.signals.Base = true
 	if why, ok := s.weigh(p.DocumentID, views); !ok {
@@ -164,6 +173,14 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	r.Assessment = "strong"
 	r.Reason += "; " + basis
 	return r
+}
+
+// degradedWhy says why the semantic search could not support a verdict.
+func degradedWhy(status string) string {
+	if status == L1Empty {
+		return "returned no candidates"
+	}
+	return "is " + status
 }
 
 // lexicalJudgement is the lexical evidence rule's outcome for the primary block.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -21,6 +22,7 @@ import (
 // chunks, with cosine similarities. It records every query.
 type semanticFake struct {
 	byFilter map[string][]port.Candidate
+	err      error // every Retrieve fails with it when set
 	answer   port.GroundedAnswer
 	// answers, when set, are the answers per category filter ("" unfiltered) instead of answer.
 	answers map[string]port.GroundedAnswer
@@ -43,6 +45,9 @@ func (f *semanticFake) Retrieve(_ context.Context, q port.Query) ([]port.Candida
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, q)
+	if f.err != nil {
+		return nil, f.err
+	}
 	return slices.Clone(f.byFilter[q.Category]), nil
 }
 func (f *semanticFake) Ask(_ context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
@@ -327,6 +332,44 @@ func TestEvidenceStatePerPath(t *testing.T) {
 	res := down.lookup(t, "en", "windscreen crack: which form do we fill in for the damage report?")
 	if res.Relevance.Basis != "lexical" || !strings.Contains(res.Relevance.Reason, "L1 retrieval unavailable") {
 		t.Errorf("relevance with L1 down %+v", res.Relevance)
+	}
+}
+
+// A semantic provider that is down, or finds nothing, has not spoken: the lookup still answers
+// with the L0 and lexical evidence, labelled, and is never grounded, because every grounded
+// verdict with that provider needs its support (degraded is never more lenient). The same
+// question is grounded when the provider agrees.
+func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
+	const question = "windscreen crack: which form do we fill in for the damage report?"
+	agree := &semanticFake{byFilter: map[string][]port.Candidate{
+		"":       {chunk(t, "damage-procedure", 3, 0.80, ""), chunk(t, "accident-procedure", 3, 0.71, "")},
+		"damage": {chunk(t, "damage-procedure", 3, 0.80, "")}}}
+	up, _ := semanticService(t, agree)
+	if res := lookupWith(t, up, question); res.EvidenceState != port.StateGrounded {
+		t.Fatalf("with the semantic path agreeing: %s (%s)", res.EvidenceState, res.Relevance.Reason)
+	}
+	for _, tc := range []struct {
+		name   string
+		fake   *semanticFake
+		status string
+	}{
+		{"unavailable", &semanticFake{err: port.ErrUnavailable}, retrieval.L1Unavailable},
+		{"failed", &semanticFake{err: errors.New("boom")}, retrieval.L1Failed},
+		{"empty", &semanticFake{byFilter: map[string][]port.Candidate{}}, retrieval.L1Empty},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := semanticService(t, tc.fake)
+			res := lookupWith(t, svc, question)
+			r := res.Relevance
+			switch {
+			case res.Retrieval.L1.Status != tc.status:
+				t.Fatalf("l1 status %s, want %s", res.Retrieval.L1.Status, tc.status)
+			case res.EvidenceState != port.StateInsufficient || res.Primary == nil || res.Primary.DocumentID != "damage-procedure":
+				t.Errorf("state %s primary %+v, want insufficient on the damage procedure's evidence", res.EvidenceState, res.Primary)
+			case r.Basis != retrieval.BasisLexical || r.SemanticSupport || !strings.HasPrefix(r.Reason, "degraded: "):
+				t.Errorf("relevance %+v", r)
+			}
+		})
 	}
 }
 
