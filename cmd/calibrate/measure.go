@@ -278,5 +278,20 @@ func grid(grounded, gap steps, configured pair) []pair {
 	return ps
 }
 
+// edges says which ends of the grid the recommended pair p sits on, where a pair the grid did not
+// try could ground more within the limits: the lowest grounded threshold tried, or supported the
+// widest gap below grounded (and still above 0). A higher pair grounds less, so the upper ends
+// never hide a better one.
+func edges(p pair, grounded, gap steps) []string {
+	var out []string
+	if vs := grounded.values(); len(vs) > 0 && p.Grounded <= vs[0] && p.Grounded > 0 {
+		out = append(out, "L1_GROUNDED_COSINE "+strconv.FormatFloat(p.Grounded, 'f', 2, 64)+" is the lowest tried")
+	}
+	if ds := gap.values(); len(ds) > 0 && p.Supported > 0 && round4(p.Grounded-p.Supported) >= ds[len(ds)-1] {
+		out = append(out, "L1_SUPPORTED_COSINE "+strconv.FormatFloat(p.Supported, 'f', 2, 64)+" is the widest gap tried below it")
+	}
+	return out
+}
+
 // percent formats a share as "3.0 %".
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + " %" }

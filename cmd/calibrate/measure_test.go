@@ -222,3 +222,26 @@ func TestGrid(t *testing.T) {
 		}
 	}
 }
+
+func TestEdges(t *testing.T) {
+	t.Parallel()
+	grounded := steps{From: 0.30, To: 0.90, Step: 0.01}
+	gap := steps{From: 0, To: 0.20, Step: 0.05}
+	tests := []struct {
+		p    pair
+		want int
+		what string
+	}{
+		{pair{0.67, 0.47}, 1, "the widest gap"},
+		{pair{0.67, 0.52}, 0, "inside the grid"},
+		{pair{0.30, 0.25}, 1, "the lowest grounded threshold"},
+		{pair{0.30, 0.10}, 2, "both"},
+		{pair{0.20, 0.00}, 1, "supported 0 cannot go lower"},
+		{pair{0.90, 0.90}, 0, "the upper ends hide nothing better"},
+	}
+	for _, tt := range tests {
+		if got := edges(tt.p, grounded, gap); len(got) != tt.want {
+			t.Errorf("%s: edges(%v) = %q, want %d", tt.what, tt.p, got, tt.want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type report struct {
 	// fewest wrong-grounded answers.
 	Recommended *rowOut `json:"recommended"`
 	Safest      *rowOut `json:"safest,omitempty"`
+	// Edges name the ends of the grid the recommended pair sits on, beyond which an untried pair
+	// may do better; empty when it sits inside.
+	Edges []string `json:"edges,omitempty"`
 	// Holdout is the holdout sets' outcome at the configured and recommended pairs.
 	Holdout *holdoutOut `json:"holdout,omitempty"`
 }
@@ -167,6 +170,7 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 		if rec != nil {
 			o := c.rowOut(*rec, true, rec)
 			rep.Recommended = &o
+			rep.Edges = edges(rec.pair, c.opts.grounded, c.opts.gap)
 		} else {
 			o := c.rowOut(safest(rows), true, rec)
 			rep.Safest = &o
@@ -256,6 +260,10 @@ func (rep report) writeText(w io.Writer) error {
 			fmt.Fprintf(&b, "recommended: L1_GROUNDED_COSINE=%s L1_SUPPORTED_COSINE=%s (configured: %s and %s)\n",
 				num(*rep.Recommended.Grounded), num(*rep.Recommended.Supported),
 				num(*rep.Configured.Grounded), num(*rep.Configured.Supported))
+			if len(rep.Edges) > 0 {
+				b.WriteString(wrap("The recommended pair is at the edge of the grid ("+strings.Join(rep.Edges, "; ")+
+					"): a pair beyond it may ground more within the limits. Widen -grounded or -supported-gap and run again.", 100))
+			}
 		case rep.Safest != nil:
 			fmt.Fprintf(&b, "recommended: none; no pair of the grid is within the limits. The fewest wrong-grounded: %s/%s (%s); "+
 				"keep the configured values and look at the retriever, the questions or the grid.\n",
