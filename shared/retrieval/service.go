@@ -215,7 +215,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	blocks := s.fuse(l, fused, cands, req.TopK)
-	ownReasons(l, question, blocks)
+	ownReasons(l, text, question, blocks)
 	res := Result{
 		EvidenceBlocks: blocks,
 		Supplement:     []EvidenceBlock{},

@@ -348,10 +348,20 @@ func pathSignals(doc string, v *[pathCount]pathView) map[string]PathSignal {
 const maxSectionReasons = 8
 
 // ownReasons makes each block's hit reasons its own: the question's words its section holds
-// ("section:<term>", by their index terms), and its procedure's front-matter hits (the "l0:"
+// ("section:<word>", each as the question wrote it, folded, or by its index term when no word of
+// the question stems to it, as for a synonym's), and its procedure's front-matter hits (the "l0:"
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
-func ownReasons(l *lexical.Lang, question lexical.Question, blocks []EvidenceBlock) {
+func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []EvidenceBlock) {
+	var written [][2]string // a question word's stem and the word
+	for _, tok := range l.Analyzer.Tokens(text) {
+		if len(written) == 64 {
+			break
+		}
+		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(written, func(w [2]string) bool { return w[0] == st }) {
+			written = append(written, [2]string{st, tok})
+		}
+	}
 	for i := range blocks {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o EvidenceBlock) bool { return o.DocumentID == b.DocumentID })
@@ -366,6 +376,9 @@ func ownReasons(l *lexical.Lang, question lexical.Question, blocks []EvidenceBlo
 			held = l.AppendHeld(question, b.localPassage, nil, maxSectionReasons)
 		}
 		for _, t := range held {
+			if k := slices.IndexFunc(written, func(w [2]string) bool { return w[0] == t }); k >= 0 {
+				t = written[k][1]
+			}
 			reasons = append(reasons, sectionReason+t)
 		}
 		b.HitReasons = reasons
