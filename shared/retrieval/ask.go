@@ -56,7 +56,16 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	var layer string
 	var l1 L1Details
 	var l0Done time.Time
+	// On a semantic provider the lookup runs beside the answer call: a generated answer is
+	// grounded only when the lookup's own verdict grounds the procedure it cites (capAnswerState).
+	var check chan Result
 	if s.provider.Semantic() {
+		check = make(chan Result, 1)
+		go func() {
+			res, _ := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+				Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+			check <- res
+		}()
 		sc := getL0Scratch()
 		terms, weights := queryTerms(words, sc.terms, sc.termWeights)
 		sc.terms = terms
@@ -116,6 +125,12 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 			l1.CandidateCount = len(ans.Sources)
 		}
 		ans.EvidenceState = s.capAnswerState(l, words, q, ans)
+	}
+	if check != nil {
+		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, ans.Sources) {
+			ans.EvidenceState = port.StateInsufficient
+			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
+		}
 	}
 	l1Done := s.now()
 
@@ -194,4 +209,28 @@ func (s *Service) ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()
 	return s.provider.Ask(pctx, q)
+}
+
+// groundsCitation reports whether the lookup's verdict grounds one of the procedures an answer
+// cites: the provider's own "grounded" is its score alone, which a retriever's error can make
+// confident; the lookup weighs it against the lexical search and the front matter.
+func groundsCitation(verdict Result, sources []port.AnswerSource) bool {
+	if verdict.EvidenceState != port.StateGrounded || verdict.Primary == nil {
+		return false
+	}
+	for _, src := range sources {
+		if src.DocumentID == verdict.Primary.DocumentID {
+			return true
+		}
+	}
+	return false
+}
+
+// uncheckedAnswer introduces a generated answer the lookup's verdict does not ground, in the
+// language of the answer.
+func uncheckedAnswer(lang string) string {
+	if lang == "de" {
+		return "Die Verfahren decken diese Frage nicht eindeutig ab: die folgende Antwort ist nicht belegt, bitte die Situation klären. "
+	}
+	return "The procedures do not clearly cover this question: the following answer is not confirmed, ask which situation applies. "
 }

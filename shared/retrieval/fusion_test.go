@@ -373,6 +373,43 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 	}
 }
 
+// A generated answer RAGcore calls grounded is grounded only when the lookup's own verdict grounds
+// a procedure it cites: a retriever's confident error (a neighbouring procedure cited, or every
+// path pointing elsewhere) is insufficient and says so.
+func TestGeneratedAnswerNeedsTheLookupsVerdict(t *testing.T) {
+	const q = "windscreen crack: which form do we fill in for the damage report?"
+	cite := func(doc, section string) port.GroundedAnswer {
+		return port.GroundedAnswer{Answer: "Do this.", EvidenceState: port.StateGrounded, Generated: true,
+			Sources: []port.AnswerSource{{DocumentID: doc, Title: doc, Version: "1", Section: section}}}
+	}
+	damage := []port.Candidate{chunk(t, "damage-procedure", 3, 0.80, ""), chunk(t, "accident-procedure", 3, 0.71, "")}
+	for _, tc := range []struct {
+		name   string
+		cands  []port.Candidate
+		answer port.GroundedAnswer
+		state  string
+	}{
+		{"the lookup grounds the cited procedure", damage, cite("damage-procedure", "3. Documentation"), port.StateGrounded},
+		{"the answer cites a neighbour", damage, cite("accident-procedure", "3. Documentation"), port.StateInsufficient},
+		{"the lookup finds nothing", nil, cite("damage-procedure", "3. Documentation"), port.StateInsufficient},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &semanticFake{answer: tc.answer, byFilter: map[string][]port.Candidate{"": tc.cands, "damage": tc.cands}}
+			svc, _ := semanticService(t, f)
+			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.EvidenceState != tc.state {
+				t.Errorf("state %s, want %s", ans.EvidenceState, tc.state)
+			}
+			if tc.state != port.StateGrounded && !strings.HasPrefix(ans.Answer, "The procedures do not clearly cover") {
+				t.Errorf("an unconfirmed answer says so: %q", ans.Answer)
+			}
+		})
+	}
+}
+
 func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
 	cited := []port.AnswerSource{{DocumentID: "access-failure", Title: "Digital key and access failures", Version: "1.4",
 		Section: "2. First-line checks with the customer", Excerpt: "within 10 m of the vehicle"}}
@@ -388,7 +425,9 @@ func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
 		{"insufficient stays insufficient", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateInsufficient, Sources: cited, Generated: true}, port.StateInsufficient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			svc, _ := semanticService(t, &semanticFake{answer: tc.answer})
+			// The lookup beside the answer call grounds the cited procedure.
+			agree := []port.Candidate{chunk(t, "access-failure", 2, 0.82, "")}
+			svc, _ := semanticService(t, &semanticFake{answer: tc.answer, byFilter: map[string][]port.Candidate{"": agree, "access": agree}})
 			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: tc.question, Language: "en", Actor: port.Actor{ID: "a"}})
 			if err != nil {
 				t.Fatal(err)
@@ -428,8 +467,10 @@ func TestDemoAskAgreesWithLookup(t *testing.T) {
 func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
 	const q = "deep scratch and a dent on the windscreen, photos taken"
 	grounded := port.GroundedAnswer{Answer: "Block the car.", EvidenceState: port.StateGrounded,
-		Sources: []port.AnswerSource{{DocumentID: "accident-procedure", Title: "Accident response procedure", Version: "1.0", Section: "3. Documentation"}}}
+		Sources: []port.AnswerSource{{DocumentID: "damage-procedure", Title: "Damage handling procedure", Version: "1.3", Section: "2. Immediate actions"}}}
 	weak := port.GroundedAnswer{Answer: "No procedure answers this.", EvidenceState: port.StateInsufficient}
+	// The lookup beside the answer call finds the cited procedure, so the answer may stay grounded.
+	cands := []port.Candidate{chunk(t, "damage-procedure", 2, 0.82, "")}
 	for _, tc := range []struct {
 		name     string
 		filtered port.GroundedAnswer
@@ -440,7 +481,8 @@ func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
 		{"filtered answer without sources", port.GroundedAnswer{Answer: "x", EvidenceState: port.StateGrounded}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &semanticFake{answers: map[string]port.GroundedAnswer{"damage": tc.filtered, "": grounded}}
+			f := &semanticFake{answers: map[string]port.GroundedAnswer{"damage": tc.filtered, "": grounded},
+				byFilter: map[string][]port.Candidate{"damage": cands, "": cands}}
 			svc, traces := semanticService(t, f)
 			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
 			if err != nil {
