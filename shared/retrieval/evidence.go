@@ -107,7 +107,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	p := blocks[0]
 	sp := support(l, resolved, p)
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical,
-		signals: Signals{Support: sp, FrontWeight: p.l0Weight, Paths: pathSignals(p.DocumentID, views)}}
+		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID}
 	if views[pathSemantic].present {
 		r.Basis = BasisBoth
 	}

@@ -79,6 +79,9 @@ type Relevance struct {
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 
 	signals Signals
+	// views and primaryDoc are what Signals describes the paths from, on demand.
+	views      *[pathCount]pathView
+	primaryDoc string
 }
 
 // Alternative is a procedure one evidence path favours over the primary block's: its best
@@ -128,7 +131,13 @@ type PathSignal struct {
 }
 
 // Signals returns the measurements the assessment decided on.
-func (r Relevance) Signals() Signals { return r.signals }
+func (r Relevance) Signals() Signals {
+	sg := r.signals
+	if r.views != nil {
+		sg.Paths = pathSignals(r.primaryDoc, r.views)
+	}
+	return sg
+}
 
 // L0Hints is the hint data of the keyword/front-matter layer.
 type L0Hints struct {

@@ -121,6 +121,12 @@ func DefaultAgreement() Agreement {
 // L1 answered), the lexical search of the local sections, and L0's front-matter matches.
 func (s *Service) views(l *lexical.Lang, query []string, weights map[string]float64, cands []port.Candidate, lexicalCands bool, matches []l0Match) [pathCount]pathView {
 	var v [pathCount]pathView
+	// One array for the three paths' procedures, each path a stretch of it (grown only past
+	// pathProcs procedures).
+	buf := make([]procScore, 0, pathCount*pathProcs)
+	for i := range v {
+		v[i].procs = buf[i*pathProcs : i*pathProcs : (i+1)*pathProcs]
+	}
 	if s.provider.Semantic() {
 		for _, c := range cands {
 			v[pathSemantic].add(c.DocumentID, c.Score, c.Source)
@@ -152,6 +158,9 @@ func (s *Service) views(l *lexical.Lang, query []string, weights map[string]floa
 	}
 	return v
 }
+
+// pathProcs is how many procedures each path ranks without growing its list.
+const pathProcs = 16
 
 // lexicalPool is how many sections the lexical path ranks.
 const lexicalPool = 12
@@ -353,35 +362,43 @@ const maxSectionReasons = 8
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
 func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []EvidenceBlock) {
-	var written [][2]string // a question word's stem and the word
+	var wbuf [32][2]string
+	written := wbuf[:0] // a question word's stem and the word
 	for _, tok := range l.Analyzer.Tokens(text) {
-		if len(written) == 64 {
+		if len(written) == cap(wbuf) {
 			break
 		}
 		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(written, func(w [2]string) bool { return w[0] == st }) {
 			written = append(written, [2]string{st, tok})
 		}
 	}
+	// One array holds every block's reasons, each block its own stretch of it.
+	n := 0
+	for _, b := range blocks {
+		n += len(b.HitReasons) + maxSectionReasons
+	}
+	all := make([]string, 0, n)
+	var hbuf [maxSectionReasons]string
 	for i := range blocks {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o EvidenceBlock) bool { return o.DocumentID == b.DocumentID })
-		reasons := make([]string, 0, len(b.HitReasons)+maxSectionReasons)
+		from := len(all)
 		for _, r := range b.HitReasons {
 			if first || !strings.HasPrefix(r, "l0:") {
-				reasons = append(reasons, r)
+				all = append(all, r)
 			}
 		}
-		var held []string
+		held := hbuf[:0]
 		if _, sec := b.section(l); sec != nil {
-			held = l.AppendHeld(question, b.localPassage, nil, maxSectionReasons)
+			held = l.AppendHeld(question, b.localPassage, held, maxSectionReasons)
 		}
 		for _, t := range held {
 			if k := slices.IndexFunc(written, func(w [2]string) bool { return w[0] == t }); k >= 0 {
 				t = written[k][1]
 			}
-			reasons = append(reasons, sectionReason+t)
+			all = append(all, sectionReason+t)
 		}
-		b.HitReasons = reasons
+		b.HitReasons = all[from:len(all):len(all)]
 	}
 }
 
