@@ -269,6 +269,8 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 			}
 		}},
 		{"status", "status-de.json", 200, nil},
+		// Scopes that the token holds as an array, which API Gateway flattens to "[a b]".
+		{"status", "status-scope-array.json", 200, nil},
 		{"status", "status-bad-language.json", 400, nil},
 		{"sync", "sync.json", 200, func(t *testing.T, b map[string]any, _ reply) {
 			if res, _ := b["results"].([]any); len(res) != 2 {
@@ -276,6 +278,7 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 			}
 		}},
 		{"sync", "sync-no-scope.json", 403, nil},
+		{"sync", "sync-scp-array.json", 200, nil},
 		{"sync", "sync-report.json", 202, nil},
 		{"sync", "sync-report.json", 200, func(t *testing.T, b map[string]any, _ reply) {
 			if b["duplicate"] != true {

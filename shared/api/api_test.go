@@ -389,7 +389,7 @@ func TestSampleEvents(t *testing.T) {
 	want := map[string]int{"lookup.json": 200, "lookup-de.json": 200, "lookup-out-of-domain.json": 200, "ask.json": 200,
 		"health.json": 200, "lookup-invalid.json": 400, "lookup-no-scope.json": 403, "status.json": 200, "status-de.json": 200,
 		"status-bad-language.json": 400, "sync.json": 200, "sync-no-scope.json": 403, "sync-report.json": 202,
-		"sync-report-invalid.json": 400, "invocation.json": 404}
+		"sync-report-invalid.json": 400, "invocation.json": 404, "status-scope-array.json": 200, "sync-scp-array.json": 200}
 	files, _ := filepath.Glob("../../events/*.json")
 	if len(files) < len(want) {
 		t.Fatalf("found %d sample events", len(files))

@@ -58,6 +58,8 @@ type Request struct {
 	BodyErr error
 	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
 	Claims map[string]string
+	// AuthorizerScopes are the scopes the JWT authorizer lists beside the claims, when it does.
+	AuthorizerScopes []string
 	// RequestID is the platform's request id (Lambda), for logs.
 	RequestID string
 	// TraceID is the X-Ray trace header of the invocation (Lambda), for logs.
@@ -269,12 +271,13 @@ func validActorID(id string) bool { return len(id) <= 128 && actorPattern.MatchS
 // authorize resolves the actor from the transport's authentication, never from the body, and
 // checks that it holds one of the route's scopes.
 func (h *Handler) authorize(c *call, scopes []string) *Error {
-	var id, held string
+	var id string
+	var held []string
 	switch h.auth {
 	case AuthLocalHeaders:
-		id, held = c.req.Header["x-actor-id"], c.req.Header["x-actor-scope"]
+		id, held = c.req.Header["x-actor-id"], strings.Fields(c.req.Header["x-actor-scope"])
 	default:
-		id, held = c.req.Claims["sub"], c.req.Claims["scope"]
+		id, held = c.req.Claims["sub"], claimScopes(c.req.Claims, c.req.AuthorizerScopes)
 	}
 	id = strings.TrimSpace(id)
 	if !validActorID(id) {
@@ -284,7 +287,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		}
 		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 	}
-	c.actor = port.Actor{ID: id, Scopes: strings.Fields(held)}
+	c.actor = port.Actor{ID: id, Scopes: held}
 	for _, s := range scopes {
 		if c.actor.HasScope(s) {
 			return nil
