@@ -30,12 +30,10 @@ func (t actorTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// TestQuestionLimitCountsTheNormalisedText: the question limit counts the text as it is analysed
-// and sent on, NFKC-normalised. 2,000 × U+FDFA (6,000 bytes on the wire, 36,000 characters
-// normalised) is refused with 400 invalid_request on question by POST /lookup, POST /ask and the
-// MCP tools alike, and RAGcore is never asked; a question that normalises to exactly the limit
-// is served, and RAGcore receives it normalised, no longer than the limit.
-func TestQuestionLimitCountsTheNormalisedText(t *testing.T) {
+// ragcoreApp is the whole API in the local auth mode with the RAGcore provider, its RAGcore the
+// fake, which logs every request.
+func ragcoreApp(t *testing.T) (*app.App, *ragcorefake.Server) {
+	t.Helper()
 	c, err := knowledge.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +52,16 @@ func TestQuestionLimitCountsTheNormalisedText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, fake
+}
+
+// TestQuestionLimitCountsTheNormalisedText: the question limit counts the text as it is analysed
+// and sent on, NFKC-normalised. 2,000 × U+FDFA (6,000 bytes on the wire, 36,000 characters
+// normalised) is refused with 400 invalid_request on question by POST /lookup, POST /ask and the
+// MCP tools alike, and RAGcore is never asked; a question that normalises to exactly the limit
+// is served, and RAGcore receives it normalised, no longer than the limit.
+func TestQuestionLimitCountsTheNormalisedText(t *testing.T) {
+	a, fake := ragcoreApp(t)
 	srv := httptest.NewServer(a.Handler.HTTP(5 * time.Second))
 	t.Cleanup(srv.Close)
 	hc := &http.Client{Transport: actorTransport{next: http.DefaultTransport}}
