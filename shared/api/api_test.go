@@ -574,7 +574,8 @@ func TestEveryAWSHTTPAPISample(t *testing.T) {
 }
 
 // TestPreflightNeedsNoToken: a browser's CORS preflight carries no token; OPTIONS on a known path
-// answers with its methods, on an unknown one 404, and nothing is served.
+// answers with its methods, on an unknown one 404, and nothing is served. (Deployed, OPTIONS
+// never reaches the handler: the gateway answers it; this is the local API's answer.)
 func TestPreflightNeedsNoToken(t *testing.T) {
 	h, _ := newHandler(t, api.AuthJWT)
 	resp, body := call(t, h, event("OPTIONS", "/api/v1/knowledge/lookup", "", nil, nil))

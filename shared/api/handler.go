@@ -254,8 +254,9 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 		return r.serve(ctx, c)
 	}
 	if len(c.allow) > 0 && c.req.Method == http.MethodOptions {
-		// A browser's CORS preflight (no token): the methods of the path, nothing else. The
-		// gateway adds the CORS headers when CORS is configured.
+		// OPTIONS (a preflight carries no token) on the local API: the methods of the path,
+		// nothing else. Deployed, no route takes OPTIONS: the gateway answers preflights itself
+		// when CORS is configured, and refuses OPTIONS with its own 404 otherwise.
 		c.allow = append(c.allow, http.MethodOptions)
 		return optionsResponse{Allow: c.allow, CorrelationID: c.correlationID}, nil
 	}
