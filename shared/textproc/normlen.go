@@ -13,70 +13,80 @@ import (
 // characters): the count goes segment by segment (a segment normalises on its own: it starts
 // at a rune that cannot combine with the runes before it, nor can its decomposition), and stops after the segment that
 // passes the limit, whatever length the whole text would expand to. A segment of one rune,
-// most of any text, is counted from that rune's own normal form: looked up for Latin letters,
-// the rune itself when it has no decomposition, normalised once per call for the others.
+// most of any text, is counted from that rune's own normal form (lenCounter.alone); only a
+// rune with the runes that combine with it is normalised as a whole.
 func NormalizedLen(s string, limit int) int {
 	if isASCII(s) {
 		return min(len(s), limit+1)
 	}
-	latin := latinNFKCLen()
-	var (
-		n     int
-		known map[rune]int // the count of a one-rune segment beyond Latin with a decomposition
-		buf   []byte
-		it    norm.Iter
-		props norm.Properties // the rune at i's, when carried over from the last segment's end
-		has   bool
-	)
+	c := lenCounter{latin: latinNFKCLen()}
+	r, size := utf8.DecodeRuneInString(s)
+	cur := c.alone(s[:size], r) // the rune that starts the segment at i
+	n := 0
 	for i := 0; i < len(s) && n <= limit; {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		p, pHas := props, has
+		_, size = utf8.DecodeRuneInString(s[i:])
 		end := i + size
-		has = false
+		var next oneRune
 		for end < len(s) {
-			if s[end] < 0xC9 { // a rune below U+0240 (a lead byte up to 0xC8): it starts a segment
+			r, sz := utf8.DecodeRuneInString(s[end:])
+			if next = c.alone(s[end:end+sz], r); next.starts {
 				break
 			}
-			props, has = norm.NFKC.PropertiesString(s[end:]), true
-			if startsSegment(props) {
-				break
-			}
-			_, sz := utf8.DecodeRuneInString(s[end:])
 			end += sz
-			has = false
 		}
-		switch seg := s[i:end]; {
-		case end-i > size: // a rune and the marks that combine with it
-			it.InitString(norm.NFKC, seg)
-			for !it.Done() {
-				n += countText(it.Next())
+		if end-i > size { // a rune and the runes that combine with it
+			c.it.InitString(norm.NFKC, s[i:end])
+			for !c.it.Done() {
+				n += countText(c.it.Next())
 			}
-		case r < latinEnd:
-			n += int(latin[r])
-		default:
-			if !pHas {
-				p = norm.NFKC.PropertiesString(seg)
-			}
-			if p.Decomposition() == nil {
-				if !isFormat(r) {
-					n++
-				}
-				break
-			}
-			c, ok := known[r]
-			if !ok {
-				buf = norm.NFKC.AppendString(buf[:0], seg)
-				c = countText(buf)
-				if known == nil {
-					known = map[rune]int{}
-				}
-				known[r] = c
-			}
-			n += c
+		} else {
+			n += cur.count
 		}
-		i = end
+		i, cur = end, next
 	}
 	return min(n, limit+1)
+}
+
+// oneRune is what NormalizedLen knows of a rune: what Normalize makes of it alone, and whether it
+// starts a segment.
+type oneRune struct {
+	count  int
+	starts bool
+}
+
+// lenCounter holds what one NormalizedLen call reuses.
+type lenCounter struct {
+	latin *[latinEnd]uint8
+	known map[rune]oneRune // runes beyond Latin with a decomposition, each normalised once
+	buf   []byte
+	it    norm.Iter
+}
+
+// alone describes the rune r, whose UTF-8 encoding is enc: from the Latin table, from its
+// properties when it has no decomposition (then it is its own normal form), else from its
+// normal form, made once.
+func (c *lenCounter) alone(enc string, r rune) oneRune {
+	if r < latinEnd {
+		return oneRune{count: int(c.latin[r]), starts: true}
+	}
+	if o, ok := c.known[r]; ok {
+		return o
+	}
+	p := norm.NFKC.PropertiesString(enc)
+	if p.Decomposition() == nil {
+		o := oneRune{count: 1, starts: p.BoundaryBefore()}
+		if isFormat(r) {
+			o.count = 0
+		}
+		return o
+	}
+	c.buf = norm.NFKC.AppendString(c.buf[:0], enc)
+	o := oneRune{count: countText(c.buf), starts: startsSegment(p)}
+	if c.known == nil {
+		c.known = map[rune]oneRune{}
+	}
+	c.known[r] = o
+	return o
 }
 
 // startsSegment reports whether the rune of p starts a segment: neither it nor its decomposition
