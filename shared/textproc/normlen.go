@@ -13,8 +13,8 @@ import (
 // characters): the count goes segment by segment (a segment normalises on its own: it starts
 // at a rune that cannot combine with the runes before it, nor can its decomposition), and stops after the segment that
 // passes the limit, whatever length the whole text would expand to. A segment of one rune,
-// most of any text, is counted from that rune's own normal form (lenCounter.alone); only a
-// rune with the runes that combine with it is normalised as a whole.
+// most of any text, is counted from that rune's own normal form (lenCounter.alone); a rune
+// with the runes that combine with it is normalised as a whole (lenCounter.segment).
 func NormalizedLen(s string, limit int) int {
 	if isASCII(s) {
 		return min(len(s), limit+1)
@@ -35,16 +35,33 @@ func NormalizedLen(s string, limit int) int {
 			end += sz
 		}
 		if end-i > size { // a rune and the runes that combine with it
-			c.it.InitString(norm.NFKC, s[i:end])
-			for !c.it.Done() {
-				n += countText(c.it.Next())
-			}
+			n += c.segment(s[i:end])
 		} else {
 			n += cur.count
 		}
 		i, cur = end, next
 	}
 	return min(n, limit+1)
+}
+
+// segment counts what Normalize makes of seg, a segment of several runes. A short one (a letter
+// and its marks, as decomposed text has them) is normalised once per call.
+func (c *lenCounter) segment(seg string) int {
+	if n, ok := c.segments[seg]; ok {
+		return n
+	}
+	n := 0
+	c.it.InitString(norm.NFKC, seg)
+	for !c.it.Done() {
+		n += countText(c.it.Next())
+	}
+	if len(seg) <= 16 {
+		if c.segments == nil {
+			c.segments = map[string]int{}
+		}
+		c.segments[seg] = n
+	}
+	return n
 }
 
 // oneRune is what NormalizedLen knows of a rune: what Normalize makes of it alone, and whether it
@@ -56,10 +73,11 @@ type oneRune struct {
 
 // lenCounter holds what one NormalizedLen call reuses.
 type lenCounter struct {
-	latin *[latinEnd]uint8
-	known map[rune]oneRune // runes beyond Latin with a decomposition, each normalised once
-	buf   []byte
-	it    norm.Iter
+	latin    *[latinEnd]uint8
+	known    map[rune]oneRune // runes beyond Latin with a decomposition, each normalised once
+	segments map[string]int   // short segments of several runes, each normalised once
+	buf      []byte
+	it       norm.Iter
 }
 
 // alone describes the rune r, whose UTF-8 encoding is enc: from the Latin table, from its
