@@ -47,8 +47,15 @@ func openTemplate(t *testing.T, overrides map[string]any) *cloudformation.Templa
 	return tpl
 }
 
+// catchAllPath is the path of the catch-all routes: every path the other routes do not take.
+const catchAllPath = "/{proxy+}"
+
+// catchAllMethods are the methods the catch-all routes take: every method of an HTTP API route
+// but OPTIONS, which the gateway answers itself when CORS is on.
+var catchAllMethods = []string{"DELETE", "GET", "HEAD", "PATCH", "POST", "PUT"}
+
 // TestTemplateRoutesMatchTheHandlers keeps each function's HttpApi routes and its handler's
-// routes the same, with the catch-all on one function.
+// routes the same, with the catch-all routes on one function.
 func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 	tpl := openTemplate(t, nil)
 	def, _ := config.FromEnv(func(string) string { return "" })
@@ -57,7 +64,7 @@ func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	param := regexp.MustCompile(`\{[a-z_]+\}`)
-	catchAll := 0
+	catchAll := map[string][]string{} // function: methods
 	for logicalID, function := range functionsOf {
 		f, err := tpl.GetServerlessFunctionWithName(logicalID)
 		if err != nil {
@@ -72,8 +79,8 @@ func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 			if h.Method == nil || h.Path == nil {
 				t.Fatalf("%s: HttpApi event without method or path", logicalID)
 			}
-			if *h.Method == "ANY" && *h.Path == api.BasePath+"/{proxy+}" {
-				catchAll++
+			if *h.Path == catchAllPath {
+				catchAll[logicalID] = append(catchAll[logicalID], *h.Method)
 				continue
 			}
 			routes = append(routes, *h.Method+" "+param.ReplaceAllString(*h.Path, "{}"))
@@ -91,8 +98,12 @@ func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 			t.Errorf("%s: no explicit timeout", logicalID)
 		}
 	}
-	if catchAll != 1 {
-		t.Errorf("%d catch-all routes, want exactly one: API Gateway answers wrong methods and paths otherwise", catchAll)
+	// One function takes every method but OPTIONS on every other path: a wrong method or path
+	// gets the contract's 405 or 404, not the gateway's bare 404.
+	methods := catchAll["LookupFunction"]
+	slices.Sort(methods)
+	if len(catchAll) != 1 || !slices.Equal(methods, catchAllMethods) {
+		t.Errorf("catch-all routes %v, want %v on LookupFunction alone", catchAll, catchAllMethods)
 	}
 }
 
@@ -348,8 +359,9 @@ func at(v any, keys ...string) any {
 func asJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 // TestTemplateRouteScopes: every route's AuthorizationScopes are the scopes its handler admits,
-// so that the gateway refuses a token without them before a function runs; the catch-all,
-// which serves only 404 and 405, needs a valid token and no scope.
+// so that the gateway refuses a token without them before a function runs; the catch-all
+// routes, which serve only 404 and 405, admit any scope of the API and nothing else. The
+// handler's public routes (GET /health) have no authorizer.
 func TestTemplateRouteScopes(t *testing.T) {
 	tpl := openTemplate(t, nil)
 	def, _ := config.FromEnv(func(string) string { return "" })
@@ -367,20 +379,27 @@ func TestTemplateRouteScopes(t *testing.T) {
 			}
 			h := ev.Properties.HttpApiEvent
 			var got []string
+			route := *h.Method + " " + param.ReplaceAllString(*h.Path, "{}")
+			public := slices.Contains(a.FunctionHandler(function).PublicRoutes(), route)
 			if h.Auth != nil {
 				got = h.Auth.AuthorizationScopes
-				if h.Auth.Authorizer != nil {
+				switch {
+				case public && (h.Auth.Authorizer == nil || *h.Auth.Authorizer != "NONE"):
+					t.Errorf("%s.%s: the public %s keeps the authorizer", logicalID, name, route)
+				case !public && h.Auth.Authorizer != nil:
 					t.Errorf("%s.%s: authorizer %q overrides the default JWT authorizer", logicalID, name, *h.Auth.Authorizer)
 				}
 			}
-			if *h.Path == api.BasePath+"/{proxy+}" {
+			switch {
+			case public:
 				if len(got) != 0 {
-					t.Errorf("catch-all scopes %v", got)
+					t.Errorf("%s: the public %s has scopes %v", logicalID, route, got)
 				}
-				continue
-			}
-			route := *h.Method + " " + param.ReplaceAllString(*h.Path, "{}")
-			if len(got) == 0 || !slices.Equal(got, want[route]) {
+			case *h.Path == catchAllPath:
+				if !equalSets(got, []string{api.ScopeRead, api.ScopeSync, api.ScopeSyncReport, api.ScopeAdmin}) {
+					t.Errorf("%s %s: catch-all scopes %v, want every scope of the API", logicalID, route, got)
+				}
+			case len(got) == 0 || !slices.Equal(got, want[route]):
 				t.Errorf("%s %s: gateway scopes %v, handler scopes %v", logicalID, route, got, want[route])
 			}
 		}
@@ -605,18 +624,13 @@ func TestTemplateDashboard(t *testing.T) {
 	}
 }
 
-// TestTemplateCORS: no origin by default (no CORS, no unauthenticated preflight route); with
-// origins, exactly those, and a preflight route without authorizer.
+// TestTemplateCORS: no origin by default (no CORS); with origins, exactly those, and the
+// headers and methods the console sends (the preflights themselves: TestTemplateRoutesNeedATokenButHealth).
 func TestTemplateCORS(t *testing.T) {
 	off := openTemplate(t, nil)
 	h, _ := off.GetServerlessHttpApiWithName("KnowledgeApi")
 	if h.CorsConfiguration != nil {
 		t.Errorf("CORS on by default: %+v", h.CorsConfiguration)
-	}
-	for _, r := range []string{"CorsPreflightRoute", "CorsPreflightIntegration", "CorsPreflightPermission"} {
-		if _, ok := off.Resources[r]; ok {
-			t.Errorf("%s exists without CORS origins", r)
-		}
 	}
 	on := openTemplate(t, map[string]any{"CorsAllowedOrigins": "https://console.example.org,https://ops.example.org"})
 	h, _ = on.GetServerlessHttpApiWithName("KnowledgeApi")
@@ -631,10 +645,95 @@ func TestTemplateCORS(t *testing.T) {
 		!slices.Contains(cors.AllowHeaders, "authorization") || !slices.Contains(cors.AllowMethods, "POST") {
 		t.Errorf("CORS %s", raw)
 	}
-	route, err := on.GetApiGatewayV2RouteWithName("CorsPreflightRoute")
-	if err != nil || route.RouteKey != "OPTIONS "+api.BasePath+"/{proxy+}" || route.AuthorizationType == nil || *route.AuthorizationType != "NONE" {
-		t.Errorf("preflight route %+v %v", route, err)
+}
+
+// gatewayRoute is one route of the HTTP API, from a function's HttpApi event or an
+// AWS::ApiGatewayV2::Route resource.
+type gatewayRoute struct {
+	source     string // where the template defines it
+	key        string // "METHOD /path", or "$default"
+	authorizer bool   // the JWT authorizer checks a token
+	scopes     []string
+}
+
+// gatewayRoutes lists every route of the HTTP API that tpl defines.
+func gatewayRoutes(t *testing.T, tpl *cloudformation.Template) []gatewayRoute {
+	t.Helper()
+	var out []gatewayRoute
+	for logicalID, f := range tpl.GetAllServerlessFunctionResources() {
+		for name, ev := range f.Events {
+			if ev.Type != "HttpApi" {
+				continue
+			}
+			h := ev.Properties.HttpApiEvent
+			r := gatewayRoute{source: logicalID + "." + name, key: "$default", authorizer: true}
+			if h.Method != nil && h.Path != nil { // an event without them is SAM's $default route
+				r.key = strings.ToUpper(*h.Method) + " " + *h.Path
+			}
+			if h.Auth != nil {
+				r.scopes = h.Auth.AuthorizationScopes
+				r.authorizer = h.Auth.Authorizer == nil || *h.Auth.Authorizer != "NONE"
+			}
+			out = append(out, r)
+		}
 	}
+	for logicalID, rt := range tpl.GetAllApiGatewayV2RouteResources() {
+		out = append(out, gatewayRoute{source: logicalID, key: rt.RouteKey, scopes: rt.AuthorizationScopes,
+			authorizer: rt.AuthorizationType != nil && *rt.AuthorizationType != "NONE"})
+	}
+	return out
+}
+
+// TestTemplateRoutesNeedATokenButHealth, with CORS off and on: every route of the HTTP API has
+// the JWT authorizer and AuthorizationScopes, so that a token without one of the API's scopes
+// never reaches a function, except the handlers' public routes (GET /health, the uptime
+// probe), which have no authorizer. No route can take OPTIONS (ANY, OPTIONS, $default): with
+// CORS on, the gateway answers a preflight itself only when no route matches it, and a
+// preflight carries no token. And no route hides in an OpenAPI definition of the API.
+func TestTemplateRoutesNeedATokenButHealth(t *testing.T) {
+	def, _ := config.FromEnv(func(string) string { return "" })
+	a, err := app.New(context.Background(), def, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := a.Handler.PublicRoutes()
+	if !slices.Equal(public, []string{"GET " + api.BasePath + "/health"}) {
+		t.Errorf("the handlers' public routes %v, want GET /health alone", public)
+	}
+	for _, overrides := range []map[string]any{nil, {"CorsAllowedOrigins": "https://console.example.org"}} {
+		tpl := openTemplate(t, overrides)
+		cors := overrides != nil
+		if h, _ := tpl.GetServerlessHttpApiWithName("KnowledgeApi"); (h.CorsConfiguration != nil) != cors ||
+			h.DefinitionBody != nil || h.DefinitionUri != nil {
+			t.Fatalf("CORS %v: HTTP API %+v", cors, h)
+		}
+		routes := gatewayRoutes(t, tpl)
+		if len(routes) < 10 {
+			t.Fatalf("CORS %v: %d routes", cors, len(routes))
+		}
+		for _, r := range routes {
+			method, _, _ := strings.Cut(r.key, " ")
+			switch {
+			case r.key == "$default" || method == "ANY" || method == "OPTIONS":
+				t.Errorf("CORS %v: %s is route %q, which takes preflights (OPTIONS, no token) to a function", cors, r.source, r.key)
+			case slices.Contains(public, r.key):
+				if r.authorizer || len(r.scopes) != 0 {
+					t.Errorf("CORS %v: the public %s (%s) keeps the authorizer or scopes %v", cors, r.key, r.source, r.scopes)
+				}
+			case !r.authorizer:
+				t.Errorf("CORS %v: %s (%s) has no authorizer", cors, r.key, r.source)
+			case len(r.scopes) == 0:
+				t.Errorf("CORS %v: %s (%s) has no AuthorizationScopes: a token without any scope of the API reaches the function", cors, r.key, r.source)
+			}
+		}
+	}
+}
+
+func equalSets(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 func TestLintRunsCfnLint(t *testing.T) {

@@ -1,7 +1,7 @@
 // Command lookup is the lookup Lambda function: POST /lookup, POST /ask and
 // GET /invocations/{invocation_id} and the MCP endpoint (/mcp) behind API Gateway (HTTP API,
 // payload 2.0), and the catch-all
-// route that answers 404 and 405 for the whole API.
+// routes that answer 404 and 405 for the whole API.
 package main
 
 import (

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,12 +329,77 @@ func TestLocalHeadersAuth(t *testing.T) {
 		t.Fatalf("local headers refused: %d %s", resp.StatusCode, resp.Body)
 	}
 	// In local-headers mode JWT claims are not an actor, and in jwt mode headers are not.
-	if resp, _ := call(t, h, event("GET", "/api/v1/knowledge/health", "", reader, nil)); resp.StatusCode != 401 {
+	if resp, _ := call(t, h, event("GET", "/api/v1/knowledge/status", "", reader, nil)); resp.StatusCode != 401 {
 		t.Errorf("claims accepted in local-headers mode: %d", resp.StatusCode)
 	}
 	jwt, _ := newHandler(t, api.AuthJWT)
-	if resp, _ := call(t, jwt, event("GET", "/api/v1/knowledge/health", "", nil, map[string]string{"x-actor-id": "dev", "x-actor-scope": "knowledge:admin"})); resp.StatusCode != 401 {
+	if resp, _ := call(t, jwt, event("GET", "/api/v1/knowledge/status", "", nil, map[string]string{"x-actor-id": "dev", "x-actor-scope": "knowledge:admin"})); resp.StatusCode != 401 {
 		t.Errorf("headers accepted in jwt mode: %d", resp.StatusCode)
+	}
+	// On the public GET /health they are no credentials either: the status alone.
+	for name, resp := range map[string]events.APIGatewayV2HTTPResponse{
+		"claims in local-headers mode": first(call(t, h, event("GET", "/api/v1/knowledge/health", "", reader, nil))),
+		"headers in jwt mode": first(call(t, jwt, event("GET", "/api/v1/knowledge/health", "", nil,
+			map[string]string{"x-actor-id": "dev", "x-actor-scope": "knowledge:read"}))),
+	} {
+		if resp.StatusCode != 200 || strings.Contains(resp.Body, "components") {
+			t.Errorf("health with %s: %d %s", name, resp.StatusCode, resp.Body)
+		}
+	}
+}
+
+func first[A, B any](a A, _ B) A { return a }
+
+// TestPublicHealth: GET /health without credentials (an uptime probe; deployed, every call, as
+// the gateway serves the route without its authorizer) answers the status alone, with the code
+// an authorised call gets; with credentials, knowledge:read sees the components and a token
+// without it is refused. Among the routes, only GET /health answers without credentials.
+func TestPublicHealth(t *testing.T) {
+	for _, mode := range []api.AuthMode{api.AuthJWT, api.AuthLocalHeaders} {
+		h, _ := newHandler(t, mode)
+		anon := event("GET", "/api/v1/knowledge/health", "", nil, map[string]string{"authorization": "Bearer not-checked-here"})
+		resp, body := call(t, h, anon)
+		if resp.StatusCode != 200 || len(body) != 2 || body["status"] != "ok" || body["correlation_id"] == "" {
+			t.Errorf("%s: health without credentials %d %s", mode, resp.StatusCode, resp.Body)
+		}
+		claims, headers := reader, map[string]string(nil)
+		if mode == api.AuthLocalHeaders {
+			claims, headers = nil, map[string]string{"x-actor-id": "agent-7", "x-actor-scope": "knowledge:read"}
+		}
+		if resp, body := call(t, h, event("GET", "/api/v1/knowledge/health", "", claims, headers)); resp.StatusCode != 200 || body["components"] == nil {
+			t.Errorf("%s: health with knowledge:read %d %s", mode, resp.StatusCode, resp.Body)
+		}
+		if !slices.Equal(h.PublicRoutes(), []string{"GET /api/v1/knowledge/health"}) {
+			t.Errorf("public routes %v", h.PublicRoutes())
+		}
+	}
+	h, _ := newHandler(t, api.AuthJWT)
+	for claims, want := range map[string]int{"knowledge:sync": 403, "": 403} {
+		if resp, _ := call(t, h, event("GET", "/api/v1/knowledge/health", "", map[string]string{"sub": "ops-1", "scope": claims}, nil)); resp.StatusCode != want {
+			t.Errorf("health with scope %q: %d, want %d", claims, resp.StatusCode, want)
+		}
+	}
+	if resp, _ := call(t, h, event("GET", "/api/v1/knowledge/health", "", map[string]string{"scope": "knowledge:read"}, nil)); resp.StatusCode != 401 {
+		t.Errorf("health with claims but no subject: %d, want 401", resp.StatusCode)
+	}
+	// The provider needs an actor on every call: an uncredentialed check names itself.
+	a, fake := ragcoreApp(t)
+	resp, body := call(t, a.Handler, event("GET", "/api/v1/knowledge/health", "", nil, nil))
+	probes := fake.Requests()
+	if resp.StatusCode != 200 || body["status"] != "ok" || len(probes) != 1 || probes[0].Path != "/v1/health" ||
+		probes[0].ActorID != api.HealthProbeActorID || probes[0].ActorScope != api.ScopeRead {
+		t.Errorf("health without credentials on RAGcore: %d %v, RAGcore asked %+v", resp.StatusCode, body, probes)
+	}
+	// Every other route still needs credentials.
+	for _, r := range h.Routes() {
+		method, path, _ := strings.Cut(r, " ")
+		if r == "GET /api/v1/knowledge/health" {
+			continue
+		}
+		path = strings.Replace(path, "{}", "ABC", 1)
+		if resp, _ := call(t, h, event(method, path, `{}`, nil, nil)); resp.StatusCode != 401 {
+			t.Errorf("%s without credentials: %d", r, resp.StatusCode)
+		}
 	}
 }
 
@@ -389,7 +455,7 @@ func TestSampleEvents(t *testing.T) {
 	want := map[string]int{"lookup.json": 200, "lookup-de.json": 200, "lookup-out-of-domain.json": 200, "ask.json": 200,
 		"health.json": 200, "lookup-invalid.json": 400, "lookup-no-scope.json": 403, "status.json": 200, "status-de.json": 200,
 		"status-bad-language.json": 400, "sync.json": 200, "sync-no-scope.json": 403, "sync-report.json": 202,
-		"sync-report-invalid.json": 400, "invocation.json": 404}
+		"sync-report-invalid.json": 400, "invocation.json": 404, "status-scope-array.json": 200, "sync-scp-array.json": 200}
 	files, _ := filepath.Glob("../../events/*.json")
 	if len(files) < len(want) {
 		t.Fatalf("found %d sample events", len(files))
@@ -508,7 +574,8 @@ func TestEveryAWSHTTPAPISample(t *testing.T) {
 }
 
 // TestPreflightNeedsNoToken: a browser's CORS preflight carries no token; OPTIONS on a known path
-// answers with its methods, on an unknown one 404, and nothing is served.
+// answers with its methods, on an unknown one 404, and nothing is served. (Deployed, OPTIONS
+// never reaches the handler: the gateway answers it; this is the local API's answer.)
 func TestPreflightNeedsNoToken(t *testing.T) {
 	h, _ := newHandler(t, api.AuthJWT)
 	resp, body := call(t, h, event("OPTIONS", "/api/v1/knowledge/lookup", "", nil, nil))

@@ -58,6 +58,8 @@ type Request struct {
 	BodyErr error
 	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
 	Claims map[string]string
+	// AuthorizerScopes are the scopes the JWT authorizer lists beside the claims, when it does.
+	AuthorizerScopes []string
 	// RequestID is the platform's request id (Lambda), for logs.
 	RequestID string
 	// TraceID is the X-Ray trace header of the invocation (Lambda), for logs.
@@ -92,6 +94,13 @@ type route struct {
 	serve  func(ctx context.Context, c *call) (any, *Error)
 }
 
+// publicRoutes, "METHOD /path" relative to BasePath, also serve a request without credentials,
+// with the zero actor: the route answers it what anyone may know (GET /health, the uptime
+// probe: the status alone). Credentials, when a request has them, are checked as anywhere.
+var publicRoutes = map[string]bool{http.MethodGet + " /health": true}
+
+func (r route) public() bool { return publicRoutes[r.method+" "+r.path] }
+
 // call is one request in flight.
 type call struct {
 	req           Request
@@ -119,6 +128,7 @@ func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
 		// Own invocations need knowledge:read; knowledge:admin reads any (the service checks which).
 		{http.MethodGet, "/invocations/{}", []string{ScopeRead, ScopeAdmin}, when(s.Lookup != nil, h.invocation)},
 		{http.MethodGet, "/status", []string{ScopeRead}, when(s.Status != nil, h.getStatus)},
+		// Public (publicRoutes): without credentials, the status alone.
 		{http.MethodGet, "/health", []string{ScopeRead}, when(s.Status != nil, h.health)},
 		{http.MethodPost, "/sync", []string{ScopeSync}, when(s.Sync != nil, h.postSync)},
 		{http.MethodPost, "/sync-reports", []string{ScopeSyncReport}, when(s.Sync != nil, h.postSyncReport)},
@@ -136,6 +146,18 @@ func (h *Handler) Routes() []string {
 	out := make([]string, 0, len(h.routes))
 	for _, r := range h.routes {
 		if r.serve != nil {
+			out = append(out, r.method+" "+BasePath+r.path)
+		}
+	}
+	return out
+}
+
+// PublicRoutes lists the served routes, written as Routes writes them, that also answer a
+// request without credentials: the only routes the gateway may let through without a token.
+func (h *Handler) PublicRoutes() []string {
+	var out []string
+	for _, r := range h.routes {
+		if r.serve != nil && r.public() {
 			out = append(out, r.method+" "+BasePath+r.path)
 		}
 	}
@@ -223,14 +245,18 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 			return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"}
 		}
 		c.param = param
+		if r.public() && !h.credentials(c) {
+			return r.serve(ctx, c)
+		}
 		if err := h.authorize(c, r.scopes); err != nil {
 			return nil, err
 		}
 		return r.serve(ctx, c)
 	}
 	if len(c.allow) > 0 && c.req.Method == http.MethodOptions {
-		// A browser's CORS preflight (no token): the methods of the path, nothing else. The
-		// gateway adds the CORS headers when CORS is configured.
+		// OPTIONS (a preflight carries no token) on the local API: the methods of the path,
+		// nothing else. Deployed, no route takes OPTIONS: the gateway answers preflights itself
+		// when CORS is configured, and refuses OPTIONS with its own 404 otherwise.
 		c.allow = append(c.allow, http.MethodOptions)
 		return optionsResponse{Allow: c.allow, CorrelationID: c.correlationID}, nil
 	}
@@ -266,15 +292,26 @@ var actorPattern = regexp.MustCompile(`^[A-Za-z0-9@._:|+-]+$`)
 // validActorID reports whether id matches ^[A-Za-z0-9@._:|+-]{1,128}$.
 func validActorID(id string) bool { return len(id) <= 128 && actorPattern.MatchString(id) }
 
+// credentials reports whether the request carries an actor to check: the JWT authorizer's claims
+// (deployed; a route the gateway serves without its authorizer has none, whatever token the
+// request holds), or the local actor headers.
+func (h *Handler) credentials(c *call) bool {
+	if h.auth == AuthLocalHeaders {
+		return strings.TrimSpace(c.req.Header["x-actor-id"]) != "" || strings.TrimSpace(c.req.Header["x-actor-scope"]) != ""
+	}
+	return c.req.Claims != nil
+}
+
 // authorize resolves the actor from the transport's authentication, never from the body, and
 // checks that it holds one of the route's scopes.
 func (h *Handler) authorize(c *call, scopes []string) *Error {
-	var id, held string
+	var id string
+	var held []string
 	switch h.auth {
 	case AuthLocalHeaders:
-		id, held = c.req.Header["x-actor-id"], c.req.Header["x-actor-scope"]
+		id, held = c.req.Header["x-actor-id"], strings.Fields(c.req.Header["x-actor-scope"])
 	default:
-		id, held = c.req.Claims["sub"], c.req.Claims["scope"]
+		id, held = c.req.Claims["sub"], claimScopes(c.req.Claims, c.req.AuthorizerScopes)
 	}
 	id = strings.TrimSpace(id)
 	if !validActorID(id) {
@@ -284,7 +321,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		}
 		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 	}
-	c.actor = port.Actor{ID: id, Scopes: strings.Fields(held)}
+	c.actor = port.Actor{ID: id, Scopes: held}
 	for _, s := range scopes {
 		if c.actor.HasScope(s) {
 			return nil

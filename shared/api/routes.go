@@ -96,9 +96,26 @@ type healthResponse struct {
 	CorrelationID string `json:"correlation_id"`
 }
 
+// publicHealthResponse is what GET /health answers a caller without credentials.
+type publicHealthResponse struct {
+	Status        string `json:"status"`
+	CorrelationID string `json:"correlation_id"`
+}
+
+// HealthProbeActorID names an uncredentialed health check to the provider, which needs an actor
+// on every call.
+const HealthProbeActorID = "service:health-probe"
+
 // health is GET /health: ok, degraded or unavailable, with the provider's and the store's
-// component states (status.CheckHealth). It answers 200 in every state: the body says which.
+// component states (status.CheckHealth). It answers 200 in every state: the body says which. A
+// caller without credentials (an uptime probe; deployed, every caller, since the gateway serves
+// the route without its authorizer) gets the status alone; the components, the provider and the
+// sidecar need knowledge:read.
 func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
+	if c.actor.ID == "" {
+		probe := port.Call{Actor: port.Actor{ID: HealthProbeActorID, Scopes: []string{ScopeRead}}, CorrelationID: c.correlationID}
+		return publicHealthResponse{Status: h.status.CheckHealth(ctx, probe).Status, CorrelationID: c.correlationID}, nil
+	}
 	return healthResponse{Health: h.status.CheckHealth(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}),
 		CorrelationID: c.correlationID}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,15 +33,7 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 		req.Header[strings.ToLower(k)] = v
 	}
 	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil {
-		req.Claims = a.JWT.Claims
-		// The authorizer also lists the token's scopes; use them when the claim is absent.
-		if req.Claims["scope"] == "" && len(a.JWT.Scopes) > 0 {
-			req.Claims = maps.Clone(req.Claims)
-			if req.Claims == nil {
-				req.Claims = map[string]string{}
-			}
-			req.Claims["scope"] = strings.Join(a.JWT.Scopes, " ")
-		}
+		req.Claims, req.AuthorizerScopes = a.JWT.Claims, a.JWT.Scopes
 	}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		req.RequestID = lc.AwsRequestID

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -54,12 +55,22 @@ func Invalid(field, msg string) *Error {
 // QuestionAndLanguage checks the fields lookup and ask share. A missing (or null) language is
 // detected from the valid question ("en" when it cannot be told), and detected says so; a given
 // language always wins and must be supported.
+//
+// The question is analysed, and sent to the provider, NFKC-normalised (textproc.Normalize), and
+// normalisation can make a text eighteen times longer (U+FDFA): the limit holds both for the
+// text as received and for the text normalised. The first bounds the work of the second, which
+// is counted without making the normalised text (textproc.NormalizedLen). A question that holds
+// nothing but white space and invisible format characters is blank.
 func QuestionAndLanguage(question, language *string) (q, lang string, detected bool, err *Error) {
-	if question == nil || strings.TrimSpace(*question) == "" {
+	if question == nil || strings.TrimFunc(*question, blank) == "" {
 		return "", "", false, Invalid("question", "question is required and must not be blank")
 	}
 	if n := utf8.RuneCountInString(*question); n > MaxQuestionChars {
 		return "", "", false, Invalid("question", fmt.Sprintf("question has %d characters; the limit is %d", n, MaxQuestionChars))
+	}
+	if textproc.NormalizedLen(*question, MaxQuestionChars) > MaxQuestionChars {
+		return "", "", false, Invalid("question", fmt.Sprintf("question has more than %d characters once normalised "+
+			"(Unicode NFKC, as it is analysed: U+FDFA alone becomes 18); the limit is %d", MaxQuestionChars, MaxQuestionChars))
 	}
 	if language == nil {
 		lang, _ = textproc.DetectLanguage(*question)
@@ -70,6 +81,10 @@ func QuestionAndLanguage(question, language *string) (q, lang string, detected b
 	}
 	return *question, lang, false, nil
 }
+
+// blank reports whether r leaves no trace in the normalised text a question is analysed as:
+// white space, or a format character (textproc.Normalize drops those).
+func blank(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }
 
 // Language checks a language: missing means "en" (GET /status; lookup and ask detect it instead
 // through QuestionAndLanguage), anything unsupported is unsupported_language with the supported

@@ -22,6 +22,15 @@ func TestQuestionAndLanguage(t *testing.T) {
 		{"too long", str(strings.Repeat("ä", MaxQuestionChars+1)), nil, "", "", false, CodeInvalidRequest, "question"},
 		{"longest allowed", str(strings.Repeat("ä", MaxQuestionChars)), str("de"), strings.Repeat("ä", MaxQuestionChars), "de", false, "", ""},
 		{"unsupported", str("Pneu crevé"), str("fr"), "", "", false, CodeUnsupportedLanguage, "language"},
+		// The limit counts the text as it is analysed, NFKC-normalised: 2,000 × U+FDFA is 36,000
+		// characters, 112 of them 2,016; 111 and two letters are 2,000.
+		{"expands past the limit", str(strings.Repeat("\ufdfa", MaxQuestionChars)), nil, "", "", false, CodeInvalidRequest, "question"},
+		{"expands just past the limit", str(strings.Repeat("\ufdfa", 112)), str("en"), "", "", false, CodeInvalidRequest, "question"},
+		{"expands to the limit", str(strings.Repeat("\ufdfa", 111) + "ab"), str("en"), strings.Repeat("\ufdfa", 111) + "ab", "en", false, "", ""},
+		{"ligatures past the limit", str(strings.Repeat("\ufb03", 667)), str("en"), "", "", false, CodeInvalidRequest, "question"},
+		// Format characters vanish in normalisation: nothing else is blank.
+		{"only invisible characters", str("\u200b\u2060 \ufeff\u00ad"), nil, "", "", false, CodeInvalidRequest, "question"},
+		{"a combining mark alone is text", str("\u0301"), str("en"), "\u0301", "en", false, "", ""},
 	} {
 		q, lang, detected, err := QuestionAndLanguage(tc.question, tc.language)
 		if tc.code != "" {
@@ -33,6 +42,11 @@ func TestQuestionAndLanguage(t *testing.T) {
 		if err != nil || q != tc.q || lang != tc.lang || detected != tc.detected {
 			t.Errorf("%s: %q %q %v %v", tc.name, q, lang, detected, err)
 		}
+	}
+	// The refusal of a question that normalisation lengthens says so.
+	q := strings.Repeat("\ufdfa", MaxQuestionChars)
+	if _, _, _, err := QuestionAndLanguage(&q, nil); err == nil || !strings.Contains(err.Message, "normalised") {
+		t.Errorf("2000 × U+FDFA: %v", err)
 	}
 	if _, err := Language(nil); err != nil {
 		t.Errorf("missing language (GET /status) is en: %v", err)
