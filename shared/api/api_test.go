@@ -275,8 +275,15 @@ func TestCorrelationIDIsReplacedWhenInvalid(t *testing.T) {
 
 func TestBodyFieldsNeverOverrideTheActor(t *testing.T) {
 	h, _ := newHandler(t, api.AuthJWT)
-	_, body := call(t, h, event("POST", "/api/v1/knowledge/lookup",
-		`{"question":"flat tyre on the motorway","actor_id":"ops-lead","scope":"knowledge:admin","sub":"ops-lead"}`, reader, nil))
+	// A body that names an actor is refused whole: a member the route does not define.
+	for _, member := range []string{"actor_id", "scope", "sub"} {
+		resp, body := call(t, h, event("POST", "/api/v1/knowledge/lookup",
+			`{"question":"flat tyre on the motorway","`+member+`":"ops-lead"}`, reader, nil))
+		if e, _ := body["error"].(map[string]any); resp.StatusCode != 400 || e["field"] != member || e["code"] != "invalid_request" {
+			t.Fatalf("%s in the body: %d %v", member, resp.StatusCode, body)
+		}
+	}
+	_, body := call(t, h, event("POST", "/api/v1/knowledge/lookup", `{"question":"flat tyre on the motorway"}`, reader, nil))
 	id := body["invocation_id"].(string)
 	_, tr := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", reader, nil))
 	if tr["actor_id"] != "agent-7" {
@@ -295,6 +302,23 @@ func TestBodyFieldsNeverOverrideTheActor(t *testing.T) {
 	resp, _ = call(t, h, event("GET", "/api/v1/knowledge/invocations/"+id, "", map[string]string{"sub": "agent-7", "scope": "knowledge:sync"}, nil))
 	if resp.StatusCode != 403 {
 		t.Fatalf("an actor with neither read nor admin: %d", resp.StatusCode)
+	}
+}
+
+// A member a route does not define is a 400 naming it, never silently dropped for a default.
+func TestUnknownMembersAreRefused(t *testing.T) {
+	h, _ := newHandler(t, api.AuthJWT)
+	for _, tc := range []struct{ path, body, field string }{
+		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","topk":3}`, "topk"},
+		{"/api/v1/knowledge/ask", `{"question":"flat tyre","top_k":3}`, "top_k"},
+		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","Language":"de"}`, "Language"},
+	} {
+		resp, body := call(t, h, event("POST", tc.path, tc.body, reader, nil))
+		e, _ := body["error"].(map[string]any)
+		if resp.StatusCode != 400 || e["code"] != "invalid_request" || e["field"] != tc.field ||
+			e["message"] != `"`+tc.field+`" is not a member of this request` {
+			t.Errorf("%s %s: %d %v", tc.path, tc.body, resp.StatusCode, body)
+		}
 	}
 }
 
@@ -514,7 +538,7 @@ func TestAWSSamplePayload(t *testing.T) {
 	}
 	ev.Headers["content-type"] = "application/json"
 	resp, body := call(t, h(t), ev)
-	if resp.StatusCode != 400 || body["error"].(map[string]any)["field"] != "question" {
+	if resp.StatusCode != 400 || body["error"].(map[string]any)["field"] != "a" { // a member /lookup does not define
 		t.Errorf(`body {"a": 1}: %d %s`, resp.StatusCode, resp.Body)
 	}
 }

@@ -240,6 +240,9 @@ func decode(c *call, v any) *Error {
 	if err := json.NewDecoder(bytes.NewReader(c.req.Body)).Decode(v); err != nil {
 		return jsonError(err)
 	}
+	if name, ok := request.UnknownMember(c.req.Body, v); ok {
+		return invalid(name, request.UnknownMemberMessage(name))
+	}
 	return nil
 }
 

@@ -93,7 +93,11 @@ func TestToolErrors(t *testing.T) {
 			if tc.m.panic && tool != ToolLookup {
 				continue
 			}
-			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"question": "q", "language": "en"}})
+			args := map[string]any{"question": "q", "language": "en"}
+			if tool == ToolStatus {
+				args = map[string]any{"language": "en"}
+			}
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 			if err != nil {
 				t.Fatalf("%s %s: a transport failure: %v", tc.name, tool, err)
 			}
@@ -111,8 +115,17 @@ func TestCallReachesServices(t *testing.T) {
 	t.Parallel()
 	m := &services{}
 	cs := session(t, m)
+	// A member the tool does not define is refused, an actor among them: never taken, never ignored.
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss", "actor": "someone-else"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := errorOf(t, res); e.Code != "invalid_request" || e.Field != "actor" || m.last.Question != "" {
+		t.Fatalf("an unknown member: %+v, service saw %+v", e, m.last)
+	}
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
+		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss"}})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}

@@ -71,7 +71,8 @@ var (
     "language": {"type": ["string", "null"], "enum": [%s, null],
       "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."}%%s
   },
-  "required": ["question"]
+  "required": ["question"],
+  "additionalProperties": false
 }`, request.MaxQuestionChars, languageEnum())
 
 	topKInput = fmt.Sprintf(`,
@@ -83,7 +84,8 @@ var (
   "properties": {
     "language": {"type": "string", "enum": [%s], "default": "en",
       "description": "Language of the procedures whose index status is wanted."}
-  }
+  },
+  "additionalProperties": false
 }`, languageEnum())
 )
 

@@ -82,7 +82,10 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	call := s.call(ctx)
-	_, q, lang, detected, e := questionArguments(req.Params.Arguments)
+	a, q, lang, detected, e := questionArguments(req.Params.Arguments)
+	if e == nil && a.TopK != nil {
+		e = invalid("top_k", request.UnknownMemberMessage("top_k")) // as POST /ask refuses it
+	}
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
@@ -148,6 +151,9 @@ func decodeArgs(raw json.RawMessage, v any) *toolError {
 			return invalid(te.Field, fmt.Sprintf("field %q must be a JSON %s", te.Field, request.JSONKind(te.Type.Kind().String())))
 		}
 		return invalid("", "the arguments must be a JSON object")
+	}
+	if name, ok := request.UnknownMember(raw, v); ok {
+		return invalid(name, request.UnknownMemberMessage(name))
 	}
 	return nil
 }

@@ -4,8 +4,11 @@ package request
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -128,4 +131,56 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// UnknownMember returns the first member of the JSON object raw that the struct v (a pointer
+// to it) does not define by the exact name of its json tag, and whether there is one: a request
+// member a route does not define ("topk" for "top_k", "Language" for "language") is an error,
+// never silently ignored in favour of a default, nor matched case-insensitively as
+// encoding/json would. raw that is not an object has no members to refuse.
+func UnknownMember(raw []byte, v any) (string, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return "", false
+	}
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return "", false
+	}
+	var unknown []string
+	for name := range members {
+		if !definesMember(t, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return "", false
+	}
+	slices.Sort(unknown)
+	return unknown[0], true
+}
+
+// definesMember reports whether the struct type t has a field encoded as the member name.
+func definesMember(t reflect.Type, name string) bool {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-":
+		case tag == "" && f.Anonymous && f.Type.Kind() == reflect.Struct:
+			if definesMember(f.Type, name) {
+				return true
+			}
+		case cmp.Or(tag, f.Name) == name:
+			return true
+		}
+	}
+	return false
+}
+
+// UnknownMemberMessage is the message of a refused member.
+func UnknownMemberMessage(name string) string {
+	return fmt.Sprintf("%q is not a member of this request", name)
 }
