@@ -222,21 +222,6 @@ func viaJSON(t *testing.T, v any) map[string]any {
 	return m
 }
 
-func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
-	s := store.NewDynamo(dynamo(t), newTable(t), 0, nil)
-	tr := retrieval.Trace{InvocationID: "ONCE", ActorID: "agent-1", ExpiresAt: time.Now().Add(time.Hour)}
-	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || !ok {
-		t.Fatalf("first put: %v %v", ok, err)
-	}
-	tr.ActorID = "agent-2"
-	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || ok {
-		t.Fatalf("second put: %v %v, want already present", ok, err)
-	}
-	if got, err := s.GetTrace(context.Background(), "ONCE"); err != nil || got.ActorID != "agent-1" {
-		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
-	}
-}
-
 // TestItemsKeepTheirAttributes: the items written before the store had item types of its own
 // read the same, because the attributes are the same, name by name.
 func TestItemsKeepTheirAttributes(t *testing.T) {

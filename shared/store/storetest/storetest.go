@@ -49,6 +49,7 @@ var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilit
 // Run runs the conformance suite.
 func Run(t *testing.T, newStore Factory) {
 	t.Run("TraceRoundTrip", func(t *testing.T) { t.Parallel(); traceRoundTrip(t, newStore) })
+	t.Run("PutTraceIfAbsentStoresOnce", func(t *testing.T) { t.Parallel(); traceOnce(t, newStore) })
 	t.Run("TraceExpiryIsCheckedOnRead", func(t *testing.T) { t.Parallel(); traceExpiry(t, newStore) })
 	t.Run("VerificationCacheValidFor300s", func(t *testing.T) { t.Parallel(); verificationCache(t, newStore) })
 	t.Run("VerificationCacheKeyedByNamespaceAndLanguage", func(t *testing.T) { t.Parallel(); verificationKeys(t, newStore) })
@@ -121,6 +122,26 @@ func traceRoundTrip(t *testing.T, newStore Factory) {
 		t.Fatalf("unknown trace: %v", err)
 	}
 	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("trace without id: %v", err)
+	}
+}
+
+func traceOnce(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	ctx := context.Background()
+	tr := sampleTrace("ONCE", t0)
+	if ok, err := s.PutTraceIfAbsent(ctx, tr); err != nil || !ok {
+		t.Fatalf("first put: %v %v", ok, err)
+	}
+	other := tr
+	other.ActorID = "agent-2"
+	if ok, err := s.PutTraceIfAbsent(ctx, other); err != nil || ok {
+		t.Fatalf("second put: %v %v, want already present", ok, err)
+	}
+	if got, err := s.GetTrace(ctx, "ONCE"); err != nil || got.ActorID != "agent-7" {
+		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
+	}
+	if _, err := s.PutTraceIfAbsent(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("trace without id: %v", err)
 	}
 }
