@@ -113,8 +113,10 @@ fuzz:
 ## eval: retrieval quality on the evaluation sets, on the demo path (with and without the
 ## language field) and on the semantic path over the scripted RAGcore stand-in.
 ## load: the load and fault harness (cmd/loadtest) on loopback: the local API's handler with the
-## in-memory store, DynamoDB Local and the fake RAGcore, faults injected between phases; prints
-## throughput, p50/p99, status codes and traces written and read back per phase. About a minute.
+## in-memory store (and a batch flood on /mcp), DynamoDB Local (frozen, let go on, killed,
+## restarted, the logged traces replayed) and the fake RAGcore, faults injected between phases;
+## prints per phase, under labelled columns and a legend, throughput, latencies, HTTP and l1
+## statuses, traces stored, logged and read back. About two minutes.
 load: deps
 	$(GO) run ./cmd/loadtest
 
