@@ -599,7 +599,7 @@ func (t *target) replay(ctx context.Context, setup string) Result {
 		return r
 	}
 	rp := tracelog.Replayer{Store: putter, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
-	c, err := rp.Replay(ctx, bytes.NewReader(t.logs.bytes()), "lines")
+	c, err := rp.Replay(ctx, bytes.NewReader(t.logs.bytes()))
 	r.Elapsed = time.Since(start)
 	r.ReplayStored, r.ReplayPresent = c.Stored, c.AlreadyPresent
 	if err != nil {
