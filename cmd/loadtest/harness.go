@@ -22,6 +22,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
@@ -86,12 +87,13 @@ type Result struct {
 	Flood        bool
 	FloodCalls   int
 	FloodLookups int
-	// The "replayed" step of the dynamodb setup: the traces logged while the table was down
-	// put back with the replay of cmd/trace-replay (ReplayStored new, ReplayPresent there
-	// already), then every lookup answered while it was down looked up in the table:
-	// ReplayChecked of them, ReplayMissing not found.
+	// The "replayed" step of the dynamodb setup: the traces logged in every phase put back with
+	// the replay of cmd/trace-replay, with its settings (ReplayStored new, ReplayPresent there
+	// already; ReplayOther unreadable, conflicting or failed), then every lookup of a phase that
+	// logged traces looked up in the table: ReplayChecked of them, ReplayMissing not found.
 	Replay                       bool
 	ReplayStored, ReplayPresent  int
+	ReplayOther                  int
 	ReplayChecked, ReplayMissing int
 }
 
@@ -113,12 +115,13 @@ type phase struct {
 
 // target is one setup's service under load.
 type target struct {
-	base    string      // http://127.0.0.1:port/api/v1/knowledge
-	logs    *traceLines // the service's log lines that carry a trace (dynamodb setup)
-	down    []string    // invocation ids answered while the table was down
-	app     *app.App
-	fake    *ragcorefake.Server
-	breaker port.BreakerReporter
+	base     string      // http://127.0.0.1:port/api/v1/knowledge
+	endpoint string      // DynamoDB Local's (dynamodb setup)
+	logs     *traceLines // the service's log lines that carry a trace (dynamodb setup)
+	down     []string    // invocation ids answered in a phase that logged traces (dynamodb setup)
+	app      *app.App
+	fake     *ragcorefake.Server
+	breaker  port.BreakerReporter
 	// storeBreaker is the trace store's breaker (dynamodb setup).
 	storeBreaker port.BreakerReporter
 	phases       []phase
@@ -199,6 +202,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 			return nil, err
 		}
 		port, _ := strconv.Atoi(local.Endpoint[strings.LastIndex(local.Endpoint, ":")+1:])
+		t.endpoint = local.Endpoint
 		cleanups = append(cleanups, func() { local.Kill() })
 		// A killed DynamoDB Local refuses connections at once, so the deadline does not set the
 		// outage's pace; it only has to hold a write the table accepts on a busy machine (a
@@ -460,8 +464,7 @@ func (t *target) run(ctx context.Context, r Result, ph phase, o Options) Result 
 		r.Max = lat[len(lat)-1]
 	}
 	r.TracesToLog = int(t.app.Service.TraceFailures() - failuresBefore)
-	switch r.Phase {
-	case "ddb frozen", "ddb killed":
+	if r.TracesToLog > 0 && t.logs != nil {
 		t.down = append(t.down, ids...)
 	}
 	if ph.flood {
@@ -587,21 +590,22 @@ func (l *traceLines) bytes() []byte {
 	return bytes.Clone(l.buf.Bytes())
 }
 
-// replay puts the logged traces back into the restarted table, as an operator would with
-// cmd/trace-replay, and checks that every lookup answered while the table was down has its trace
-// there now.
+// replay puts the logged traces back into the restarted table as an operator would with
+// cmd/trace-replay (its DynamoDB client and deadlines, a higher rate), and checks that every
+// lookup of a phase that logged traces has its trace there now.
 func (t *target) replay(ctx context.Context, setup string) Result {
 	r := Result{Setup: setup, Phase: "replayed", Replay: true}
 	start := time.Now()
-	putter, ok := t.app.Records.(tracelog.Putter)
-	if !ok { // only the DynamoDB store puts conditionally; the setup uses it
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: t.endpoint, MaxAttempts: 5, HTTPTimeout: 5 * time.Second})
+	if err != nil {
 		r.ReplayMissing = len(t.down)
 		return r
 	}
-	rp := tracelog.Replayer{Store: putter, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
+	table := store.NewDynamo(client, loadTable, 5*time.Second, nil)
+	rp := tracelog.Replayer{Store: table, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
 	c, err := rp.Replay(ctx, bytes.NewReader(t.logs.bytes()))
 	r.Elapsed = time.Since(start)
-	r.ReplayStored, r.ReplayPresent = c.Stored, c.AlreadyPresent
+	r.ReplayStored, r.ReplayPresent, r.ReplayOther = c.Stored, c.AlreadyPresent, c.Unreadable+c.Conflicting+c.Failed
 	if err != nil {
 		r.ReplayMissing = len(t.down) // unknown: counted missing
 		return r
@@ -609,7 +613,7 @@ func (t *target) replay(ctx context.Context, setup string) Result {
 	for _, id := range t.down {
 		r.ReplayChecked++
 		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if _, err := t.app.Records.GetTrace(gctx, id); err != nil {
+		if _, err := table.GetTrace(gctx, id); err != nil {
 			r.ReplayMissing++
 		}
 		cancel()
@@ -665,8 +669,8 @@ func Table(w io.Writer, rs []Result) {
 			continue
 		}
 		if r.Replay {
-			fmt.Fprintf(w, "%-9s %-14s the logged traces put back: %d stored, %d already there; of the %d lookups answered while the table was frozen or down, %d missing from the table now (%.1f s)\n",
-				r.Setup, r.Phase, r.ReplayStored, r.ReplayPresent, r.ReplayChecked, r.ReplayMissing, r.Elapsed.Seconds())
+			fmt.Fprintf(w, "%-9s %-14s the logged traces put back: %d stored, %d already there, %d unreadable, conflicting or failed; of the %d lookups of the phases that logged traces, %d missing from the table now (%.1f s)\n",
+				r.Setup, r.Phase, r.ReplayStored, r.ReplayPresent, r.ReplayOther, r.ReplayChecked, r.ReplayMissing, r.Elapsed.Seconds())
 			continue
 		}
 		notes := "-"
