@@ -118,7 +118,6 @@ type target struct {
 	base     string      // http://127.0.0.1:port/api/v1/knowledge
 	endpoint string      // DynamoDB Local's (dynamodb setup)
 	logs     *traceLines // the service's log lines that carry a trace (dynamodb setup)
-	down     []string    // invocation ids answered in a phase that logged traces (dynamodb setup)
 	app      *app.App
 	fake     *ragcorefake.Server
 	breaker  port.BreakerReporter
