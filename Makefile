@@ -104,7 +104,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS := shared/api:FuzzRequestBody shared/api:FuzzMCPMessage shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
 	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments shared/lexical:FuzzPrebuilt \
-	shared/lexical:FuzzAnswerScans
+	shared/lexical:FuzzAnswerScans shared/tracelog:FuzzReplay
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
@@ -117,8 +117,10 @@ fuzz:
 	done
 
 ## load: the load and fault harness (cmd/loadtest) on loopback: the local API's handler with the
-## in-memory store, DynamoDB Local and the fake RAGcore, faults injected between phases; prints
-## throughput, p50/p99, status codes and traces written and read back per phase. About a minute.
+## in-memory store (and a batch flood on /mcp), DynamoDB Local (frozen, let go on, killed,
+## restarted, the logged traces replayed) and the fake RAGcore, faults injected between phases;
+## prints per phase, under labelled columns and a legend, throughput, latencies, HTTP and l1
+## statuses, traces stored, logged and read back. About two minutes.
 load: deps
 	$(GO) run ./cmd/loadtest
 

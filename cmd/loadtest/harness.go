@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
@@ -43,7 +43,16 @@ type Options struct {
 	// setup (0 failures: the service's default).
 	RAGcoreTimeout  time.Duration
 	BreakerFailures int
+	// BreakerCooldown is the cool-down of both breakers: RAGcore's (ragcore setup) and the trace
+	// store's (dynamodb setup; 0: the service's default).
 	BreakerCooldown time.Duration
+	// TraceWait is DYNAMODB_TRACE_WAIT_MS of the dynamodb setup (0: the service's default). Like
+	// its DYNAMODB_TIMEOUT_MS, it must hold a write DynamoDB Local accepts on a busy machine (a
+	// freshly restarted one took 320 ms at the 99th percentile beside other work on two cores),
+	// or traces of a table that answers go to the log.
+	TraceWait time.Duration
+	// FloodCalls is the number of lookup_knowledge calls in one batch of the batch flood.
+	FloodCalls int
 	// Logs receives the service's logs and metrics (io.Discard when nil).
 	Logs io.Writer
 }
@@ -56,6 +65,9 @@ type Result struct {
 	Elapsed      time.Duration
 	P50, P99     time.Duration
 	Max          time.Duration
+	// P50Early is the median latency of the phase's lookups 11 to 30 in the order they were
+	// sent: the first ones after its fault, once the first few have met it.
+	P50Early time.Duration
 	// Codes counts HTTP statuses; 0 is a request that got no response.
 	Codes map[int]int
 	// L1 counts the l1.status of the lookups answered 200.
@@ -67,14 +79,21 @@ type Result struct {
 	TracesRead, ReadChecked    int
 	// RAGcoreRequests is what the fake RAGcore received during the phase (ragcore setup only).
 	RAGcoreRequests int
-	// BreakerOpen is the breaker's state at the end of the phase (ragcore setup only).
+	// BreakerOpen is the breaker's state at the end of the phase: RAGcore's (ragcore setup) or
+	// the trace store's (dynamodb setup).
 	BreakerOpen bool
-	// The "replayed" step of the dynamodb setup: the traces logged while the table was down
-	// put back with the replay of cmd/trace-replay (ReplayStored new, ReplayPresent there
-	// already), then every lookup answered while it was down looked up in the table:
-	// ReplayChecked of them, ReplayMissing not found.
+	// Flood marks the batch flood: Requests are POST /mcp, each a JSON-RPC batch of FloodCalls
+	// lookup_knowledge calls; FloodLookups is the lookups they ran (the traces they left).
+	Flood        bool
+	FloodCalls   int
+	FloodLookups int
+	// The "replayed" step of the dynamodb setup: the traces logged in every phase put back with
+	// the replay of cmd/trace-replay, with its settings (ReplayStored new, ReplayPresent there
+	// already; ReplayOther unreadable, conflicting or failed), then every logged trace looked up
+	// in the table by its invocation id: ReplayChecked of them, ReplayMissing not found.
 	Replay                       bool
 	ReplayStored, ReplayPresent  int
+	ReplayOther                  int
 	ReplayChecked, ReplayMissing int
 }
 
@@ -90,18 +109,22 @@ func (r Result) Throughput() float64 {
 type phase struct {
 	name  string
 	fault func(ctx context.Context) error
+	// flood: the clients send batches to POST /mcp instead of lookups.
+	flood bool
 }
 
 // target is one setup's service under load.
 type target struct {
-	base    string      // http://127.0.0.1:port/api/v1/knowledge
-	logs    *traceLines // the service's log lines that carry a trace (dynamodb setup)
-	down    []string    // invocation ids answered while the table was down
-	app     *app.App
-	fake    *ragcorefake.Server
-	breaker port.BreakerReporter
-	phases  []phase
-	close   func()
+	base     string      // http://127.0.0.1:port/api/v1/knowledge
+	endpoint string      // DynamoDB Local's (dynamodb setup)
+	logs     *traceLines // the service's log lines that carry a trace (dynamodb setup)
+	app      *app.App
+	fake     *ragcorefake.Server
+	breaker  port.BreakerReporter
+	// storeBreaker is the trace store's breaker (dynamodb setup).
+	storeBreaker port.BreakerReporter
+	phases       []phase
+	close        func()
 }
 
 var questions = []struct{ lang, text string }{
@@ -139,7 +162,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 					return out, fmt.Errorf("%s/%s: %w", name, ph.name, err)
 				}
 			}
-			out = append(out, t.run(ctx, r, o))
+			out = append(out, t.run(ctx, r, ph, o))
 		}
 		if t.logs != nil {
 			out = append(out, t.replay(ctx, name))
@@ -163,7 +186,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 	steady := phase{name: "steady"}
 	switch setup {
 	case "memory":
-		t.phases = []phase{steady}
+		t.phases = []phase{steady, {name: "batch flood", flood: true}}
 	case "dynamodb":
 		root, err := ddblocal.RepoRoot()
 		if err != nil {
@@ -178,12 +201,27 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 			return nil, err
 		}
 		port, _ := strconv.Atoi(local.Endpoint[strings.LastIndex(local.Endpoint, ":")+1:])
+		t.endpoint = local.Endpoint
 		cleanups = append(cleanups, func() { local.Kill() })
 		// A killed DynamoDB Local refuses connections at once, so the deadline does not set the
 		// outage's pace; it only has to hold a write the table accepts on a busy machine (a
 		// Java process and the race detector on two cores took 530 ms at the 99th percentile).
 		env["DYNAMODB_ENDPOINT"], env["TABLE_NAME"], env["DYNAMODB_TIMEOUT_MS"] = local.Endpoint, loadTable, "1500"
+		if o.TraceWait > 0 {
+			env["DYNAMODB_TRACE_WAIT_MS"] = strconv.Itoa(int(o.TraceWait.Milliseconds()))
+		}
+		if o.BreakerCooldown > 0 {
+			env["DYNAMODB_BREAKER_COOLDOWN_MS"] = strconv.Itoa(int(max(o.BreakerCooldown, 100*time.Millisecond).Milliseconds()))
+		}
 		t.phases = []phase{steady,
+			// SIGSTOP: DynamoDB Local accepts connections and answers nothing, a table that hangs.
+			{name: "ddb frozen", fault: func(context.Context) error { return local.Freeze() }},
+			{name: "ddb thawed", fault: func(ctx context.Context) error {
+				if err := local.Thaw(); err != nil {
+					return err
+				}
+				return t.storeAnswers(ctx)
+			}},
 			{name: "ddb killed", fault: func(context.Context) error { local.Kill(); return nil }},
 			{name: "ddb restarted", fault: func(ctx context.Context) error {
 				l, err := startDynamo(ctx, dir, root, port)
@@ -191,7 +229,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 					return err
 				}
 				local = l
-				return nil
+				return t.storeAnswers(ctx)
 			}},
 		}
 	case "ragcore":
@@ -249,6 +287,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 	}
 	t.app = a
 	t.breaker, _ = a.Provider.(port.BreakerReporter)
+	t.storeBreaker, _ = a.Records.(port.BreakerReporter)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.close()
@@ -263,6 +302,23 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 
 // loadTable is the table name in the dynamodb setup.
 const loadTable = "loadtest-traces"
+
+// storeAnswers waits, once the table is back, until the trace store's breaker has closed: after
+// its cool-down one read through the store is its probe. A phase after an outage then measures
+// the table, not the rest of the cool-down.
+func (t *target) storeAnswers(ctx context.Context) error {
+	for t.storeBreaker != nil && t.storeBreaker.BreakerOpen() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, _ = t.app.Records.GetTrace(rctx, "LOADTEST-PROBE")
+		cancel()
+	}
+	return nil
+}
 
 func startDynamo(ctx context.Context, dir, root string, port int) (*ddblocal.Local, error) {
 	l, err := ddblocal.Start(ctx, dir, port)
@@ -335,22 +391,30 @@ func (s *fakeServer) stop() {
 var client = &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, Proxy: nil}}
 
 type sample struct {
+	n            int // the order it was sent in, from 1
 	latency      time.Duration
 	code         int
 	l1           string
 	invocationID string
 }
 
-// run sends lookups from o.Clients clients until the phase's time or request budget is spent,
-// then reads a sample of the traces back, spread evenly over the phase (the in-memory store
-// keeps only its newest 10,000 traces, so a long phase there reads back fewer).
-func (t *target) run(ctx context.Context, r Result, o Options) Result {
+// run sends lookups (or, in the batch flood, batches of them to POST /mcp) from o.Clients
+// clients until the phase's time or request budget is spent, then reads a sample of the traces
+// back, spread evenly over the phase (the in-memory store keeps only its newest 10,000 traces,
+// so a long phase there reads back fewer).
+func (t *target) run(ctx context.Context, r Result, ph phase, o Options) Result {
 	pctx, cancel := context.WithTimeout(ctx, o.Phase)
 	defer cancel()
 	failuresBefore := t.app.Service.TraceFailures()
+	keptBefore := t.kept()
 	fakeBefore := 0
 	if t.fake != nil {
 		fakeBefore = len(t.fake.Requests())
+	}
+	send := t.lookup
+	if ph.flood {
+		r.Flood, r.FloodCalls = true, o.FloodCalls
+		send = func(ctx context.Context, n int) sample { return t.flood(ctx, n, o.FloodCalls) }
 	}
 	var issued atomic.Int64
 	samples := make([][]sample, o.Clients)
@@ -365,7 +429,9 @@ func (t *target) run(ctx context.Context, r Result, o Options) Result {
 				}
 				// The phase's end stops new lookups; one in flight finishes (bounded by the
 				// client's timeout), so that every trace it wrote is counted.
-				samples[c] = append(samples[c], t.lookup(ctx, int(n)))
+				s := send(ctx, int(n))
+				s.n = int(n)
+				samples[c] = append(samples[c], s)
 			}
 		})
 	}
@@ -373,7 +439,7 @@ func (t *target) run(ctx context.Context, r Result, o Options) Result {
 	r.Elapsed = time.Since(start)
 	all := slices.Concat(samples...)
 	r.Codes, r.L1 = map[int]int{}, map[string]int{}
-	var lat []time.Duration
+	var lat, early []time.Duration
 	var ids []string
 	for _, s := range all {
 		if s.code == -1 {
@@ -382,21 +448,27 @@ func (t *target) run(ctx context.Context, r Result, o Options) Result {
 		r.Requests++
 		r.Codes[s.code]++
 		lat = append(lat, s.latency)
-		if s.code == http.StatusOK {
+		if s.n >= 11 && s.n <= 30 {
+			early = append(early, s.latency)
+		}
+		if s.code == http.StatusOK && !ph.flood {
 			r.L1[s.l1]++
 			ids = append(ids, s.invocationID)
 		}
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	r.P50, r.P99 = percentile(lat, 50), percentile(lat, 99)
+	slices.Sort(lat)
+	slices.Sort(early)
+	r.P50, r.P99, r.P50Early = percentile(lat, 50), percentile(lat, 99), percentile(early, 50)
 	if len(lat) > 0 {
 		r.Max = lat[len(lat)-1]
 	}
 	r.TracesToLog = int(t.app.Service.TraceFailures() - failuresBefore)
-	if r.Phase == "ddb killed" {
-		t.down = append(t.down, ids...)
+	if ph.flood {
+		r.FloodLookups = t.kept() - keptBefore + r.TracesToLog
+		r.TracesWritten = t.kept() - keptBefore
+	} else {
+		r.TracesWritten = len(ids) - r.TracesToLog
 	}
-	r.TracesWritten = len(ids) - r.TracesToLog
 	for _, id := range spread(ids, o.ReadBack) {
 		r.ReadChecked++
 		if t.readTrace(ctx, id) {
@@ -406,10 +478,55 @@ func (t *target) run(ctx context.Context, r Result, o Options) Result {
 	if t.fake != nil {
 		r.RAGcoreRequests = len(t.fake.Requests()) - fakeBefore
 	}
-	if t.breaker != nil {
+	switch {
+	case t.breaker != nil:
 		r.BreakerOpen = t.breaker.BreakerOpen()
+	case t.storeBreaker != nil:
+		r.BreakerOpen = t.storeBreaker.BreakerOpen()
 	}
 	return r
+}
+
+// kept is the number of traces the in-memory store took since it was made (those it holds and
+// those it dropped to stay bounded); 0 for another store.
+func (t *target) kept() int {
+	m, ok := t.app.Records.(interface {
+		Len() int
+		Evicted() int64
+	})
+	if !ok {
+		return 0
+	}
+	return m.Len() + int(m.Evicted())
+}
+
+// flood sends one JSON-RPC batch of calls lookup_knowledge calls to POST /mcp, as one request.
+func (t *target) flood(ctx context.Context, n, calls int) sample {
+	batch := make([]map[string]any, calls)
+	for i := range batch {
+		q := questions[(n+i)%len(questions)]
+		batch[i] = map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+			"params": map[string]any{"name": "lookup_knowledge", "arguments": map[string]any{"question": q.text, "language": q.lang}}}
+	}
+	body, _ := json.Marshal(batch)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/mcp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Actor-Id", "load-flood")
+	req.Header.Set("X-Actor-Scope", "knowledge:read")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return sample{code: -1}
+		}
+		return sample{latency: time.Since(start), code: 0}
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil && ctx.Err() != nil {
+		return sample{code: -1}
+	}
+	return sample{latency: time.Since(start), code: resp.StatusCode}
 }
 
 func (t *target) lookup(ctx context.Context, n int) sample {
@@ -469,29 +586,41 @@ func (l *traceLines) bytes() []byte {
 	return bytes.Clone(l.buf.Bytes())
 }
 
-// replay puts the logged traces back into the restarted table, as an operator would with
-// cmd/trace-replay, and checks that every lookup answered while the table was down has its trace
-// there now.
+// replay puts the logged traces back into the restarted table as an operator would with
+// cmd/trace-replay (its DynamoDB client and deadlines, a higher rate), and checks that every
+// logged trace is there now. (The traces stored before DynamoDB Local was killed are gone with
+// it: it keeps its tables in memory.)
 func (t *target) replay(ctx context.Context, setup string) Result {
 	r := Result{Setup: setup, Phase: "replayed", Replay: true}
 	start := time.Now()
-	putter, ok := t.app.Records.(tracelog.Putter)
-	if !ok { // only the DynamoDB store puts conditionally; the setup uses it
-		r.ReplayMissing = len(t.down)
-		return r
+	logged := t.logs.bytes()
+	var ids []string
+	for _, line := range bytes.Split(logged, []byte("\n")) {
+		var rec struct {
+			ID string `json:"invocation_id"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.ID != "" {
+			ids = append(ids, rec.ID)
+		}
 	}
-	rp := tracelog.Replayer{Store: putter, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
-	c, err := rp.Replay(ctx, bytes.NewReader(t.logs.bytes()), "lines")
-	r.Elapsed = time.Since(start)
-	r.ReplayStored, r.ReplayPresent = c.Stored, c.AlreadyPresent
+	client, err := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: t.endpoint, MaxAttempts: 5, HTTPTimeout: 5 * time.Second})
 	if err != nil {
-		r.ReplayMissing = len(t.down) // unknown: counted missing
+		r.ReplayMissing = len(ids)
 		return r
 	}
-	for _, id := range t.down {
+	table := store.NewDynamo(client, loadTable, 5*time.Second, nil)
+	rp := tracelog.Replayer{Store: table, Rate: 5000, Workers: 8, Log: slog.New(slog.DiscardHandler)}
+	c, err := rp.Replay(ctx, bytes.NewReader(logged))
+	r.Elapsed = time.Since(start)
+	r.ReplayStored, r.ReplayPresent, r.ReplayOther = c.Stored, c.AlreadyPresent, c.Unreadable+c.Conflicting+c.Failed
+	if err != nil {
+		r.ReplayMissing = len(ids) // unknown: counted missing
+		return r
+	}
+	for _, id := range ids {
 		r.ReplayChecked++
 		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if _, err := t.app.Records.GetTrace(gctx, id); err != nil {
+		if _, err := table.GetTrace(gctx, id); err != nil {
 			r.ReplayMissing++
 		}
 		cancel()
@@ -535,28 +664,66 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	return sorted[max(min(i, len(sorted))-1, 0)]
 }
 
-// Table prints the results compactly, one line per phase.
+// Table prints the results, one line per phase, under a header that names every column, and a
+// legend that says what each figure is.
 func Table(w io.Writer, rs []Result) {
-	fmt.Fprintf(w, "%-9s %-17s %6s %7s %7s %7s %7s  %-12s %-27s %-20s %s\n",
-		"setup", "phase", "reqs", "req/s", "p50 ms", "p99 ms", "max ms", "codes", "l1 status", "traces store/log/rd", "ragcore")
+	const row = "%-9s %-14s %8s %7s %7s %7s %7s %9s  %-16s %-28s %7s %7s %9s  %s\n"
+	fmt.Fprintf(w, row, "setup", "phase", "requests", "req/s", "p50 ms", "p99 ms", "max ms", "p50 11-30",
+		"HTTP status", "l1 status", "stored", "logged", "read back", "notes")
 	for _, r := range rs {
 		if r.Skipped {
-			fmt.Fprintf(w, "%-9s %-17s skipped (the run's time was up)\n", r.Setup, r.Phase)
+			fmt.Fprintf(w, "%-9s %-14s skipped (the run's time was up)\n", r.Setup, r.Phase)
 			continue
 		}
 		if r.Replay {
-			fmt.Fprintf(w, "%-9s %-17s logged traces put back: %d stored, %d already there; answered while down: %d, missing from the table now: %d (%.1f s)\n",
-				r.Setup, r.Phase, r.ReplayStored, r.ReplayPresent, r.ReplayChecked, r.ReplayMissing, r.Elapsed.Seconds())
+			fmt.Fprintf(w, "%-9s %-14s the logged traces put back: %d stored, %d already there, %d unreadable, conflicting or failed; of the %d traces logged, %d missing from the table now (%.1f s)\n",
+				r.Setup, r.Phase, r.ReplayStored, r.ReplayPresent, r.ReplayOther, r.ReplayChecked, r.ReplayMissing, r.Elapsed.Seconds())
 			continue
 		}
-		rc := "-"
-		if r.Setup == "ragcore" {
-			rc = fmt.Sprintf("%d req, breaker %s", r.RAGcoreRequests, map[bool]string{true: "open", false: "closed"}[r.BreakerOpen])
+		notes := "-"
+		switch {
+		case r.Flood:
+			notes = fmt.Sprintf("each request a batch of %d lookup_knowledge calls; lookups run: %d", r.FloodCalls, r.FloodLookups)
+		case r.Setup == "ragcore":
+			notes = fmt.Sprintf("RAGcore received %d requests; its breaker %s", r.RAGcoreRequests, openClosed(r.BreakerOpen))
+		case r.Setup == "dynamodb":
+			notes = "store breaker " + openClosed(r.BreakerOpen)
 		}
-		fmt.Fprintf(w, "%-9s %-17s %6d %7.1f %7.1f %7.1f %7.1f  %-12s %-27s %-20s %s\n", r.Setup, r.Phase, r.Requests,
-			r.Throughput(), ms(r.P50), ms(r.P99), ms(r.Max), counts(r.Codes), counts(r.L1),
-			fmt.Sprintf("%d/%d/%d of %d", r.TracesWritten, r.TracesToLog, r.TracesRead, r.ReadChecked), rc)
+		early := "-"
+		if r.P50Early > 0 {
+			early = fmt.Sprintf("%.1f", ms(r.P50Early))
+		}
+		readBack := "-"
+		if r.ReadChecked > 0 {
+			readBack = fmt.Sprintf("%d/%d", r.TracesRead, r.ReadChecked)
+		}
+		fmt.Fprintf(w, row, r.Setup, r.Phase, strconv.Itoa(r.Requests), fmt.Sprintf("%.1f", r.Throughput()),
+			fmt.Sprintf("%.1f", ms(r.P50)), fmt.Sprintf("%.1f", ms(r.P99)), fmt.Sprintf("%.1f", ms(r.Max)), early,
+			counts(r.Codes), counts(r.L1), strconv.Itoa(r.TracesWritten), strconv.Itoa(r.TracesToLog), readBack, notes)
 	}
+	fmt.Fprint(w, Legend)
+}
+
+// Legend says what each column of Table is.
+const Legend = `
+requests     requests answered in the phase, whatever their status: POST /lookup (batch flood: POST /mcp)
+req/s        requests per second of the phase
+p50/p99/max  latency of one request, ms; p50 11-30: the median of the phase's lookups 11 to 30 in the
+             order sent, the first ones after the phase's fault once a few have met it
+HTTP status  status:count (none: no response)
+l1 status    retrieval.l1.status of the lookups answered 200: count
+stored       traces the store took: lookups answered whose trace was not logged (batch flood: the
+             traces the in-memory store took)
+logged       traces written whole to the log for replay instead: the store failed, outlived the
+             trace wait, or its breaker was open
+read back    traces read back through GET /invocations, of those sampled
+`
+
+func openClosed(open bool) string {
+	if open {
+		return "open"
+	}
+	return "closed"
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,9 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 func TestMain(m *testing.M) { ddbtest.Main(m) }
@@ -104,4 +108,54 @@ func waitFor(t *testing.T, logs *testutil.SyncBuffer, what string) string {
 	}
 	t.Fatalf("the log never said %q:\n%s", what, logs)
 	return ""
+}
+
+// TestSyncReportOf1600NeverHidesToday: on DynamoDB Local, a report finished in 1600 (stored
+// directly, as the API refuses it now) and then one of today: the report of today is the latest,
+// and /status shows it.
+func TestSyncReportOf1600NeverHidesToday(t *testing.T) {
+	local, client := ddbtest.Local(t)
+	table := ddbtest.NewTable(t, "e2e-reports")
+	ns := domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+	old := store.SyncReport{RunID: "run-1600", Language: "en", Synced: 11, FinishedAt: time.Date(1600, 6, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := store.NewDynamo(client, table, 0, nil).PutSyncReport(context.Background(), ns, old); err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table)
+	send := func(runID, finished string) (int, map[string]any) {
+		t.Helper()
+		body := `{"run_id":"` + runID + `","language":"en","synced_document_count":11,"failed_document_count":0,"finished_at":"` + finished + `"}`
+		return call(t, "POST", l.base+"/sync-reports", body, "knowledge:sync:report")
+	}
+	if code, b := send("run-1600-again", "1600-06-01T12:00:00Z"); code != 400 || b["error"].(map[string]any)["field"] != "finished_at" {
+		t.Errorf("a report of 1600 through the API: %d %v", code, b)
+	}
+	today := time.Now().UTC().Add(-time.Minute).Truncate(time.Second).Format(time.RFC3339)
+	if code, b := send("run-today", today); code != 202 || b["latest"] != true {
+		t.Fatalf("the report of today: %d %v", code, b)
+	}
+	code, b := call(t, "GET", l.base+"/status?language=en", "", "knowledge:read")
+	if code != 200 || b["last_sync_at"] != today || b["last_sync_run_id"] != "run-today" {
+		t.Fatalf("status after a report of 1600 and one of today (%s): %d %v", today, code, b)
+	}
+}
+
+// call sends one request as agent-7 with scope and decodes the JSON answer.
+func call(t *testing.T, method, url, body, scope string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Actor-Id", "agent-7")
+	req.Header.Set("X-Actor-Scope", scope)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, raw)
+	}
+	return resp.StatusCode, out
 }

@@ -4,18 +4,22 @@
 // trace with a conditional put on its invocation id, so that replaying a log twice, or a trace
 // whose write did succeed after all, stores it once.
 //
-// Input, from a file or stdin ("-"), in any of these forms (-format auto tells them apart):
+// The input, from a file or stdin ("-"), is read line by line, and each line by what it holds:
 //
-//   - lines: the function's log as written (the slog JSON handler's lines, one per line; text
-//     before the first "{" of a line, such as a timestamp, is ignored);
-//   - csv: a CloudWatch Logs Insights export as CSV, with a header row naming the @message column;
-//   - json: a Logs Insights export as JSON: an array of rows with "@message", or the results of
-//     GetQueryResults ({"results": [[{"field": "@message", "value": ...}, ...], ...]}).
+//   - a log line as the function writes it (the slog JSON handler's lines; text before the first
+//     "{" of a line, such as a timestamp, is ignored);
+//   - a row of a CloudWatch Logs Insights export as CSV (any field holding a log line);
+//   - a line of a Logs Insights export as JSON: an array of rows with "@message" on one line, a
+//     "@message" or "value" member of an indented export, a GetQueryResults document on one line.
 //
-// Lines or messages without a "trace" key are other log lines and are skipped; a trace line that
-// cannot be decoded is counted unreadable. Puts are paced to -rate per second, each bounded by
-// -timeout (retries included), the whole run by -deadline. The counts are printed as one JSON
-// line; the exit status is 1 when a trace was unreadable or could not be stored.
+// Lines without a trace are skipped. A line that holds a trace, or what is left of one, but
+// cannot be read (cut short, damaged, longer than 4 MiB, a record indented over several lines:
+// pass it through jq -c) is counted unreadable with its line number, and the lines after it are
+// read all the same. A trace whose invocation id the table holds with other content is counted
+// conflicting and named; the table keeps its copy. Puts are paced to -rate per second, each
+// bounded by -timeout (retries included), the whole run by -deadline. The counts are printed as
+// one JSON line; the exit status is 1 when a line was unreadable, a trace conflicting or not
+// stored.
 //
 //	trace-replay -table mobilityops-knowledge-knowledge export.csv
 //	trace-replay -endpoint http://127.0.0.1:8000 -table knowledge < lookup.log
@@ -45,7 +49,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.SetOutput(stderr)
 	table := fs.String("table", getenv("TABLE_NAME"), "DynamoDB table (default $TABLE_NAME)")
 	endpoint := fs.String("endpoint", getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint override, e.g. DynamoDB Local (default $DYNAMODB_ENDPOINT)")
-	format := fs.String("format", "auto", "input format: auto, lines, csv or json")
 	rate := fs.Float64("rate", 50, "puts per second at most")
 	workers := fs.Int("workers", 4, "puts in flight at most")
 	timeout := fs.Duration("timeout", 5*time.Second, "deadline of one put, retries included")
@@ -88,14 +91,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 2
 	}
 	r := tracelog.Replayer{Store: store.NewDynamo(client, *table, *timeout, nil), Rate: *rate, Workers: *workers, Log: log}
-	counts, err := r.Replay(ctx, in, *format)
+	counts, err := r.Replay(ctx, in)
 	b, _ := json.Marshal(counts)
 	fmt.Fprintln(stdout, string(b))
 	if err != nil {
 		log.Error("replay stopped", "input", name, "error", err.Error())
 		return 1
 	}
-	if counts.Unreadable > 0 || counts.Failed > 0 {
+	if counts.Unreadable > 0 || counts.Failed > 0 || counts.Conflicting > 0 {
 		return 1
 	}
 	return 0

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -227,7 +229,7 @@ func TestLogsInsightsExportsReplay(t *testing.T) {
 	for kind, data := range exports(t, logs) {
 		t.Run(kind, func(t *testing.T) {
 			s, _ := table(t)
-			c, err := replayer(s).Replay(context.Background(), bytes.NewReader(data), "auto")
+			c, err := replayer(s).Replay(context.Background(), bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,22 +247,6 @@ func TestLogsInsightsExportsReplay(t *testing.T) {
 	}
 }
 
-// memPutter is a table in memory, for the input formats.
-type memPutter struct {
-	mu sync.Mutex
-	m  map[string]retrieval.Trace
-}
-
-func (p *memPutter) PutTraceIfAbsent(_ context.Context, t retrieval.Trace) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, ok := p.m[t.InvocationID]; ok {
-		return false, nil
-	}
-	p.m[t.InvocationID] = t
-	return true, nil
-}
-
 func traceLine(t *testing.T, id string, expires time.Time) string {
 	t.Helper()
 	item, err := retrieval.TraceItem(retrieval.Trace{InvocationID: id, Tool: retrieval.ToolLookup, ActorID: "a", ExpiresAt: expires})
@@ -275,6 +261,12 @@ func TestInputForms(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	a, b := traceLine(t, "A", later), traceLine(t, "B", later)
 	old := traceLine(t, "OLD", time.Now().Add(-time.Hour))
+	other := strings.Replace(a, `"actor_id":"a"`, `"actor_id":"someone-else"`, 1)
+	if other == a {
+		t.Fatal("no actor_id in the trace line")
+	}
+	indented := indent(t, a)
+	traceKeyLine := slices.IndexFunc(strings.Split(indented, "\n"), func(l string) bool { return strings.Contains(l, `"trace": {`) }) + 1
 	for _, c := range []struct {
 		name, input string
 		want        tracelog.Counts
@@ -283,23 +275,123 @@ func TestInputForms(t *testing.T) {
 			"2026-12-01T17:00:00Z\t" + a + "\nSTART RequestId: 1 Version: $LATEST\n\n" + b + "\n" + a + "\n",
 			tracelog.Counts{Stored: 2, AlreadyPresent: 1, Skipped: 1}},
 		{"a broken trace line", `{"msg":"x","trace":{"invocation_id":"C"}}` + "\n" + `{"trace": [` + "\n",
-			tracelog.Counts{Unreadable: 2}},
+			tracelog.Counts{Unreadable: 2, UnreadableLines: []int{1, 2}}},
 		{"an expired trace", old + "\n", tracelog.Counts{Expired: 1}},
 		{"newline-delimited export rows", fmt.Sprintf(`{"@timestamp":"t","@message":%q}`+"\n", a), tracelog.Counts{Stored: 1}},
-		{"GetQueryResults on one line", fmt.Sprintf(`{"results":[[{"field":"@message","value":%q}]],"status":"Complete"}`, b), tracelog.Counts{Stored: 1}},
+		{"GetQueryResults on one line", fmt.Sprintf(`{"results":[[{"field":"@timestamp","value":"t"},{"field":"@message","value":%q}]],"status":"Complete"}`, b),
+			tracelog.Counts{Stored: 1}},
 		{"CSV with a BOM and more columns", "\xef\xbb\xbf@timestamp,@logStream,@message\n" +
 			"t,s,\"" + strings.ReplaceAll(a, `"`, `""`) + "\"\n", tracelog.Counts{Stored: 1}},
 		{"JSON rows with @message as an object", fmt.Sprintf(`[{"@timestamp":"t","@message":%s}]`, b), tracelog.Counts{Stored: 1}},
-		{"an indented log record and an array after it", indent(t, a) + "\n" + fmt.Sprintf("[%s, %s]", b, old), tracelog.Counts{Stored: 2, Expired: 1}},
+		{"an indented log record and an array after it", indented + "\n" + fmt.Sprintf("[%s, %s]", b, old),
+			tracelog.Counts{Stored: 1, Expired: 1, Unreadable: 1, UnreadableLines: []int{traceKeyLine}}},
 		{"a JSON export cut short", fmt.Sprintf("[%s, {", a), tracelog.Counts{Stored: 1}},
+		{"a first line cut at the front", a[40:] + "\n" + b + "\n", tracelog.Counts{Stored: 1, Unreadable: 1, UnreadableLines: []int{1}}},
+		{"a first line cut at the end", a[:len(a)/2] + "\n" + b + "\n", tracelog.Counts{Stored: 1, Unreadable: 1, UnreadableLines: []int{1}}},
+		{"a first line cut to look like an export", `{"@message": "` + a[:60] + "\n" + b + "\n" + a + "\n",
+			tracelog.Counts{Stored: 2, Unreadable: 1, UnreadableLines: []int{1}}},
+		{"a first line cut inside a CSV row", `,"` + strings.ReplaceAll(a[30:], `"`, `""`) + "\"\n" + b + "\n",
+			tracelog.Counts{Stored: 1, Unreadable: 1, UnreadableLines: []int{1}}},
+		{"a conflicting copy", a + "\n" + other + "\n" + a + "\n",
+			tracelog.Counts{Stored: 1, AlreadyPresent: 1, Conflicting: 1, ConflictingIDs: []string{"A"}}},
+		{"a line longer than MaxLine between traces", a + "\n" + `{"msg":"` + strings.Repeat("x", tracelog.MaxLine) + `"}` + "\n" + b,
+			tracelog.Counts{Stored: 2, Unreadable: 1, UnreadableLines: []int{2}}},
+		{"CRLF line ends", a + "\r\n" + b + "\r\n", tracelog.Counts{Stored: 2}},
 		{"empty", "", tracelog.Counts{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := replayer(&memPutter{m: map[string]retrieval.Trace{}}).Replay(context.Background(), strings.NewReader(c.input), "auto")
-			if cut := strings.Contains(c.name, "cut short"); (err != nil) != cut || got != c.want {
-				t.Fatalf("%+v %v, want %+v (an error: %v)", got, err, c.want, cut)
+			// One worker: the copies of one id are put in the order they were read.
+			r := tracelog.Replayer{Store: store.NewMemory(), Rate: 1000, Workers: 1, Log: slog.New(slog.DiscardHandler)}
+			got, err := r.Replay(context.Background(), strings.NewReader(c.input))
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("%+v %v, want %+v", got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestCutFirstLineAndALongLine: a log whose first line is cut short, which holds a 2 MiB line, and
+// a trace line cut in the middle of the log: the three whole traces are stored, on DynamoDB Local
+// (the command itself) and in memory, and the lines that could not be read are named.
+func TestCutFirstLineAndALongLine(t *testing.T) {
+	logs, traces := downLog(t)
+	var whole [][]byte
+	for _, l := range bytes.Split(bytes.TrimSpace(logs), []byte("\n")) {
+		if bytes.Contains(l, []byte(`"trace":{`)) {
+			whole = append(whole, l)
+		}
+	}
+	if len(whole) < 5 {
+		t.Fatalf("%d trace lines", len(whole))
+	}
+	long := `{"level":"INFO","msg":"a long line","detail":"` + strings.Repeat("ä", 1<<20) + `"}` // 2 MiB
+	input := strings.Join([]string{
+		string(whole[3][len(whole[3])/3:]), // line 1: the log begins in the middle of a line
+		string(whole[0]),
+		long,
+		string(whole[1]),
+		string(whole[4][:len(whole[4])/2]), // line 5: a line cut short
+		string(whole[2]),
+	}, "\n")
+	want := tracelog.Counts{Stored: 3, Unreadable: 2, UnreadableLines: []int{1, 5}, Skipped: 1}
+	stored := func(t *testing.T, s tracelog.Putter) {
+		t.Helper()
+		for _, l := range whole[:3] {
+			var rec struct {
+				ID string `json:"invocation_id"`
+			}
+			_ = json.Unmarshal(l, &rec)
+			got, err := s.GetTrace(context.Background(), rec.ID)
+			if err != nil {
+				t.Fatalf("trace %s not stored: %v", rec.ID, err)
+			}
+			sameTrace(t, got, traces[rec.ID])
+		}
+	}
+	t.Run("memory", func(t *testing.T) {
+		s := store.NewMemory()
+		got, err := replayer(s).Replay(context.Background(), strings.NewReader(input))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v %v, want %+v", got, err, want)
+		}
+		stored(t, s)
+	})
+	t.Run("dynamodb", func(t *testing.T) {
+		s, name := table(t)
+		local, _ := ddbtest.Local(t)
+		var out, errOut bytes.Buffer
+		code := run([]string{"-endpoint", local.Endpoint, "-table", name, "-"}, strings.NewReader(input), &out, &errOut,
+			func(string) string { return "" })
+		var got tracelog.Counts
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || code != 1 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("exit %d, %+v %v, want 1 and %+v\n%s", code, got, err, want, errOut.String())
+		}
+		for _, line := range []string{`"line":1`, `"line":5`} {
+			if !strings.Contains(errOut.String(), line) {
+				t.Errorf("the log does not name %s:\n%s", line, errOut.String())
+			}
+		}
+		stored(t, s)
+	})
+}
+
+// TestLargestTraceLineIsRead: a trace line of 3 MiB, more than any storable trace's line and under
+// MaxLine, is read whole.
+func TestLargestTraceLineIsRead(t *testing.T) {
+	item, err := retrieval.TraceItem(retrieval.Trace{InvocationID: "BIG", Tool: retrieval.ToolLookup, ActorID: "a",
+		ExpiresAt: time.Now().Add(time.Hour), RetrievalDetails: retrieval.TraceDetails{
+			L0: retrieval.L0Hints{MatchedKeywords: []string{strings.Repeat("\u0001", 1<<19)}}}}) // 6 bytes each in JSON
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(map[string]any{"level": "ERROR", "msg": "trace write failed", "trace": item})
+	if len(line) < 3<<20 || len(line) > tracelog.MaxLine {
+		t.Fatalf("the line is %d bytes", len(line))
+	}
+	s := store.NewMemory()
+	got, err := replayer(s).Replay(context.Background(), bytes.NewReader(line))
+	if err != nil || got.Stored != 1 {
+		t.Fatalf("%+v %v", got, err)
 	}
 }
 

@@ -145,6 +145,7 @@ func (l *Local) Done() <-chan struct{} { return l.done }
 func (l *Local) Stop() error {
 	l.stop.Do(func() {
 		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGTERM)
+		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGCONT) // a frozen one must run to end
 		select {
 		case <-l.done:
 		case <-time.After(5 * time.Second):
@@ -162,6 +163,14 @@ func (l *Local) Kill() {
 		<-l.done
 	})
 }
+
+// Freeze stops DynamoDB Local without ending it (SIGSTOP): the kernel still accepts its
+// connections and requests, and nothing answers them, as a table that hangs. Thaw (SIGCONT) lets
+// it go on; Kill and Stop end a frozen one too.
+func (l *Local) Freeze() error { return syscall.Kill(-l.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Thaw lets a frozen DynamoDB Local go on.
+func (l *Local) Thaw() error { return syscall.Kill(-l.cmd.Process.Pid, syscall.SIGCONT) }
 
 // Logs returns the last output of the process.
 func (l *Local) Logs() string { return l.logs.String() }

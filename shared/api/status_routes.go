@@ -92,6 +92,11 @@ type syncReportResponse struct {
 // would stay the newest for good.
 const maxClockSkew = 5 * time.Minute
 
+// earliestFinishedAt is the earliest finished_at a report may carry: a sync run of this service
+// cannot have finished before it, so an earlier time is a mistake of the sender (the store would
+// order it correctly, as the oldest report).
+var earliestFinishedAt = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // maxReportedDocuments bounds the counts of a report: more than any corpus holds is a mistake.
 const maxReportedDocuments = 100000
 
@@ -127,6 +132,9 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	}
 	if finished.After(h.now().Add(maxClockSkew)) {
 		return nil, invalid("finished_at", "finished_at is in the future")
+	}
+	if finished.Before(earliestFinishedAt) {
+		return nil, invalid("finished_at", "finished_at must be 2000-01-01T00:00:00Z or later")
 	}
 	res, err := h.sync.Report(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
 		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})

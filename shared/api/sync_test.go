@@ -58,6 +58,8 @@ func TestSyncReportValidation(t *testing.T) {
 		"negative":        {report("r", "2026-11-29T18:00:00Z", -1), "synced_document_count"},
 		"not a time":      {report("r", "yesterday", 1), "finished_at"},
 		"in the future":   {report("r", "2099-01-01T00:00:00Z", 1), "finished_at"},
+		"in 1600":         {report("r", "1600-06-01T12:00:00Z", 1), "finished_at"},
+		"before 2000":     {report("r", "1999-12-31T23:59:59+00:00", 1), "finished_at"},
 		"count as string": {strings.Replace(report("r", "2026-11-29T18:00:00Z", 1), `:1,`, `:"1",`, 1), "synced_document_count"},
 	}
 	for name, tc := range cases {
@@ -66,6 +68,9 @@ func TestSyncReportValidation(t *testing.T) {
 		if resp.StatusCode != 400 || e["field"] != tc.field {
 			t.Errorf("%s: %d %v", name, resp.StatusCode, b)
 		}
+	}
+	if resp, _ := call(t, h, event("POST", "/api/v1/knowledge/sync-reports", report("r", "2000-01-01T00:00:00Z", 1), syncWorkflow, jsonBody)); resp.StatusCode != 202 {
+		t.Errorf("a report of 2000-01-01T00:00:00Z: %d", resp.StatusCode)
 	}
 	// The report scope is its own: the sync scope does not admit a report, nor the reverse.
 	if resp, _ := call(t, h, event("POST", "/api/v1/knowledge/sync-reports", report("r", "2026-11-29T18:00:00Z", 1), syncOperator, jsonBody)); resp.StatusCode != 403 {

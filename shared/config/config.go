@@ -65,6 +65,14 @@ type Config struct {
 	// RAGcoreBreakerCooldown is how long the open breaker fails calls at once before it lets
 	// one probe through.
 	RAGcoreBreakerCooldown time.Duration
+	// TraceWriteWait is how long a trace write to DynamoDB may hold a response; a write still
+	// running then goes on in the background and the trace is logged for replay.
+	TraceWriteWait time.Duration
+	// DynamoDBBreakerFailures is the number of consecutive failed trace writes or reads
+	// (errors, or writes that outlived TraceWriteWait) that opens the trace store's breaker;
+	// DynamoDBBreakerCooldown is how long it then refuses them before one probe.
+	DynamoDBBreakerFailures int
+	DynamoDBBreakerCooldown time.Duration
 	// VerifyNegativeTTL is how long a verification that did not complete is reused by /status
 	// before RAGcore is asked again; 0 turns this negative cache off.
 	VerifyNegativeTTL time.Duration
@@ -115,6 +123,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.RAGcoreBreakerFailures = p.integer("RAGCORE_BREAKER_FAILURES", 5, 1, 1000)
 	c.RAGcoreBreakerCooldown = time.Duration(p.integer("RAGCORE_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
+	c.TraceWriteWait = time.Duration(p.integer("DYNAMODB_TRACE_WAIT_MS", 250, 10, 30000)) * time.Millisecond
+	c.DynamoDBBreakerFailures = p.integer("DYNAMODB_BREAKER_FAILURES", 5, 1, 1000)
+	c.DynamoDBBreakerCooldown = time.Duration(p.integer("DYNAMODB_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
 	c.VerifyNegativeTTL = time.Duration(p.integer("VERIFY_NEGATIVE_TTL_MS", 30000, 0, 300000)) * time.Millisecond
 	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
 		// Headers name the actor only on a developer's machine; deployed, that would let any

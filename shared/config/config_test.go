@@ -140,6 +140,28 @@ func TestBreakerAndNegativeCacheSettings(t *testing.T) {
 	}
 }
 
+func TestTraceStoreGuardSettings(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TraceWriteWait != 250*time.Millisecond || c.DynamoDBBreakerFailures != 5 || c.DynamoDBBreakerCooldown != 10*time.Second {
+		t.Errorf("defaults: wait %v, failures %d, cool-down %v", c.TraceWriteWait, c.DynamoDBBreakerFailures, c.DynamoDBBreakerCooldown)
+	}
+	c, err = FromEnv(env(map[string]string{"DYNAMODB_TRACE_WAIT_MS": "40", "DYNAMODB_BREAKER_FAILURES": "2", "DYNAMODB_BREAKER_COOLDOWN_MS": "1500"}))
+	if err != nil || c.TraceWriteWait != 40*time.Millisecond || c.DynamoDBBreakerFailures != 2 || c.DynamoDBBreakerCooldown != 1500*time.Millisecond {
+		t.Errorf("set: %+v, %v", c, err)
+	}
+	_, err = FromEnv(env(map[string]string{"DYNAMODB_TRACE_WAIT_MS": "0", "DYNAMODB_BREAKER_FAILURES": "x", "DYNAMODB_BREAKER_COOLDOWN_MS": "99"}))
+	for _, want := range []string{`DYNAMODB_TRACE_WAIT_MS="0": must be an integer from 10 to 30000`,
+		`DYNAMODB_BREAKER_FAILURES="x": must be an integer from 1 to 1000`,
+		`DYNAMODB_BREAKER_COOLDOWN_MS="99": must be an integer from 100 to 600000`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %s", err, want)
+		}
+	}
+}
+
 func TestMemoryLimitFollowsTheFunctionsMemory(t *testing.T) {
 	for _, tc := range []struct {
 		env  map[string]string

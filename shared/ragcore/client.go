@@ -117,7 +117,7 @@ type Client struct {
 	limit   int64
 	sleep   func(context.Context, time.Duration) error
 	jitter  func(time.Duration) time.Duration
-	breaker *breaker
+	breaker *circuit
 }
 
 // NewHTTPClient returns the HTTP client for RAGcore: a dial and TLS handshake bounded by the

@@ -30,7 +30,10 @@ func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (
 // loses the trace: the trace is written whole to the log as one line whose key "trace" holds the
 // table item the write would have made (TraceItem), to be replayed into the table by
 // cmd/trace-replay, and the failure is counted. The write outlives a caller that hung up (the
-// store's own deadline bounds it), so that every answered call leaves its trace.
+// store's own deadline bounds it), so that every answered call leaves its trace. A store may
+// hold the call for less than its deadline and report a write still running, or one it refused
+// at once (store.Guarded, while its circuit breaker is open), as an error: the trace is then
+// logged here all the same, and a write that lands later leaves it in the table too.
 func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
 	ctx = context.WithoutCancel(ctx)
 	sum := sha256.Sum256([]byte(question))

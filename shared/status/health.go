@@ -89,8 +89,13 @@ func (s *Service) l0Answers() bool {
 }
 
 // storeHealth probes the store, or reuses a probe younger than StoreProbeTTL. Concurrent
-// checks share one probe. A store that cannot be probed is taken to answer.
+// checks share one probe. A store that cannot be probed is taken to answer. A store whose
+// circuit breaker is open (store.Guarded, after consecutive failed trace writes) has failed,
+// without a probe: its traces go to the log.
 func (s *Service) storeHealth(ctx context.Context) string {
+	if b, ok := s.records.(port.BreakerReporter); ok && b.BreakerOpen() {
+		return ComponentFailed
+	}
 	p, ok := s.records.(StoreProbe)
 	if !ok {
 		return ComponentOK

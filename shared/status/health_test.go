@@ -13,6 +13,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -188,5 +189,37 @@ func TestDynamoStoreProbe(t *testing.T) {
 	down := store.NewDynamo(client, "knowledge", time.Second, nil)
 	if h := healthOf(t, embedded(t), p, down, status.Options{}); h.Status != "degraded" || h.Components.Store != "failed" || h.Components.Provider != "ok" {
 		t.Fatalf("store down: %+v", h)
+	}
+}
+
+// failingWrites is a probedStore whose trace writes fail.
+type failingWrites struct{ *probedStore }
+
+func (failingWrites) PutTrace(context.Context, retrieval.Trace) error {
+	return errors.New("RequestError: send request failed")
+}
+
+// TestStoreBreakerOpenIsAFailedStore: once the trace store's breaker opens, /health says the
+// store failed at once, without probing it and whatever an earlier probe said.
+func TestStoreBreakerOpenIsAFailedStore(t *testing.T) {
+	clock := storetest.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	inner := &probedStore{Memory: store.NewMemory()}
+	records := store.Guard(failingWrites{inner}, store.GuardOptions{Failures: 2, Cooldown: time.Hour})
+	p := &stubProvider{health: "ok"}
+	s := status.New(embedded(t), p, p, records, status.Options{Now: clock.Now, StoreProbeTTL: 5 * time.Second},
+		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	ctx := context.Background()
+	if h := s.CheckHealth(ctx, reader); h.Status != "ok" || h.Components.Store != "ok" || inner.probes.Load() != 1 {
+		t.Fatalf("before: %+v after %d probes", h, inner.probes.Load())
+	}
+	for range 2 {
+		_ = records.PutTrace(ctx, retrieval.Trace{InvocationID: "X"})
+	}
+	if !records.BreakerOpen() {
+		t.Fatal("two failed writes did not open the breaker")
+	}
+	h := s.CheckHealth(ctx, reader) // within the probe's TTL: its "ok" must not hide the breaker
+	if h.Status != "degraded" || h.Components.Store != "failed" || h.Components.Provider != "ok" || inner.probes.Load() != 1 {
+		t.Fatalf("breaker open: %+v after %d probes, want degraded, store failed, no new probe", h, inner.probes.Load())
 	}
 }

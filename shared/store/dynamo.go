@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -69,10 +68,19 @@ func num(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
+func number(n attributevalue.Number) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: string(n)}
+}
+
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
-// epochCeil is t in whole seconds, rounded up, for the TTL attribute.
-func epochCeil(t time.Time) int64 { return int64(math.Ceil(float64(t.UnixNano()) / 1e9)) }
+// epochCeil is t in whole seconds, rounded up, for the TTL attribute (exact, for any time).
+func epochCeil(t time.Time) int64 {
+	if t.Nanosecond() > 0 {
+		return t.Unix() + 1
+	}
+	return t.Unix()
+}
 
 // PutTrace implements retrieval.TraceStore.
 func (d *Dynamo) PutTrace(ctx context.Context, t retrieval.Trace) error {
@@ -267,30 +275,66 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 // promote makes r the latest report of its language unless the stored one is newer; it reports
 // whether the latest report is r afterwards. Writing r over itself succeeds (the same values), so
 // that racing copies of one report all learn that it is the latest.
+//
+// The condition compares finished_at_ns (finishedOrder). A latest item whose finished_at_ns is
+// not its finished_at's order, written by an earlier version (an int64 that overflowed for a
+// report before 1678, or none at all), cannot be compared by the condition: when the write is
+// refused, the stored item is read, and such an item is replaced when r is newer by the two
+// finished_at times, on the condition that it is still that same item.
 func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
 	latest := newReportItem(pk, latestSK(r.Language), r)
 	latest.FinishedAt, latest.ReceivedAt = r.FinishedAt.UTC(), r.ReceivedAt.UTC()
-	latest.FinishedAtNs = r.FinishedAt.UnixNano()
+	latest.FinishedAtNs = finishedOrder(r.FinishedAt)
 	item, err := attributevalue.MarshalMap(latest)
 	if err != nil {
 		return false, fmt.Errorf("marshal latest sync report %s: %w", r.RunID, err)
 	}
+	for range promoteAttempts {
+		ok, err := d.putLatest(ctx, item, "attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)",
+			map[string]types.AttributeValue{":r": str(r.RunID), ":fn": number(latest.FinishedAtNs)})
+		if err != nil || ok {
+			return ok, err
+		}
+		raw, err := d.get(ctx, pk, latest.SK)
+		if err != nil {
+			return false, fmt.Errorf("read latest sync report %s: %w", r.Language, err)
+		}
+		var stored reportItem
+		if err := attributevalue.UnmarshalMap(raw, &stored); err != nil {
+			return false, fmt.Errorf("decode latest sync report %s: %w", r.Language, err)
+		}
+		if stored.ordered() || !newer(r, stored.report()) {
+			return false, nil // a newer report is the latest
+		}
+		cond, values := "run_id = :sr AND attribute_not_exists(finished_at_ns)", map[string]types.AttributeValue{":sr": str(stored.RunID)}
+		if stored.FinishedAtNs != "" {
+			cond = "run_id = :sr AND finished_at_ns = :stale"
+			values[":stale"] = number(stored.FinishedAtNs)
+		}
+		if ok, err := d.putLatest(ctx, item, cond, values); err != nil || ok {
+			return ok, err
+		}
+		// The stale item was replaced meanwhile: decide again against what is there now.
+	}
+	return false, fmt.Errorf("promote sync report %s: the latest report kept changing", r.RunID)
+}
+
+// promoteAttempts bounds the rounds of promote against a latest item that keeps changing.
+const promoteAttempts = 3
+
+// putLatest writes the latest item under cond; it reports false when the condition fails.
+func (d *Dynamo) putLatest(ctx context.Context, item map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	_, err = d.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &d.table,
-		Item:                item,
-		ConditionExpression: aws.String("attribute_not_exists(pk) OR finished_at_ns < :fn OR (finished_at_ns = :fn AND run_id <= :r)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":r": str(r.RunID), ":fn": num(latest.FinishedAtNs),
-		},
+	_, err := d.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &d.table, Item: item, ConditionExpression: &cond, ExpressionAttributeValues: values,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &ccf):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("promote sync report %s: %w", r.RunID, err)
+		return false, fmt.Errorf("promote sync report: %w", err)
 	}
 	return true, nil
 }

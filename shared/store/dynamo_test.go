@@ -222,21 +222,6 @@ func viaJSON(t *testing.T, v any) map[string]any {
 	return m
 }
 
-func TestPutTraceIfAbsentStoresOnce(t *testing.T) {
-	s := store.NewDynamo(dynamo(t), newTable(t), 0, nil)
-	tr := retrieval.Trace{InvocationID: "ONCE", ActorID: "agent-1", ExpiresAt: time.Now().Add(time.Hour)}
-	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || !ok {
-		t.Fatalf("first put: %v %v", ok, err)
-	}
-	tr.ActorID = "agent-2"
-	if ok, err := s.PutTraceIfAbsent(context.Background(), tr); err != nil || ok {
-		t.Fatalf("second put: %v %v, want already present", ok, err)
-	}
-	if got, err := s.GetTrace(context.Background(), "ONCE"); err != nil || got.ActorID != "agent-1" {
-		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
-	}
-}
-
 // TestItemsKeepTheirAttributes: the items written before the store had item types of its own
 // read the same, because the attributes are the same, name by name.
 func TestItemsKeepTheirAttributes(t *testing.T) {
@@ -272,5 +257,59 @@ func TestItemsKeepTheirAttributes(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s: attributes %v, want %v", tc.pk, tc.sk, got, tc.want)
 		}
+	}
+}
+
+// TestLatestWrittenWithAnOverflowedOrderIsRepaired: a latest item an earlier version wrote for a
+// report before 1678 carries an int64 of nanoseconds that overflowed (it ordered 1600 after
+// every other year), or no order at all. The next newer report replaces it; an item whose order
+// is right still keeps an older report out.
+func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
+	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
+	y1600 := time.Date(1600, 6, 1, 12, 0, 0, 0, time.UTC)
+	y2026 := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		order types.AttributeValue // finished_at_ns as the earlier version wrote it; nil: none
+	}{
+		{"overflowed", &types.AttributeValueMemberN{Value: fmt.Sprint(y1600.UnixNano())}},
+		{"absent", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := newTable(t)
+			s := store.NewDynamo(dynamo(t), name, 0, nil)
+			ctx := context.Background()
+			if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1600", Language: "en", Synced: 1, FinishedAt: y1600}); err != nil {
+				t.Fatal(err)
+			}
+			// Rewrite the latest item as the earlier version left it.
+			out, err := dynamo(t).GetItem(ctx, &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: "SYNC#t#w#c"}, "sk": &types.AttributeValueMemberS{Value: "LATEST#en"}}})
+			if err != nil || len(out.Item) == 0 {
+				t.Fatal(out, err)
+			}
+			if tc.order == nil {
+				delete(out.Item, "finished_at_ns")
+			} else {
+				out.Item["finished_at_ns"] = tc.order
+			}
+			if _, err := dynamo(t).PutItem(ctx, &dynamodb.PutItemInput{TableName: &name, Item: out.Item}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-2026", Language: "en", Synced: 11, FinishedAt: y2026})
+			if err != nil || !res.Latest {
+				t.Fatalf("the report of 2026 after a stale latest of 1600: %+v %v", res, err)
+			}
+			if latest, err := s.LatestSyncReport(ctx, ns, "en"); err != nil || latest.RunID != "run-2026" {
+				t.Fatalf("latest %+v %v, want run-2026", latest, err)
+			}
+			res, err = s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-2025", Language: "en", Synced: 9, FinishedAt: y2026.AddDate(-1, 0, 0)})
+			if err != nil || res.Latest {
+				t.Fatalf("an older report after the repair: %+v %v", res, err)
+			}
+			if latest, _ := s.LatestSyncReport(ctx, ns, "en"); latest.RunID != "run-2026" {
+				t.Fatalf("latest %s, want run-2026", latest.RunID)
+			}
+		})
 	}
 }

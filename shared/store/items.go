@@ -1,7 +1,10 @@
 package store
 
 import (
+	"math/big"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
@@ -74,17 +77,36 @@ func outcomes(in []outcomeItem) []SourceOutcome {
 
 // reportItem is a sync report: SYNC#<namespace>, RUN#<run_id>#<language> as stored once, and
 // SYNC#<namespace>, LATEST#<language> as the newest of its language, which also carries
-// FinishedAtNs for the condition that decides which report is newer.
+// FinishedAtNs (finishedOrder) for the condition that decides which report is newer.
 type reportItem struct {
-	PK           string    `dynamodbav:"pk"`
-	SK           string    `dynamodbav:"sk"`
-	RunID        string    `dynamodbav:"run_id"`
-	Language     string    `dynamodbav:"language"`
-	Synced       int       `dynamodbav:"synced_document_count"`
-	Failed       int       `dynamodbav:"failed_document_count"`
-	FinishedAt   time.Time `dynamodbav:"finished_at"`
-	FinishedAtNs int64     `dynamodbav:"finished_at_ns,omitempty"`
-	ReceivedAt   time.Time `dynamodbav:"received_at"`
+	PK           string                `dynamodbav:"pk"`
+	SK           string                `dynamodbav:"sk"`
+	RunID        string                `dynamodbav:"run_id"`
+	Language     string                `dynamodbav:"language"`
+	Synced       int                   `dynamodbav:"synced_document_count"`
+	Failed       int                   `dynamodbav:"failed_document_count"`
+	FinishedAt   time.Time             `dynamodbav:"finished_at"`
+	FinishedAtNs attributevalue.Number `dynamodbav:"finished_at_ns,omitempty"`
+	ReceivedAt   time.Time             `dynamodbav:"received_at"`
+}
+
+// finishedOrder is the number DynamoDB compares to order reports by finished_at: the exact
+// nanoseconds since 1970-01-01T00:00:00Z as a decimal integer, negative before it. It is exact
+// for every time a time.Time holds (RFC 3339's years 0000 to 9999 need 21 digits; a DynamoDB
+// number holds 38), where int64 nanoseconds (time.UnixNano) overflow before 1678 and after 2262
+// and ordered a report of 1600 after every other. Within those years it is the int64 count
+// itself, so the values an earlier version wrote compare the same.
+func finishedOrder(t time.Time) attributevalue.Number {
+	n := new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1e9))
+	n.Add(n, big.NewInt(int64(t.Nanosecond())))
+	return attributevalue.Number(n.String())
+}
+
+// ordered reports whether the item's FinishedAtNs is the order of its own finished_at: false
+// for an item without it, and for one written with an overflowed int64 (see finishedOrder).
+func (it reportItem) ordered() bool {
+	got, ok := new(big.Int).SetString(string(it.FinishedAtNs), 10)
+	return ok && got.String() == string(finishedOrder(it.FinishedAt))
 }
 
 func newReportItem(pk, sk string, r SyncReport) reportItem {

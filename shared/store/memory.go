@@ -73,14 +73,28 @@ func (m *Memory) Evicted() int64 { return m.evicted.Load() }
 
 // PutTrace implements retrieval.TraceStore.
 func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
+	_, err := m.putTrace(ctx, t, false)
+	return err
+}
+
+// PutTraceIfAbsent stores a trace unless its invocation id is stored already; it reports whether
+// this call stored it.
+func (m *Memory) PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (bool, error) {
+	return m.putTrace(ctx, t, true)
+}
+
+func (m *Memory) putTrace(ctx context.Context, t retrieval.Trace, ifAbsent bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	if t.InvocationID == "" {
-		return ErrInvalid
+		return false, ErrInvalid
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if _, ok := m.traces[t.InvocationID]; ok && ifAbsent {
+		return false, nil
+	}
 	if len(m.traces) >= m.maxTrace {
 		m.evictTraces()
 	}
@@ -91,7 +105,7 @@ func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
 	if m.soonestKnown && t.ExpiresAt.Before(m.soonest) {
 		m.soonest = t.ExpiresAt
 	}
-	return nil
+	return true, nil
 }
 
 // evictTraces drops expired traces, then the oldest tenth if that freed nothing. Dropping

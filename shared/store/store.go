@@ -99,6 +99,10 @@ func newer(a, b SyncReport) bool {
 // Records is everything a store keeps; Memory and Dynamo implement it.
 type Records interface {
 	retrieval.TraceStore
+	// PutTraceIfAbsent stores a trace unless its invocation id is stored already (an expired
+	// trace included, until it is dropped) and reports whether this call stored it: a replay
+	// stores each logged trace once.
+	PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (stored bool, err error)
 	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error
 	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error)
 	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error)

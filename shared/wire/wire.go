@@ -162,7 +162,8 @@ func (p *Parts) newProvider(ctx context.Context) (Provider, error) {
 // ssmTimeout bounds reading the token at a cold start.
 const ssmTimeout = 3 * time.Second
 
-// newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, else the in-memory one.
+// newStore returns the DynamoDB store in Lambda or with DYNAMODB_ENDPOINT, guarded so that a
+// hanging table slows no response for long (store.Guard), else the in-memory one.
 func (p *Parts) newStore() (store.Records, string, error) {
 	cfg := p.Config
 	if !cfg.UseDynamoDB() {
@@ -174,7 +175,9 @@ func (p *Parts) newStore() (store.Records, string, error) {
 	}
 	client := store.DynamoClientFrom(awsCfg, store.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion,
 		HTTPTimeout: cfg.DynamoDBTimeout})
-	return store.NewDynamo(client, cfg.TableName, cfg.DynamoDBTimeout, nil), "dynamodb:" + cfg.TableName, nil
+	d := store.NewDynamo(client, cfg.TableName, cfg.DynamoDBTimeout, nil)
+	return store.Guard(d, store.GuardOptions{Wait: cfg.TraceWriteWait, Failures: cfg.DynamoDBBreakerFailures,
+		Cooldown: cfg.DynamoDBBreakerCooldown, Log: p.Log, Metrics: p.Metrics}), "dynamodb:" + cfg.TableName, nil
 }
 
 // Namespace is the configured RAGcore namespace, as the store keys it.

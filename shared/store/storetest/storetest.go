@@ -49,6 +49,7 @@ var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilit
 // Run runs the conformance suite.
 func Run(t *testing.T, newStore Factory) {
 	t.Run("TraceRoundTrip", func(t *testing.T) { t.Parallel(); traceRoundTrip(t, newStore) })
+	t.Run("PutTraceIfAbsentStoresOnce", func(t *testing.T) { t.Parallel(); traceOnce(t, newStore) })
 	t.Run("TraceExpiryIsCheckedOnRead", func(t *testing.T) { t.Parallel(); traceExpiry(t, newStore) })
 	t.Run("VerificationCacheValidFor300s", func(t *testing.T) { t.Parallel(); verificationCache(t, newStore) })
 	t.Run("VerificationCacheKeyedByNamespaceAndLanguage", func(t *testing.T) { t.Parallel(); verificationKeys(t, newStore) })
@@ -56,6 +57,7 @@ func Run(t *testing.T, newStore Factory) {
 	t.Run("OneRunReportsEveryLanguage", func(t *testing.T) { t.Parallel(); reportLanguages(t, newStore) })
 	t.Run("OlderSyncReportNeverReplacesNewer", func(t *testing.T) { t.Parallel(); reportOrder(t, newStore) })
 	t.Run("SyncReportTieBreaksByRunID", func(t *testing.T) { t.Parallel(); reportTie(t, newStore) })
+	t.Run("SyncReportsOrderAcrossEveryYear", func(t *testing.T) { t.Parallel(); reportYears(t, newStore) })
 	t.Run("SyncReportRejectsInvalid", func(t *testing.T) { t.Parallel(); reportInvalid(t, newStore) })
 	t.Run("ConcurrentSameRunIDStoredExactlyOnce", func(t *testing.T) { t.Parallel(); concurrentSameRun(t, newStore) })
 	t.Run("ConcurrentCompetingReportsNewestWins", func(t *testing.T) { t.Parallel(); concurrentCompeting(t, newStore) })
@@ -120,6 +122,26 @@ func traceRoundTrip(t *testing.T, newStore Factory) {
 		t.Fatalf("unknown trace: %v", err)
 	}
 	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("trace without id: %v", err)
+	}
+}
+
+func traceOnce(t *testing.T, newStore Factory) {
+	s := newStore(t, NewClock(t0).Now)
+	ctx := context.Background()
+	tr := sampleTrace("ONCE", t0)
+	if ok, err := s.PutTraceIfAbsent(ctx, tr); err != nil || !ok {
+		t.Fatalf("first put: %v %v", ok, err)
+	}
+	other := tr
+	other.ActorID = "agent-2"
+	if ok, err := s.PutTraceIfAbsent(ctx, other); err != nil || ok {
+		t.Fatalf("second put: %v %v, want already present", ok, err)
+	}
+	if got, err := s.GetTrace(ctx, "ONCE"); err != nil || got.ActorID != "agent-7" {
+		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
+	}
+	if _, err := s.PutTraceIfAbsent(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("trace without id: %v", err)
 	}
 }
@@ -302,6 +324,53 @@ func reportTie(t *testing.T, newStore Factory) {
 		}
 		if latest, _ := s.LatestSyncReport(context.Background(), ns, "de"); latest.RunID != "run-b" {
 			t.Fatalf("order %v: latest %s, want run-b", order, latest.RunID)
+		}
+	}
+}
+
+// reportYears sends reports finished in years an int64 of nanoseconds cannot hold (before 1678,
+// after 2262) beside ordinary ones, in rising order and shuffled: the latest is always the one
+// that finished last. A report of 1600 then one of 2026 leaves 2026 the latest.
+func reportYears(t *testing.T, newStore Factory) {
+	parse := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	rising := []time.Time{ // in the order they finished
+		parse("0001-01-01T00:00:00+01:00"), // 0000-12-31T23:00:00Z
+		parse("0001-01-01T00:00:00.000000001Z"),
+		parse("1600-06-01T12:00:00Z"),
+		parse("1677-09-21T00:12:43.145224191Z"), // a nanosecond before int64 nanoseconds begin
+		parse("1969-12-31T23:59:59Z"),
+		parse("1969-12-31T23:59:59.5Z"),
+		parse("1970-01-01T00:00:00Z"),
+		parse("2026-12-01T18:00:00Z"),
+		parse("2262-04-11T23:47:16.854775808Z"), // a nanosecond after they end
+		parse("9999-12-31T23:59:59.999999999Z"),
+	}
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {2, 7, 0, 9, 4, 1, 8, 6, 3, 5}} {
+		s := newStore(t, NewClock(t0).Now)
+		ctx := context.Background()
+		newest := -1
+		for _, i := range order {
+			r := report(fmt.Sprintf("run-%d", i), "en", rising[i], 11)
+			res, err := s.PutSyncReport(ctx, ns, r)
+			if err != nil {
+				t.Fatalf("report of %s: %v", rising[i].Format(time.RFC3339Nano), err)
+			}
+			if want := i > newest; res.Latest != want {
+				t.Errorf("order %v: the report of %s says latest %v, want %v", order, rising[i].Format(time.RFC3339Nano), res.Latest, want)
+			}
+			newest = max(newest, i)
+			latest, err := s.LatestSyncReport(ctx, ns, "en")
+			if err != nil || latest.RunID != fmt.Sprintf("run-%d", newest) || !latest.FinishedAt.Equal(rising[newest]) {
+				t.Fatalf("order %v: after the report of %s the latest is %s (%s) %v, want the report of %s", order,
+					rising[i].Format(time.RFC3339Nano), latest.RunID, latest.FinishedAt.Format(time.RFC3339Nano), err,
+					rising[newest].Format(time.RFC3339Nano))
+			}
 		}
 	}
 }
