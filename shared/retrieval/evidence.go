@@ -108,8 +108,11 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	sp := support(l, resolved, p)
 	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical,
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID}
-	if views[pathSemantic].present {
+	switch {
+	case views[pathSemantic].present && views[pathLexical].present:
 		r.Basis = BasisBoth
+	case views[pathSemantic].present:
+		r.Basis = BasisSemantic // no section holds a word of the question
 	}
 	weak := func(why string) Relevance {
 		r.Assessment = "weak"

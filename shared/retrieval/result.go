@@ -67,8 +67,9 @@ func (b *EvidenceBlock) section(l *lexical.Lang) (*knowledge.Document, *knowledg
 type Relevance struct {
 	Assessment      string `json:"assessment"` // strong | weak | none
 	SemanticSupport bool   `json:"semantic_support"`
-	// Basis says which evidence decided: "semantic" (the provider's own score), "lexical"
-	// (the question's informative words the block holds) or "none".
+	// Basis says which evidence the verdict weighed: "semantic+lexical" (the semantic candidates
+	// with the local lexical search and the front matter), "semantic" (no section holds a word
+	// of the question), "lexical" (the demo provider, or L1 down, empty or off) or "none".
 	Basis string `json:"basis"`
 	// Coverage is the share of the IDF weight of the question's known informative words that
 	// the primary block holds.

@@ -53,16 +53,7 @@ func (v *pathView) add(doc string, score float64, source string) {
 // sort orders the procedures best first (ties by document id).
 func (v *pathView) sort() {
 	slices.SortStableFunc(v.procs, func(a, b procScore) int {
-		if c := cmpDesc(a.score, b.score); c != 0 {
-			return c
-		}
-		if a.doc < b.doc {
-			return -1
-		}
-		if a.doc > b.doc {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmpDesc(a.score, b.score), strings.Compare(a.doc, b.doc))
 	})
 }
 
