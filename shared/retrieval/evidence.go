@@ -149,8 +149,12 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
 				"), at or above " + fixed(scale.Supported, 2) + ", and " + lex.why
 		default:
+			needs := fixed(scale.Grounded, 2)
+			if scale.Supported < scale.Grounded {
+				needs += ", or " + fixed(scale.Supported, 2) + " with strong lexical evidence"
+			}
 			return weak("the semantic search scores the best block only " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"); grounded needs " + fixed(scale.Grounded, 2) + ", or " + fixed(scale.Supported, 2) + " with strong lexical evidence")
+				"); grounded needs " + needs)
 		}
 	} else {
 		if !lex.strong {
