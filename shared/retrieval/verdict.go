@@ -151,7 +151,7 @@ func (s *Service) views(l *lexical.Lang, query []string, weights map[string]floa
 }
 
 // pathProcs is how many procedures each path ranks without growing its list.
-const pathProcs = 16
+const pathProcs = 8
 
 // lexicalPool is how many sections the lexical path ranks.
 const lexicalPool = 12
@@ -370,6 +370,8 @@ func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks 
 	}
 	all := make([]string, 0, n)
 	var hbuf [maxSectionReasons]string
+	var mbuf [16][2]string
+	made := mbuf[:0] // an index term and its reason
 	for i := range blocks {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o EvidenceBlock) bool { return o.DocumentID == b.DocumentID })
@@ -384,10 +386,17 @@ func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks 
 			held = l.AppendHeld(question, b.localPassage, held, maxSectionReasons)
 		}
 		for _, t := range held {
-			if k := slices.IndexFunc(written, func(w [2]string) bool { return w[0] == t }); k >= 0 {
-				t = written[k][1]
+			// A word's reason is made once per lookup, however many blocks hold it.
+			k := slices.IndexFunc(made, func(m [2]string) bool { return m[0] == t })
+			if k < 0 {
+				w := t
+				if i := slices.IndexFunc(written, func(w [2]string) bool { return w[0] == t }); i >= 0 {
+					w = written[i][1]
+				}
+				made = append(made, [2]string{t, sectionReason + w})
+				k = len(made) - 1
 			}
-			all = append(all, sectionReason+t)
+			all = append(all, made[k][1])
 		}
 		b.HitReasons = all[from:len(all):len(all)]
 	}
