@@ -220,8 +220,9 @@ func (a Agreement) near(i int, r, p float64) bool {
 
 // weigh decides whether the paths let a strong base judgement of doc stand: no path may prefer
 // another procedure, and at least one must be decisive (doc first, no other procedure close).
-// Lexical evidence alone (the demo provider, or a semantic path that is down, empty or off) has
-// two paths, BM25 and the front matter, under the same rule. With the semantic path present, a
+// Lexical evidence alone (the demo provider, or L1 switched off) has two paths, BM25 and the
+// front matter, under the same rule; a semantic provider that is down or found nothing grounds
+// nothing at all (assess), and weigh only says what the other paths showed. With the semantic path present, a
 // semantic favourite ahead of every other procedure by SemanticDecisive stands against a lexical
 // or front-matter path that prefers another procedure, as long as the lexical path still gives
 // it LexicalHeld of its favourite's score; a semantic path that prefers another procedure is
@@ -250,8 +251,10 @@ func (s *Service) weigh(doc string, v *[pathCount]pathView) (string, bool) {
 			return "", true
 		}
 	}
-	c := cmp.Or(sem.close, st[pathLexical].close, st[pathFront].close)
-	return "no path tells it apart from " + c, false
+	if c := cmp.Or(sem.close, st[pathLexical].close, st[pathFront].close); c != "" {
+		return "no path tells it apart from " + c, false
+	}
+	return "no evidence path ranks it first", false
 }
 
 // pathWords say what a path that prefers a procedure does.
