@@ -56,6 +56,8 @@ func TestWeighBranches(t *testing.T) {
 		{name: "front matter below its minimum weight has no opinion",
 			sem: view("a", 0.78, "b", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("b", 0.9),
 			grounded: true},
+		{name: "no path has an opinion",
+			sem: none, lex: none, front: view("b", 0.5), why: "no evidence path ranks it first"},
 		{name: "lexical only: the lexical path decisive",
 			sem: none, lex: view("a", 5.0, "b", 3.0), front: view("a", 2.0, "b", 1.9), grounded: true},
 		{name: "lexical only: the runner-up close on the lexical path, the front matter decisive",
