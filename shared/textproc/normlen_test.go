@@ -137,7 +137,7 @@ func FuzzNormalizedLen(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, limit uint16) {
 		if !utf8.ValidString(s) {
-			t.Skip()
+			return // outside the property: such text never reaches NormalizedLen (and no seed skips)
 		}
 		want := min(utf8.RuneCountInString(Normalize(s)), int(limit)+1)
 		if got := NormalizedLen(s, int(limit)); got != want {
