@@ -273,23 +273,12 @@ func (s *Realistic) Retrieve(ctx context.Context, q port.Query) ([]port.Candidat
 			})
 		}
 	}
-	sortByScore(out)
-	if len(out) > q.TopK {
-		out = out[:q.TopK]
-	}
-	for i := range out {
-		out[i].Rank = i + 1
-	}
-	return out, nil
+	return rankTop(out, q.TopK), nil
 }
 
 // Ask implements port.Answerer as RAGcore's answer endpoint would on top of Retrieve.
 func (s *Realistic) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
-	cands, err := s.Retrieve(ctx, port.Query{Question: q.Question, Language: q.Language, TopK: 10, Category: q.Category})
-	if err != nil {
-		return port.GroundedAnswer{}, err
-	}
-	return answerFrom(cands, "realistic answer"), nil
+	return askOn(ctx, s, q, "realistic answer")
 }
 
 // chunkText cuts content into n parts of about equal length at line breaks and sentence ends, as

@@ -129,24 +129,35 @@ func (s *Scripted) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 		}
 		add(answer, 0.76+0.08*rnd.next(), chunks)
 	}
-	sortByScore(out)
-	if len(out) > q.TopK {
-		out = out[:q.TopK]
-	}
-	for i := range out {
-		out[i].Rank = i + 1
-	}
-	return out, nil
+	return rankTop(out, q.TopK), nil
 }
 
 // Ask implements port.Answerer as RAGcore's answer endpoint would: citations of its
 // three best sections, grounded when the best scores at least 0.6.
 func (s *Scripted) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
-	cands, err := s.Retrieve(ctx, port.Query{Question: q.Question, Language: q.Language, TopK: 10, Category: q.Category})
+	return askOn(ctx, s, q, "scripted answer")
+}
+
+// rankTop orders candidates best first, keeps the first topK and numbers their ranks.
+func rankTop(out []port.Candidate, topK int) []port.Candidate {
+	sortByScore(out)
+	if len(out) > topK {
+		out = out[:topK]
+	}
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+// askOn is RAGcore's answer endpoint over a stand-in's retrieval: its ten best candidates for
+// the question, answered by answerFrom with the answer text.
+func askOn(ctx context.Context, r port.Retriever, q port.AskQuery, text string) (port.GroundedAnswer, error) {
+	cands, err := r.Retrieve(ctx, port.Query{Question: q.Question, Language: q.Language, TopK: 10, Category: q.Category})
 	if err != nil {
 		return port.GroundedAnswer{}, err
 	}
-	return answerFrom(cands, "scripted answer"), nil
+	return answerFrom(cands, text), nil
 }
 
 // answerFrom is RAGcore's answer on candidates ranked best first: grounded when the best scores

@@ -509,42 +509,40 @@ func (t *target) flood(ctx context.Context, n, calls int) sample {
 			"params": map[string]any{"name": "lookup_knowledge", "arguments": map[string]any{"question": q.text, "language": q.lang}}}
 	}
 	body, _ := json.Marshal(batch)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/mcp", bytes.NewReader(body))
+	_, s := t.post(ctx, "/mcp", "load-flood", body, "application/json, text/event-stream")
+	return s
+}
+
+// post sends body to the API's path as actor and reads the whole answer: the sample (code -1
+// when the run ended first, 0 when no response came) and the body read.
+func (t *target) post(ctx context.Context, path, actor string, body []byte, accept string) ([]byte, sample) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, t.base+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("X-Actor-Id", "load-flood")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	req.Header.Set("X-Actor-Id", actor)
 	req.Header.Set("X-Actor-Scope", "knowledge:read")
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return sample{code: -1}
+			return nil, sample{code: -1}
 		}
-		return sample{latency: time.Since(start), code: 0}
+		return nil, sample{latency: time.Since(start), code: 0}
 	}
 	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil && ctx.Err() != nil {
-		return sample{code: -1}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil && ctx.Err() != nil {
+		return nil, sample{code: -1}
 	}
-	return sample{latency: time.Since(start), code: resp.StatusCode}
+	return raw, sample{latency: time.Since(start), code: resp.StatusCode}
 }
 
 func (t *target) lookup(ctx context.Context, n int) sample {
 	q := questions[n%len(questions)]
 	body, _ := json.Marshal(map[string]any{"question": q.text, "language": q.lang})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/lookup", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Actor-Id", "load-"+strconv.Itoa(n%16))
-	req.Header.Set("X-Actor-Scope", "knowledge:read")
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return sample{code: -1}
-		}
-		return sample{latency: time.Since(start), code: 0}
-	}
-	defer resp.Body.Close()
+	raw, s := t.post(ctx, "/lookup", "load-"+strconv.Itoa(n%16), body, "")
 	var res struct {
 		InvocationID string `json:"invocation_id"`
 		Retrieval    struct {
@@ -553,12 +551,7 @@ func (t *target) lookup(ctx context.Context, n int) sample {
 			} `json:"l1"`
 		} `json:"retrieval"`
 	}
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil && ctx.Err() != nil {
-		return sample{code: -1}
-	}
-	s := sample{latency: time.Since(start), code: resp.StatusCode}
-	if json.Unmarshal(raw, &res) == nil {
+	if s.code > 0 && json.Unmarshal(raw, &res) == nil {
 		s.l1, s.invocationID = res.Retrieval.L1.Status, res.InvocationID
 	}
 	return s
