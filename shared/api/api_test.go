@@ -507,9 +507,9 @@ func TestSampleEvents(t *testing.T) {
 	}
 }
 
-// TestAWSSamplePayload feeds the JWT-authorizer payload that ships with aws-lambda-go, pointed at
-// this API, to the handler.
-func TestAWSSamplePayload(t *testing.T) {
+// awsJWTPayload is the JWT-authorizer payload that ships with aws-lambda-go (in the module cache).
+func awsJWTPayload(t *testing.T) []byte {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/aws/aws-lambda-go").Output()
 	if err != nil {
 		t.Fatalf("locate aws-lambda-go: %v", err)
@@ -518,6 +518,13 @@ func TestAWSSamplePayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return raw
+}
+
+// TestAWSSamplePayload feeds the JWT-authorizer payload that ships with aws-lambda-go, pointed at
+// this API, to the handler.
+func TestAWSSamplePayload(t *testing.T) {
+	raw := awsJWTPayload(t)
 	var ev events.APIGatewayV2HTTPRequest
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		t.Fatal(err)

@@ -3,9 +3,6 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,14 +75,7 @@ func TestScopeClaimForms(t *testing.T) {
 // claims as API Gateway hands on an array claim (flattened) and its scopes list absent (null,
 // as the gateway often sends it), is admitted by the scopes it names.
 func TestScopeClaimFormsInAWSPayload(t *testing.T) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/aws/aws-lambda-go").Output()
-	if err != nil {
-		t.Fatalf("locate aws-lambda-go: %v", err)
-	}
-	raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "events", "testdata", "apigw-v2-request-jwt-authorizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := awsJWTPayload(t)
 	hd := h(t)
 	entry := hd.LambdaWithSchedule(nil)
 	for claims, want := range map[string]int{

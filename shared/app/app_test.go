@@ -70,18 +70,7 @@ func fakeBedrock(t *testing.T, mode string) (*httptest.Server, *atomic.Int32) {
 
 func newApp(t *testing.T, env map[string]string) *App {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", "eu-central-1")
-	cfg, err := config.FromEnv(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(context.Background(), cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return newAppLog(t, env, io.Discard)
 }
 
 var questions = []string{
