@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -75,7 +76,7 @@ var (
 	ix     *lexical.Index
 )
 
-func lookupService(t *testing.T, traces retrieval.TraceStore, logs *syncBuffer) *retrieval.Service {
+func lookupService(t *testing.T, traces retrieval.TraceStore, logs *testutil.SyncBuffer) *retrieval.Service {
 	t.Helper()
 	ixOnce.Do(func() {
 		c, err := knowledge.Embedded()
@@ -87,28 +88,15 @@ func lookupService(t *testing.T, traces retrieval.TraceStore, logs *syncBuffer) 
 	return retrieval.New(ix, demo.New(ix), traces, retrieval.DefaultOptions(), obs.NewLogger(logs, "info", "lookup"))
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// logLines splits what the service logged into its lines.
+func logLines(b *testutil.SyncBuffer) [][]byte {
+	return bytes.Split(bytes.TrimSpace([]byte(b.String())), []byte("\n"))
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines() [][]byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Split(bytes.TrimSpace(b.buf.Bytes()), []byte("\n"))
-}
-
-// loggedTraces decodes the traces the log holds whole, by invocation id.
-func loggedTraces(t *testing.T, logs *syncBuffer) map[string]retrieval.Trace {
+func loggedTraces(t *testing.T, logs *testutil.SyncBuffer) map[string]retrieval.Trace {
 	t.Helper()
 	out := map[string]retrieval.Trace{}
-	for _, line := range logs.lines() {
+	for _, line := range logLines(logs) {
 		var rec struct {
 			Trace map[string]any `json:"trace"`
 		}
@@ -132,7 +120,7 @@ func loggedTraces(t *testing.T, logs *syncBuffer) map[string]retrieval.Trace {
 // trace of the 30 lookups is in the log, whole.
 func TestHangingStoreCostsLookupsNothing(t *testing.T) {
 	table := newHanging(t)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	guarded := store.Guard(table, store.GuardOptions{Wait: 5 * time.Millisecond, Failures: 5, Cooldown: time.Hour})
 	svc := lookupService(t, guarded, logs)
 	actor := port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
