@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 )
 
 const sample = "testdata/sample.jsonl"
@@ -66,19 +66,7 @@ func fixture(t *testing.T) (all, answerable, negatives int) {
 // in front of it.
 func startRAGcore(t *testing.T, token string, wrap func(http.Handler) http.Handler) (*ragcorefake.Server, *httptest.Server) {
 	t.Helper()
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: token})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	var h http.Handler = fake
-	if wrap != nil {
-		h = wrap(fake)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return fake, srv
+	return testutil.ServeRAGcore(t, token, wrap)
 }
 
 func runJSON(t *testing.T, getenv func(string) string, args ...string) report {

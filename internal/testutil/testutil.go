@@ -6,12 +6,15 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
@@ -102,4 +105,23 @@ func WriteCorpus(t testing.TB, files func(lang string) map[string]string) *knowl
 		t.Fatal(err)
 	}
 	return c
+}
+
+// ServeRAGcore serves the fake RAGcore with the embedded corpus published under the default
+// source prefix, its token token, until the test ends; wrap, when set, sits in front of it.
+func ServeRAGcore(t testing.TB, token string, wrap func(http.Handler) http.Handler) (*ragcorefake.Server, *httptest.Server) {
+	t.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: token})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	var h http.Handler = fake
+	if wrap != nil {
+		h = wrap(fake)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return fake, srv
 }

@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
@@ -34,14 +34,7 @@ func (t actorTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // fake, which logs every request.
 func ragcoreApp(t *testing.T) (*app.App, *ragcorefake.Server) {
 	t.Helper()
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	rc := httptest.NewServer(fake)
-	t.Cleanup(rc.Close)
+	fake, rc := testutil.ServeRAGcore(t, "t", nil)
 	env := map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": rc.URL, "RAGCORE_TOKEN": "t",
 		"AUTH_MODE": "local-headers"}
 	cfg, err := config.FromEnv(func(k string) string { return env[k] })
