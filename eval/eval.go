@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -179,7 +180,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 		if opts.NoLanguage && opts.Detect != nil {
 			lang = opts.Detect(q.Question)
 		}
-		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: lang, TopK: 5,
+		res, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5,
 			Actor: port.Actor{ID: "eval"}})
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", q.ID, err)
@@ -250,7 +251,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 			}
 			if opts.Ask {
 				r.AskedFact++
-				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: port.Actor{ID: "eval"}})
+				ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: lang, Actor: port.Actor{ID: "eval"}})
 				if err != nil {
 					return r, fmt.Errorf("%s: ask: %w", q.ID, err)
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -50,7 +51,7 @@ func TestPrebuiltIndexAnswersAsBuilt(t *testing.T) {
 			p = NewScripted(ix, qs)
 		}
 		svc := retrieval.New(ix, p, store.NewMemory(), retrieval.DefaultOptions(), quiet)
-		r, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
+		r, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
 			Actor: port.Actor{ID: "eval"}})
 		if err != nil {
 			t.Fatal(err)

@@ -35,6 +35,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -94,7 +95,7 @@ func (p *Project) Ask(ctx context.Context, lang, question string) (Answer, error
 
 // Lookup is the whole lookup result of the question that Ask reduces to an Answer.
 func (p *Project) Lookup(ctx context.Context, lang, question string) (retrieval.Result, error) {
-	return p.svc.Lookup(ctx, retrieval.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
+	return p.svc.Lookup(ctx, lookup.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
 }
 
 // Lexical is the project's BM25 alone, over a Project's index.

@@ -33,6 +33,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -256,13 +257,13 @@ func (c *calibration) lookups(ctx context.Context, qs []labelled, pairs []pair) 
 			g.Go(func() error {
 				lctx, cancel := context.WithTimeout(gctx, c.opts.timeout)
 				defer cancel()
-				res, err := svc.Lookup(lctx, retrieval.LookupRequest{Question: q.Question, Language: q.Language,
+				res, err := svc.Lookup(lctx, lookup.LookupRequest{Question: q.Question, Language: q.Language,
 					TopK: c.opts.topK, Actor: port.Actor{ID: "calibrate", Scopes: []string{"knowledge:read"}},
 					CorrelationID: fmt.Sprintf("calibrate-%d-%d", i, j)})
 				if err != nil {
 					return fmt.Errorf("%s: %w", q.Where, err)
 				}
-				if s := res.Retrieval.L1.Status; (s == retrieval.L1Failed || s == retrieval.L1Unavailable) && m.failed[j] == "" {
+				if s := res.Retrieval.L1.Status; (s == lookup.L1Failed || s == lookup.L1Unavailable) && m.failed[j] == "" {
 					m.failed[j] = cmp.Or(res.Retrieval.L1.ErrorClass, s)
 				}
 				primary := ""

@@ -16,6 +16,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -55,7 +56,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	if len(l0["matched_keywords"].([]any)) == 0 || len(l0["domains"].([]any)) == 0 {
 		t.Errorf("L0 hints missing: %v", l0)
 	}
-	if d["layer"] != res.Retrieval.Layer || d["layer"] != retrieval.LayerBoth {
+	if d["layer"] != res.Retrieval.Layer || d["layer"] != lookup.LayerBoth {
 		t.Errorf("layer %v", d["layer"])
 	}
 	if d["candidate_count"] != float64(res.Retrieval.CandidateCount) || d["final_block_count"] != float64(len(res.EvidenceBlocks)) {
@@ -117,7 +118,7 @@ func TestSyncReportOf1600NeverHidesToday(t *testing.T) {
 	local, client := ddbtest.Local(t)
 	table := ddbtest.NewTable(t, "e2e-reports")
 	ns := domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
-	old := store.SyncReport{RunID: "run-1600", Language: "en", Synced: 11, FinishedAt: time.Date(1600, 6, 1, 12, 0, 0, 0, time.UTC)}
+	old := domain.SyncReport{RunID: "run-1600", Language: "en", Synced: 11, FinishedAt: time.Date(1600, 6, 1, 12, 0, 0, 0, time.UTC)}
 	if _, err := store.NewDynamo(client, table, 0, nil).PutSyncReport(context.Background(), ns, old); err != nil {
 		t.Fatal(err)
 	}

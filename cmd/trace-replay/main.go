@@ -1,6 +1,6 @@
 // Command trace-replay puts invocation traces that could not be stored back into the table. A
 // lookup or ask whose trace write failed logs the trace whole, as one JSON line whose key "trace"
-// holds the table item (retrieval.TraceItem); this command reads such lines and stores each
+// holds the table item (lookup.TraceItem); this command reads such lines and stores each
 // trace with a conditional put on its invocation id, so that replaying a log twice, or a trace
 // whose write did succeed after all, stores it once.
 //

@@ -21,6 +21,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -35,10 +36,10 @@ func TestMain(m *testing.M) { ddbtest.Main(m) }
 type recording struct {
 	retrieval.TraceStore
 	mu     sync.Mutex
-	traces map[string]retrieval.Trace
+	traces map[string]lookup.Trace
 }
 
-func (r *recording) PutTrace(ctx context.Context, t retrieval.Trace) error {
+func (r *recording) PutTrace(ctx context.Context, t lookup.Trace) error {
 	r.mu.Lock()
 	r.traces[t.InvocationID] = t
 	r.mu.Unlock()
@@ -56,14 +57,14 @@ var questions = []struct{ lang, q string }{
 
 // downLog runs lookups and asks against a DynamoDB endpoint where nothing listens (a closed
 // port) and returns the function's log and the traces the store was given.
-func downLog(t *testing.T) ([]byte, map[string]retrieval.Trace) {
+func downLog(t *testing.T) ([]byte, map[string]lookup.Trace) {
 	t.Helper()
 	addr := testutil.ClosedAddr(t)
 	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + addr, MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recording{TraceStore: store.NewDynamo(client, "knowledge", time.Second, nil), traces: map[string]retrieval.Trace{}}
+	rec := &recording{TraceStore: store.NewDynamo(client, "knowledge", time.Second, nil), traces: map[string]lookup.Trace{}}
 	corpus, err := knowledge.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -77,12 +78,12 @@ func downLog(t *testing.T) ([]byte, map[string]retrieval.Trace) {
 	actor := port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}
 	ids := map[string]bool{}
 	for i, q := range questions {
-		res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.q, Language: q.lang, TopK: 5, Actor: actor, CorrelationID: fmt.Sprint("c-", i)})
+		res, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.q, Language: q.lang, TopK: 5, Actor: actor, CorrelationID: fmt.Sprint("c-", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids[res.InvocationID] = true
-		ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.q, Language: q.lang, Actor: actor, CorrelationID: fmt.Sprint("a-", i)})
+		ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.q, Language: q.lang, Actor: actor, CorrelationID: fmt.Sprint("a-", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-func sameTrace(t *testing.T, got, want retrieval.Trace) {
+func sameTrace(t *testing.T, got, want lookup.Trace) {
 	t.Helper()
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
@@ -123,7 +124,7 @@ func TestStoreDownLogsEveryTraceWhole(t *testing.T) {
 			continue
 		}
 		found++
-		got, err := retrieval.TraceFromItem(rec.Trace)
+		got, err := lookup.TraceFromItem(rec.Trace)
 		if err != nil {
 			t.Fatalf("logged trace does not decode: %v", err)
 		}
@@ -249,7 +250,7 @@ func TestLogsInsightsExportsReplay(t *testing.T) {
 
 func traceLine(t *testing.T, id string, expires time.Time) string {
 	t.Helper()
-	item, err := retrieval.TraceItem(retrieval.Trace{InvocationID: id, Tool: retrieval.ToolLookup, ActorID: "a", ExpiresAt: expires})
+	item, err := lookup.TraceItem(lookup.Trace{InvocationID: id, Tool: lookup.ToolLookup, ActorID: "a", ExpiresAt: expires})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,9 +379,9 @@ func TestCutFirstLineAndALongLine(t *testing.T) {
 // TestLargestTraceLineIsRead: a trace line of 3 MiB, more than any storable trace's line and under
 // MaxLine, is read whole.
 func TestLargestTraceLineIsRead(t *testing.T) {
-	item, err := retrieval.TraceItem(retrieval.Trace{InvocationID: "BIG", Tool: retrieval.ToolLookup, ActorID: "a",
-		ExpiresAt: time.Now().Add(time.Hour), RetrievalDetails: retrieval.TraceDetails{
-			L0: retrieval.L0Hints{MatchedKeywords: []string{strings.Repeat("\u0001", 1<<19)}}}}) // 6 bytes each in JSON
+	item, err := lookup.TraceItem(lookup.Trace{InvocationID: "BIG", Tool: lookup.ToolLookup, ActorID: "a",
+		ExpiresAt: time.Now().Add(time.Hour), RetrievalDetails: lookup.TraceDetails{
+			L0: lookup.L0Hints{MatchedKeywords: []string{strings.Repeat("\u0001", 1<<19)}}}}) // 6 bytes each in JSON
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -25,16 +26,16 @@ var (
 
 func (f fakes) wrapped() error { return fmt.Errorf("fake service: %w", f.err) }
 
-func (f fakes) Lookup(context.Context, retrieval.LookupRequest) (retrieval.Result, error) {
+func (f fakes) Lookup(context.Context, lookup.LookupRequest) (retrieval.Result, error) {
 	return retrieval.Result{}, f.wrapped()
 }
 
-func (f fakes) Ask(context.Context, retrieval.AskRequest) (retrieval.Answer, error) {
+func (f fakes) Ask(context.Context, lookup.AskRequest) (retrieval.Answer, error) {
 	return retrieval.Answer{}, f.wrapped()
 }
 
-func (f fakes) Invocation(context.Context, string, port.Actor) (retrieval.Trace, error) {
-	return retrieval.Trace{}, f.wrapped()
+func (f fakes) Invocation(context.Context, string, port.Actor) (lookup.Trace, error) {
+	return lookup.Trace{}, f.wrapped()
 }
 
 func (f fakes) Status(context.Context, string, port.Call) (domain.Status, error) {

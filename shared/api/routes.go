@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -35,7 +36,7 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if te != nil {
 		return nil, badRequest(te)
 	}
-	res, e := h.svc.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
+	res, e := h.svc.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
 		Actor: c.actor, CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
@@ -63,7 +64,7 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	ans, e := h.svc.Ask(ctx, retrieval.AskRequest{Question: q, Language: lang, Actor: c.actor, CorrelationID: c.correlationID})
+	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, Actor: c.actor, CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
 	}
@@ -121,7 +122,7 @@ func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
 }
 
 type invocationResponse struct {
-	retrieval.Trace
+	lookup.Trace
 	CorrelationID string `json:"correlation_id"`
 }
 

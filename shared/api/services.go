@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -19,10 +20,10 @@ type Services struct {
 
 // Lookup is what the lookup routes need (retrieval.Service).
 type Lookup interface {
-	Lookup(ctx context.Context, req retrieval.LookupRequest) (retrieval.Result, error)
-	Ask(ctx context.Context, req retrieval.AskRequest) (retrieval.Answer, error)
+	Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error)
+	Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error)
 	// Invocation is the trace of an invocation the actor may read, or domain.ErrNotFound.
-	Invocation(ctx context.Context, id string, actor port.Actor) (retrieval.Trace, error)
+	Invocation(ctx context.Context, id string, actor port.Actor) (lookup.Trace, error)
 }
 
 // Status is what GET /status and GET /health need (status.Service).

@@ -14,6 +14,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -80,13 +81,13 @@ var questions = []string{
 	"How do I bake a chocolate cake?",
 }
 
-func lookup(t *testing.T, a *App, q string) retrieval.Result {
+func lookupOn(t *testing.T, a *App, q string) retrieval.Result {
 	t.Helper()
 	lang := "en"
 	if strings.HasPrefix(q, "Die ") {
 		lang = "de"
 	}
-	res, err := a.Service.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
+	res, err := a.Service.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: lang, TopK: 5,
 		Actor: port.Actor{ID: "agent-7"}, CorrelationID: "side-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestSidecarOffMakesNoCall(t *testing.T) {
 	srv, calls := fakeBedrock(t, "ok")
 	a := newApp(t, map[string]string{"BEDROCK_KNOWLEDGE_BASE_ID": "KB1", "BEDROCK_ENDPOINT": srv.URL})
 	for _, q := range questions {
-		if r := lookup(t, a, q); r.Retrieval.Sidecar.Enabled || r.Retrieval.Sidecar.Status != "disabled" {
+		if r := lookupOn(t, a, q); r.Retrieval.Sidecar.Enabled || r.Retrieval.Sidecar.Status != "disabled" {
 			t.Errorf("sidecar %+v", r.Retrieval.Sidecar)
 		}
 	}
@@ -117,7 +118,7 @@ func TestSidecarOnComparesWithoutChangingTheAnswer(t *testing.T) {
 	off := newApp(t, nil)
 	on := newApp(t, map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB1", "BEDROCK_ENDPOINT": srv.URL})
 	q := questions[0]
-	a, b := lookup(t, off, q), lookup(t, on, q)
+	a, b := lookupOn(t, off, q), lookupOn(t, on, q)
 	if calls.Load() != 1 {
 		t.Fatalf("%d sidecar calls for one lookup", calls.Load())
 	}
@@ -157,9 +158,9 @@ func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {
 		on := newApp(t, map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB1",
 			"BEDROCK_ENDPOINT": srv.URL, "SIDECAR_TIMEOUT_MS": "300"})
 		for _, q := range questions {
-			want := lookup(t, off, q)
+			want := lookupOn(t, off, q)
 			start := time.Now()
-			got := lookup(t, on, q)
+			got := lookupOn(t, on, q)
 			took := time.Since(start)
 			if (want.Primary == nil) != (got.Primary == nil) || want.Primary != nil && want.Primary.Source != got.Primary.Source ||
 				want.EvidenceState != got.EvidenceState {
@@ -172,14 +173,14 @@ func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {
 				t.Errorf("%s: lookup took %v with a 300 ms sidecar deadline", mode, took)
 			}
 			sc := got.Retrieval.Sidecar
-			if !sc.Enabled || sc.Status != "failed" || sc.ErrorClass == "" || got.Retrieval.L1.Status == retrieval.L1Failed {
+			if !sc.Enabled || sc.Status != "failed" || sc.ErrorClass == "" || got.Retrieval.L1.Status == lookup.L1Failed {
 				t.Errorf("%s: sidecar %+v, l1 %+v: a sidecar failure is the sidecar's status only", mode, sc, got.Retrieval.L1)
 			}
 		}
 	}
 	// A sidecar that cannot be built (no knowledge base) is reported, never fatal.
 	broken := newApp(t, map[string]string{"SIDECAR_ENABLED": "true"})
-	if r := lookup(t, broken, questions[0]); r.Retrieval.Sidecar.Status != "failed" || r.Retrieval.Sidecar.ErrorClass != "invalid_config" || r.Primary == nil {
+	if r := lookupOn(t, broken, questions[0]); r.Retrieval.Sidecar.Status != "failed" || r.Retrieval.Sidecar.ErrorClass != "invalid_config" || r.Primary == nil {
 		t.Errorf("broken sidecar: %+v", r.Retrieval.Sidecar)
 	}
 	if h := broken.Status.SidecarHealth(); !h.Enabled || h.Status != "failed" {
@@ -256,7 +257,7 @@ func TestUnreachableRAGcoreIs503AndL1Unavailable(t *testing.T) {
 		code, body := send(http.MethodPost, "/lookup", "knowledge:read", `{"question":"flat tyre on the motorway, what now?","language":"en"}`)
 		var res retrieval.Result
 		if err := json.Unmarshal([]byte(body), &res); err != nil || code != http.StatusOK ||
-			res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Primary == nil {
+			res.Retrieval.L1.Status != lookup.L1Unavailable || res.Primary == nil {
 			t.Fatalf("lookup: %d %s", code, body)
 		}
 		classes = append(classes, res.Retrieval.L1.ErrorClass)
@@ -302,7 +303,7 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 		h.ServeHTTP(w, req)
 		return w.Code, w.Body.String()
 	}
-	lookup := func() retrieval.Result {
+	post := func() retrieval.Result {
 		t.Helper()
 		code, body := send(http.MethodPost, "/lookup", `{"question":"flat tyre on the motorway, what now?","language":"en"}`)
 		var res retrieval.Result
@@ -312,14 +313,14 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 		return res
 	}
 	for range 2 {
-		if res := lookup(); res.Retrieval.L1.ErrorClass != "timeout" {
+		if res := post(); res.Retrieval.L1.ErrorClass != "timeout" {
 			t.Fatalf("hanging RAGcore: l1 %+v", res.Retrieval.L1)
 		}
 	}
 	before := fake.Count(http.MethodPost, "/v1/retrieve")
-	res := lookup()
-	if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Retrieval.L1.ErrorClass != "circuit_open" ||
-		res.Primary.RetrievalLayer != retrieval.LayerL0 {
+	res := post()
+	if res.Retrieval.L1.Status != lookup.L1Unavailable || res.Retrieval.L1.ErrorClass != "circuit_open" ||
+		res.Primary.RetrievalLayer != lookup.LayerL0 {
 		t.Fatalf("open breaker: l1 %+v, primary %s", res.Retrieval.L1, res.Primary.RetrievalLayer)
 	}
 	if n := fake.Count(http.MethodPost, "/v1/retrieve"); n != before {
@@ -338,7 +339,7 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		time.Sleep(100 * time.Millisecond)
-		if res := lookup(); res.Retrieval.L1.Status == retrieval.L1OK {
+		if res := post(); res.Retrieval.L1.Status == lookup.L1OK {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -12,6 +12,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -90,7 +91,7 @@ func TestAskIsATemplateOfExtractedPassages(t *testing.T) {
 	ix := lexical.Build(must2(knowledge.Embedded()))
 	p := demo.New(ix)
 	svc := retrieval.New(ix, p, store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	req := retrieval.AskRequest{Question: "What must I do when a customer reports a stolen vehicle?", Language: "en"}
+	req := lookup.AskRequest{Question: "What must I do when a customer reports a stolen vehicle?", Language: "en"}
 	a, err := svc.Ask(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestAskIsATemplateOfExtractedPassages(t *testing.T) {
 		}
 	}
 	// The answer comes from the lookup's own ranked blocks, with its state.
-	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: req.Question, Language: "en", TopK: 3})
+	res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: req.Question, Language: "en", TopK: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,17 @@ type Status struct {
 	Verification    Verification `json:"verification"`
 }
 
-// Verification is the "verification" object of a status: the response's own type, so that a
-// field of the cached record (the corpus fingerprint, a cache key) reaches a client only when
-// the contract names it.
+// Verification is the "verification" object of a status: what verification found and where it
+// came from (Cache). It is the response's own type: a field of the cached record (the corpus
+// fingerprint, a cache key) reaches a client only when the contract names it.
 type Verification struct {
+	VerificationResult
+	Cache Cache `json:"cache"`
+}
+
+// VerificationResult is the outcome of verifying every managed source of one language by exact
+// identity lookups: the part of a status's verification that the store caches.
+type VerificationResult struct {
 	Checked    int       `json:"checked"`
 	Confirmed  int       `json:"confirmed"`
 	Missing    []string  `json:"missing"`
@@ -41,12 +48,13 @@ type Verification struct {
 	VerifiedAt time.Time `json:"verified_at"`
 	// Complete is true when every managed source got an answer: only then is the count verified.
 	Complete bool `json:"complete"`
-	// NotIndexed says why each source of Missing does not count.
+	// NotIndexed says why each source of Missing does not count (missing, not_active,
+	// not_published, duplicated, other_namespace).
 	NotIndexed []SourceOutcome `json:"not_indexed"`
 	// Failed lists the sources whose lookup failed, with the error class.
-	Failed     []SourceOutcome `json:"failed"`
-	DurationMs float64         `json:"duration_ms"`
-	Cache      Cache           `json:"cache"`
+	Failed []SourceOutcome `json:"failed"`
+	// DurationMs is how long the verification took.
+	DurationMs float64 `json:"duration_ms"`
 }
 
 // SourceOutcome is what verification found for one managed source that did not count.

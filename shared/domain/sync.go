@@ -36,6 +36,8 @@ type SyncReport struct {
 	Synced     int
 	Failed     int
 	FinishedAt time.Time
+	// ReceivedAt is when the service took the report; the sync service sets it.
+	ReceivedAt time.Time
 }
 
 // ReportResult says what taking a sync report did.

@@ -21,7 +21,7 @@ import (
 
 // Reports is what the service needs from the store.
 type Reports interface {
-	PutSyncReport(ctx context.Context, ns domain.Namespace, r store.SyncReport) (domain.ReportResult, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r domain.SyncReport) (domain.ReportResult, error)
 }
 
 // Verifications is what the scheduled refresh needs from the status service: verify a language
@@ -102,8 +102,8 @@ func (s *Service) Report(ctx context.Context, call port.Call, in domain.SyncRepo
 	if s.corpus.Documents(in.Language) == nil {
 		return domain.ReportResult{}, domain.ErrUnsupportedLanguage
 	}
-	r := store.SyncReport{RunID: in.RunID, Language: in.Language, Synced: in.Synced, Failed: in.Failed,
-		FinishedAt: in.FinishedAt, ReceivedAt: s.now().UTC()}
+	r := in
+	r.ReceivedAt = s.now().UTC()
 	res, err := s.reports.PutSyncReport(ctx, s.ns, r)
 	if errors.Is(err, store.ErrInvalid) {
 		return res, fmt.Errorf("%w: %v", domain.ErrInvalidReport, err)

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -36,12 +37,12 @@ const (
 
 // Lookuper runs a validated lookup and records its trace (retrieval.Service).
 type Lookuper interface {
-	Lookup(ctx context.Context, req retrieval.LookupRequest) (retrieval.Result, error)
+	Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error)
 }
 
 // Asker answers a validated question from evidence and records its trace (retrieval.Service).
 type Asker interface {
-	Ask(ctx context.Context, req retrieval.AskRequest) (retrieval.Answer, error)
+	Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error)
 }
 
 // StatusReader reports the index status of one language (status.Service).

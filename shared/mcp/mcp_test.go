@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -23,11 +24,11 @@ import (
 type services struct {
 	err   error
 	panic bool
-	last  retrieval.LookupRequest
-	ask   retrieval.AskRequest
+	last  lookup.LookupRequest
+	ask   lookup.AskRequest
 }
 
-func (m *services) Lookup(_ context.Context, r retrieval.LookupRequest) (retrieval.Result, error) {
+func (m *services) Lookup(_ context.Context, r lookup.LookupRequest) (retrieval.Result, error) {
 	if m.panic {
 		panic("boom")
 	}
@@ -35,7 +36,7 @@ func (m *services) Lookup(_ context.Context, r retrieval.LookupRequest) (retriev
 	return retrieval.Result{EvidenceState: port.StateInsufficient, InvocationID: "INV1"}, m.err
 }
 
-func (m *services) Ask(_ context.Context, r retrieval.AskRequest) (retrieval.Answer, error) {
+func (m *services) Ask(_ context.Context, r lookup.AskRequest) (retrieval.Answer, error) {
 	m.ask = r
 	return retrieval.Answer{Answer: "a", EvidenceState: port.StateGrounded}, m.err
 }

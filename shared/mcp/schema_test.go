@@ -16,6 +16,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
@@ -27,11 +28,11 @@ type fixed struct {
 	status domain.Status
 }
 
-func (f *fixed) Lookup(context.Context, retrieval.LookupRequest) (retrieval.Result, error) {
+func (f *fixed) Lookup(context.Context, lookup.LookupRequest) (retrieval.Result, error) {
 	return f.result, nil
 }
 
-func (f *fixed) Ask(context.Context, retrieval.AskRequest) (retrieval.Answer, error) {
+func (f *fixed) Ask(context.Context, lookup.AskRequest) (retrieval.Answer, error) {
 	return f.answer, nil
 }
 
@@ -114,7 +115,7 @@ func results() map[string]*fixed {
 				{DocumentID: "child-locked-in", Title: "Child locked in", Source: "procedures/en/child.md#1-y", FavouredBy: []string{retrieval.PathLexical, retrieval.PathFrontMatter}},
 			}}},
 		answer: retrieval.Answer{EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{}},
-		status: domain.Status{Verification: domain.Verification{Missing: []string{}}}}
+		status: domain.Status{Verification: domain.Verification{VerificationResult: domain.VerificationResult{Missing: []string{}}}}}
 	out["insufficient, alternatives as a service writes them"] = alt
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -71,7 +72,7 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if te != nil {
 		return errorResult(fromRequest(te), call.CorrelationID), nil
 	}
-	res, err := s.svc.Lookup.Lookup(ctx, retrieval.LookupRequest{Question: q, Language: lang, TopK: topK,
+	res, err := s.svc.Lookup.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
 		Actor: call.Actor, CorrelationID: call.CorrelationID})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
@@ -89,7 +90,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallTo
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	ans, err := s.svc.Ask.Ask(ctx, retrieval.AskRequest{Question: q, Language: lang, Actor: call.Actor,
+	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, Actor: call.Actor,
 		CorrelationID: call.CorrelationID, Tool: ToolAsk})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil

@@ -14,6 +14,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
@@ -198,12 +199,12 @@ func TestLookupWhileTheBreakerIsOpen(t *testing.T) {
 	e.srv.Close()
 	var classes []string
 	for range 5 {
-		res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: "The windscreen has a crack, how do I report the damage?",
+		res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: "The windscreen has a crack, how do I report the damage?",
 			Language: "en", TopK: 5, Actor: actor, CorrelationID: "corr-b"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Primary == nil || res.Primary.DocumentID != "damage-procedure" {
+		if res.Retrieval.L1.Status != lookup.L1Unavailable || res.Primary == nil || res.Primary.DocumentID != "damage-procedure" {
 			t.Fatalf("l1 %+v, primary %+v", res.Retrieval.L1, res.Primary)
 		}
 		classes = append(classes, res.Retrieval.L1.ErrorClass)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -45,7 +46,7 @@ func newService(t *testing.T, load bool) *service {
 
 func (s *service) lookup(t *testing.T, question, lang string) retrieval.Result {
 	t.Helper()
-	res, err := s.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: question, Language: lang, TopK: 5,
+	res, err := s.svc.Lookup(context.Background(), lookup.LookupRequest{Question: question, Language: lang, TopK: 5,
 		Actor: actor, CorrelationID: "corr-9"})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestLookupCooperatesWithRAGcore(t *testing.T) {
 	} {
 		res := s.lookup(t, tc.question, tc.lang)
 		r := res.Retrieval
-		if r.Layer != retrieval.LayerBoth || r.L1.Status != retrieval.L1OK || r.L1.Provider != "ragcore" ||
+		if r.Layer != lookup.LayerBoth || r.L1.Status != lookup.L1OK || r.L1.Provider != "ragcore" ||
 			r.L1.ScoreKind != "cosine_similarity" || r.L1.CandidateCount == 0 {
 			t.Errorf("%s: retrieval = %+v", tc.lang, r)
 		}
@@ -74,7 +75,7 @@ func TestLookupCooperatesWithRAGcore(t *testing.T) {
 		}
 		l1 := 0
 		for _, b := range res.EvidenceBlocks {
-			if b.RetrievalLayer != retrieval.LayerL0 {
+			if b.RetrievalLayer != lookup.LayerL0 {
 				l1++
 				if b.Score.Kind != "cosine_similarity" {
 					t.Errorf("%s: L1 block scored as %q", tc.lang, b.Score.Kind)
@@ -99,7 +100,7 @@ func TestLookupWithUnmanagedCandidatesOnlyHasNoSemanticSupport(t *testing.T) {
 		Version: "9", Title: "Wiki", Breadcrumb: []string{"Wiki"}, Section: "Cracks", Category: "damage", Language: "en",
 		Content: "windscreen crack damage report photos"})
 	res := s.lookup(t, "windscreen crack damage report photos", "en")
-	if res.Retrieval.L1.Status != retrieval.L1Empty || res.Relevance.SemanticSupport || res.Retrieval.Layer != retrieval.LayerL0 {
+	if res.Retrieval.L1.Status != lookup.L1Empty || res.Relevance.SemanticSupport || res.Retrieval.Layer != lookup.LayerL0 {
 		t.Fatalf("retrieval %+v relevance %+v", res.Retrieval, res.Relevance)
 	}
 	for _, b := range res.EvidenceBlocks {
@@ -126,16 +127,16 @@ func TestDegradedMode(t *testing.T) {
 		status string
 		class  string
 	}{
-		{name: "stopped", stop: true, status: retrieval.L1Unavailable, class: "unavailable"},
-		{name: "slow", faults: ragcorefake.Faults{Latency: hang}, status: retrieval.L1Failed, class: "timeout"},
-		{name: "500", faults: ragcorefake.Faults{ErrorRate: 1, ErrorStatus: 500}, status: retrieval.L1Failed, class: "unavailable"},
-		{name: "503 until the deadline", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 503}, status: retrieval.L1Unavailable, class: "unavailable"},
-		{name: "429 with a long Retry-After", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 429, RetryAfter: "60"}, status: retrieval.L1Failed, class: "unavailable"},
-		{name: "401", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 401}, status: retrieval.L1Failed, class: "unauthorized"},
-		{name: "malformed", faults: ragcorefake.Faults{Malformed: true}, status: retrieval.L1Failed, class: "bad_response"},
-		{name: "wrong shape", faults: ragcorefake.Faults{WrongShape: true}, status: retrieval.L1Failed, class: "bad_response"},
-		{name: "slow body", faults: ragcorefake.Faults{SlowBody: hang}, status: retrieval.L1Failed, class: "timeout"},
-		{name: "huge body", faults: ragcorefake.Faults{HugeBody: 5 << 20}, status: retrieval.L1Failed, class: "bad_response"},
+		{name: "stopped", stop: true, status: lookup.L1Unavailable, class: "unavailable"},
+		{name: "slow", faults: ragcorefake.Faults{Latency: hang}, status: lookup.L1Failed, class: "timeout"},
+		{name: "500", faults: ragcorefake.Faults{ErrorRate: 1, ErrorStatus: 500}, status: lookup.L1Failed, class: "unavailable"},
+		{name: "503 until the deadline", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 503}, status: lookup.L1Unavailable, class: "unavailable"},
+		{name: "429 with a long Retry-After", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 429, RetryAfter: "60"}, status: lookup.L1Failed, class: "unavailable"},
+		{name: "401", faults: ragcorefake.Faults{FailNext: 100, FailStatus: 401}, status: lookup.L1Failed, class: "unauthorized"},
+		{name: "malformed", faults: ragcorefake.Faults{Malformed: true}, status: lookup.L1Failed, class: "bad_response"},
+		{name: "wrong shape", faults: ragcorefake.Faults{WrongShape: true}, status: lookup.L1Failed, class: "bad_response"},
+		{name: "slow body", faults: ragcorefake.Faults{SlowBody: hang}, status: lookup.L1Failed, class: "timeout"},
+		{name: "huge body", faults: ragcorefake.Faults{HugeBody: 5 << 20}, status: lookup.L1Failed, class: "bad_response"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,8 +152,8 @@ func TestDegradedMode(t *testing.T) {
 			if res.Retrieval.L1.Status != tc.status || res.Retrieval.L1.ErrorClass != tc.class {
 				t.Errorf("l1 = %+v, want %s/%s", res.Retrieval.L1, tc.status, tc.class)
 			}
-			if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 ||
-				res.Retrieval.Layer != retrieval.LayerL0 || res.Relevance.SemanticSupport || res.EvidenceState == port.StateUnavailable {
+			if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != lookup.LayerL0 ||
+				res.Retrieval.Layer != lookup.LayerL0 || res.Relevance.SemanticSupport || res.EvidenceState == port.StateUnavailable {
 				t.Errorf("lookup did not fall back to L0: primary %+v, retrieval %+v, relevance %+v", res.Primary, res.Retrieval, res.Relevance)
 			}
 			// The deadline holds whatever RAGcore does: a generous bound (ten times the provider
@@ -166,7 +167,7 @@ func TestDegradedMode(t *testing.T) {
 				t.Errorf("trace = %+v, %v: the L0 hints and the failure must be kept", tr.RetrievalDetails, err)
 			}
 
-			ans, err := s.svc.Ask(context.Background(), retrieval.AskRequest{Question: "How do I report windscreen damage?",
+			ans, err := s.svc.Ask(context.Background(), lookup.AskRequest{Question: "How do I report windscreen damage?",
 				Language: "en", Actor: actor, CorrelationID: "corr-10"})
 			if err != nil || ans.EvidenceState != port.StateUnavailable || len(ans.Sources) != 0 ||
 				!strings.Contains(ans.Answer, "No procedure has been inferred") {
@@ -191,13 +192,13 @@ func TestAskThroughRAGcoreIsTraced(t *testing.T) {
 	t.Parallel()
 	s := newService(t, true)
 	sec := s.corpus.Document("de", "ev-charging").Sections[0]
-	ans, err := s.svc.Ask(context.Background(), retrieval.AskRequest{Question: sec.Heading + " " + sec.Content,
+	ans, err := s.svc.Ask(context.Background(), lookup.AskRequest{Question: sec.Heading + " " + sec.Content,
 		Language: "de", Actor: actor, CorrelationID: "corr-11"})
 	if err != nil || ans.EvidenceState != port.StateGrounded || ans.AnswerKind != "generated" || ans.Provider != "ragcore" {
 		t.Fatalf("ask = %+v, %v", ans, err)
 	}
 	tr, err := s.traces.GetTrace(context.Background(), ans.InvocationID)
-	if err != nil || tr.Tool != retrieval.ToolAsk || len(tr.RetrievalDetails.EvidenceSummaries) == 0 {
+	if err != nil || tr.Tool != lookup.ToolAsk || len(tr.RetrievalDetails.EvidenceSummaries) == 0 {
 		t.Fatalf("trace = %+v, %v", tr, err)
 	}
 	var answers int

@@ -9,20 +9,10 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
-
-// AskRequest is a validated ask.
-type AskRequest struct {
-	Question      string
-	Language      string
-	Actor         port.Actor
-	CorrelationID string
-	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets
-	// its own tool name.
-	Tool string
-}
 
 // unavailableAnswer is what an ask says when the provider cannot answer: plainly, and with no
 // procedure made up in its place.
@@ -42,7 +32,7 @@ const ExcerptChars = 800
 // provider (RAGcore) answers itself, with the L0 domain as its filter when L0's evidence for it
 // is strong, and its answer is never grounded beyond what its managed citations and the question
 // support. A provider failure gives an "unavailable" answer, not an error.
-func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
+func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error) {
 	l := s.ix.Lang(req.Language)
 	if l == nil {
 		return Answer{}, domain.ErrUnsupportedLanguage
@@ -52,9 +42,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	words := analyse(l, text)
 	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	var blocks []EvidenceBlock // the lookup's, for an answer from its evidence
-	var hints L0Hints
+	var hints lookup.L0Hints
 	var layer string
-	var l1 L1Details
+	var l1 lookup.L1Details
 	var l0Done time.Time
 	// On a semantic provider the lookup runs beside the answer call: a generated answer is
 	// grounded only when the lookup's own verdict grounds the procedure it cites (capAnswerState).
@@ -62,7 +52,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	if s.provider.Semantic() {
 		check = make(chan Result, 1)
 		go func() {
-			res, _ := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+			res, _ := s.lookup(ctx, l, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 				Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 			check <- res
 		}()
@@ -74,13 +64,13 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		layer = layerOf(len(matches) > 0, true)
 		sc.release() // only whether L0 matched is read
 		l0Done = s.now()
-		l1 = L1Details{Status: L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
+		l1 = lookup.L1Details{Status: lookup.L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 			q.Category = hints.Domains[0]
 		}
 	} else {
-		res, st := s.lookup(ctx, l, LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+		res, st := s.lookup(ctx, l, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 			Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
 		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks
@@ -101,9 +91,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	}
 	switch {
 	case err != nil:
-		l1.Status = L1Failed
+		l1.Status = lookup.L1Failed
 		if errors.Is(err, port.ErrUnavailable) {
-			l1.Status = L1Unavailable
+			l1.Status = lookup.L1Unavailable
 		}
 		l1.ErrorClass = port.ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
@@ -120,7 +110,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 		}
 		if s.provider.Semantic() {
 			if len(ans.Sources) == 0 {
-				l1.Status = L1Empty
+				l1.Status = lookup.L1Empty
 			}
 			l1.CandidateCount = len(ans.Sources)
 		}
@@ -134,26 +124,26 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	}
 	l1Done := s.now()
 
-	sums := make([]BlockSummary, 0, len(ans.Sources))
+	sums := make([]lookup.BlockSummary, 0, len(ans.Sources))
 	for _, src := range ans.Sources {
-		sums = append(sums, BlockSummary{
+		sums = append(sums, lookup.BlockSummary{
 			Source: knowledge.SectionSource(knowledge.DocumentPath(req.Language, src.DocumentID), knowledge.Anchor(src.Section)),
-			Title:  src.Title, RetrievalLayer: LayerL1, HitReasons: []string{"l1:answer"},
-			Content: textproc.Clip(src.Excerpt, SummaryChars),
+			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"},
+			Content: textproc.Clip(src.Excerpt, lookup.SummaryChars),
 		})
 	}
 	if !s.provider.Semantic() {
 		sums = summaries(l, s.texts(l), blocks)
 	}
 	ans.InvocationID = newID()
-	s.emit(ToolAsk, layer, l1.Status, s.now().Sub(start))
-	s.record(ctx, Trace{
-		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
-		RetrievalDetails: TraceDetails{
+	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
+	s.record(ctx, lookup.Trace{
+		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
+		RetrievalDetails: lookup.TraceDetails{
 			Layer: layer, EvidenceState: ans.EvidenceState,
 			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
-			LatencyMs: Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
+			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil
@@ -197,11 +187,11 @@ func (b EvidenceBlock) passage() port.Passage {
 }
 
 // askSidecarStatus is the sidecar's part in an ask: it compares lookups only.
-func (s *Service) askSidecarStatus() SidecarStatus {
+func (s *Service) askSidecarStatus() lookup.SidecarStatus {
 	if s.opts.Sidecar == nil {
-		return SidecarStatus{Status: "disabled"}
+		return lookup.SidecarStatus{Status: "disabled"}
 	}
-	return SidecarStatus{Enabled: true, Status: "skipped"}
+	return lookup.SidecarStatus{Enabled: true, Status: "skipped"}
 }
 
 // ask makes one answer call under the provider deadline.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -30,7 +31,7 @@ func BenchmarkLookup(b *testing.B) {
 		{"de", "de", "Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
-			req := retrieval.LookupRequest{Question: q.question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
+			req := lookup.LookupRequest{Question: q.question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := svc.Lookup(context.Background(), req); err != nil {
@@ -60,7 +61,7 @@ func BenchmarkLookupLargeCorpus(b *testing.B) {
 	})
 	ix := lexical.Build(large)
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	req := retrieval.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: port.Actor{ID: "bench"}}
+	req := lookup.LookupRequest{Question: "A customer found a deep scratch on the rear door before the trip. What do we do?", Language: "en", TopK: 5, Actor: port.Actor{ID: "bench"}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := svc.Lookup(context.Background(), req); err != nil {
@@ -88,7 +89,7 @@ func BenchmarkLookupWorstCase(b *testing.B) {
 					b.Fatalf("%s is refused by the API: %s", q.name, err.Message)
 				}
 				b.StartTimer()
-				req := retrieval.LookupRequest{Question: question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
+				req := lookup.LookupRequest{Question: question, Language: q.lang, TopK: 5, Actor: port.Actor{ID: "bench"}}
 				if _, err := svc.Lookup(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}

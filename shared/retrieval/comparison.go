@@ -5,27 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
-
-// Comparison summarises how two ranked result lists of different paths agree. It holds no score:
-// each path's score kind is only labelled in ScoreSemantics.
-type Comparison struct {
-	// K is the cut-off actually used (see Compare).
-	K int `json:"k"`
-	// OverlapAtK is |shared| / max(|primary top-k|, |sidecar top-k|): 1 when both top-k lists hold
-	// the same identities, even when both are shorter than K; below 1 when one path returned
-	// fewer or other results; 0 when both are empty.
-	OverlapAtK float64 `json:"overlap_at_k"`
-	// Shared are the identities in both top-k lists, in the primary path's order.
-	Shared []string `json:"shared"`
-	// RankAgreement is Kendall's tau between the two paths' orders of the shared identities: 1 same
-	// order, -1 reversed. Null when fewer than 2 identities are shared.
-	RankAgreement  *float64          `json:"rank_agreement"`
-	OnlyPrimary    []string          `json:"only_primary"`
-	OnlySidecar    []string          `json:"only_sidecar"`
-	ScoreSemantics map[string]string `json:"score_semantics"` // {"primary": kind, "sidecar": kind}: labelled, never compared
-}
 
 // Compare summarises two ranked result lists of different paths without ever comparing their
 // scores: it reads only identities and rank order.
@@ -40,7 +22,7 @@ type Comparison struct {
 // ties). Repeated identities (several chunks of one section, or several sections of one document
 // at the document level) count once, at their best rank. The top-k of a list is its first k
 // distinct identities; k < 1 compares the whole lists (K is then the longer list's count).
-func Compare(primaryKind string, primary []port.Comparable, sidecarKind string, side []port.Comparable, k int) Comparison {
+func Compare(primaryKind string, primary []port.Comparable, sidecarKind string, side []port.Comparable, k int) lookup.Comparison {
 	sectionLevel := allAnchored(primary) && allAnchored(side)
 	p := distinct(primary, sectionLevel)
 	s := distinct(side, sectionLevel)
@@ -53,7 +35,7 @@ func Compare(primaryKind string, primary []port.Comparable, sidecarKind string, 
 	for i, id := range s {
 		sidePos[id] = i
 	}
-	c := Comparison{
+	c := lookup.Comparison{
 		K: k, Shared: []string{}, OnlyPrimary: []string{}, OnlySidecar: []string{},
 		ScoreSemantics: map[string]string{"primary": cmp.Or(primaryKind, "unknown"), "sidecar": cmp.Or(sidecarKind, "unknown")},
 	}

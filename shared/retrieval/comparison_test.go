@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -34,78 +35,78 @@ func TestCompare(t *testing.T) {
 		primary []port.Comparable
 		side    []port.Comparable
 		k       int
-		want    Comparison
+		want    lookup.Comparison
 	}{
 		{
 			name: "identical", k: 3,
 			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "a#1", "b#2", "c#3"),
-			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(1),
+			want: lookup.Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "reversed", k: 3,
 			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "c#3", "b#2", "a#1"),
-			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-1),
+			want: lookup.Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "disjoint", k: 2,
 			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "x#1", "y#2"),
-			want: Comparison{K: 2, OverlapAtK: 0, Shared: []string{}, RankAgreement: nil,
+			want: lookup.Comparison{K: 2, OverlapAtK: 0, Shared: []string{}, RankAgreement: nil,
 				OnlyPrimary: []string{"a#1", "b#2"}, OnlySidecar: []string{"x#1", "y#2"}},
 		},
 		{
 			name: "partial overlap", k: 4,
 			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(sidecarKind, "c#3", "a#1", "x#9", "b#2"),
 			// shared in primary order a, b, c; sidecar positions 1, 3, 0: pairs (a,b)+ (a,c)- (b,c)- → tau -1/3
-			want: Comparison{K: 4, OverlapAtK: 0.75, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-0.3333),
+			want: lookup.Comparison{K: 4, OverlapAtK: 0.75, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(-0.3333),
 				OnlyPrimary: []string{"d#4"}, OnlySidecar: []string{"x#9"}},
 		},
 		{
 			name: "one shared: no agreement", k: 3,
 			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "b#2", "z#1"),
-			want: Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"b#2"}, RankAgreement: nil,
+			want: lookup.Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"b#2"}, RankAgreement: nil,
 				OnlyPrimary: []string{"a#1"}, OnlySidecar: []string{"z#1"}},
 		},
 		{
 			name: "k cuts the lists", k: 2,
 			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "b#2", "a#1", "c#3"),
-			want: Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(-1),
+			want: lookup.Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(-1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "shorter lists: denominator is the longer top-k", k: 5,
 			primary: list("bm25", "a#1", "b#2", "c#3", "d#4"), side: list(sidecarKind, "a#1", "b#2"),
-			want: Comparison{K: 5, OverlapAtK: 0.5, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
+			want: lookup.Comparison{K: 5, OverlapAtK: 0.5, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{"c#3", "d#4"}, OnlySidecar: []string{}},
 		},
 		{
 			name: "k below 1 compares whole lists", k: 0,
 			primary: list("bm25", "a#1", "b#2", "c#3"), side: list(sidecarKind, "a#1"),
-			want: Comparison{K: 3, OverlapAtK: 0.3333, Shared: []string{"a#1"},
+			want: lookup.Comparison{K: 3, OverlapAtK: 0.3333, Shared: []string{"a#1"},
 				OnlyPrimary: []string{"b#2", "c#3"}, OnlySidecar: []string{}},
 		},
 		{
 			name: "both empty", k: 5,
-			want: Comparison{K: 5, Shared: []string{}, OnlyPrimary: []string{}, OnlySidecar: []string{}},
+			want: lookup.Comparison{K: 5, Shared: []string{}, OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "a side without sections compares documents", k: 3,
 			primary: list("bm25", "a#1", "b#2", "a#3", "c#1"), side: list(sidecarKind, "b", "a", "c"),
 			// primary at document level: a, b, c (the second a counts once, at its best rank)
-			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a", "b", "c"}, RankAgreement: ptr(0.3333),
+			want: lookup.Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a", "b", "c"}, RankAgreement: ptr(0.3333),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
 			name: "same document, other section", k: 2,
 			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "a#2", "b#2"),
-			want: Comparison{K: 2, OverlapAtK: 0.5, Shared: []string{"b#2"},
+			want: lookup.Comparison{K: 2, OverlapAtK: 0.5, Shared: []string{"b#2"},
 				OnlyPrimary: []string{"a#1"}, OnlySidecar: []string{"a#2"}},
 		},
 		{
 			name: "repeated chunks count once", k: 2,
 			primary: list("bm25", "a#1", "b#2"), side: list(sidecarKind, "a#1", "a#1", "b#2"),
-			want: Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
+			want: lookup.Comparison{K: 2, OverlapAtK: 1, Shared: []string{"a#1", "b#2"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 		{
@@ -113,7 +114,7 @@ func TestCompare(t *testing.T) {
 			primary: list("bm25", "a#1"),
 			side: append(list(sidecarKind, "a#1"),
 				port.Comparable{Source: "s3://kb/misc/notes.txt", Rank: 2}, port.Comparable{Rank: 3}),
-			want: Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"a#1"},
+			want: lookup.Comparison{K: 3, OverlapAtK: 0.5, Shared: []string{"a#1"},
 				OnlyPrimary: []string{}, OnlySidecar: []string{"s3://kb/misc/notes.txt"}},
 		},
 		{
@@ -124,7 +125,7 @@ func TestCompare(t *testing.T) {
 				{Source: "procedures/en/a.md#1", DocumentID: "a", Rank: 1},
 				{Source: "procedures/en/b.md#2", DocumentID: "b", Rank: 2},
 			},
-			want: Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(1),
+			want: lookup.Comparison{K: 3, OverlapAtK: 1, Shared: []string{"a#1", "b#2", "c#3"}, RankAgreement: ptr(1),
 				OnlyPrimary: []string{}, OnlySidecar: []string{}},
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -90,10 +91,10 @@ func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
 // path prefers another procedure and one of them is decisive, so that a retriever's error does
 // not become a confident wrong answer. Semantic support is claimed only for candidates of a
 // semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 L1Details, views *[pathCount]pathView) Relevance {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 lookup.L1Details, views *[pathCount]pathView) Relevance {
 	if len(blocks) == 0 {
 		r := Relevance{Assessment: "none", Basis: BasisNone, Reason: "no procedure matched the question"}
-		if l1.Status == L1Failed || l1.Status == L1Unavailable {
+		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
 		return r
@@ -127,11 +128,11 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	switch {
 	case views[pathSemantic].present:
 		basis = "semantic and lexical evidence"
-	case l1.Status == L1Failed || l1.Status == L1Unavailable:
+	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
 		basis = "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
-	case l1.Status == L1Empty:
+	case l1.Status == lookup.L1Empty:
 		basis = "L0 keyword and lexical evidence only: L1 returned no candidates"
-	case l1.Status == L1Disabled:
+	case l1.Status == lookup.L1Disabled:
 		basis = "L0 keyword evidence only: L1 is disabled"
 	}
 	lex := s.lexicalEvidence(l, question, words, resolved, p, sp)
@@ -164,7 +165,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 		// A semantic provider that is down or found nothing has not spoken, and every grounded
 		// verdict with it needs its support: lexical evidence alone is never more lenient than
 		// the combined verdict, so it is returned as the closest procedures, not as grounded.
-		if s.provider.Semantic() && (l1.Status == L1Failed || l1.Status == L1Unavailable || l1.Status == L1Empty) {
+		if s.provider.Semantic() && (l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable || l1.Status == lookup.L1Empty) {
 			if why, ok := s.weigh(p.DocumentID, views); !ok {
 				r.Reason += ", but " + why
 			}
@@ -184,7 +185,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 
 // degradedWhy says why the semantic search could not support a verdict.
 func degradedWhy(status string) string {
-	if status == L1Empty {
+	if status == lookup.L1Empty {
 		return "returned no candidates"
 	}
 	return "is " + status

@@ -9,6 +9,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -67,14 +68,6 @@ type fusing struct {
 	r1, r0   int     // the L1 and L0 ranks rrf is made of, which the same-document penalty shifts
 	tie      float64 // breaks equal fused values: the L1 score, moved with rrf by routeAfterScope
 	order    int     // passage index: document id, then section order, for ties
-}
-
-// Fusion basis recorded per block in the trace.
-type FusionBasis struct {
-	L0Rank   int     `json:"l0_rank,omitempty"`
-	L1Rank   int     `json:"l1_rank,omitempty"`
-	L1Chunks int     `json:"l1_chunks,omitempty"`
-	RRF      float64 `json:"rrf"`
 }
 
 // ScoreScale describes one kind of L1 score: when one candidate is clearly stronger than another,
@@ -256,11 +249,11 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
-			b.RetrievalLayer = LayerBoth
+			b.RetrievalLayer = lookup.LayerBoth
 		case f.l0Rank > 0:
-			b.RetrievalLayer = LayerL0
+			b.RetrievalLayer = lookup.LayerL0
 		default:
-			b.RetrievalLayer = LayerL1
+			b.RetrievalLayer = lookup.LayerL1
 		}
 		if f.l1Rank > 0 {
 			b.Score = port.Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
@@ -268,7 +261,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			b.Score = port.Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
 		}
 		b.Rank = len(out) + 1
-		b.fusion = FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
+		b.fusion = lookup.FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
 		b.l1 = f.l1Rank > 0
 		b.l0Weight = f.l0Weight
 		out = append(out, b)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -95,7 +96,7 @@ func semanticService(t *testing.T, f *semanticFake) (*retrieval.Service, *store.
 
 func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result {
 	t.Helper()
-	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: "en", TopK: 5,
+	res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: "en", TopK: 5,
 		Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
@@ -177,11 +178,11 @@ func TestFusion(t *testing.T) {
 			}
 			for i, b := range res.EvidenceBlocks {
 				// Every block keeps its own labelled score: the best chunk's cosine for L1 blocks.
-				if b.RetrievalLayer != retrieval.LayerL0 && b.Score.Kind != "cosine_similarity" {
+				if b.RetrievalLayer != lookup.LayerL0 && b.Score.Kind != "cosine_similarity" {
 					t.Errorf("block %d score %+v", i, b.Score)
 				}
 				fb := tr.RetrievalDetails.EvidenceSummaries[i].Fusion
-				if fb == nil || fb.RRF <= 0 || (b.RetrievalLayer != retrieval.LayerL0) != (fb.L1Rank > 0) {
+				if fb == nil || fb.RRF <= 0 || (b.RetrievalLayer != lookup.LayerL0) != (fb.L1Rank > 0) {
 					t.Errorf("block %d (%s): fusion basis %+v", i, b.RetrievalLayer, fb)
 				}
 			}
@@ -353,9 +354,9 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 		fake   *semanticFake
 		status string
 	}{
-		{"unavailable", &semanticFake{err: port.ErrUnavailable}, retrieval.L1Unavailable},
-		{"failed", &semanticFake{err: errors.New("boom")}, retrieval.L1Failed},
-		{"empty", &semanticFake{byFilter: map[string][]port.Candidate{}}, retrieval.L1Empty},
+		{"unavailable", &semanticFake{err: port.ErrUnavailable}, lookup.L1Unavailable},
+		{"failed", &semanticFake{err: errors.New("boom")}, lookup.L1Failed},
+		{"empty", &semanticFake{byFilter: map[string][]port.Candidate{}}, lookup.L1Empty},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, _ := semanticService(t, tc.fake)
@@ -396,7 +397,7 @@ func TestGeneratedAnswerNeedsTheLookupsVerdict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &semanticFake{answer: tc.answer, byFilter: map[string][]port.Candidate{"": tc.cands, "damage": tc.cands}}
 			svc, _ := semanticService(t, f)
-			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
+			ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -428,7 +429,7 @@ func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
 			// The lookup beside the answer call grounds the cited procedure.
 			agree := []port.Candidate{chunk(t, "access-failure", 2, 0.82, "")}
 			svc, _ := semanticService(t, &semanticFake{answer: tc.answer, byFilter: map[string][]port.Candidate{"": agree, "access": agree}})
-			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: tc.question, Language: "en", Actor: port.Actor{ID: "a"}})
+			ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: tc.question, Language: "en", Actor: port.Actor{ID: "a"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,7 +448,7 @@ func TestDemoAskAgreesWithLookup(t *testing.T) {
 		"How do I bake sourdough bread at home?",
 	} {
 		res := f.lookup(t, "en", q)
-		ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "a"}})
+		ans, err := f.svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "a"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +485,7 @@ func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
 			f := &semanticFake{answers: map[string]port.GroundedAnswer{"damage": tc.filtered, "": grounded},
 				byFilter: map[string][]port.Candidate{"damage": cands, "": cands}}
 			svc, traces := semanticService(t, f)
-			ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
+			ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en", Actor: port.Actor{ID: "agent-7"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -540,7 +541,7 @@ func TestNearlyEqualBM25ScoresShareARank(t *testing.T) {
 			var basis []string
 			for i, b := range res.EvidenceBlocks {
 				basis = append(basis, fmt.Sprintf("%s%+v", blockIDs(res.EvidenceBlocks)[i], *tr.RetrievalDetails.EvidenceSummaries[i].Fusion))
-				if b.DocumentID == "ev-charging" && b.RetrievalLayer == retrieval.LayerBoth && tr.RetrievalDetails.EvidenceSummaries[i].Fusion.L1Rank != tc.wantL1Rank {
+				if b.DocumentID == "ev-charging" && b.RetrievalLayer == lookup.LayerBoth && tr.RetrievalDetails.EvidenceSummaries[i].Fusion.L1Rank != tc.wantL1Rank {
 					t.Errorf("charging block's L1 rank %d, want %d", tr.RetrievalDetails.EvidenceSummaries[i].Fusion.L1Rank, tc.wantL1Rank)
 				}
 			}

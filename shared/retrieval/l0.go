@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -204,7 +205,7 @@ const partialWeight = 0.5
 // strongDomains): only those become hints, and only a single one filters L1.
 // strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
 // The matches live in sc: they are valid until sc is released.
-func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (L0Hints, []l0Match) {
+func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (lookup.L0Hints, []l0Match) {
 	// The question's terms the index holds, in question order, with their weights (a term only
 	// a synonym gives weighs less).
 	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
@@ -350,7 +351,7 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 	}
 	sc.phrased, sc.whole = phrased, whole
 	// The hints hold at most the keywords and entities held whole.
-	hints := L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
+	hints := lookup.L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
 		Domains: []string{}, Entities: make([]string, 0, nEntities)}
 	slices.Sort(phrased)
 	phrased = slices.Compact(phrased)

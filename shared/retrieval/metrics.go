@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -14,11 +15,11 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 		return
 	}
 	failed := 0.0
-	if l1Status == L1Failed || l1Status == L1Unavailable {
+	if l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable {
 		failed = 1
 	}
 	prefix := "Lookup"
-	if tool == ToolAsk {
+	if tool == lookup.ToolAsk {
 		prefix = "Ask"
 	}
 	metrics := []domain.Metric{
@@ -46,7 +47,7 @@ var EvidenceMetrics = map[string]string{
 
 // emitEvidence records a call's evidence state from its trace, by tool and provider. It is
 // emit's companion for what only the finished trace knows.
-func (s *Service) emitEvidence(t Trace) {
+func (s *Service) emitEvidence(t lookup.Trace) {
 	if s.opts.Metrics == nil {
 		return
 	}

@@ -1,28 +1,11 @@
 package retrieval
 
 import (
-	"time"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-)
-
-// Retrieval layers of the API contract (docs/openapi.yaml).
-const (
-	LayerL0   = "L0"
-	LayerL1   = "L1"
-	LayerBoth = "L0+L1"
-	LayerNone = "none"
-)
-
-// L1 statuses of the API contract (docs/openapi.yaml).
-const (
-	L1OK          = "ok"
-	L1Empty       = "empty"
-	L1Failed      = "failed"
-	L1Disabled    = "disabled"
-	L1Unavailable = "unavailable"
 )
 
 // EvidenceBlock is one structured piece of evidence: a section of a procedure with provenance.
@@ -41,9 +24,9 @@ type EvidenceBlock struct {
 	Score          port.Score `json:"score"`
 	Rank           int        `json:"rank"`
 
-	fusion   FusionBasis // how fusion ranked the block, for the trace
-	l1       bool        // L1 returned the block
-	l0Weight float64     // the L0 weight of the block's document, 0 when L0 did not match it
+	fusion   lookup.FusionBasis // how fusion ranked the block, for the trace
+	l1       bool               // L1 returned the block
+	l0Weight float64            // the L0 weight of the block's document, 0 when L0 did not match it
 	// local tells that Content is the index's passage localPassage verbatim, so that strings
 	// made from it alone can be kept (see langTexts).
 	local        bool
@@ -140,35 +123,13 @@ func (r Relevance) Signals() Signals {
 	return sg
 }
 
-// L0Hints is the hint data of the keyword/front-matter layer.
-type L0Hints struct {
-	MatchedTitles   []string `json:"matched_titles"`
-	MatchedKeywords []string `json:"matched_keywords"`
-	Domains         []string `json:"domains"`
-	Entities        []string `json:"entities"`
-}
-
-// L1Details describes the L1 call of a lookup.
-type L1Details struct {
-	Status         string  `json:"status"`
-	Provider       string  `json:"provider"`
-	CategoryFilter *string `json:"category_filter"`
-	CandidateCount int     `json:"candidate_count"`
-	ScoreKind      string  `json:"score_kind"`
-	ErrorClass     string  `json:"error_class,omitempty"`
-	// Calls is how many L1 requests the lookup made: 2 when a category-filtered call came back
-	// empty or weak and an unfiltered call followed (UnfilteredRetry).
-	Calls           int  `json:"calls"`
-	UnfilteredRetry bool `json:"unfiltered_retry"`
-}
-
 // Details is the "retrieval" object of a lookup response.
 type Details struct {
-	Layer           string    `json:"layer"`
-	L0              L0Hints   `json:"l0"`
-	L1              L1Details `json:"l1"`
-	CandidateCount  int       `json:"candidate_count"`
-	FinalBlockCount int       `json:"final_block_count"`
+	Layer           string           `json:"layer"`
+	L0              lookup.L0Hints   `json:"l0"`
+	L1              lookup.L1Details `json:"l1"`
+	CandidateCount  int              `json:"candidate_count"`
+	FinalBlockCount int              `json:"final_block_count"`
 	// Sidecar is the comparison path's outcome: {"enabled": false, "status": "disabled"} unless
 	// it is switched on. It never changes the fields above.
 	Sidecar SidecarReport `json:"sidecar"`
@@ -176,7 +137,7 @@ type Details struct {
 
 // SidecarReport is the sidecar's part in a lookup response.
 type SidecarReport struct {
-	SidecarStatus
+	lookup.SidecarStatus
 	ScoreKind string  `json:"score_kind,omitempty"`
 	LatencyMs float64 `json:"latency_ms,omitempty"`
 	// Results are the sidecar's comparable results (source, title, breadcrumb, category, rank,
@@ -214,71 +175,4 @@ type Answer struct {
 	// Language and LanguageDetected are as in Result; the API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`
-}
-
-// Trace is the persisted record of one lookup or ask call (tool_invocation). It holds no
-// question text: only its SHA-256 and length.
-type Trace struct {
-	InvocationID     string       `json:"invocation_id"`
-	Tool             string       `json:"tool"`
-	CreatedAt        time.Time    `json:"created_at"`
-	ActorID          string       `json:"actor_id"`
-	QuestionSHA256   string       `json:"question_sha256"`
-	QuestionChars    int          `json:"question_chars"`
-	Language         string       `json:"language"`
-	RetrievalDetails TraceDetails `json:"retrieval_details"`
-	// ExpiresAt is when the retention ends (DynamoDB TTL attribute when stored there).
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-// Tools recorded in traces.
-const (
-	ToolLookup = "lookup_knowledge"
-	ToolAsk    = "ask"
-)
-
-// TraceDetails is tool_invocation.retrieval_details: compact by design.
-type TraceDetails struct {
-	Layer             string         `json:"layer"`
-	EvidenceState     string         `json:"evidence_state"`
-	L0                L0Hints        `json:"l0"`
-	L1                L1Details      `json:"l1"`
-	CandidateCount    int            `json:"candidate_count"`
-	FinalBlockCount   int            `json:"final_block_count"`
-	EvidenceSummaries []BlockSummary `json:"evidence_summaries"`
-	Sidecar           SidecarStatus  `json:"sidecar"`
-	LatencyMs         Latency        `json:"latency_ms"`
-}
-
-// BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.
-// Score is absent when the path had none (the sources of an answer).
-type BlockSummary struct {
-	Source         string      `json:"source"`
-	Title          string      `json:"title"`
-	RetrievalLayer string      `json:"retrieval_layer"`
-	Score          *port.Score `json:"score,omitempty"`
-	HitReasons     []string    `json:"hit_reasons"`
-	Content        string      `json:"content"`
-	// Fusion is the basis of the block's place: its rank on each path and the fused value.
-	Fusion *FusionBasis `json:"fusion,omitempty"`
-}
-
-// SummaryChars is the longest content kept in a block summary, in characters.
-const SummaryChars = 200
-
-// SidecarStatus is the sidecar's part in a call.
-type SidecarStatus struct {
-	Enabled    bool   `json:"enabled"`
-	Status     string `json:"status"` // disabled | ok | empty | failed
-	ErrorClass string `json:"error_class,omitempty"`
-	// Comparison is the trace's comparison summary (overlap@k, rank agreement, sources found
-	// by one path only); absent when the sidecar is off or failed.
-	Comparison *Comparison `json:"comparison,omitempty"`
-}
-
-// Latency is per-layer latency in milliseconds.
-type Latency struct {
-	L0    float64 `json:"l0"`
-	L1    float64 `json:"l1"`
-	Total float64 `json:"total"`
 }

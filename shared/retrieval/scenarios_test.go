@@ -21,6 +21,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -97,7 +98,7 @@ func newFixture(t *testing.T, opts ...func(*retrieval.Options)) *fixture {
 
 func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
 	t.Helper()
-	res, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: lang, TopK: 5,
+	res, err := f.svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: lang, TopK: 5,
 		Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
 	if err != nil {
 		t.Fatalf("lookup: %v", err)
@@ -105,7 +106,7 @@ func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
 	return res
 }
 
-func (f *fixture) trace(t *testing.T, id string) retrieval.Trace {
+func (f *fixture) trace(t *testing.T, id string) lookup.Trace {
 	t.Helper()
 	tr, err := f.traces.GetTrace(context.Background(), id)
 	if err != nil {
@@ -142,16 +143,16 @@ func TestScenarioL0DoesNotBypassSemanticRetrievalByDefault(t *testing.T) {
 	if len(f.p.calls()) != 1 {
 		t.Fatalf("L1 was called %d times after a single L0 match, want 1", len(f.p.calls()))
 	}
-	if res.Retrieval.L1.Status != retrieval.L1OK || res.Retrieval.Layer != retrieval.LayerBoth {
+	if res.Retrieval.L1.Status != lookup.L1OK || res.Retrieval.Layer != lookup.LayerBoth {
 		t.Errorf("L1 %+v, layer %s", res.Retrieval.L1, res.Retrieval.Layer)
 	}
 
 	off := newFixture(t, func(o *retrieval.Options) { o.L1Enabled = false })
 	res = off.lookup(t, "en", "windscreen")
-	if len(off.p.calls()) != 0 || res.Retrieval.L1.Status != retrieval.L1Disabled {
+	if len(off.p.calls()) != 0 || res.Retrieval.L1.Status != lookup.L1Disabled {
 		t.Fatalf("disabled L1 was called or not reported: %+v", res.Retrieval.L1)
 	}
-	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Retrieval.Layer != retrieval.LayerL0 {
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Retrieval.Layer != lookup.LayerL0 {
 		t.Errorf("with L1 disabled the L0 evidence must answer: %+v", res.Primary)
 	}
 }
@@ -203,13 +204,13 @@ func TestScenarioL1HasNoResults(t *testing.T) {
 	f := newFixture(t)
 	f.p.cands = func(port.Query) []port.Candidate { return nil }
 	res := f.lookup(t, "en", damageQuestion)
-	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 {
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != lookup.LayerL0 {
 		t.Fatalf("primary %+v, want an L0 block of damage-procedure", res.Primary)
 	}
 	if res.Relevance.SemanticSupport || !strings.Contains(res.Relevance.Reason, "L1 returned no candidates") {
 		t.Errorf("relevance claims L1 support: %+v", res.Relevance)
 	}
-	if res.Retrieval.L1.Status != retrieval.L1Empty || res.Retrieval.Layer != retrieval.LayerL0 {
+	if res.Retrieval.L1.Status != lookup.L1Empty || res.Retrieval.Layer != lookup.LayerL0 {
 		t.Errorf("retrieval %+v", res.Retrieval)
 	}
 	for _, b := range res.EvidenceBlocks {
@@ -224,17 +225,17 @@ func TestScenarioL1Fails(t *testing.T) {
 	f := newFixture(t)
 	f.p.err = errors.New("connection reset by peer ragcore.internal:443")
 	res := f.lookup(t, "en", damageQuestion)
-	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != retrieval.LayerL0 {
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" || res.Primary.RetrievalLayer != lookup.LayerL0 {
 		t.Fatalf("primary %+v, want an L0 block of damage-procedure", res.Primary)
 	}
-	if res.Retrieval.L1.Status != retrieval.L1Failed || res.Retrieval.L1.ErrorClass != "error" {
+	if res.Retrieval.L1.Status != lookup.L1Failed || res.Retrieval.L1.ErrorClass != "error" {
 		t.Errorf("l1 %+v", res.Retrieval.L1)
 	}
 	tr := f.trace(t, res.InvocationID)
 	if !slices.Contains(tr.RetrievalDetails.L0.MatchedKeywords, "scratch") || len(tr.RetrievalDetails.L0.Domains) == 0 {
 		t.Errorf("trace lost the L0 hints: %+v", tr.RetrievalDetails.L0)
 	}
-	if tr.RetrievalDetails.L1.Status != retrieval.L1Failed {
+	if tr.RetrievalDetails.L1.Status != lookup.L1Failed {
 		t.Errorf("trace L1 %+v", tr.RetrievalDetails.L1)
 	}
 	if strings.Contains(mustJSON(t, res), "ragcore.internal") {
@@ -250,7 +251,7 @@ func TestProviderDownWithoutL0EvidenceIsUnavailable(t *testing.T) {
 	if res.EvidenceState != port.StateUnavailable || res.Primary != nil || len(res.Supplement) != 0 {
 		t.Fatalf("state %s primary %v", res.EvidenceState, res.Primary)
 	}
-	if res.Retrieval.L1.Status != retrieval.L1Unavailable || res.Retrieval.Layer != retrieval.LayerNone {
+	if res.Retrieval.L1.Status != lookup.L1Unavailable || res.Retrieval.Layer != lookup.LayerNone {
 		t.Errorf("retrieval %+v", res.Retrieval)
 	}
 }
@@ -265,7 +266,7 @@ func TestScenarioRetrievalDetailsIncludeL0Hints(t *testing.T) {
 		!slices.Equal(d.L0.Entities, res.Retrieval.L0.Entities) || !slices.Equal(d.L0.MatchedTitles, res.Retrieval.L0.MatchedTitles) {
 		t.Fatalf("trace hints %+v differ from the response's %+v", d.L0, res.Retrieval.L0)
 	}
-	if tr.Tool != retrieval.ToolLookup || tr.ActorID != "agent-7" || tr.Language != "en" {
+	if tr.Tool != lookup.ToolLookup || tr.ActorID != "agent-7" || tr.Language != "en" {
 		t.Errorf("trace header %+v", tr)
 	}
 }
@@ -274,11 +275,11 @@ func TestScenarioRetrievalDetailsIncludeL0Hints(t *testing.T) {
 func TestScenarioRetrievalLayerReflectsCooperatingRetrieval(t *testing.T) {
 	f := newFixture(t)
 	res := f.lookup(t, "en", damageQuestion)
-	if res.Retrieval.Layer != retrieval.LayerBoth || f.trace(t, res.InvocationID).RetrievalDetails.Layer != retrieval.LayerBoth {
+	if res.Retrieval.Layer != lookup.LayerBoth || f.trace(t, res.InvocationID).RetrievalDetails.Layer != lookup.LayerBoth {
 		t.Fatalf("layer %s", res.Retrieval.Layer)
 	}
 	res = f.lookup(t, "en", "xylophone quarantine")
-	if res.Retrieval.Layer != retrieval.LayerNone {
+	if res.Retrieval.Layer != lookup.LayerNone {
 		t.Errorf("no evidence: layer %s", res.Retrieval.Layer)
 	}
 }
@@ -357,7 +358,7 @@ func TestScenarioDuplicateSourceDeduplication(t *testing.T) {
 			t.Fatalf("duplicate block %s", b.Source)
 		}
 		seen[b.Source] = true
-		if b.RetrievalLayer == retrieval.LayerBoth {
+		if b.RetrievalLayer == lookup.LayerBoth {
 			// The procedure's front-matter hits are on its first block only; every block has
 			// L1's reason and the words its own section holds.
 			front := slices.ContainsFunc(b.HitReasons, func(r string) bool { return strings.HasPrefix(r, "l0:") })
@@ -416,10 +417,10 @@ func TestScenarioEvidenceSummariesArePersisted(t *testing.T) {
 			!slices.Equal(s.HitReasons, b.HitReasons) {
 			t.Errorf("summary %d %+v does not match block %+v", i, s, b)
 		}
-		if n := len([]rune(s.Content)); n > retrieval.SummaryChars {
+		if n := len([]rune(s.Content)); n > lookup.SummaryChars {
 			t.Errorf("summary %d content has %d characters", i, n)
 		}
-		if len([]rune(b.Content)) > retrieval.SummaryChars && s.Content == b.Content {
+		if len([]rune(b.Content)) > lookup.SummaryChars && s.Content == b.Content {
 			t.Errorf("summary %d holds the full content", i)
 		}
 	}
@@ -476,7 +477,7 @@ func TestSemanticSupportOnlyFromASemanticProvider(t *testing.T) {
 
 func TestUnsupportedLanguage(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.svc.Lookup(context.Background(), retrieval.LookupRequest{Question: "x", Language: "fr", TopK: 5})
+	_, err := f.svc.Lookup(context.Background(), lookup.LookupRequest{Question: "x", Language: "fr", TopK: 5})
 	if !errors.Is(err, domain.ErrUnsupportedLanguage) {
 		t.Fatalf("err = %v", err)
 	}
@@ -485,10 +486,10 @@ func TestUnsupportedLanguage(t *testing.T) {
 // failingTraces fails every write; last is the trace it was given.
 type failingTraces struct {
 	*store.Memory
-	last retrieval.Trace
+	last lookup.Trace
 }
 
-func (f *failingTraces) PutTrace(_ context.Context, t retrieval.Trace) error {
+func (f *failingTraces) PutTrace(_ context.Context, t lookup.Trace) error {
 	f.last = t
 	return errors.New("ProvisionedThroughputExceededException")
 }
@@ -516,7 +517,7 @@ func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
 	o.Metrics = m
 	failed := &failingTraces{Memory: store.NewMemory()}
 	svc := retrieval.New(ix, demo.New(ix), failed, o, slog.New(slog.NewJSONHandler(logs, nil)))
-	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, CorrelationID: "c-9"})
+	res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, CorrelationID: "c-9"})
 	if err != nil || res.Primary == nil {
 		t.Fatalf("lookup failed with the trace store: %v", err)
 	}
@@ -537,7 +538,7 @@ func TestFailingTraceWriteNeverFailsTheLookup(t *testing.T) {
 	if err := json.Unmarshal(bytes.TrimSpace(logs.Bytes()), &line); err != nil {
 		t.Fatalf("the failure is not one JSON line: %v\n%s", err, logs)
 	}
-	got, err := retrieval.TraceFromItem(line.Trace)
+	got, err := lookup.TraceFromItem(line.Trace)
 	if err != nil {
 		t.Fatalf("the logged trace does not decode: %v", err)
 	}
@@ -564,7 +565,7 @@ func TestInvocationVisibility(t *testing.T) {
 
 func TestAskIsGroundedTemplateAndTraced(t *testing.T) {
 	f := newFixture(t)
-	ans, err := f.svc.Ask(context.Background(), retrieval.AskRequest{Question: "Which severity level and acknowledgement time apply to a SEV2 incident?",
+	ans, err := f.svc.Ask(context.Background(), lookup.AskRequest{Question: "Which severity level and acknowledgement time apply to a SEV2 incident?",
 		Language: "en", Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
@@ -574,7 +575,7 @@ func TestAskIsGroundedTemplateAndTraced(t *testing.T) {
 		t.Fatalf("answer %+v", ans)
 	}
 	tr := f.trace(t, ans.InvocationID)
-	if tr.Tool != retrieval.ToolAsk || len(tr.RetrievalDetails.EvidenceSummaries) != len(ans.Sources) {
+	if tr.Tool != lookup.ToolAsk || len(tr.RetrievalDetails.EvidenceSummaries) != len(ans.Sources) {
 		t.Errorf("trace %+v", tr)
 	}
 }
@@ -607,14 +608,14 @@ func TestProviderCallsHaveADeadline(t *testing.T) {
 	o.ProviderTimeout = 50 * time.Millisecond
 	traces := store.NewMemory()
 	svc := retrieval.New(ix, blockingProvider{demo.New(ix)}, traces, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5})
+	res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Retrieval.L1.Status != retrieval.L1Failed || res.Retrieval.L1.ErrorClass != "timeout" || res.Primary == nil {
+	if res.Retrieval.L1.Status != lookup.L1Failed || res.Retrieval.L1.ErrorClass != "timeout" || res.Primary == nil {
 		t.Fatalf("l1 %+v primary %v", res.Retrieval.L1, res.Primary)
 	}
-	ans, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: damageQuestion, Language: "en"})
+	ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: damageQuestion, Language: "en"})
 	if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "No procedure has been inferred") {
 		t.Fatalf("ask %+v %v", ans, err)
 	}
@@ -624,7 +625,7 @@ func TestTraceIsWrittenWhenTheCallerHangsUp(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := f.svc.Lookup(ctx, retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Actor: port.Actor{ID: "agent-7"}})
+	res, err := f.svc.Lookup(ctx, lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Actor: port.Actor{ID: "agent-7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -645,15 +646,15 @@ func TestLookupAndAskEmitMetrics(t *testing.T) {
 	o := retrieval.DefaultOptions()
 	o.Metrics = m
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), o, slog.New(slog.DiscardHandler))
-	if _, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
+	if _, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
 		t.Fatal(err)
 	}
 	o.L1Enabled = false
 	off := retrieval.New(ix, demo.New(ix), store.NewMemory(), o, slog.New(slog.DiscardHandler))
-	if _, err := off.Lookup(context.Background(), retrieval.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
+	if _, err := off.Lookup(context.Background(), lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Ask(context.Background(), retrieval.AskRequest{Question: damageQuestion, Language: "en"}); err != nil {
+	if _, err := svc.Ask(context.Background(), lookup.AskRequest{Question: damageQuestion, Language: "en"}); err != nil {
 		t.Fatal(err)
 	}
 	if m.vals["Lookups"] != 2 || m.vals["Asks"] != 1 || m.vals["LookupLatency"] <= 0 || m.vals["L1Failures"] != 0 {
@@ -667,11 +668,11 @@ func TestLookupAndAskEmitMetrics(t *testing.T) {
 			byTool = append(byTool, d)
 		}
 	}
-	if len(byLayer) != 3 || byLayer[0]["layer"] != retrieval.LayerBoth || byLayer[1]["layer"] != retrieval.LayerL0 || byLayer[0]["provider"] != "demo" {
+	if len(byLayer) != 3 || byLayer[0]["layer"] != lookup.LayerBoth || byLayer[1]["layer"] != lookup.LayerL0 || byLayer[0]["provider"] != "demo" {
 		t.Errorf("dimensions %v", m.dims)
 	}
 	// Every call counts once in the metric of its evidence state, by tool.
-	if len(byTool) != 3 || byTool[0]["tool"] != retrieval.ToolLookup || byTool[2]["tool"] != retrieval.ToolAsk || byTool[2]["provider"] != "demo" {
+	if len(byTool) != 3 || byTool[0]["tool"] != lookup.ToolLookup || byTool[2]["tool"] != lookup.ToolAsk || byTool[2]["provider"] != "demo" {
 		t.Errorf("evidence dimensions %v", byTool)
 	}
 	if sum := m.vals["EvidenceGrounded"] + m.vals["EvidenceInsufficient"] + m.vals["EvidenceUnavailable"]; sum != 3 {
@@ -695,7 +696,7 @@ func TestEvidenceStatesAndBreakerAreCounted(t *testing.T) {
 		o.Metrics = m
 		svc := retrieval.New(ix, breakerProvider{Provider: demo.New(ix), open: open}, store.NewMemory(), o, slog.New(slog.DiscardHandler))
 		for _, q := range []string{"windscreen crack: which form do we fill in for the damage report?", "What is the capital of Australia?"} {
-			if _, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: q, Language: "en", TopK: 5}); err != nil {
+			if _, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: "en", TopK: 5}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -816,7 +817,7 @@ func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
 		{"en", "how long do we keep a lost wallet before it goes to the police"},
 	}
 	ask := func(i int) (retrieval.Result, error) {
-		return svc.Lookup(context.Background(), retrieval.LookupRequest{Question: questions[i].q, Language: questions[i].lang, TopK: 5})
+		return svc.Lookup(context.Background(), lookup.LookupRequest{Question: questions[i].q, Language: questions[i].lang, TopK: 5})
 	}
 	view := func(r retrieval.Result) string {
 		r.InvocationID = ""

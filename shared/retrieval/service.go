@@ -14,14 +14,15 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // TraceStore keeps invocation traces.
 type TraceStore interface {
-	PutTrace(ctx context.Context, t Trace) error
-	GetTrace(ctx context.Context, invocationID string) (Trace, error) // ErrNotFound when absent or expired
+	PutTrace(ctx context.Context, t lookup.Trace) error
+	GetTrace(ctx context.Context, invocationID string) (lookup.Trace, error) // ErrNotFound when absent or expired
 }
 
 // Options tune the service; the zero value is not valid, start from DefaultOptions.
@@ -108,17 +109,8 @@ func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, l
 // TraceFailures counts trace writes that failed since start.
 func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 
-// LookupRequest is a validated lookup.
-type LookupRequest struct {
-	Question      string
-	Language      string
-	TopK          int
-	Actor         port.Actor
-	CorrelationID string
-}
-
 // Lookup runs the lookup_knowledge flow and records its trace.
-func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error) {
+func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result, error) {
 	l := s.ix.Lang(req.Language)
 	if l == nil {
 		return Result{}, domain.ErrUnsupportedLanguage
@@ -128,15 +120,15 @@ func (s *Service) Lookup(ctx context.Context, req LookupRequest) (Result, error)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks, s.provider.ScoreKind())
 	res.InvocationID = newID()
 	end := s.now()
-	s.emit(ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
-	s.record(ctx, Trace{
-		InvocationID: res.InvocationID, Tool: ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
-		RetrievalDetails: TraceDetails{
+	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
+	s.record(ctx, lookup.Trace{
+		InvocationID: res.InvocationID, Tool: lookup.ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
+		RetrievalDetails: lookup.TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(res.EvidenceBlocks),
 			EvidenceSummaries: summaries(l, s.texts(l), res.EvidenceBlocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
-			LatencyMs:         Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
+			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil
@@ -151,7 +143,7 @@ type stages struct {
 // lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
 // domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
 // The sidecar, when on and asked for, runs beside L1.
-func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest, sidecar bool) (Result, stages) {
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.LookupRequest, sidecar bool) (Result, stages) {
 	var st stages
 	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
 	text := textproc.Normalize(req.Question)
@@ -166,7 +158,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	st.l0 = s.now()
 
-	l1 := L1Details{Status: L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
+	l1 := lookup.L1Details{Status: lookup.L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
 	if sidecar {
 		st.sidecar = s.startSidecar(ctx, req, text, hints)
 	}
@@ -193,13 +185,13 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 		}
 		switch {
 		case errors.Is(err, port.ErrUnavailable):
-			l1.Status, l1.ErrorClass = L1Unavailable, port.ErrorClass(err)
+			l1.Status, l1.ErrorClass = lookup.L1Unavailable, port.ErrorClass(err)
 		case err != nil:
-			l1.Status, l1.ErrorClass = L1Failed, port.ErrorClass(err)
+			l1.Status, l1.ErrorClass = lookup.L1Failed, port.ErrorClass(err)
 		case len(cands) == 0:
-			l1.Status = L1Empty
+			l1.Status = lookup.L1Empty
 		default:
-			l1.Status = L1OK
+			l1.Status = lookup.L1OK
 		}
 		if err != nil {
 			cands = nil
@@ -231,7 +223,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 	}
 	// The demo provider's candidates are the lexical path itself, unless a category filter
 	// narrowed them; otherwise the local sections are searched.
-	lexicalCands := !s.provider.Semantic() && l1.Status == L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
+	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
 	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
 	res.Relevance = s.assess(l, text, words, question, blocks, l1, &views)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
@@ -239,7 +231,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req LookupRequest
 }
 
 // retrieve makes one L1 call under the provider deadline and counts it.
-func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *L1Details) ([]port.Candidate, error) {
+func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Details) ([]port.Candidate, error) {
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()
 	l1.Calls++
@@ -268,7 +260,7 @@ func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []por
 }
 
 // unfilteredRetry records in l1, and counts, the unfiltered call that follows a filtered one.
-func (s *Service) unfilteredRetry(l1 *L1Details) {
+func (s *Service) unfilteredRetry(l1 *lookup.L1Details) {
 	l1.UnfilteredRetry = true
 	if s.opts.Metrics != nil {
 		s.opts.Metrics.Count("L1UnfilteredRetries", 1)
@@ -286,18 +278,18 @@ func (s *Service) providerContext(ctx context.Context) (context.Context, context
 func layerOf(l0, l1 bool) string {
 	switch {
 	case l0 && l1:
-		return LayerBoth
+		return lookup.LayerBoth
 	case l0:
-		return LayerL0
+		return lookup.LayerL0
 	case l1:
-		return LayerL1
+		return lookup.LayerL1
 	}
-	return LayerNone
+	return lookup.LayerNone
 }
 
 func evidenceState(r Relevance, blocks int, l1Status string) string {
 	switch {
-	case blocks == 0 && (l1Status == L1Failed || l1Status == L1Unavailable):
+	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable
 	case r.Assessment == "strong":
 		return port.StateGrounded

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -16,7 +17,7 @@ type pendingSidecar struct {
 
 // startSidecar starts the sidecar beside L1, with the L0 domain as its filter when unambiguous,
 // under its own deadline. Off, it does nothing.
-func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text string, hints L0Hints) *pendingSidecar {
+func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, text string, hints lookup.L0Hints) *pendingSidecar {
 	if s.opts.Sidecar == nil {
 		return nil
 	}
@@ -38,7 +39,7 @@ func (s *Service) startSidecar(ctx context.Context, req LookupRequest, text stri
 // moment for the report to arrive), and adds the comparison with the main blocks.
 func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarReport {
 	if p == nil {
-		return SidecarReport{SidecarStatus: SidecarStatus{Status: "disabled"}}
+		return SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "disabled"}}
 	}
 	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
 	defer t.Stop()
@@ -46,7 +47,7 @@ func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarR
 	select {
 	case r = <-p.done:
 	case <-t.C:
-		r = SidecarReport{SidecarStatus: SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
+		r = SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
 	}
 	r.Enabled = true
 	if r.Status == "ok" {
@@ -57,18 +58,18 @@ func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarR
 
 // reportOf is a sidecar's result as the lookup reports it.
 func reportOf(r port.SidecarResult) SidecarReport {
-	return SidecarReport{SidecarStatus: SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
+	return SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
 		ScoreKind: r.ScoreKind, LatencyMs: r.LatencyMs, Results: r.Results}
 }
 
 // compareSidecar compares the sidecar's results with the main blocks by identity and rank; the
 // main blocks' scores keep their own label and are never set against the sidecar's.
-func compareSidecar(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *Comparison {
+func compareSidecar(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *lookup.Comparison {
 	primary := make([]port.Comparable, 0, len(blocks))
 	for _, bl := range blocks {
 		primary = append(primary, port.Comparable{Source: bl.Source, DocumentID: bl.DocumentID, Title: bl.Title,
 			Breadcrumb: bl.Breadcrumb, Category: bl.Category, Version: bl.Version, Rank: bl.Rank,
-			Preview: textproc.Clip(bl.Content, SummaryChars), Score: bl.Score})
+			Preview: textproc.Clip(bl.Content, lookup.SummaryChars), Score: bl.Score})
 	}
 	c := Compare(scoreKind, primary, report.ScoreKind, report.Results, len(blocks))
 	return &c

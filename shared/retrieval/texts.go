@@ -5,6 +5,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -94,6 +95,6 @@ func (t *langTexts) breadcrumb(l *lexical.Lang, passage int) string {
 func (t *langTexts) preview(l *lexical.Lang, passage int) string {
 	return kept(&t.previews[passage], func() string {
 		_, sec := l.Doc(passage)
-		return textproc.Clip(sec.Content, SummaryChars)
+		return textproc.Clip(sec.Content, lookup.SummaryChars)
 	})
 }

@@ -9,19 +9,20 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
 // Anyone else gets ErrNotFound, so that ids of other actors' calls cannot be probed.
-func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (Trace, error) {
+func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (lookup.Trace, error) {
 	t, err := s.traces.GetTrace(ctx, id)
 	if err != nil {
-		return Trace{}, err
+		return lookup.Trace{}, err
 	}
 	if t.ActorID != actor.ID && !actor.HasScope("knowledge:admin") {
-		return Trace{}, domain.ErrNotFound
+		return lookup.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -34,7 +35,7 @@ func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (
 // hold the call for less than its deadline and report a write still running, or one it refused
 // at once (store.Guarded, while its circuit breaker is open), as an error: the trace is then
 // logged here all the same, and a write that lands later leaves it in the table too.
-func (s *Service) record(ctx context.Context, t Trace, question, correlationID string) {
+func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlationID string) {
 	ctx = context.WithoutCancel(ctx)
 	sum := sha256.Sum256([]byte(question))
 	t.QuestionSHA256 = hex.EncodeToString(sum[:])
@@ -50,7 +51,7 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 	if s.opts.Metrics != nil {
 		s.opts.Metrics.Count("TraceWriteFailures", 1)
 	}
-	item, ierr := TraceItem(t)
+	item, ierr := lookup.TraceItem(t)
 	if ierr != nil { // no invocation id: nothing a replay could store
 		s.log.ErrorContext(ctx, "trace write failed; the trace cannot be logged for replay",
 			"correlation_id", correlationID, "trace_failures", n, "error", port.SafeError(err), "encode_error", ierr.Error())
@@ -63,12 +64,12 @@ func (s *Service) record(ctx context.Context, t Trace, question, correlationID s
 
 // summaries are the blocks as a trace records them: identity, layer, score, reasons, a clipped
 // preview of the content and the fusion basis.
-func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []BlockSummary {
-	out := make([]BlockSummary, 0, len(blocks))
+func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []lookup.BlockSummary {
+	out := make([]lookup.BlockSummary, 0, len(blocks))
 	// The summaries' own copies of every block's score and fusion basis, in one allocation.
 	type basis struct {
 		score  port.Score
-		fusion FusionBasis
+		fusion lookup.FusionBasis
 	}
 	bases := make([]basis, len(blocks))
 	for i := range blocks {
@@ -78,9 +79,9 @@ func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []Bloc
 		if _, sec := b.section(l); sec != nil {
 			content = texts.preview(l, b.localPassage)
 		} else {
-			content = textproc.Clip(b.Content, SummaryChars)
+			content = textproc.Clip(b.Content, lookup.SummaryChars)
 		}
-		out = append(out, BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
+		out = append(out, lookup.BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
 			Score: &bases[i].score, HitReasons: b.HitReasons, Content: content, Fusion: &bases[i].fusion})
 	}
 	return out

@@ -78,10 +78,10 @@ func (s *Service) verification(ctx context.Context, lang string, call port.Call,
 		return normalise(out.v), domain.Cache{Hit: out.hit, AgeSeconds: out.age, TTLSeconds: ttl}
 	case <-ctx.Done():
 		// The caller went away; the shared verification goes on for the others.
-		v := store.Verification{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}
+		v := store.Verification{VerificationResult: domain.VerificationResult{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}}
 		for _, d := range s.corpus.Documents(lang) {
 			v.Errors++
-			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: d.ID, Reason: port.ErrorClass(ctx.Err())})
+			v.Failed = append(v.Failed, domain.SourceOutcome{DocumentID: d.ID, Reason: port.ErrorClass(ctx.Err())})
 		}
 		return normalise(v), domain.Cache{TTLSeconds: ttl}
 	}
@@ -122,10 +122,10 @@ func normalise(v store.Verification) store.Verification {
 		v.Missing = []string{}
 	}
 	if v.NotIndexed == nil {
-		v.NotIndexed = []store.SourceOutcome{}
+		v.NotIndexed = []domain.SourceOutcome{}
 	}
 	if v.Failed == nil {
-		v.Failed = []store.SourceOutcome{}
+		v.Failed = []domain.SourceOutcome{}
 	}
 	return v
 }

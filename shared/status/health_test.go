@@ -12,8 +12,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
@@ -195,7 +195,7 @@ func TestDynamoStoreProbe(t *testing.T) {
 // failingWrites is a probedStore whose trace writes fail.
 type failingWrites struct{ *probedStore }
 
-func (failingWrites) PutTrace(context.Context, retrieval.Trace) error {
+func (failingWrites) PutTrace(context.Context, lookup.Trace) error {
 	return errors.New("RequestError: send request failed")
 }
 
@@ -213,7 +213,7 @@ func TestStoreBreakerOpenIsAFailedStore(t *testing.T) {
 		t.Fatalf("before: %+v after %d probes", h, inner.probes.Load())
 	}
 	for range 2 {
-		_ = records.PutTrace(ctx, retrieval.Trace{InvocationID: "X"})
+		_ = records.PutTrace(ctx, lookup.Trace{InvocationID: "X"})
 	}
 	if !records.BreakerOpen() {
 		t.Fatal("two failed writes did not open the breaker")

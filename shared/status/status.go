@@ -31,7 +31,7 @@ const (
 type Records interface {
 	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (store.CachedVerification, error)
 	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v store.Verification) error
-	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (store.SyncReport, error)
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (domain.SyncReport, error)
 	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error)
 	ReleaseLease(ctx context.Context, name, owner string) error
 }

@@ -314,7 +314,7 @@ func TestSyncReportIsKeptApart(t *testing.T) {
 	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
 	records := newDynamo(t, nil)
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
-	if _, err := records.PutSyncReport(context.Background(), ns, store.SyncReport{RunID: "run-1", Language: "en",
+	if _, err := records.PutSyncReport(context.Background(), ns, domain.SyncReport{RunID: "run-1", Language: "en",
 		Synced: 11, Failed: 0, FinishedAt: finished}); err != nil {
 		t.Fatal(err)
 	}

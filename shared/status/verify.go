@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"golang.org/x/sync/errgroup"
@@ -35,18 +36,18 @@ func (s *Service) verify(ctx context.Context, lang string, call port.Call) store
 		})
 	}
 	_ = g.Wait() // per-source errors are in results
-	v := store.Verification{Checked: len(docs), VerifiedAt: s.now().UTC()}
+	v := store.Verification{VerificationResult: domain.VerificationResult{Checked: len(docs), VerifiedAt: s.now().UTC()}}
 	for i, r := range results {
 		id := docs[i].ID
 		switch {
 		case r.err != nil:
 			v.Errors++
-			v.Failed = append(v.Failed, store.SourceOutcome{DocumentID: id, Reason: port.ErrorClass(r.err)})
+			v.Failed = append(v.Failed, domain.SourceOutcome{DocumentID: id, Reason: port.ErrorClass(r.err)})
 		case r.outcome == port.SourceIndexed:
 			v.Confirmed++
 		default:
 			v.Missing = append(v.Missing, id)
-			v.NotIndexed = append(v.NotIndexed, store.SourceOutcome{DocumentID: id, Reason: r.outcome})
+			v.NotIndexed = append(v.NotIndexed, domain.SourceOutcome{DocumentID: id, Reason: r.outcome})
 		}
 	}
 	v.Complete = v.Errors == 0

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // DynamoAPI is the part of the DynamoDB client the store uses.
@@ -44,10 +44,7 @@ type Dynamo struct {
 	now     func() time.Time
 }
 
-var (
-	_ retrieval.TraceStore = (*Dynamo)(nil)
-	_ Records              = (*Dynamo)(nil)
-)
+var _ Records = (*Dynamo)(nil)
 
 // DefaultCallTimeout bounds every DynamoDB call, retries included.
 const DefaultCallTimeout = 2 * time.Second
@@ -82,8 +79,8 @@ func epochCeil(t time.Time) int64 {
 	return t.Unix()
 }
 
-// PutTrace implements retrieval.TraceStore.
-func (d *Dynamo) PutTrace(ctx context.Context, t retrieval.Trace) error {
+// PutTrace implements Records.
+func (d *Dynamo) PutTrace(ctx context.Context, t lookup.Trace) error {
 	_, err := d.putTrace(ctx, t, false)
 	return err
 }
@@ -91,11 +88,11 @@ func (d *Dynamo) PutTrace(ctx context.Context, t retrieval.Trace) error {
 // PutTraceIfAbsent stores a trace unless its invocation id is stored already (a condition
 // expression on the key), so that replaying a trace twice stores it once. It reports whether
 // this call stored it.
-func (d *Dynamo) PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (bool, error) {
+func (d *Dynamo) PutTraceIfAbsent(ctx context.Context, t lookup.Trace) (bool, error) {
 	return d.putTrace(ctx, t, true)
 }
 
-func (d *Dynamo) putTrace(ctx context.Context, t retrieval.Trace, ifAbsent bool) (bool, error) {
+func (d *Dynamo) putTrace(ctx context.Context, t lookup.Trace, ifAbsent bool) (bool, error) {
 	if t.InvocationID == "" {
 		return false, ErrInvalid
 	}
@@ -120,10 +117,10 @@ func (d *Dynamo) putTrace(ctx context.Context, t retrieval.Trace, ifAbsent bool)
 	return true, nil
 }
 
-// traceAttributes is a trace's item as DynamoDB attributes: retrieval.TraceItem, the one encoding
+// traceAttributes is a trace's item as DynamoDB attributes: lookup.TraceItem, the one encoding
 // the store and the log fallback share, marshalled.
-func traceAttributes(t retrieval.Trace) (map[string]types.AttributeValue, error) {
-	rec, err := retrieval.TraceItem(t)
+func traceAttributes(t lookup.Trace) (map[string]types.AttributeValue, error) {
+	rec, err := lookup.TraceItem(t)
 	if err != nil {
 		return nil, err
 	}
@@ -134,23 +131,23 @@ func traceAttributes(t retrieval.Trace) (map[string]types.AttributeValue, error)
 	return item, nil
 }
 
-// GetTrace implements retrieval.TraceStore.
-func (d *Dynamo) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
+// GetTrace implements Records.
+func (d *Dynamo) GetTrace(ctx context.Context, id string) (lookup.Trace, error) {
 	pk, sk := traceKey(id)
 	item, err := d.get(ctx, pk, sk)
 	if err != nil {
-		return retrieval.Trace{}, fmt.Errorf("get trace %s: %w", id, err)
+		return lookup.Trace{}, fmt.Errorf("get trace %s: %w", id, err)
 	}
 	var rec map[string]any
 	if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
-		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
+		return lookup.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
 	}
-	t, err := retrieval.TraceFromItem(rec)
+	t, err := lookup.TraceFromItem(rec)
 	if err != nil {
-		return retrieval.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
+		return lookup.Trace{}, fmt.Errorf("decode trace %s: %w", id, err)
 	}
 	if !d.now().Before(t.ExpiresAt) {
-		return retrieval.Trace{}, domain.ErrNotFound
+		return lookup.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -230,7 +227,7 @@ func (d *Dynamo) GetVerification(ctx context.Context, ns domain.Namespace, lang 
 // report included), and then the pointer holds this report; it fails only when a newer report is
 // there, which this one can never replace. So when copies of one report race, whichever copy's
 // update lands first, every answer says latest exactly when the report is the latest after it.
-func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
+func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r domain.SyncReport) (domain.ReportResult, error) {
 	if err := checkReport(r); err != nil {
 		return domain.ReportResult{}, err
 	}
@@ -281,7 +278,7 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 // report before 1678, or none at all), cannot be compared by the condition: when the write is
 // refused, the stored item is read, and such an item is replaced when r is newer by the two
 // finished_at times, on the condition that it is still that same item.
-func (d *Dynamo) promote(ctx context.Context, pk string, r SyncReport) (bool, error) {
+func (d *Dynamo) promote(ctx context.Context, pk string, r domain.SyncReport) (bool, error) {
 	latest := newReportItem(pk, latestSK(r.Language), r)
 	latest.FinishedAt, latest.ReceivedAt = r.FinishedAt.UTC(), r.ReceivedAt.UTC()
 	latest.FinishedAtNs = finishedOrder(r.FinishedAt)
@@ -340,21 +337,21 @@ func (d *Dynamo) putLatest(ctx context.Context, item map[string]types.AttributeV
 }
 
 // LatestSyncReport returns the newest report of a language.
-func (d *Dynamo) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error) {
+func (d *Dynamo) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (domain.SyncReport, error) {
 	raw, err := d.get(ctx, syncPK(ns), latestSK(lang))
 	if err != nil {
-		return SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
+		return domain.SyncReport{}, fmt.Errorf("get latest sync report %s: %w", lang, err)
 	}
 	var item reportItem
 	if err := attributevalue.UnmarshalMap(raw, &item); err != nil {
-		return SyncReport{}, fmt.Errorf("decode latest sync report %s: %w", lang, err)
+		return domain.SyncReport{}, fmt.Errorf("decode latest sync report %s: %w", lang, err)
 	}
 	return item.report(), nil
 }
 
 // SyncReports returns every stored report of a namespace, ordered by run_id, then language.
-func (d *Dynamo) SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error) {
-	var out []SyncReport
+func (d *Dynamo) SyncReports(ctx context.Context, ns domain.Namespace) ([]domain.SyncReport, error) {
+	var out []domain.SyncReport
 	var start map[string]types.AttributeValue
 	for {
 		qctx, cancel := context.WithTimeout(ctx, d.timeout)

@@ -22,8 +22,8 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
 )
@@ -70,9 +70,9 @@ func TestTraceItemLayout(t *testing.T) {
 	name := newTable(t)
 	s := store.NewDynamo(dynamo(t), name, 0, nil)
 	now := time.Now().UTC()
-	tr := retrieval.Trace{InvocationID: "INVLAYOUT", Tool: retrieval.ToolLookup, CreatedAt: now, ActorID: "agent-7",
+	tr := lookup.Trace{InvocationID: "INVLAYOUT", Tool: lookup.ToolLookup, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "en", ExpiresAt: now.Add(30 * 24 * time.Hour),
-		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, L0: retrieval.L0Hints{MatchedKeywords: []string{"scratch"}}}}
+		RetrievalDetails: lookup.TraceDetails{Layer: lookup.LayerBoth, L0: lookup.L0Hints{MatchedKeywords: []string{"scratch"}}}}
 	if err := s.PutTrace(context.Background(), tr); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestTraceItemLayout(t *testing.T) {
 // TestStoreErrorsCarryContext checks that a failing table is reported with what failed.
 func TestStoreErrorsCarryContext(t *testing.T) {
 	s := store.NewDynamo(dynamo(t), "no-such-table", 0, nil)
-	err := s.PutTrace(context.Background(), retrieval.Trace{InvocationID: "X1", ExpiresAt: time.Now().Add(time.Hour)})
+	err := s.PutTrace(context.Background(), lookup.Trace{InvocationID: "X1", ExpiresAt: time.Now().Add(time.Hour)})
 	var rnf *types.ResourceNotFoundException
 	if !errors.As(err, &rnf) || !strings.Contains(err.Error(), "put trace X1") {
 		t.Fatalf("err = %v", err)
@@ -126,7 +126,7 @@ func TestThrottlingIsRetriedBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := store.NewDynamo(c, "t", 5*time.Second, nil)
-	tr := retrieval.Trace{InvocationID: "R1", ExpiresAt: time.Now().Add(time.Hour)}
+	tr := lookup.Trace{InvocationID: "R1", ExpiresAt: time.Now().Add(time.Hour)}
 	if err := s.PutTrace(context.Background(), tr); err != nil {
 		t.Fatalf("two throttles then success: %v", err)
 	}
@@ -165,21 +165,21 @@ func TestEveryCallHasADeadline(t *testing.T) {
 }
 
 // TestTraceItemIsTheLoggedRecord stores a trace and reads the raw item back: it is exactly
-// retrieval.TraceItem, the record a failed write logs for replay, attribute by attribute.
+// lookup.TraceItem, the record a failed write logs for replay, attribute by attribute.
 func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	name := newTable(t)
 	s := store.NewDynamo(dynamo(t), name, 0, nil)
 	now := time.Date(2099, 1, 2, 3, 4, 5, 678900000, time.UTC)
 	cat := "damage"
-	tr := retrieval.Trace{InvocationID: "INVITEM", Tool: retrieval.ToolAsk, CreatedAt: now, ActorID: "agent-7",
+	tr := lookup.Trace{InvocationID: "INVITEM", Tool: lookup.ToolAsk, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "de", ExpiresAt: now.Add(30 * 24 * time.Hour),
-		RetrievalDetails: retrieval.TraceDetails{Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
-			L0: retrieval.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
-			L1: retrieval.L1Details{Status: retrieval.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
-			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/x.md#a", Score: &port.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
+		RetrievalDetails: lookup.TraceDetails{Layer: lookup.LayerBoth, EvidenceState: port.StateGrounded,
+			L0: lookup.L0Hints{MatchedKeywords: []string{"kratzer"}, MatchedTitles: []string{}},
+			L1: lookup.L1Details{Status: lookup.L1Failed, Provider: "ragcore", CategoryFilter: &cat, ErrorClass: "timeout"},
+			EvidenceSummaries: []lookup.BlockSummary{{Source: "procedures/de/x.md#a", Score: &port.Score{Value: 0.8125, Kind: "cosine_similarity", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer"}, Content: "Text"}},
-			Sidecar:   retrieval.SidecarStatus{Enabled: true, Status: "ok", Comparison: &retrieval.Comparison{OverlapAtK: 0.5}},
-			LatencyMs: retrieval.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}
+			Sidecar:   lookup.SidecarStatus{Enabled: true, Status: "ok", Comparison: &lookup.Comparison{OverlapAtK: 0.5}},
+			LatencyMs: lookup.Latency{L0: 0.031, L1: 12.5, Total: 13.25}}}
 	if err := s.PutTrace(context.Background(), tr); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	if err := attributevalue.UnmarshalMap(out.Item, &stored); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := retrieval.TraceItem(tr)
+	rec, err := lookup.TraceItem(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	if got := viaJSON(t, stored); !reflect.DeepEqual(got, logged) {
 		t.Fatalf("the table item and the logged record differ:\n item %v\n  log %v", got, logged)
 	}
-	back, err := retrieval.TraceFromItem(logged)
+	back, err := lookup.TraceFromItem(logged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,10 +230,10 @@ func TestItemsKeepTheirAttributes(t *testing.T) {
 	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
 	ctx := context.Background()
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
-	if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1", Language: "en", Synced: 11, FinishedAt: finished}); err != nil {
+	if _, err := s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-1", Language: "en", Synced: 11, FinishedAt: finished}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutVerification(ctx, ns, "en", store.Verification{Checked: 11, Confirmed: 11, Complete: true}); err != nil {
+	if err := s.PutVerification(ctx, ns, "en", store.Verification{VerificationResult: domain.VerificationResult{Checked: 11, Confirmed: 11, Complete: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.AcquireLease(ctx, "verify-en", "me", time.Minute); err != nil || !ok {
@@ -279,7 +279,7 @@ func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 			name := newTable(t)
 			s := store.NewDynamo(dynamo(t), name, 0, nil)
 			ctx := context.Background()
-			if _, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-1600", Language: "en", Synced: 1, FinishedAt: y1600}); err != nil {
+			if _, err := s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-1600", Language: "en", Synced: 1, FinishedAt: y1600}); err != nil {
 				t.Fatal(err)
 			}
 			// Rewrite the latest item as the earlier version left it.
@@ -296,14 +296,14 @@ func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 			if _, err := dynamo(t).PutItem(ctx, &dynamodb.PutItemInput{TableName: &name, Item: out.Item}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-2026", Language: "en", Synced: 11, FinishedAt: y2026})
+			res, err := s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-2026", Language: "en", Synced: 11, FinishedAt: y2026})
 			if err != nil || !res.Latest {
 				t.Fatalf("the report of 2026 after a stale latest of 1600: %+v %v", res, err)
 			}
 			if latest, err := s.LatestSyncReport(ctx, ns, "en"); err != nil || latest.RunID != "run-2026" {
 				t.Fatalf("latest %+v %v, want run-2026", latest, err)
 			}
-			res, err = s.PutSyncReport(ctx, ns, store.SyncReport{RunID: "run-2025", Language: "en", Synced: 9, FinishedAt: y2026.AddDate(-1, 0, 0)})
+			res, err = s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-2025", Language: "en", Synced: 9, FinishedAt: y2026.AddDate(-1, 0, 0)})
 			if err != nil || res.Latest {
 				t.Fatalf("an older report after the repair: %+v %v", res, err)
 			}

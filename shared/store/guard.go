@@ -11,8 +11,8 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/breaker"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // DefaultTraceWait is how long a trace write may hold a response (DYNAMODB_TRACE_WAIT_MS).
@@ -74,7 +74,7 @@ func Guard(r Records, o GuardOptions) *Guarded {
 // refused as given, an absent record and a condition that did not hold (the table answered).
 func storeFailure(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
-	return err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, retrieval.ErrInvalidTrace) &&
+	return err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, lookup.ErrInvalidTrace) &&
 		!errors.Is(err, domain.ErrNotFound) && !errors.As(err, &ccf)
 }
 
@@ -84,7 +84,7 @@ func (g *Guarded) BreakerOpen() bool { return g.b.Open() }
 
 // PutTrace writes the trace, holding the caller at most the wait. The write outlives the
 // caller's cancellation: the store's own deadline bounds it.
-func (g *Guarded) PutTrace(ctx context.Context, t retrieval.Trace) error {
+func (g *Guarded) PutTrace(ctx context.Context, t lookup.Trace) error {
 	done, ok := g.b.Allow()
 	if !ok {
 		return ErrCircuitOpen
@@ -105,10 +105,10 @@ func (g *Guarded) PutTrace(ctx context.Context, t retrieval.Trace) error {
 }
 
 // GetTrace reads a trace unless the breaker is open.
-func (g *Guarded) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
+func (g *Guarded) GetTrace(ctx context.Context, id string) (lookup.Trace, error) {
 	done, ok := g.b.Allow()
 	if !ok {
-		return retrieval.Trace{}, ErrCircuitOpen
+		return lookup.Trace{}, ErrCircuitOpen
 	}
 	t, err := g.Records.GetTrace(ctx, id)
 	done(err)

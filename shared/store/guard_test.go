@@ -16,6 +16,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -55,16 +56,16 @@ func (h *hanging) wait(ctx context.Context) error {
 	}
 }
 
-func (h *hanging) PutTrace(ctx context.Context, t retrieval.Trace) error {
+func (h *hanging) PutTrace(ctx context.Context, t lookup.Trace) error {
 	if err := h.wait(ctx); err != nil {
 		return err
 	}
 	return h.Memory.PutTrace(ctx, t)
 }
 
-func (h *hanging) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
+func (h *hanging) GetTrace(ctx context.Context, id string) (lookup.Trace, error) {
 	if err := h.wait(ctx); err != nil {
-		return retrieval.Trace{}, err
+		return lookup.Trace{}, err
 	}
 	return h.Memory.GetTrace(ctx, id)
 }
@@ -93,9 +94,9 @@ func logLines(b *testutil.SyncBuffer) [][]byte {
 	return bytes.Split(bytes.TrimSpace([]byte(b.String())), []byte("\n"))
 }
 
-func loggedTraces(t *testing.T, logs *testutil.SyncBuffer) map[string]retrieval.Trace {
+func loggedTraces(t *testing.T, logs *testutil.SyncBuffer) map[string]lookup.Trace {
 	t.Helper()
-	out := map[string]retrieval.Trace{}
+	out := map[string]lookup.Trace{}
 	for _, line := range logLines(logs) {
 		var rec struct {
 			Trace map[string]any `json:"trace"`
@@ -106,7 +107,7 @@ func loggedTraces(t *testing.T, logs *testutil.SyncBuffer) map[string]retrieval.
 		if rec.Trace == nil {
 			continue
 		}
-		tr, err := retrieval.TraceFromItem(rec.Trace)
+		tr, err := lookup.TraceFromItem(rec.Trace)
 		if err != nil {
 			t.Fatalf("a logged trace does not decode: %v", err)
 		}
@@ -132,7 +133,7 @@ func TestHangingStoreCostsLookupsNothing(t *testing.T) {
 		defer close(finished)
 		for i := range ids {
 			callsBefore[i] = table.calls.Load()
-			res, err := svc.Lookup(context.Background(), retrieval.LookupRequest{Question: questions[i%2], Language: "en", TopK: 3,
+			res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: questions[i%2], Language: "en", TopK: 3,
 				Actor: actor, CorrelationID: fmt.Sprint("c-", i)})
 			if err != nil {
 				t.Error(err)
@@ -163,7 +164,7 @@ func TestHangingStoreCostsLookupsNothing(t *testing.T) {
 	logged := loggedTraces(t, logs)
 	for i, id := range ids {
 		tr, ok := logged[id]
-		if !ok || tr.Tool != retrieval.ToolLookup || tr.ActorID != "agent-7" || len(tr.RetrievalDetails.EvidenceSummaries) == 0 {
+		if !ok || tr.Tool != lookup.ToolLookup || tr.ActorID != "agent-7" || len(tr.RetrievalDetails.EvidenceSummaries) == 0 {
 			t.Errorf("lookup %d (%s): trace not in the log whole: %+v", i+1, id, tr)
 		}
 	}
@@ -182,7 +183,7 @@ func TestHangingStoreCostsLookupsNothing(t *testing.T) {
 func TestPendingWriteGoesOnInTheBackground(t *testing.T) {
 	slow := &gate{Memory: store.NewMemory(), open: make(chan struct{}), done: make(chan struct{})}
 	guarded := store.Guard(slow, store.GuardOptions{Wait: time.Millisecond, Failures: 5, Cooldown: time.Hour})
-	tr := retrieval.Trace{InvocationID: "LATE", ExpiresAt: time.Now().Add(time.Hour)}
+	tr := lookup.Trace{InvocationID: "LATE", ExpiresAt: time.Now().Add(time.Hour)}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := guarded.PutTrace(ctx, tr); err == nil {
 		t.Fatal("a write still running was reported done")
@@ -201,7 +202,7 @@ type gate struct {
 	open, done chan struct{}
 }
 
-func (g *gate) PutTrace(ctx context.Context, t retrieval.Trace) error {
+func (g *gate) PutTrace(ctx context.Context, t lookup.Trace) error {
 	<-g.open
 	defer close(g.done)
 	return g.Memory.PutTrace(ctx, t)
@@ -218,24 +219,24 @@ func TestWhatCountsAgainstTheTable(t *testing.T) {
 	for _, err := range []error{domain.ErrNotFound, store.ErrInvalid, context.Canceled, domain.ErrNotFound, store.ErrInvalid} {
 		table.answerWith(err)
 		_, _ = guarded.GetTrace(ctx, "X")
-		_ = guarded.PutTrace(ctx, retrieval.Trace{InvocationID: "X"})
+		_ = guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X"})
 	}
 	if guarded.BreakerOpen() {
 		t.Fatal("answers of the table opened the breaker")
 	}
 	table.answerWith(errors.New("operation error DynamoDB: PutItem, exceeded maximum number of attempts"))
-	_ = guarded.PutTrace(ctx, retrieval.Trace{InvocationID: "X"})
+	_ = guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X"})
 	_, _ = guarded.GetTrace(ctx, "X")
 	if !guarded.BreakerOpen() {
 		t.Fatal("two failures in a row did not open the breaker")
 	}
 	calls := table.calls.Load()
-	if err := guarded.PutTrace(ctx, retrieval.Trace{InvocationID: "X"}); !errors.Is(err, store.ErrCircuitOpen) || table.calls.Load() != calls {
+	if err := guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X"}); !errors.Is(err, store.ErrCircuitOpen) || table.calls.Load() != calls {
 		t.Fatalf("a write with the breaker open: %v, the table called %d times more", err, table.calls.Load()-calls)
 	}
 	time.Sleep(cooldown)
 	table.answerWith(nil) // the table answers again: the probe's write succeeds
-	if err := guarded.PutTrace(ctx, retrieval.Trace{InvocationID: "X", ExpiresAt: time.Now().Add(time.Hour)}); err != nil || guarded.BreakerOpen() {
+	if err := guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X", ExpiresAt: time.Now().Add(time.Hour)}); err != nil || guarded.BreakerOpen() {
 		t.Fatalf("the probe after the cool-down: %v, breaker open %v", err, guarded.BreakerOpen())
 	}
 }

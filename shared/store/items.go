@@ -9,7 +9,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
-// The table's items other than traces (a trace's item is retrieval.TraceItem, the encoding the
+// The table's items other than traces (a trace's item is lookup.TraceItem, the encoding the
 // log fallback shares), each encoded by attributevalue through its dynamodbav tags only. They
 // are the store's own: the records the store's callers see carry no encoding.
 
@@ -47,13 +47,14 @@ func newVerificationItem(ns domain.Namespace, lang string, v Verification, store
 }
 
 func (it verificationItem) verification() Verification {
-	return Verification{Checked: it.Checked, Confirmed: it.Confirmed, Missing: it.Missing, Errors: it.Errors,
-		VerifiedAt: it.VerifiedAt, Complete: it.Complete, NotIndexed: outcomes(it.NotIndexed),
-		Failed: outcomes(it.Failed), DurationMs: it.DurationMs, CorpusFingerprint: it.CorpusFingerprint}
+	return Verification{VerificationResult: domain.VerificationResult{Checked: it.Checked, Confirmed: it.Confirmed,
+		Missing: it.Missing, Errors: it.Errors, VerifiedAt: it.VerifiedAt, Complete: it.Complete,
+		NotIndexed: outcomes(it.NotIndexed), Failed: outcomes(it.Failed), DurationMs: it.DurationMs},
+		CorpusFingerprint: it.CorpusFingerprint}
 }
 
 // outcomeItems and outcomes keep nil as nil, so that the item is as it was written.
-func outcomeItems(in []SourceOutcome) []outcomeItem {
+func outcomeItems(in []domain.SourceOutcome) []outcomeItem {
 	if in == nil {
 		return nil
 	}
@@ -64,13 +65,13 @@ func outcomeItems(in []SourceOutcome) []outcomeItem {
 	return out
 }
 
-func outcomes(in []outcomeItem) []SourceOutcome {
+func outcomes(in []outcomeItem) []domain.SourceOutcome {
 	if in == nil {
 		return nil
 	}
-	out := make([]SourceOutcome, len(in))
+	out := make([]domain.SourceOutcome, len(in))
 	for i, o := range in {
-		out[i] = SourceOutcome(o)
+		out[i] = domain.SourceOutcome(o)
 	}
 	return out
 }
@@ -109,13 +110,13 @@ func (it reportItem) ordered() bool {
 	return ok && got.String() == string(finishedOrder(it.FinishedAt))
 }
 
-func newReportItem(pk, sk string, r SyncReport) reportItem {
+func newReportItem(pk, sk string, r domain.SyncReport) reportItem {
 	return reportItem{PK: pk, SK: sk, RunID: r.RunID, Language: r.Language, Synced: r.Synced, Failed: r.Failed,
 		FinishedAt: r.FinishedAt, ReceivedAt: r.ReceivedAt}
 }
 
-func (it reportItem) report() SyncReport {
-	return SyncReport{RunID: it.RunID, Language: it.Language, Synced: it.Synced, Failed: it.Failed,
+func (it reportItem) report() domain.SyncReport {
+	return domain.SyncReport{RunID: it.RunID, Language: it.Language, Synced: it.Synced, Failed: it.Failed,
 		FinishedAt: it.FinishedAt, ReceivedAt: it.ReceivedAt}
 }
 

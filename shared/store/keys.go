@@ -4,7 +4,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // The keys of the table's records (see Dynamo), all built here. <namespace> is
@@ -19,9 +19,9 @@ const (
 // nsKey is the namespace's part of a record key.
 func nsKey(n domain.Namespace) string { return n.Tenant + "#" + n.Workspace + "#" + n.Collection }
 
-// traceKey is INV#<invocation_id>, TRACE: the keys retrieval.TraceItem writes into the item.
+// traceKey is INV#<invocation_id>, TRACE: the keys lookup.TraceItem writes into the item.
 func traceKey(id string) (pk, sk string) {
-	return retrieval.TracePartitionKey(id), retrieval.TraceSortKey
+	return lookup.TracePartitionKey(id), lookup.TraceSortKey
 }
 
 // verificationKey is VERIFY#<namespace>, LANG#<language>.

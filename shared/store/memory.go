@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // Memory is the in-memory store: the embedded default for `make local` and unit tests. Expired
@@ -19,7 +19,7 @@ import (
 // traces is a loss: it is counted (Evicted) and logged, one warning per eviction.
 type Memory struct {
 	mu     sync.RWMutex
-	traces map[string]retrieval.Trace
+	traces map[string]lookup.Trace
 	// order holds trace ids in the order they were first written, oldest first, possibly with
 	// ids already dropped: eviction takes the oldest from its front.
 	order []string
@@ -28,8 +28,8 @@ type Memory struct {
 	soonest      time.Time
 	soonestKnown bool
 	verify       map[string]CachedVerification
-	reports      map[string]SyncReport // namespace#run_id#language
-	latest       map[string]SyncReport // namespace#language
+	reports      map[string]domain.SyncReport // namespace#run_id#language
+	latest       map[string]domain.SyncReport // namespace#language
 	leases       map[string]lease
 	now          func() time.Time
 	maxTrace     int
@@ -42,10 +42,7 @@ type lease struct {
 	expires time.Time
 }
 
-var (
-	_ retrieval.TraceStore = (*Memory)(nil)
-	_ Records              = (*Memory)(nil)
-)
+var _ Records = (*Memory)(nil)
 
 // maxTraces bounds the traces kept in memory; the oldest are dropped first.
 const maxTraces = 10000
@@ -55,8 +52,8 @@ func NewMemory() *Memory { return NewMemoryAt(time.Now) }
 
 // NewMemoryAt returns an empty in-memory store on the given clock (tests move time).
 func NewMemoryAt(now func() time.Time) *Memory {
-	return &Memory{traces: map[string]retrieval.Trace{}, verify: map[string]CachedVerification{},
-		reports: map[string]SyncReport{}, latest: map[string]SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces,
+	return &Memory{traces: map[string]lookup.Trace{}, verify: map[string]CachedVerification{},
+		reports: map[string]domain.SyncReport{}, latest: map[string]domain.SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces,
 		log: slog.New(slog.DiscardHandler)}
 }
 
@@ -71,19 +68,19 @@ func (m *Memory) WithLogger(log *slog.Logger) *Memory {
 // Evicted is the number of unexpired traces dropped to keep the store bounded since it was made.
 func (m *Memory) Evicted() int64 { return m.evicted.Load() }
 
-// PutTrace implements retrieval.TraceStore.
-func (m *Memory) PutTrace(ctx context.Context, t retrieval.Trace) error {
+// PutTrace implements Records.
+func (m *Memory) PutTrace(ctx context.Context, t lookup.Trace) error {
 	_, err := m.putTrace(ctx, t, false)
 	return err
 }
 
 // PutTraceIfAbsent stores a trace unless its invocation id is stored already; it reports whether
 // this call stored it.
-func (m *Memory) PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (bool, error) {
+func (m *Memory) PutTraceIfAbsent(ctx context.Context, t lookup.Trace) (bool, error) {
 	return m.putTrace(ctx, t, true)
 }
 
-func (m *Memory) putTrace(ctx context.Context, t retrieval.Trace, ifAbsent bool) (bool, error) {
+func (m *Memory) putTrace(ctx context.Context, t lookup.Trace, ifAbsent bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -156,16 +153,16 @@ func (m *Memory) evictTraces() {
 		"oldest_created_at", oldest, "newest_dropped_created_at", newest)
 }
 
-// GetTrace implements retrieval.TraceStore.
-func (m *Memory) GetTrace(ctx context.Context, id string) (retrieval.Trace, error) {
+// GetTrace implements Records.
+func (m *Memory) GetTrace(ctx context.Context, id string) (lookup.Trace, error) {
 	if err := ctx.Err(); err != nil {
-		return retrieval.Trace{}, err
+		return lookup.Trace{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t, ok := m.traces[id]
 	if !ok || !m.now().Before(t.ExpiresAt) {
-		return retrieval.Trace{}, domain.ErrNotFound
+		return lookup.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -199,7 +196,7 @@ func (m *Memory) GetVerification(ctx context.Context, ns domain.Namespace, lang 
 // PutSyncReport stores a report once per run_id and language and makes it the latest of its language unless
 // a newer one is stored; every report is kept for audit. Latest says whether the report of this
 // run_id is the latest after the call, for a duplicate too.
-func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error) {
+func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r domain.SyncReport) (domain.ReportResult, error) {
 	if err := ctx.Err(); err != nil {
 		return domain.ReportResult{}, err
 	}
@@ -226,34 +223,34 @@ func (m *Memory) PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncR
 }
 
 // LatestSyncReport returns the newest report of a language.
-func (m *Memory) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error) {
+func (m *Memory) LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (domain.SyncReport, error) {
 	if err := ctx.Err(); err != nil {
-		return SyncReport{}, err
+		return domain.SyncReport{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	r, ok := m.latest[nsKey(ns)+"#"+lang]
 	if !ok {
-		return SyncReport{}, domain.ErrNotFound
+		return domain.SyncReport{}, domain.ErrNotFound
 	}
 	return r, nil
 }
 
 // SyncReports returns every stored report of a namespace, ordered by run_id, then language.
-func (m *Memory) SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error) {
+func (m *Memory) SyncReports(ctx context.Context, ns domain.Namespace) ([]domain.SyncReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var out []SyncReport
+	var out []domain.SyncReport
 	prefix := nsKey(ns) + "#"
 	for k, r := range m.reports {
 		if strings.HasPrefix(k, prefix) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b SyncReport) int {
+	slices.SortFunc(out, func(a, b domain.SyncReport) int {
 		if c := strings.Compare(a.RunID, b.RunID); c != 0 {
 			return c
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store/storetest"
 )
@@ -24,7 +24,7 @@ func TestMemoryTracesStayBounded(t *testing.T) {
 	m := store.NewMemoryAt(clock.Now).WithLogger(slog.New(slog.NewJSONHandler(logs, nil)))
 	for i := range 10050 {
 		clock.Advance(time.Millisecond)
-		tr := retrieval.Trace{InvocationID: "id-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)}
+		tr := lookup.Trace{InvocationID: "id-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)}
 		if err := m.PutTrace(context.Background(), tr); err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestMemoryExpiredTracesAreNotCountedAsEvicted(t *testing.T) {
 	logs := &bytes.Buffer{}
 	m := store.NewMemoryAt(clock.Now).WithLogger(slog.New(slog.NewJSONHandler(logs, nil)))
 	for i := range 10001 {
-		tr := retrieval.Trace{InvocationID: "x-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
+		tr := lookup.Trace{InvocationID: "x-" + time.Duration(i).String(), CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(time.Minute)}
 		if i == 10000 {
 			clock.Advance(time.Hour) // everything before has expired
 			tr.CreatedAt, tr.ExpiresAt = clock.Now(), clock.Now().Add(time.Minute)

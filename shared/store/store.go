@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // ErrInvalid is returned for a record that cannot be stored as given.
@@ -19,32 +19,12 @@ var ErrInvalid = errors.New("invalid record")
 // VerificationTTL is how long a verification result is valid (five minutes, docs/operations.md).
 const VerificationTTL = 300 * time.Second
 
-// Verification is the outcome of verifying every managed source of one language by exact
-// identity lookups.
+// Verification is a verification as the cache keeps it: the result, and the corpus it is about.
 type Verification struct {
-	Checked    int
-	Confirmed  int
-	Missing    []string
-	Errors     int
-	VerifiedAt time.Time
-	// Complete is true when every managed source got an answer: only then is the count verified.
-	Complete bool
-	// NotIndexed says why each source of Missing does not count (missing, not_active,
-	// not_published, duplicated, other_namespace).
-	NotIndexed []SourceOutcome
-	// Failed lists the sources whose lookup failed, with the error class.
-	Failed []SourceOutcome
-	// DurationMs is how long the verification took.
-	DurationMs float64
+	domain.VerificationResult
 	// CorpusFingerprint names the managed sources it checked (their ids and versions), so that
 	// a result about another corpus (before a deploy) is never read as this one's.
 	CorpusFingerprint string
-}
-
-// SourceOutcome is what verification found for one managed source that did not count.
-type SourceOutcome struct {
-	DocumentID string
-	Reason     string
 }
 
 // CachedVerification is a verification read back from the cache.
@@ -57,18 +37,7 @@ type CachedVerification struct {
 // Age is how old the cached result is at now.
 func (c CachedVerification) Age(now time.Time) time.Duration { return now.Sub(c.StoredAt) }
 
-// SyncReport is the result the central sync workflow reports for one run and language. A run
-// that syncs several languages reports each under the same run_id.
-type SyncReport struct {
-	RunID      string
-	Language   string
-	Synced     int
-	Failed     int
-	FinishedAt time.Time
-	ReceivedAt time.Time
-}
-
-func checkReport(r SyncReport) error {
+func checkReport(r domain.SyncReport) error {
 	switch {
 	case !domain.ValidRunID(r.RunID):
 		return errors.Join(ErrInvalid, errors.New("run_id"))
@@ -83,13 +52,13 @@ func checkReport(r SyncReport) error {
 }
 
 // sameResult reports whether two reports of one run and language carry the same result.
-func sameResult(a, b SyncReport) bool {
+func sameResult(a, b domain.SyncReport) bool {
 	return a.Synced == b.Synced && a.Failed == b.Failed && a.FinishedAt.Equal(b.FinishedAt)
 }
 
 // newer reports whether report a wins over report b as the latest of a language: the later
 // finished_at, and on a tie the greater run_id, so that the winner does not depend on arrival order.
-func newer(a, b SyncReport) bool {
+func newer(a, b domain.SyncReport) bool {
 	if !a.FinishedAt.Equal(b.FinishedAt) {
 		return a.FinishedAt.After(b.FinishedAt)
 	}
@@ -98,16 +67,19 @@ func newer(a, b SyncReport) bool {
 
 // Records is everything a store keeps; Memory and Dynamo implement it.
 type Records interface {
-	retrieval.TraceStore
+	// PutTrace stores a trace; GetTrace reads one back, domain.ErrNotFound when it is absent or
+	// expired. They are the retrieval service's TraceStore (wire checks it at compile time).
+	PutTrace(ctx context.Context, t lookup.Trace) error
+	GetTrace(ctx context.Context, invocationID string) (lookup.Trace, error)
 	// PutTraceIfAbsent stores a trace unless its invocation id is stored already (an expired
 	// trace included, until it is dropped) and reports whether this call stored it: a replay
 	// stores each logged trace once.
-	PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (stored bool, err error)
+	PutTraceIfAbsent(ctx context.Context, t lookup.Trace) (stored bool, err error)
 	PutVerification(ctx context.Context, ns domain.Namespace, lang string, v Verification) error
 	GetVerification(ctx context.Context, ns domain.Namespace, lang string) (CachedVerification, error)
-	PutSyncReport(ctx context.Context, ns domain.Namespace, r SyncReport) (domain.ReportResult, error)
-	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (SyncReport, error)
-	SyncReports(ctx context.Context, ns domain.Namespace) ([]SyncReport, error)
+	PutSyncReport(ctx context.Context, ns domain.Namespace, r domain.SyncReport) (domain.ReportResult, error)
+	LatestSyncReport(ctx context.Context, ns domain.Namespace, lang string) (domain.SyncReport, error)
+	SyncReports(ctx context.Context, ns domain.Namespace) ([]domain.SyncReport, error)
 	// AcquireLease takes the named lease for owner until ttl has passed, unless another owner
 	// holds an unexpired one; it reports whether owner holds it now. It keeps processes from
 	// doing the same expensive work at once.

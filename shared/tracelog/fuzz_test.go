@@ -10,17 +10,17 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
 )
 
 // table is a trace table in memory.
 type table struct {
 	mu sync.Mutex
-	m  map[string]retrieval.Trace
+	m  map[string]lookup.Trace
 }
 
-func (p *table) PutTraceIfAbsent(_ context.Context, t retrieval.Trace) (bool, error) {
+func (p *table) PutTraceIfAbsent(_ context.Context, t lookup.Trace) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.m[t.InvocationID]; ok {
@@ -30,12 +30,12 @@ func (p *table) PutTraceIfAbsent(_ context.Context, t retrieval.Trace) (bool, er
 	return true, nil
 }
 
-func (p *table) GetTrace(_ context.Context, id string) (retrieval.Trace, error) {
+func (p *table) GetTrace(_ context.Context, id string) (lookup.Trace, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t, ok := p.m[id]
 	if !ok {
-		return retrieval.Trace{}, domain.ErrNotFound
+		return lookup.Trace{}, domain.ErrNotFound
 	}
 	return t, nil
 }
@@ -44,7 +44,7 @@ var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func replay(t *testing.T, in []byte) tracelog.Counts {
 	t.Helper()
-	r := tracelog.Replayer{Store: &table{m: map[string]retrieval.Trace{}}, Rate: 1e6, Workers: 1,
+	r := tracelog.Replayer{Store: &table{m: map[string]lookup.Trace{}}, Rate: 1e6, Workers: 1,
 		Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	c, err := r.Replay(context.Background(), bytes.NewReader(in))
 	if err != nil {
@@ -54,7 +54,7 @@ func replay(t *testing.T, in []byte) tracelog.Counts {
 }
 
 func line(t testing.TB, id string) []byte {
-	item, err := retrieval.TraceItem(retrieval.Trace{InvocationID: id, Tool: retrieval.ToolLookup, ActorID: "a", ExpiresAt: now.Add(time.Hour)})
+	item, err := lookup.TraceItem(lookup.Trace{InvocationID: id, Tool: lookup.ToolLookup, ActorID: "a", ExpiresAt: now.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,15 +24,15 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Putter stores a trace unless its invocation id is stored already, and reads a stored one back
 // to compare it with the logged copy; store.Dynamo and store.Memory implement it.
 type Putter interface {
-	PutTraceIfAbsent(ctx context.Context, t retrieval.Trace) (stored bool, err error)
-	GetTrace(ctx context.Context, invocationID string) (retrieval.Trace, error)
+	PutTraceIfAbsent(ctx context.Context, t lookup.Trace) (stored bool, err error)
+	GetTrace(ctx context.Context, invocationID string) (lookup.Trace, error)
 }
 
 // Counts is the outcome of a replay.
@@ -87,7 +87,7 @@ type Replayer struct {
 
 // job is one trace to put, and the line it was read from.
 type job struct {
-	t    retrieval.Trace
+	t    lookup.Trace
 	line int
 }
 
@@ -141,7 +141,7 @@ func (r Replayer) Replay(ctx context.Context, in io.Reader) (Counts, error) {
 			}
 		})
 	}
-	p := &parser{log: log, counts: c, trace: func(line int, t retrieval.Trace) {
+	p := &parser{log: log, counts: c, trace: func(line int, t lookup.Trace) {
 		if !now().Before(t.ExpiresAt) {
 			c.add(func(c *Counts) { c.Expired++ })
 			return
@@ -202,12 +202,12 @@ func (r Replayer) put(ctx context.Context, j job, c *tally, log *slog.Logger) {
 }
 
 // same reports whether two traces are the same record: their table items, as JSON reads them.
-func same(a, b retrieval.Trace) bool {
+func same(a, b lookup.Trace) bool {
 	return reflect.DeepEqual(asJSON(a), asJSON(b))
 }
 
-func asJSON(t retrieval.Trace) any {
-	item, err := retrieval.TraceItem(t)
+func asJSON(t lookup.Trace) any {
+	item, err := lookup.TraceItem(t)
 	if err != nil {
 		return err.Error()
 	}
@@ -260,7 +260,7 @@ func readLines(in io.Reader, fn func(n int, line []byte), tooLong func(n int)) e
 type parser struct {
 	log    *slog.Logger
 	counts *tally
-	trace  func(line int, t retrieval.Trace)
+	trace  func(line int, t lookup.Trace)
 }
 
 // maxDepth bounds how deep a message may sit in others ("@message" holding a line holding
@@ -395,7 +395,7 @@ func (p *parser) traceOf(n int, raw json.RawMessage) {
 		p.unreadable(n, `"trace" is not an object`)
 		return
 	}
-	t, err := retrieval.TraceFromItem(item)
+	t, err := lookup.TraceFromItem(item)
 	if err != nil {
 		p.unreadable(n, err.Error())
 		return
@@ -513,4 +513,4 @@ func damaged(text []byte) bool {
 }
 
 var damageMarks = [][]byte{[]byte(`trace"`), []byte(`trace\"`), []byte(`"INV#`), []byte(`\"INV#`),
-	[]byte(`"` + retrieval.TraceSortKey + `"`), []byte(`"` + retrieval.TraceSortKey + `\"`)}
+	[]byte(`"` + lookup.TraceSortKey + `"`), []byte(`"` + lookup.TraceSortKey + `\"`)}

@@ -45,6 +45,9 @@ var (
 	_ api.Sync   = (*indexsync.Service)(nil)
 
 	_ indexsync.Verifications = (*status.Service)(nil)
+
+	// The store keeps the lookup service's traces.
+	_ retrieval.TraceStore = store.Records(nil)
 )
 
 // Parts are what a function is built from.

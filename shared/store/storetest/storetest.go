@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -71,23 +71,23 @@ func Run(t *testing.T, newStore Factory) {
 // gone by in real time, and make expiry tests pass or fail by the sweeper's timing.
 var t0 = time.Date(2099, 11, 29, 18, 0, 0, 0, time.UTC)
 
-func sampleTrace(id string, created time.Time) retrieval.Trace {
-	return retrieval.Trace{
-		InvocationID: id, Tool: retrieval.ToolLookup, CreatedAt: created, ActorID: "agent-7",
+func sampleTrace(id string, created time.Time) lookup.Trace {
+	return lookup.Trace{
+		InvocationID: id, Tool: lookup.ToolLookup, CreatedAt: created, ActorID: "agent-7",
 		QuestionSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", QuestionChars: 42, Language: "de",
 		ExpiresAt: created.Add(30 * 24 * time.Hour),
-		RetrievalDetails: retrieval.TraceDetails{
-			Layer: retrieval.LayerBoth, EvidenceState: port.StateGrounded,
-			L0:             retrieval.L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{"kratzer", "delle"}, Domains: []string{"damage"}, Entities: []string{}},
-			L1:             retrieval.L1Details{Status: retrieval.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
+		RetrievalDetails: lookup.TraceDetails{
+			Layer: lookup.LayerBoth, EvidenceState: port.StateGrounded,
+			L0:             lookup.L0Hints{MatchedTitles: []string{}, MatchedKeywords: []string{"kratzer", "delle"}, Domains: []string{"damage"}, Entities: []string{}},
+			L1:             lookup.L1Details{Status: lookup.L1OK, Provider: "demo", CategoryFilter: strPtr("damage"), CandidateCount: 4, ScoreKind: "bm25"},
 			CandidateCount: 5, FinalBlockCount: 3,
-			EvidenceSummaries: []retrieval.BlockSummary{{Source: "procedures/de/damage-procedure.md#2-sofortmaßnahmen", Title: "Schadensbearbeitung",
-				RetrievalLayer: retrieval.LayerBoth, Score: &port.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
+			EvidenceSummaries: []lookup.BlockSummary{{Source: "procedures/de/damage-procedure.md#2-sofortmaßnahmen", Title: "Schadensbearbeitung",
+				RetrievalLayer: lookup.LayerBoth, Score: &port.Score{Value: 7.4123, Kind: "bm25", HigherIsBetter: true},
 				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"},
 				{Source: "procedures/de/damage-procedure.md#1-geltungsbereich", Title: "Schadensbearbeitung",
-					RetrievalLayer: retrieval.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},
-			Sidecar:   retrieval.SidecarStatus{Status: "disabled"},
-			LatencyMs: retrieval.Latency{L0: 0.05, L1: 0.021, Total: 0.12},
+					RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},
+			Sidecar:   lookup.SidecarStatus{Status: "disabled"},
+			LatencyMs: lookup.Latency{L0: 0.05, L1: 0.021, Total: 0.12},
 		},
 	}
 }
@@ -121,7 +121,7 @@ func traceRoundTrip(t *testing.T, newStore Factory) {
 	if _, err := s.GetTrace(ctx, "NOPE"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown trace: %v", err)
 	}
-	if err := s.PutTrace(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
+	if err := s.PutTrace(ctx, lookup.Trace{}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("trace without id: %v", err)
 	}
 }
@@ -141,7 +141,7 @@ func traceOnce(t *testing.T, newStore Factory) {
 	if got, err := s.GetTrace(ctx, "ONCE"); err != nil || got.ActorID != "agent-7" {
 		t.Fatalf("stored trace %+v %v: the second put replaced the first", got, err)
 	}
-	if _, err := s.PutTraceIfAbsent(ctx, retrieval.Trace{}); !errors.Is(err, store.ErrInvalid) {
+	if _, err := s.PutTraceIfAbsent(ctx, lookup.Trace{}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("trace without id: %v", err)
 	}
 }
@@ -172,9 +172,10 @@ func verificationCache(t *testing.T, newStore Factory) {
 	if _, err := s.GetVerification(ctx, ns, "en"); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)
 	}
-	v := store.Verification{Checked: 11, Confirmed: 10, Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true,
-		NotIndexed: []store.SourceOutcome{{DocumentID: "lost-and-found", Reason: "not_published"}},
-		Failed:     []store.SourceOutcome{}, DurationMs: 12.5}
+	v := store.Verification{VerificationResult: domain.VerificationResult{Checked: 11, Confirmed: 10,
+		Missing: []string{"lost-and-found"}, Errors: 0, VerifiedAt: t0, Complete: true,
+		NotIndexed: []domain.SourceOutcome{{DocumentID: "lost-and-found", Reason: "not_published"}},
+		Failed:     []domain.SourceOutcome{}, DurationMs: 12.5}}
 	if err := s.PutVerification(ctx, ns, "en", v); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func verificationKeys(t *testing.T, newStore Factory) {
 	clock := NewClock(t0)
 	s := newStore(t, clock.Now)
 	ctx := context.Background()
-	if err := s.PutVerification(ctx, ns, "en", store.Verification{Checked: 11, Confirmed: 11, Missing: []string{}, Complete: true}); err != nil {
+	if err := s.PutVerification(ctx, ns, "en", store.Verification{VerificationResult: domain.VerificationResult{Checked: 11, Confirmed: 11, Missing: []string{}, Complete: true}}); err != nil {
 		t.Fatal(err)
 	}
 	other := ns
@@ -221,8 +222,8 @@ func verificationKeys(t *testing.T, newStore Factory) {
 	}
 }
 
-func report(run string, lang string, finished time.Time, synced int) store.SyncReport {
-	return store.SyncReport{RunID: run, Language: lang, Synced: synced, Failed: 11 - synced, FinishedAt: finished}
+func report(run string, lang string, finished time.Time, synced int) domain.SyncReport {
+	return domain.SyncReport{RunID: run, Language: lang, Synced: synced, Failed: 11 - synced, FinishedAt: finished}
 }
 
 func reportOnce(t *testing.T, newStore Factory) {
@@ -377,7 +378,7 @@ func reportYears(t *testing.T, newStore Factory) {
 
 func reportInvalid(t *testing.T, newStore Factory) {
 	s := newStore(t, NewClock(t0).Now)
-	for _, r := range []store.SyncReport{
+	for _, r := range []domain.SyncReport{
 		{RunID: "", Language: "en", FinishedAt: t0},
 		{RunID: "run with spaces", Language: "en", FinishedAt: t0},
 		{RunID: "r", Language: "", FinishedAt: t0},

@@ -1,4 +1,4 @@
-package retrieval
+package lookup
 
 import (
 	"encoding/json"

@@ -1,0 +1,67 @@
+// Package lookup holds the records of a lookup and an ask that cross package lines: the
+// validated requests, the hints and L1 details a response and a trace share, and the trace the
+// store keeps and the log carries for replay, with its one encoding (TraceItem). It holds no
+// behaviour of the lookup itself (that is the retrieval service), so that the store and the
+// trace replay name these records without linking the service.
+package lookup
+
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+
+// Retrieval layers of the API contract (docs/openapi.yaml).
+const (
+	LayerL0   = "L0"
+	LayerL1   = "L1"
+	LayerBoth = "L0+L1"
+	LayerNone = "none"
+)
+
+// L1 statuses of the API contract (docs/openapi.yaml).
+const (
+	L1OK          = "ok"
+	L1Empty       = "empty"
+	L1Failed      = "failed"
+	L1Disabled    = "disabled"
+	L1Unavailable = "unavailable"
+)
+
+// LookupRequest is a validated lookup.
+type LookupRequest struct {
+	Question      string
+	Language      string
+	TopK          int
+	Actor         port.Actor
+	CorrelationID string
+}
+
+// AskRequest is a validated ask.
+type AskRequest struct {
+	Question      string
+	Language      string
+	Actor         port.Actor
+	CorrelationID string
+	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets
+	// its own tool name.
+	Tool string
+}
+
+// L0Hints is the hint data of the keyword/front-matter layer.
+type L0Hints struct {
+	MatchedTitles   []string `json:"matched_titles"`
+	MatchedKeywords []string `json:"matched_keywords"`
+	Domains         []string `json:"domains"`
+	Entities        []string `json:"entities"`
+}
+
+// L1Details describes the L1 call of a lookup.
+type L1Details struct {
+	Status         string  `json:"status"`
+	Provider       string  `json:"provider"`
+	CategoryFilter *string `json:"category_filter"`
+	CandidateCount int     `json:"candidate_count"`
+	ScoreKind      string  `json:"score_kind"`
+	ErrorClass     string  `json:"error_class,omitempty"`
+	// Calls is how many L1 requests the lookup made: 2 when a category-filtered call came back
+	// empty or weak and an unfiltered call followed (UnfilteredRetry).
+	Calls           int  `json:"calls"`
+	UnfilteredRetry bool `json:"unfiltered_retry"`
+}
