@@ -2,27 +2,24 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"strings"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 // Error codes of the API contract (docs/openapi.yaml).
 const (
-	CodeInvalidRequest       = "invalid_request"
-	CodeUnsupportedLanguage  = "unsupported_language"
+	CodeInvalidRequest       = request.CodeInvalidRequest
+	CodeUnsupportedLanguage  = request.CodeUnsupportedLanguage
 	CodeUnauthorized         = "unauthorized"
 	CodeForbidden            = "forbidden"
-	CodeNotFound             = "not_found"
+	CodeNotFound             = request.CodeNotFound
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeInternal             = "internal"
-	CodeUnavailable          = "unavailable"
+	CodeInternal             = request.CodeInternal
+	CodeUnavailable          = request.CodeUnavailable
 )
 
 // Error is a client-facing error: its message is safe to show (no internals).
@@ -39,21 +36,29 @@ func invalid(field, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: msg, Field: field}
 }
 
-var errInternal = &Error{Status: http.StatusInternalServerError, Code: CodeInternal,
-	Message: "internal error; quote the correlation_id when reporting it"}
+var errInternal = classified(request.Internal)
 
-// domainError maps service errors to responses; anything unexpected is a 500 whose details stay
-// in the log.
+// statusOf is the HTTP status of each code a service error can cause (request.Classify).
+var statusOf = map[string]int{
+	CodeInvalidRequest:      http.StatusBadRequest,
+	CodeUnsupportedLanguage: http.StatusBadRequest,
+	CodeNotFound:            http.StatusNotFound,
+	CodeUnavailable:         http.StatusServiceUnavailable,
+	CodeInternal:            http.StatusInternalServerError,
+}
+
+// classified is a classified error with its HTTP status.
+func classified(e request.Error) *Error {
+	return &Error{Status: statusOf[e.Code], Code: e.Code, Field: e.Field, Message: e.Message}
+}
+
+// domainError answers a service error as request.Classify classifies it; anything unexpected is
+// a 500 whose details stay in the log.
 func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
-	switch {
-	case errors.Is(err, domain.ErrUnsupportedLanguage):
-		return &Error{Status: http.StatusBadRequest, Code: CodeUnsupportedLanguage, Field: "language",
-			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, domain.ErrNotFound):
-		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
-	case errors.Is(err, port.ErrUnavailable):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the knowledge provider is unavailable"}
+	e := request.Classify(err)
+	if e.Code == CodeInternal {
+		h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path,
+			"error", port.SafeError(err))
 	}
-	h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path, "error", err)
-	return errInternal
+	return classified(e)
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -132,11 +131,15 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 		return nil, notFound
 	}
 	t, err := h.svc.Invocation(ctx, c.param, c.actor)
+	// The class is request.Classify's; the words are this route's: a trace that is not visible is
+	// not found, and any other failure is the trace store's, to be tried again.
 	switch {
-	case errors.Is(err, domain.ErrNotFound):
+	case err == nil:
+	case request.Classify(err).Code == CodeNotFound:
 		return nil, notFound
-	case err != nil:
-		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", c.param, "error", err)
+	default:
+		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", c.param,
+			"error", port.SafeError(err))
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "the trace store is unavailable; try again shortly"}
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 type statusResponse struct {
@@ -138,10 +138,13 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	}
 	res, err := h.sync.Report(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
 		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})
-	switch {
-	case errors.Is(err, domain.ErrInvalidReport):
-		return nil, invalid("", "the report cannot be stored as given")
-	case err != nil:
+	// The class is request.Classify's; a failure of no known class is the store's, and the
+	// report can be sent again.
+	switch e := request.Classify(err); {
+	case err == nil:
+	case e.Code == CodeInvalidRequest:
+		return nil, classified(e)
+	default:
 		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,
 			"error", port.SafeError(err))
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,

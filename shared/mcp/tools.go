@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Request limits, the same as the HTTP routes'.
@@ -29,9 +28,9 @@ const (
 const (
 	codeInvalidRequest      = request.CodeInvalidRequest
 	codeUnsupportedLanguage = request.CodeUnsupportedLanguage
-	codeNotFound            = "not_found"
-	codeInternal            = "internal"
-	codeUnavailable         = "unavailable"
+	codeNotFound            = request.CodeNotFound
+	codeInternal            = request.CodeInternal
+	codeUnavailable         = request.CodeUnavailable
 )
 
 // LookupOutput is the structured content of lookup_knowledge: the POST /lookup response.
@@ -216,23 +215,17 @@ func textField(name, s string) *toolError {
 	return nil
 }
 
-// domainError maps service errors to the codes and messages of the HTTP routes; anything
-// unexpected is internal, its details only in the log.
+// domainError answers a service error as request.Classify classifies it, with the codes and
+// messages of the HTTP routes; anything unexpected is internal, its details only in the log.
 func (s *Server) domainError(ctx context.Context, call port.Call, err error) *toolError {
-	switch {
-	case errors.Is(err, domain.ErrUnsupportedLanguage):
-		return &toolError{Code: codeUnsupportedLanguage, Field: "language",
-			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
-	case errors.Is(err, domain.ErrNotFound):
-		return &toolError{Code: codeNotFound, Message: "not found"}
-	case errors.Is(err, port.ErrUnavailable):
-		return &toolError{Code: codeUnavailable, Message: "the knowledge provider is unavailable"}
+	e := request.Classify(err)
+	if e.Code == codeInternal {
+		s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", port.SafeError(err))
 	}
-	s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", err)
-	return errInternal
+	return fromRequest(&e)
 }
 
-var errInternal = &toolError{Code: codeInternal, Message: "internal error; quote the correlation_id when reporting it"}
+var errInternal = fromRequest(&request.Internal)
 
 // fromRequest is a field's error as a tool error, with the same code, field and message.
 func fromRequest(e *request.Error) *toolError {
