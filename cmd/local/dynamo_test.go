@@ -23,8 +23,8 @@ import (
 
 func TestMain(m *testing.M) { ddbtest.Main(m) }
 
-// TestLookupTraceLandsInDynamoDBLocal is issue 3's acceptance: after a lookup through the local
-// API on DynamoDB Local, the trace is in the table with the L0 hints, the layer, the counts and
+// TestLookupTraceLandsInDynamoDBLocal: after a lookup through the local API on DynamoDB Local,
+// the trace is in the table with the L0 hints, the layer, the counts and
 // the evidence summaries, and without the question text.
 func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	local, client := ddbtest.Local(t)

@@ -1,5 +1,5 @@
-// Command status is the status Lambda function: GET /status (the three measurements of seed
-// 004, with exact verification) and GET /health behind API Gateway (HTTP API, payload 2.0). It
+// Command status is the status Lambda function: GET /status (the source document count, the
+// counts the sync workflow reported, and the count verified by exact identity lookups) and GET /health behind API Gateway (HTTP API, payload 2.0). It
 // links no Bedrock client: /health reports the sidecar's state from its configuration.
 package main
 

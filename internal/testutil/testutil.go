@@ -84,6 +84,20 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
+// Len is how many bytes the buffer holds.
+func (s *SyncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+// Reset empties the buffer.
+func (s *SyncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
+}
+
 // WriteCorpus writes procedures into a new folder laid out as KNOWLEDGE_DIR expects
 // (<language>/<id>.md), files(lang) giving each language's files by id, and loads it with
 // knowledge.LoadDir, as a function would.

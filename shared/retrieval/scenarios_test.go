@@ -168,6 +168,9 @@ func TestScenarioSingleDomainFilter(t *testing.T) {
 	if q.Category != "damage" || res.Retrieval.L1.CategoryFilter == nil || *res.Retrieval.L1.CategoryFilter != "damage" {
 		t.Fatalf("L1 filter %q, reported %v", q.Category, res.Retrieval.L1.CategoryFilter)
 	}
+	if len(res.EvidenceBlocks) == 0 {
+		t.Fatal("the filtered lookup found no blocks")
+	}
 	for _, b := range res.EvidenceBlocks {
 		if b.Category != "damage" {
 			t.Errorf("block outside the filter: %s", b.Source)

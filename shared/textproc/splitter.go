@@ -60,11 +60,6 @@ func NewSplitter(a *Analyzer, texts ...string) *Splitter {
 	return s
 }
 
-// Split returns the parts of a folded compound, or nil when it has none: the longest known head
-// whose tail is known or itself a compound of known words (complete); failing that, a known head
-// or tail of at least partMin bytes on its own (not complete), so that "Bereitschaftsdienst"
-// still yields "bereitschaft". A linking "s" or "n" after the head is allowed. Tokens longer
-// than MaxSplitToken, and tokens whose split needs more than MaxSplitChecks stems, have no parts.
 // Knows reports whether a folded token is a word of the splitter's vocabulary as it stands, not
 // only as a compound of its words.
 func (s *Splitter) Knows(tok string) bool {
@@ -78,6 +73,11 @@ func (s *Splitter) Knows(tok string) bool {
 	return ok
 }
 
+// Split returns the parts of a folded compound, or nil when it has none: the longest known head
+// whose tail is known or itself a compound of known words (complete); failing that, a known head
+// or tail of at least partMin bytes on its own (not complete), so that "Bereitschaftsdienst"
+// still yields "bereitschaft". A linking "s" or "n" after the head is allowed. Tokens longer
+// than MaxSplitToken, and tokens whose split needs more than MaxSplitChecks stems, have no parts.
 func (s *Splitter) Split(tok string) (parts []string, complete bool) {
 	checks := MaxSplitChecks
 	parts, complete = s.splitBudget(tok, &checks)

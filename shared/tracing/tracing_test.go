@@ -1,7 +1,6 @@
 package tracing
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
@@ -17,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-xray-sdk-go/header"
 	"github.com/aws/aws-xray-sdk-go/xray"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 )
 
 func TestInactiveTracerChangesNothing(t *testing.T) {
@@ -34,22 +35,8 @@ func TestInactiveTracerChangesNothing(t *testing.T) {
 // test (go test -count=N) shares one stand-in daemon and one log.
 var (
 	daemonOnce = sync.OnceValues(func() (net.PacketConn, error) { return net.ListenPacket("udp", "127.0.0.1:0") })
-	tracerLogs syncBuffer
+	tracerLogs testutil.SyncBuffer
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) Len() int       { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Len() }
-func (s *syncBuffer) Reset()         { s.mu.Lock(); defer s.mu.Unlock(); s.b.Reset() }
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestActiveTracer(t *testing.T) {
 	daemon, err := daemonOnce()
