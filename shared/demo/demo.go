@@ -100,30 +100,64 @@ func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 	if p.ix.Lang(q.Language) == nil {
 		return port.GroundedAnswer{}, domain.ErrUnsupportedLanguage
 	}
+	w := wordingOf(q.Language)
 	if len(q.Evidence) == 0 {
-		return port.GroundedAnswer{
-			Answer: "No procedure passage matches this question, so no answer is given. " +
-				"This is a template from the demo provider, not generated text.",
-			EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{},
-		}, nil
+		return port.GroundedAnswer{Answer: w.none, EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{}}, nil
 	}
 	state := port.StateInsufficient
 	var b strings.Builder
 	if q.EvidenceState == port.StateGrounded {
 		state = port.StateGrounded
-		fmt.Fprintf(&b, "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). Follow the cited procedure:", len(q.Evidence))
+		fmt.Fprintf(&b, w.grounded, len(q.Evidence))
 	} else {
-		b.WriteString("The procedures do not clearly cover this question; no procedure is inferred. " +
-			"Closest passages, extracted by the demo provider (template summary, not generated text):")
+		b.WriteString(w.unclear)
 	}
 	sources := make([]port.AnswerSource, 0, len(q.Evidence))
 	for i, e := range q.Evidence {
 		d := e.Block
-		fmt.Fprintf(&b, "\n[%d] %s (version %s), %s: %s", i+1, d.Title, d.Version, d.Section, e.Excerpt)
+		fmt.Fprintf(&b, w.passage, i+1, d.Title, d.Version, d.Section, e.Excerpt)
 		sources = append(sources, port.AnswerSource{DocumentID: d.DocumentID, Title: d.Title, Version: d.Version,
 			Section: d.Section, Excerpt: e.Excerpt})
 	}
 	return port.GroundedAnswer{Answer: b.String(), EvidenceState: state, Sources: sources}, nil
+}
+
+// wording is the template of an answer in one language: the procedures answer in the language
+// asked, and so does the template around their passages.
+type wording struct {
+	none     string // no passage matches
+	grounded string // %d passages, grounded
+	unclear  string // passages that do not clearly cover the question
+	passage  string // [n] title (version v), section: excerpt
+}
+
+var wordings = map[string]wording{
+	"en": {
+		none: "No procedure passage matches this question, so no answer is given. " +
+			"This is a template from the demo provider, not generated text.",
+		grounded: "Extracted from %d procedure passage(s) by the demo provider (template summary, not generated text). " +
+			"Follow the cited procedure:",
+		unclear: "The procedures do not clearly cover this question; no procedure is inferred. " +
+			"Closest passages, extracted by the demo provider (template summary, not generated text):",
+		passage: "\n[%d] %s (version %s), %s: %s",
+	},
+	"de": {
+		none: "Kein Verfahrensabschnitt passt zu dieser Frage, daher wird keine Antwort gegeben. " +
+			"Dies ist eine Vorlage des Demo-Anbieters, kein generierter Text.",
+		grounded: "Aus %d Verfahrensabschnitt(en) entnommen vom Demo-Anbieter (Vorlage, kein generierter Text). " +
+			"Bitte dem genannten Verfahren folgen:",
+		unclear: "Die Verfahren decken diese Frage nicht eindeutig ab; es wird kein Verfahren abgeleitet. " +
+			"Nächstliegende Abschnitte, entnommen vom Demo-Anbieter (Vorlage, kein generierter Text):",
+		passage: "\n[%d] %s (Version %s), %s: %s",
+	},
+}
+
+// wordingOf is the template of a language, English for one without its own.
+func wordingOf(lang string) wording {
+	if w, ok := wordings[lang]; ok {
+		return w
+	}
+	return wordings["en"]
 }
 
 var _ port.Verifier = (*Provider)(nil)

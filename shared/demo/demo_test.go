@@ -198,3 +198,131 @@ func TestCancelledContext(t *testing.T) {
 		t.Fatalf("health %+v", h)
 	}
 }
+
+// englishWording is the demo provider's and the service's English wording around an answer's
+// passages: none of it may reach a German answer.
+var englishWording = []string{"Extracted from", "demo provider", "not generated text", "Follow the cited procedure",
+	"do not clearly cover", "no procedure is inferred", "Closest passages", "(version ", "No procedure passage matches",
+	"no answer is given"}
+
+// Questions of every kind of answer the demo provider gives, in both languages: grounded, not
+// clearly covered, and no passage at all.
+var askQuestions = map[string][]string{
+	"en": {"Which severity level and acknowledgement time apply to a SEV2 incident?",
+		"Whom does the agent call for a SEV1 incident, and at which extension?",
+		"What must I do when a customer reports a stolen vehicle?",
+		"The customer wants a refund for the parking fine", "How do I bake sourdough bread?"},
+	"de": {"Welcher Schweregrad und welche Quittierungszeit gelten für eine SEV2-Störung?",
+		"Wen ruft die Leitstelle bei einer SEV1-Störung an, unter welcher Durchwahl?",
+		"Was muss ich tun, wenn ein Kunde ein gestohlenes Fahrzeug meldet?",
+		"Der Kunde will das Knöllchen erstattet haben", "Wie backe ich ein Sauerteigbrot?"},
+}
+
+func TestAskSpeaksTheLanguageOfTheQuestion(t *testing.T) {
+	ix := lexical.Build(must2(knowledge.Embedded()))
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for lang, questions := range askQuestions {
+		states := map[string]bool{}
+		for _, q := range questions {
+			a, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			states[a.EvidenceState] = true
+			for _, w := range englishWording {
+				if english := strings.Contains(a.Answer, w); english != (lang == "en") && (lang == "de" || wordingOf(a, w)) {
+					t.Errorf("%s %q: answer %q, English wording %q present: %v", lang, q, a.Answer, w, english)
+				}
+			}
+		}
+		if !states[port.StateGrounded] || !states[port.StateInsufficient] {
+			t.Errorf("%s: the questions gave only %v: not every kind of answer is checked", lang, states)
+		}
+	}
+}
+
+// wordingOf reports whether the English answer a must hold w: the phrases of its own kind.
+func wordingOf(a retrieval.Answer, w string) bool {
+	switch {
+	case len(a.Sources) == 0:
+		return w == "No procedure passage matches" || w == "no answer is given" || w == "demo provider" || w == "not generated text"
+	case a.EvidenceState == port.StateGrounded:
+		return w == "Extracted from" || w == "Follow the cited procedure" || w == "(version " || w == "demo provider"
+	default:
+		return w == "do not clearly cover" || w == "Closest passages" || w == "(version "
+	}
+}
+
+// Every excerpt, in the sources and as the answer quotes it, begins at the beginning of one of
+// its section's sentences: never inside one, never with "…".
+func TestAskExcerptsBeginAtASentence(t *testing.T) {
+	c := must2(knowledge.Embedded())
+	ix := lexical.Build(c)
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cut := 0
+	for lang, questions := range askQuestions {
+		for _, q := range questions {
+			a, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range a.Sources {
+				var content string
+				for _, sec := range c.Document(lang, s.DocumentID).Sections {
+					if sec.Heading == s.Section {
+						content = sec.Content
+					}
+				}
+				if strings.HasPrefix(s.Excerpt, "…") {
+					t.Errorf("%s %q: excerpt of %s/%s begins with …: %q", lang, q, s.DocumentID, s.Section, s.Excerpt)
+					continue
+				}
+				// Every run of sentences, the first and those after a gap, begins at a sentence.
+				for i, run := range strings.Split(s.Excerpt, "…") {
+					if run = strings.TrimSpace(run); run == "" {
+						continue
+					}
+					at := strings.Index(content, run)
+					if at < 0 {
+						t.Errorf("%s %q: excerpt run %q is not verbatim", lang, q, run)
+						continue
+					}
+					if i == 0 && at > 0 {
+						cut++
+					}
+					if before := strings.TrimRight(content[:at], " "); !sentenceEnd(before) {
+						t.Errorf("%s %q: excerpt of %s/%s has a run beginning inside a sentence, after %q: %q", lang, q,
+							s.DocumentID, s.Section, before[max(0, len(before)-30):], run)
+					}
+				}
+				if !strings.Contains(a.Answer, ": "+s.Excerpt) {
+					t.Errorf("%s %q: the answer does not quote the excerpt %q", lang, q, s.Excerpt)
+				}
+			}
+		}
+	}
+	if cut == 0 {
+		t.Error("no excerpt begins after the beginning of its section: the test shows nothing")
+	}
+}
+
+// sentenceEnd reports whether text before an excerpt ends a sentence: nothing, a line, or a full
+// stop, question or exclamation mark that is not an abbreviation's or a numbered item's.
+func sentenceEnd(before string) bool {
+	if before == "" || strings.HasSuffix(before, "\n") || strings.HasSuffix(before, "?") || strings.HasSuffix(before, "!") {
+		return true
+	}
+	if !strings.HasSuffix(before, ".") {
+		return false
+	}
+	word := before[strings.LastIndexAny(before, " \n(")+1:]
+	switch strings.ToLower(word) {
+	case "ext.", "bzw.", "z.", "b.", "max.", "e.g.", "i.e.":
+		return false
+	}
+	if strings.Trim(word, "0123456789.") == "" { // "2." opening a numbered item
+		at := len(before) - len(word)
+		return at > 0 && before[at-1] != '\n'
+	}
+	return true
+}

@@ -119,14 +119,28 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 		}), nil
 }
 
-// unmanagedAnswer replaces an answer that cites nothing the service manages: it is never passed on.
-const unmanagedAnswer = "RAGcore's answer cites no managed procedure, so it is not passed on. " +
-	"No procedure is inferred; use lookup for the closest procedure passages."
+// unmanagedAnswer replaces an answer that cites nothing the service manages: it is never passed
+// on. It is in the language of the question.
+func unmanagedAnswer(lang string) string {
+	if lang == "de" {
+		return "Die Antwort von RAGcore nennt kein verwaltetes Verfahren und wird daher nicht weitergegeben. " +
+			"Es wird kein Verfahren abgeleitet; lookup liefert die nächstliegenden Verfahrensabschnitte."
+	}
+	return "RAGcore's answer cites no managed procedure, so it is not passed on. " +
+		"No procedure is inferred; use lookup for the closest procedure passages."
+}
 
 // insufficientAnswer replaces RAGcore's own wording when it reports insufficient evidence, so that
-// no generated text reaches the caller without managed citations behind it.
-const insufficientAnswer = "The procedures do not clearly cover this question; no procedure is inferred. " +
-	"The closest managed sources RAGcore cited, if any, are listed."
+// no generated text reaches the caller without managed citations behind it. It is in the language
+// of the question.
+func insufficientAnswer(lang string) string {
+	if lang == "de" {
+		return "Die Verfahren decken diese Frage nicht eindeutig ab; es wird kein Verfahren abgeleitet. " +
+			"Die nächstliegenden verwalteten Quellen, die RAGcore genannt hat, sind aufgeführt."
+	}
+	return "The procedures do not clearly cover this question; no procedure is inferred. " +
+		"The closest managed sources RAGcore cited, if any, are listed."
+}
 
 // Ask implements port.Answerer through POST /v1/answer. Citations of unmanaged
 // sources are dropped; an answer left with no managed citation is insufficient.
@@ -147,10 +161,10 @@ func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 		})
 	switch {
 	case len(sources) == 0 && r.EvidenceState == port.StateGrounded:
-		return port.GroundedAnswer{Answer: unmanagedAnswer, EvidenceState: port.StateInsufficient,
+		return port.GroundedAnswer{Answer: unmanagedAnswer(q.Language), EvidenceState: port.StateInsufficient,
 			Sources: sources}, nil
 	case r.EvidenceState != port.StateGrounded:
-		return port.GroundedAnswer{Answer: insufficientAnswer, EvidenceState: port.StateInsufficient,
+		return port.GroundedAnswer{Answer: insufficientAnswer(q.Language), EvidenceState: port.StateInsufficient,
 			Sources: sources}, nil
 	}
 	return port.GroundedAnswer{Answer: r.Answer, EvidenceState: port.StateGrounded, Sources: sources,

@@ -164,6 +164,12 @@ func TestAsk(t *testing.T) {
 		!strings.Contains(ans.Answer, "no procedure is inferred") {
 		t.Fatalf("insufficient answer = %+v, %v", ans, err)
 	}
+	// The service's own wording in place of RAGcore's is in the language asked.
+	ans, err = e.provider.Ask(context.Background(), port.AskQuery{Question: "zzz qqq", Language: "de", Actor: actor})
+	if err != nil || ans.EvidenceState != port.StateInsufficient || !strings.Contains(ans.Answer, "kein Verfahren abgeleitet") ||
+		strings.Contains(ans.Answer, "procedure") {
+		t.Fatalf("German insufficient answer = %+v, %v", ans, err)
+	}
 }
 
 func TestAskWithOnlyUnmanagedCitationsIsInsufficient(t *testing.T) {

@@ -14,10 +14,16 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// unavailableAnswer is what an ask says when the provider cannot answer: plainly, and with no
-// procedure made up in its place.
-const unavailableAnswer = "The knowledge provider is unavailable, so no answer can be given now. " +
-	"No procedure has been inferred. Keyword evidence is still available through lookup."
+// unavailableAnswer is what an ask says when the provider cannot answer: plainly, with no
+// procedure made up in its place, and in the language of the question.
+func unavailableAnswer(lang string) string {
+	if lang == "de" {
+		return "Der Wissensdienst ist nicht erreichbar, daher kann jetzt keine Antwort gegeben werden. " +
+			"Es wurde kein Verfahren abgeleitet. Die Stichwortsuche steht über lookup weiter zur Verfügung."
+	}
+	return "The knowledge provider is unavailable, so no answer can be given now. " +
+		"No procedure has been inferred. Keyword evidence is still available through lookup."
+}
 
 // answerBlocks is how many of the lookup's ranked blocks an answer from evidence quotes.
 const answerBlocks = 3
@@ -98,7 +104,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 		l1.ErrorClass = port.ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
 			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
-		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer, port.StateUnavailable, "none"
+		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer(req.Language), port.StateUnavailable, "none"
 	default:
 		ans.Answer, ans.EvidenceState = ga.Answer, ga.EvidenceState
 		if ga.Sources != nil {

@@ -15,7 +15,8 @@ import (
 // words they hold (a synonym's at lexical.SynonymWeight); the best ones are taken while they fit
 // in max characters, each with the sentence after it (which often holds the consequence: the
 // limit, the fee), then the ones before them. Runs of taken sentences are quoted verbatim in the
-// section's order; gaps and cuts are marked with "…". Content that matches nothing gives its
+// section's order; the excerpt begins at the beginning of a sentence (never with "…"), gaps
+// between runs and a cut end are marked with "…". Content that matches nothing gives its
 // beginning.
 //
 // kinds are the kinds of fact the question asks for (see lexical.QuestionKinds): a sentence holding
@@ -25,7 +26,7 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds,
 	if utf8.RuneCountInString(content) <= max {
 		return content
 	}
-	sents := lexical.Sentences(content)
+	sents := sentences(content)
 	want := map[string]float64{}
 	for _, g := range words {
 		if !lexical.Informative(g.Term) {
@@ -112,12 +113,8 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds,
 		for j < len(sents) && picked[j] {
 			j++
 		}
-		if i > 0 {
-			if b.Len() > 0 {
-				b.WriteString(" … ")
-			} else {
-				b.WriteString("…")
-			}
+		if b.Len() > 0 {
+			b.WriteString(" … ")
 		}
 		b.WriteString(strings.TrimSpace(strings.Join(sents[i:j], "")))
 		i = j
@@ -131,3 +128,46 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds,
 // answerBonus is the share of the best sentence's score a sentence holding a fact of the kind
 // asked adds to its own.
 const answerBonus = 1.0
+
+// sentences is lexical.Sentences with the splits that end no sentence undone, so that an excerpt
+// never begins inside one: after an abbreviation ("ext.", "bzw.", "z. B.", "e.g.") and after a
+// numbered list item's number ("2."), the piece goes on with the next.
+func sentences(content string) []string {
+	var out []string
+	for _, s := range lexical.Sentences(content) {
+		if n := len(out); n > 0 && !endsSentence(out[n-1]) {
+			out[n-1] += s
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// endsSentence reports whether a piece lexical.Sentences cut ends a sentence: it ends a line, or
+// its last word is not an abbreviation, a single letter or a list item's number.
+func endsSentence(piece string) bool {
+	if strings.HasSuffix(piece, "\n") {
+		return true
+	}
+	t := strings.TrimRight(piece, " ")
+	if !strings.HasSuffix(t, ".") {
+		return true // "?" or "!"
+	}
+	word := strings.ToLower(t[strings.LastIndexAny(t, " \n(")+1 : len(t)-1])
+	switch {
+	case word == "":
+		return true
+	case strings.Contains(word, "."), utf8.RuneCountInString(word) == 1, abbreviations[word]:
+		return false // "e.g.", "z. B.", "ext."
+	case strings.Trim(word, "0123456789") == "" && strings.TrimSpace(t) == word+".":
+		return false // "2. " opening a numbered item
+	}
+	return true
+}
+
+// abbreviations are the words the procedures abbreviate with a full stop inside a sentence.
+var abbreviations = map[string]bool{
+	"ext": true, "bzw": true, "max": true, "min": true, "ca": true, "nr": true, "tel": true, "inkl": true,
+	"ggf": true, "evtl": true, "usw": true, "vgl": true, "approx": true, "vs": true, "dr": true, "str": true,
+}

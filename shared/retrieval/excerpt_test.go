@@ -22,8 +22,9 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 	if !strings.Contains(got, "A taxi is approved up to 50 EUR") {
 		t.Fatalf("excerpt %q lacks the matched sentence", got)
 	}
-	if !strings.HasPrefix(got, "…") || utf8.RuneCountInString(got) > 202 {
-		t.Errorf("excerpt %q: not marked as cut, or too long", got)
+	// It begins at the matched sentence's beginning, unmarked; the cut end is marked.
+	if strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || utf8.RuneCountInString(got) > 202 {
+		t.Errorf("excerpt %q: not beginning at a sentence, its end not marked as cut, or too long", got)
 	}
 	for _, run := range strings.Split(got, "…") {
 		if run = strings.TrimSpace(run); !strings.Contains(content, run) {

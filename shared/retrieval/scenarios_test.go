@@ -622,6 +622,12 @@ func TestProviderCallsHaveADeadline(t *testing.T) {
 	if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "No procedure has been inferred") {
 		t.Fatalf("ask %+v %v", ans, err)
 	}
+	// In the language asked.
+	ans, err = svc.Ask(context.Background(), lookup.AskRequest{Question: "Schaden am Fahrzeug melden", Language: "de"})
+	if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "kein Verfahren abgeleitet") ||
+		strings.Contains(ans.Answer, "procedure") {
+		t.Fatalf("German ask %+v %v", ans, err)
+	}
 }
 
 func TestTraceIsWrittenWhenTheCallerHangsUp(t *testing.T) {
