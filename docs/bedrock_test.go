@@ -87,8 +87,10 @@ func TestBedrockLookupSchema(t *testing.T) {
 }
 
 // bedrockLookup derives the Bedrock action group schema of POST /lookup from the spec: its
-// request and 200 response schemas inlined, 3.1 nullability written as 3.0's nullable, and each
-// enum moved into the description, which is where Bedrock wants allowed values.
+// request, 200 and 400 response schemas inlined, 3.1 nullability written as 3.0's nullable, and
+// each enum moved into the description, which is where Bedrock wants allowed values. Its servers
+// are the spec's; its security is none (`security: []`): an action group calls its Lambda
+// function, which takes no token, and the agent's own role is what admits it.
 func bedrockLookup(t *testing.T, spec map[string]any) []byte {
 	t.Helper()
 	schemas := dig(spec, "components", "schemas").(map[string]any)
@@ -96,12 +98,18 @@ func bedrockLookup(t *testing.T, spec map[string]any) []byte {
 	reqSchema := dig(op, "requestBody", "content", "application/json", "schema")
 	ok := dig(op, "responses", "200").(map[string]any)
 	okSchema := dig(ok, "content", "application/json", "schema")
+	bad := dig(spec, "components", "responses", "BadRequest").(map[string]any)
+	badSchema := dig(bad, "content", "application/json", "schema")
 	info := spec["info"].(map[string]any)
-	// A struct keeps openapi, info and paths first, in that order; maps below are sorted.
+	license := info["license"].(map[string]any)
+	// A struct keeps openapi, info, servers, security and paths first, in that order; maps below
+	// are sorted.
 	out := struct {
-		OpenAPI string         `yaml:"openapi"`
-		Info    map[string]any `yaml:"info"`
-		Paths   map[string]any `yaml:"paths"`
+		OpenAPI  string         `yaml:"openapi"`
+		Info     map[string]any `yaml:"info"`
+		Servers  any            `yaml:"servers"`
+		Security []any          `yaml:"security"`
+		Paths    map[string]any `yaml:"paths"`
 	}{
 		OpenAPI: "3.0.0",
 		Info: map[string]any{
@@ -109,15 +117,22 @@ func bedrockLookup(t *testing.T, spec map[string]any) []byte {
 			"version": info["version"],
 			"description": "POST /lookup of openapi.yaml for an Amazon Bedrock Agents action group (OpenAPI 3.0.0, allowed " +
 				"values in the descriptions). Generated: go test ./docs -run TestBedrockLookupSchema -update.",
+			"license": map[string]any{"name": license["name"]}, // 3.0 has no license identifier
 		},
+		Servers:  spec["servers"],
+		Security: []any{},
 		Paths: map[string]any{"/lookup": map[string]any{"post": map[string]any{
 			"operationId": op["operationId"],
 			"summary":     op["summary"],
 			"description": op["description"],
 			"requestBody": map[string]any{"required": true, "content": map[string]any{
 				"application/json": map[string]any{"schema": to30(t, schemas, reqSchema)}}},
-			"responses": map[string]any{"200": map[string]any{"description": ok["description"], "content": map[string]any{
-				"application/json": map[string]any{"schema": to30(t, schemas, okSchema)}}}},
+			"responses": map[string]any{
+				"200": map[string]any{"description": ok["description"], "content": map[string]any{
+					"application/json": map[string]any{"schema": to30(t, schemas, okSchema)}}},
+				"400": map[string]any{"description": bad["description"], "content": map[string]any{
+					"application/json": map[string]any{"schema": to30(t, schemas, badSchema)}}},
+			},
 		}}},
 	}
 	var b bytes.Buffer

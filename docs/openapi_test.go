@@ -479,8 +479,8 @@ func run(t *testing.T, doc *openapi3.T, router routers.Router, svc service, seen
 }
 
 // localAuth checks a request against the spec's security schemes as the local auth mode does:
-// localActor needs X-Actor-Id, with one of the requirement's scopes in X-Actor-Scope; jwt needs
-// a bearer token (the test sends none).
+// localActor needs X-Actor-Id, localScope one of the requirement's scopes in X-Actor-Scope; jwt
+// needs a bearer token (the test sends none).
 func localAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 	h := in.RequestValidationInput.Request.Header
 	switch in.SecuritySchemeName {
@@ -488,6 +488,8 @@ func localAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error 
 		if h.Get("X-Actor-Id") == "" {
 			return errors.New("no X-Actor-Id")
 		}
+		return nil
+	case "localScope":
 		held := strings.Fields(h.Get("X-Actor-Scope"))
 		for _, s := range in.Scopes {
 			if slices.Contains(held, s) {
@@ -577,6 +579,12 @@ func templateRegexp(p string) *regexp.Regexp {
 func TestOpenAPIRoutesMatchHandler(t *testing.T) {
 	doc, _ := loadSpec(t)
 	svc := newService(t, nil)
+	// Both local headers are security schemes, so that a generated client sends both.
+	for name, header := range map[string]string{"localActor": "X-Actor-Id", "localScope": "X-Actor-Scope"} {
+		if s := doc.Components.SecuritySchemes[name]; s == nil || s.Value.Type != "apiKey" || s.Value.In != "header" || s.Value.Name != header {
+			t.Errorf("security scheme %s: want an apiKey in the header %s", name, header)
+		}
+	}
 	spec := map[string][]string{}
 	for p, item := range doc.Paths.Map() {
 		// The handler writes a path parameter as "{}".
@@ -610,14 +618,23 @@ func TestOpenAPIRoutesMatchHandler(t *testing.T) {
 	}
 }
 
-// checkSecurity: each scope of x-required-scopes admits a caller on its own, for both schemes.
+// checkSecurity: each scope of x-required-scopes admits a caller on its own, for the token and
+// for the local headers; a local requirement names both headers (X-Actor-Id and X-Actor-Scope),
+// with the same scope, so that a client generated from the spec sends both.
 func checkSecurity(t *testing.T, name string, op *openapi3.Operation, scopes []string) {
 	t.Helper()
 	if op.Security == nil {
 		t.Errorf("%s: no security requirement", name)
 		return
 	}
-	for _, scheme := range []string{"jwt", "localActor"} {
+	for _, req := range *op.Security {
+		actor, hasActor := req["localActor"]
+		scope, hasScope := req["localScope"]
+		if hasActor != hasScope || !slices.Equal(actor, scope) {
+			t.Errorf("%s: a requirement names localActor %v and localScope %v, want both with the same scope", name, actor, scope)
+		}
+	}
+	for _, scheme := range []string{"jwt", "localActor", "localScope"} {
 		var got []string
 		for _, req := range *op.Security {
 			if s, ok := req[scheme]; ok {

@@ -397,6 +397,37 @@ func TestMCPMethods(t *testing.T) {
 	}
 }
 
+// Accept must admit both application/json and text/event-stream (the transport's rule, the SDK's
+// check): a wildcard admits them (curl's default */*, application/*, text/*); an Accept that
+// admits one of them, or none, is 400 in the contract's error shape. docs/mcp.md says so.
+func TestMCPAccept(t *testing.T) {
+	a := newApp(t, map[string]string{"AUTH_MODE": "local-headers"})
+	for accept, status := range map[string]int{
+		"application/json, text/event-stream": http.StatusOK,
+		"*/*":                                 http.StatusOK,
+		"application/*, text/*":               http.StatusOK,
+		"application/json":                    http.StatusBadRequest,
+		"text/event-stream":                   http.StatusBadRequest,
+		"":                                    http.StatusBadRequest,
+	} {
+		r := httptest.NewRequest(http.MethodPost, mcpPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		r.Header.Set("X-Actor-Id", "agent-7")
+		r.Header.Set("X-Actor-Scope", "knowledge:read")
+		r.Header.Set("Content-Type", "application/json")
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		w := httptest.NewRecorder()
+		a.Handler.HTTP(5*time.Second).ServeHTTP(w, r)
+		if w.Code != status {
+			t.Errorf("Accept %q: %d %s, want %d", accept, w.Code, w.Body, status)
+		}
+		if status == http.StatusBadRequest && !strings.Contains(w.Body.String(), `"code":"invalid_request"`) {
+			t.Errorf("Accept %q: %s, want the contract's error shape", accept, w.Body)
+		}
+	}
+}
+
 // A tool error carries the same code, message and field as the HTTP route answers for the same
 // input, and a tool call is counted in the same metrics as the route.
 func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
