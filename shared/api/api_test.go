@@ -308,12 +308,19 @@ func TestBodyFieldsNeverOverrideTheActor(t *testing.T) {
 // A member a route does not define is a 400 naming it, never silently dropped for a default.
 func TestUnknownMembersAreRefused(t *testing.T) {
 	h, _ := newHandler(t, api.AuthJWT)
-	for _, tc := range []struct{ path, body, field string }{
-		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","topk":3}`, "topk"},
-		{"/api/v1/knowledge/ask", `{"question":"flat tyre","top_k":3}`, "top_k"},
-		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","Language":"de"}`, "Language"},
+	for _, tc := range []struct {
+		path, body, field string
+		claims            map[string]string
+	}{
+		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","topk":2}`, "topk", reader},
+		{"/api/v1/knowledge/ask", `{"question":"flat tyre","top_k":3}`, "top_k", reader},
+		{"/api/v1/knowledge/ask", `{"question":"flat tyre","topk":2}`, "topk", reader},
+		{"/api/v1/knowledge/lookup", `{"question":"flat tyre","Language":"de"}`, "Language", reader},
+		{"/api/v1/knowledge/sync", `{"language":"en","lang":"de"}`, "lang", syncOperator},
+		{"/api/v1/knowledge/sync-reports", strings.Replace(report("r-1", "2026-11-29T18:00:00Z", 11), `"language"`, `"synced":11,"language"`, 1),
+			"synced", syncWorkflow},
 	} {
-		resp, body := call(t, h, event("POST", tc.path, tc.body, reader, nil))
+		resp, body := call(t, h, event("POST", tc.path, tc.body, tc.claims, jsonBody))
 		e, _ := body["error"].(map[string]any)
 		if resp.StatusCode != 400 || e["code"] != "invalid_request" || e["field"] != tc.field ||
 			e["message"] != `"`+tc.field+`" is not a member of this request` {

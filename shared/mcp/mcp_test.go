@@ -125,6 +125,24 @@ func TestCallReachesServices(t *testing.T) {
 	if e := errorOf(t, res); e.Code != "invalid_request" || e.Field != "actor" || m.last.Question != "" {
 		t.Fatalf("an unknown member: %+v, service saw %+v", e, m.last)
 	}
+	// Every tool names the member it does not define (a typo of top_k among them).
+	for tool, args := range map[string]map[string]any{
+		ToolLookup: {"question": "flat tyre", "topk": 2},
+		ToolAsk:    {"question": "flat tyre", "topk": 2},
+		ToolStatus: {"lang": "de"},
+	} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "topk"
+		if tool == ToolStatus {
+			want = "lang"
+		}
+		if e := errorOf(t, res); e.Code != "invalid_request" || e.Field != want || e.Message != `"`+want+`" is not a member of this request` {
+			t.Errorf("%s %v: %+v, want %s named", tool, args, e, want)
+		}
+	}
 	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss"}})
 	if err != nil || res.IsError {
