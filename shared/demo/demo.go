@@ -144,7 +144,7 @@ var wordings = map[string]wording{
 	"de": {
 		none: "Kein Verfahrensabschnitt passt zu dieser Frage, daher wird keine Antwort gegeben. " +
 			"Dies ist eine Vorlage des Demo-Anbieters, kein generierter Text.",
-		grounded: "Aus %d Verfahrensabschnitt(en) entnommen vom Demo-Anbieter (Vorlage, kein generierter Text). " +
+		grounded: "Vom Demo-Anbieter aus %d Verfahrensabschnitt(en) entnommen (Vorlage, kein generierter Text). " +
 			"Bitte dem genannten Verfahren folgen:",
 		unclear: "Die Verfahren decken diese Frage nicht eindeutig ab; es wird kein Verfahren abgeleitet. " +
 			"Nächstliegende Abschnitte, entnommen vom Demo-Anbieter (Vorlage, kein generierter Text):",
