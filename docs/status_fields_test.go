@@ -55,6 +55,11 @@ func jsonFields(t reflect.Type) []string {
 		if name == "-" || !f.IsExported() {
 			continue
 		}
+		if name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			// encoding/json puts an embedded struct's fields in the object itself.
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
 		if name == "" {
 			name = f.Name
 		}
