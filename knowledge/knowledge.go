@@ -29,7 +29,8 @@ var embedded embed.FS
 
 // embeddedIndex is the prebuilt index of the embedded corpus (see lexical.Encode), made by
 // `go generate ./knowledge` whenever a procedure or synonym file changes; a test fails while it
-// is stale, and a stale one is never loaded (Restore checks the files' fingerprint).
+// is stale, and a stale one is never loaded: every cold start compares the embedded files'
+// fingerprint with the one the index names (Restore), and parses the files when they differ.
 //
 //go:generate go run ../cmd/index-build -out index.bin
 //go:embed index.bin
@@ -115,9 +116,6 @@ type Corpus struct {
 	// files maps every source file (procedures/<language>/<id>.md, synonyms/<language>/*.txt)
 	// to the hex SHA-256 of its bytes.
 	files map[string]string
-	// fingerprint, when set, is the fingerprint of files, known without hashing them (see
-	// RestoreEmbedded).
-	fingerprint string
 	// lazySynonyms parses the synonym files on first use, for a restored corpus (see Restore):
 	// the synonyms and the uncovered topics.
 	lazySynonyms func() (syns, uncovered map[string]*synonyms.Set)
@@ -166,16 +164,17 @@ func orEmpty(s *synonyms.Set) *synonyms.Set {
 // they can be built: the scan is most of the parsing time (8 of 9 ms for 22 files), and its
 // result for bytes fixed at build time cannot change at a cold start.
 func Embedded() (*Corpus, error) {
-	procs, err := fs.Sub(embedded, "procedures")
+	procs, syns, err := EmbeddedSources()
 	if err != nil {
 		return nil, err
 	}
-	syns, err := fs.Sub(embedded, SynonymsDir)
-	if err != nil {
-		return nil, err
-	}
-	return load(procs, syns, false)
+	return LoadSources(procs, syns)
 }
+
+// LoadSources loads the procedures of procs (<language>/<id>.md) and the synonym files of syns
+// (<language>/*.txt; nil for none) as Embedded loads the embedded ones: every rule except the
+// personal-data scan. It is for files compiled into the binary, whose scan the tests ran.
+func LoadSources(procs, syns fs.FS) (*Corpus, error) { return load(procs, syns, false) }
 
 // LoadDir loads procedures from a folder laid out as <language>/<id>.md (KNOWLEDGE_DIR), and
 // the synonym files of synonyms/<language>/*.txt when that folder is present.
@@ -255,12 +254,7 @@ func newCorpus() *Corpus {
 // Fingerprint is the hex SHA-256 of the corpus's source files: every procedure and synonym
 // file's path and hash, in path order. Two corpora with the same fingerprint have the same
 // bytes; a prebuilt index names the fingerprint it was built from.
-func (c *Corpus) Fingerprint() string {
-	if c.fingerprint != "" {
-		return c.fingerprint
-	}
-	return fingerprint(c.files)
-}
+func (c *Corpus) Fingerprint() string { return fingerprint(c.files) }
 
 func fingerprint(files map[string]string) string {
 	paths := make([]string, 0, len(files))

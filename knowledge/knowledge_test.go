@@ -324,3 +324,24 @@ func TestValidSlugKeepsItsLimits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEmbeddedFingerprint measures what every cold start pays to compare the embedded files
+// with the fingerprint of the embedded prebuilt index: reading and hashing every procedure and
+// synonym file (Restore, without documents).
+func BenchmarkEmbeddedFingerprint(b *testing.B) {
+	c, err := Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	procs, syns, err := EmbeddedSources()
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := c.Fingerprint()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Restore(nil, procs, syns, want, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

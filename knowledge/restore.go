@@ -72,36 +72,6 @@ func parseLater(syns fs.FS) func() (map[string]*synonyms.Set, map[string]*synony
 	})
 }
 
-// RestoreEmbedded is Restore for the documents of the embedded prebuilt index (EmbeddedIndex)
-// and the embedded source files, without reading or hashing the files at every cold start: the
-// index and the files are compiled into the same binary, so whether the one was built from the
-// others is decided when the binary is built, not when it starts.
-// TestEmbeddedPrebuiltIndexIsFresh fails while the index is not the fresh build of these files,
-// as TestEmbeddedCorpusPassesEveryRule does for the checks Embedded leaves out. want is the
-// fingerprint the index names, which the corpus reports as its own. With raw set, the documents
-// get their files' bytes.
-func RestoreEmbedded(docs []*Document, want string, raw bool) (*Corpus, error) {
-	c := newCorpus()
-	c.fingerprint = want
-	for _, d := range docs {
-		if raw {
-			b, err := fs.ReadFile(embedded, d.Path)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s", ErrStale, d.Path)
-			}
-			d.Raw = b
-		}
-		c.byLang[d.Language] = append(c.byLang[d.Language], d)
-		c.byKey[d.Language+"/"+d.ID] = d
-	}
-	syns, err := fs.Sub(embedded, SynonymsDir)
-	if err != nil {
-		return nil, err
-	}
-	c.lazySynonyms = parseLater(syns)
-	return c, nil
-}
-
 // readSources hashes every <language>/*<ext> file of fsys into files, keyed by prefix/<path>,
 // and keeps the bytes in raw when raw is not nil.
 func readSources(fsys fs.FS, prefix, ext string, files map[string]string, raw map[string][]byte) error {

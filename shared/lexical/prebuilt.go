@@ -72,7 +72,7 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 // with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
 // answers questions need not hold the corpus twice.
 func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, false, nil)
+	return load(b, procs, syns, raw, false, false)
 }
 
 // LoadStatic is Load for bytes that never change and stay for the life of the process, such as
@@ -80,35 +80,47 @@ func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, err
 // refer into b instead of being copied out of it, which saves copying the corpus's text at
 // every cold start.
 func LoadStatic(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, true, nil)
+	return load(b, procs, syns, raw, true, false)
 }
 
-// LoadEmbedded is LoadStatic of the embedded prebuilt index (knowledge.EmbeddedIndex) with the
-// embedded sources, checked when the binary is built instead of at every cold start: it reads and
-// hashes none of the source files (see knowledge.RestoreEmbedded) and does not check the arrays'
-// offsets. TestEmbeddedPrebuiltIndexIsFresh fails while the embedded index is not what Encode
-// makes of the embedded corpus, and TestPrebuiltIndexRoundTrips loads those bytes with every
-// check.
+// LoadEmbedded is LoadCompiled of the embedded prebuilt index (knowledge.EmbeddedIndex) and the
+// embedded sources (knowledge.EmbeddedSources). It fails with knowledge.ErrStale when a
+// procedure or synonym file was edited after `go generate ./knowledge` last wrote the index.
 func LoadEmbedded(raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		return nil, nil, err
+	}
+	return LoadCompiled(knowledge.EmbeddedIndex(), procs, syns, raw)
 }
 
 // LoadCorpusEmbedded is LoadCorpus of the embedded prebuilt index, as LoadEmbedded loads it.
 func LoadCorpusEmbedded(raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(knowledge.EmbeddedIndex(), nil, nil, raw, true, embeddedRestore)
+	procs, syns, err := knowledge.EmbeddedSources()
+	if err != nil {
+		return nil, err
+	}
+	return LoadCorpusCompiled(knowledge.EmbeddedIndex(), procs, syns, raw)
+}
+
+// LoadCompiled is LoadStatic for an index compiled into the binary beside its source files: the
+// files are hashed and compared with the index's fingerprint as for Load (a go build takes the
+// files as they are on disk, the index as `go generate ./knowledge` last wrote it, and the two
+// need not agree), but the arrays' offsets are not checked: TestPrebuiltIndexRoundTrips loads the
+// embedded index's bytes with every check when the binary is built, and an index whose
+// fingerprint matches is those bytes.
+func LoadCompiled(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
+	return load(b, procs, syns, raw, true, true)
+}
+
+// LoadCorpusCompiled is LoadCorpus of an index compiled into the binary (see LoadCompiled).
+func LoadCorpusCompiled(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
+	_, c, err := loadCorpus(b, procs, syns, raw, true)
 	return c, err
 }
 
-// restoreFunc makes the corpus of the decoded documents: knowledge.Restore, which checks them
-// against their source files, or embeddedRestore.
-type restoreFunc func(docs []*knowledge.Document, procs, syns fs.FS, want string, raw bool) (*knowledge.Corpus, error)
-
-func embeddedRestore(docs []*knowledge.Document, _, _ fs.FS, want string, raw bool) (*knowledge.Corpus, error) {
-	return knowledge.RestoreEmbedded(docs, want, raw)
-}
-
-func load(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*Index, *knowledge.Corpus, error) {
-	d, c, err := loadCorpus(b, procs, syns, raw, static, restore)
+func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *knowledge.Corpus, error) {
+	d, c, err := loadCorpus(b, procs, syns, raw, static)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,8 +135,8 @@ func load(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*
 		if !slices.Contains(knowledge.Languages, lang) || ix.langs[lang] != nil {
 			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
 		}
-		// The embedded index's arrays were checked when the binary was built (see LoadEmbedded).
-		l, err := decodeLang(body, lang, c.Documents(lang), restore == nil)
+		// A compiled index's arrays were checked when the binary was built (see LoadCompiled).
+		l, err := decodeLang(body, lang, c.Documents(lang), !compiled)
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
@@ -145,22 +157,19 @@ func load(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*
 // LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
 // procedures but never analyse a question (status, manifest sync); raw as for Load.
 func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, false, nil)
+	_, c, err := loadCorpus(b, procs, syns, raw, false)
 	return c, err
 }
 
 // LoadCorpusStatic is LoadCorpus for bytes that never change (see LoadStatic).
 func LoadCorpusStatic(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, true, nil)
+	_, c, err := loadCorpus(b, procs, syns, raw, true)
 	return c, err
 }
 
-// loadCorpus decodes the documents and restores their corpus with restore, knowledge.Restore
-// when nil.
-func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFunc) (*decoder, *knowledge.Corpus, error) {
-	if restore == nil {
-		restore = knowledge.Restore
-	}
+// loadCorpus decodes the documents and restores their corpus (knowledge.Restore), which checks
+// them against their source files.
+func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowledge.Corpus, error) {
 	if !bytes.HasPrefix(b, []byte(prebuiltMagic)) {
 		return nil, nil, ErrPrebuilt
 	}
@@ -179,7 +188,7 @@ func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool, restore restoreFu
 	if err := docsBody.done(); err != nil {
 		return nil, nil, err
 	}
-	c, err := restore(docs, procs, syns, want, raw)
+	c, err := knowledge.Restore(docs, procs, syns, want, raw)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -95,7 +95,7 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 	}
 }
 
-// LoadEmbedded reads no source file, so it must give what a load checked against the files gives.
+// LoadEmbedded does not check the arrays' offsets, so it must give what a fully checked load gives.
 func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {

@@ -14,10 +14,18 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
+// embeddedCorpus returns the corpus compiled into the binary: its prebuilt index and its source
+// files. A test replaces it with files edited after the index was written.
+var embeddedCorpus = func() (index []byte, procs, syns fs.FS, err error) {
+	procs, syns, err = knowledge.EmbeddedSources()
+	return knowledge.EmbeddedIndex(), procs, syns, err
+}
+
 // loadKnowledge loads the corpus, and its analysed index when needs.Index is set. Both come from
 // the prebuilt index (the embedded one, or index.bin in KNOWLEDGE_DIR, written by
 // cmd/index-build) while it matches the corpus files, which takes a few milliseconds; otherwise
-// the procedures are parsed and analysed here, and the log says so and why.
+// the procedures are parsed and analysed here, and the log says so, why, and which command
+// refreshes the index.
 func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge.Corpus, *lexical.Index, error) {
 	withIndex := needs.Index
 	start := time.Now()
@@ -25,6 +33,7 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	if err != nil {
 		return nil, nil, err
 	}
+	embedded := cfg.KnowledgeDir == ""
 	if prebuilt != nil {
 		var c *knowledge.Corpus
 		var ix *lexical.Index
@@ -32,16 +41,16 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		// index is part of the binary; a KNOWLEDGE_DIR file stays mapped, and cmd/index-build
 		// replaces it by a rename, never rewriting the mapped file): the corpus's text, the
 		// vocabulary and the integer arrays are used in place instead of copied into the heap.
-		// The embedded index is checked against the embedded files when the binary is built
-		// (lexical.LoadEmbedded), a KNOWLEDGE_DIR one against its folder's files here.
-		embedded := cfg.KnowledgeDir == ""
+		// Either is used only while the fingerprint of the files beside it is the one it names:
+		// a go build compiles the procedures as they are on disk and the embedded index as
+		// `go generate ./knowledge` last wrote it.
 		switch {
 		case withIndex && embedded:
-			ix, c, err = lexical.LoadEmbedded(needs.Raw)
+			ix, c, err = lexical.LoadCompiled(prebuilt, procs, syns, needs.Raw)
 		case withIndex:
 			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
 		case embedded:
-			c, err = lexical.LoadCorpusEmbedded(needs.Raw)
+			c, err = lexical.LoadCorpusCompiled(prebuilt, procs, syns, needs.Raw)
 		default:
 			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
 		}
@@ -51,13 +60,17 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 			return c, ix, nil
 		}
 		release()
+		refresh := "`go run ./cmd/index-build -dir " + cfg.KnowledgeDir + "`"
+		if embedded {
+			refresh = "`go generate ./knowledge`"
+		}
 		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
-			"rebuild it with `go run ./cmd/index-build` (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
+			"refresh it with "+refresh+" (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
 	} else {
 		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
-			"`go run ./cmd/index-build -dir <dir>` writes one", "knowledge_dir", cfg.KnowledgeDir)
+			"`go run ./cmd/index-build -dir "+cfg.KnowledgeDir+"` writes one", "knowledge_dir", cfg.KnowledgeDir)
 	}
-	c, err := loadCorpus(cfg)
+	c, err := loadCorpus(cfg, procs, syns)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,13 +83,14 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	return c, ix, nil
 }
 
-// prebuiltSource returns the prebuilt index to try: the embedded one, or KNOWLEDGE_DIR's with
-// the folder's files it must match (nil bytes when that folder has no prebuilt index). release
-// frees the bytes when they are not used; a loaded index keeps them.
+// prebuiltSource returns the prebuilt index to try: the embedded one with the embedded files,
+// or KNOWLEDGE_DIR's with the folder's files it must match (nil bytes when that folder has no
+// prebuilt index). release frees the bytes when they are not used; a loaded index keeps them.
 func prebuiltSource(cfg config.Config) (b []byte, release func(), procs, syns fs.FS, where string, err error) {
 	release = func() {}
 	if cfg.KnowledgeDir == "" {
-		return knowledge.EmbeddedIndex(), release, nil, nil, "embedded", nil
+		b, procs, syns, err = embeddedCorpus()
+		return b, release, procs, syns, "embedded", err
 	}
 	where = filepath.Join(cfg.KnowledgeDir, lexical.PrebuiltFile)
 	if _, err := os.Stat(where); errors.Is(err, fs.ErrNotExist) {
@@ -95,7 +109,8 @@ func prebuiltSource(cfg config.Config) (b []byte, release func(), procs, syns fs
 	return b, release, procs, syns, where, nil
 }
 
-func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
+// loadCorpus parses the corpus: KNOWLEDGE_DIR's folder, or the embedded files procs and syns.
+func loadCorpus(cfg config.Config, procs, syns fs.FS) (*knowledge.Corpus, error) {
 	if cfg.KnowledgeDir != "" {
 		c, err := knowledge.LoadDir(cfg.KnowledgeDir)
 		if err != nil {
@@ -103,5 +118,5 @@ func loadCorpus(cfg config.Config) (*knowledge.Corpus, error) {
 		}
 		return c, nil
 	}
-	return knowledge.Embedded()
+	return knowledge.LoadSources(procs, syns)
 }

@@ -2,15 +2,21 @@ package wire
 
 import (
 	"bytes"
+	"context"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // TestKnowledgeComesFromThePrebuiltIndexAsNeeded: each function gets what it reads, from the
@@ -108,4 +114,72 @@ func sectionTexts(d *knowledge.Document) []string {
 		out = append(out, s.Content)
 	}
 	return out
+}
+
+// TestEditedEmbeddedProcedureIsServed: a procedure edited after `go generate ./knowledge` last
+// wrote the embedded index is compiled into the binary as edited; a start serves the edit
+// (parsed at start, not the stale index) and names the command that refreshes the index.
+func TestEditedEmbeddedProcedureIsServed(t *testing.T) {
+	index, procs, syns, err := embeddedCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := fstest.MapFS{}
+	for _, lang := range knowledge.Languages {
+		names, err := fs.Glob(procs, lang+"/*.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			raw, err := fs.ReadFile(procs, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited[name] = &fstest.MapFile{Data: raw}
+		}
+	}
+	const file = "en/damage-procedure.md"
+	raw := edited[file].Data
+	// The keyword list is full (30): one keyword is replaced by a word no procedure uses.
+	edited[file].Data = bytes.Replace(raw, []byte(" hubcap,"), []byte(" glitterbomb,"), 1)
+	if bytes.Equal(raw, edited[file].Data) {
+		t.Fatal("the edit changed nothing")
+	}
+	defer func(old func() ([]byte, fs.FS, fs.FS, error)) { embeddedCorpus = old }(embeddedCorpus)
+	embeddedCorpus = func() ([]byte, fs.FS, fs.FS, error) { return index, edited, syns, nil }
+
+	var logs bytes.Buffer
+	cfg, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(context.Background(), cfg, &logs, Needs{Index: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "prebuilt index not used") || !strings.Contains(logs.String(), "go generate ./knowledge") {
+		t.Errorf("the stale embedded index was not reported with its fix:\n%s", logs.String())
+	}
+	res, err := p.Lookup(nil).Lookup(context.Background(), lookup.LookupRequest{
+		Question: "There is a glitterbomb all over the car, what do I do?", Language: "en", TopK: 5,
+		Actor: port.Actor{ID: "agent-7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Retrieval.L0.MatchedKeywords, "glitterbomb") {
+		t.Errorf("the edited keyword is not matched: %+v", res.Retrieval.L0)
+	}
+	if res.Primary == nil || res.Primary.DocumentID != "damage-procedure" {
+		t.Errorf("primary %+v, want the edited procedure", res.Primary)
+	}
+
+	// The files as the index was built from them: the index is used, and nothing is reported.
+	embeddedCorpus = func() ([]byte, fs.FS, fs.FS, error) { return index, procs, syns, nil }
+	logs.Reset()
+	if _, err := New(context.Background(), cfg, &logs, Needs{Index: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "prebuilt index not used") {
+		t.Errorf("the fresh embedded index was not used:\n%s", logs.String())
+	}
 }
