@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,7 +176,10 @@ func Embedded() (*Corpus, error) {
 // LoadSources loads the procedures of procs (<language>/<id>.md) and the synonym files of syns
 // (<language>/*.txt; nil for none) as Embedded loads the embedded ones: every rule except the
 // personal-data scan. It is for files compiled into the binary, whose scan the tests ran.
-func LoadSources(procs, syns fs.FS) (*Corpus, error) { return load(procs, syns, false) }
+// Errors name the files under knowledge/, where the embedded ones are edited.
+func LoadSources(procs, syns fs.FS) (*Corpus, error) {
+	return load(procs, syns, "knowledge/procedures", "knowledge/"+SynonymsDir, false)
+}
 
 // LoadDir loads procedures from a folder laid out as <language>/<id>.md (KNOWLEDGE_DIR), and
 // the synonym files of synonyms/<language>/*.txt when that folder is present.
@@ -182,35 +187,68 @@ func LoadDir(dir string) (*Corpus, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("knowledge dir: %w", err)
 	}
-	return Load(os.DirFS(dir))
+	fsys := os.DirFS(dir)
+	syns, err := synonymsOf(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return load(fsys, syns, dir, filepath.Join(dir, SynonymsDir), true)
 }
 
 // Load reads every <language>/<id>.md file of fsys and checks the corpus rules, and parses every
 // synonyms/<language>/*.txt file when fsys has a synonyms folder. It reports every broken rule
-// and invalid synonym line it finds, each naming the file, joined into one error.
+// and invalid synonym line it finds once, as a *RuleError naming the file by its path in fsys
+// and the line, joined into one error.
 func Load(fsys fs.FS) (*Corpus, error) {
-	var syns fs.FS
-	if fi, err := fs.Stat(fsys, SynonymsDir); err == nil && fi.IsDir() {
-		if syns, err = fs.Sub(fsys, SynonymsDir); err != nil {
-			return nil, err
-		}
+	syns, err := synonymsOf(fsys)
+	if err != nil {
+		return nil, err
 	}
-	return load(fsys, syns, true)
+	return load(fsys, syns, "", SynonymsDir, true)
 }
 
-func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
+// synonymsOf returns the synonyms folder of a corpus folder, nil when it has none.
+func synonymsOf(fsys fs.FS) (fs.FS, error) {
+	if fi, err := fs.Stat(fsys, SynonymsDir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	return fs.Sub(fsys, SynonymsDir)
+}
+
+// shownPath is the path of name (slash-separated, in a corpus folder) as the user gave the
+// folder, root ("" for the folder itself).
+func shownPath(root, name string) string {
+	if root == "" {
+		return name
+	}
+	return filepath.Join(root, filepath.FromSlash(name))
+}
+
+// load reads the procedures of fsys and the synonym files of syns (nil for none); errors show
+// their files under procRoot and synRoot, the folders as the user knows them.
+func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*Corpus, error) {
 	c := newCorpus()
 	var errs []error
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("read corpus root: %w", err)
 	}
+	// failedIDs and failedLangs hold the ids of the files that failed to parse, in any language,
+	// and their languages: the checks across languages say nothing more about them.
+	failedIDs, failedLangs := map[string]bool{}, map[string]bool{}
+	categoryLine := map[*Document]int{}
+	badFolder := false
 	for _, e := range entries {
 		if !e.IsDir() || e.Name() == SynonymsDir {
 			continue
 		}
 		if !slices.Contains(Languages, e.Name()) {
-			errs = append(errs, ruleError("procedures/"+e.Name(), "language", "folder %q is not a supported language %v", e.Name(), Languages))
+			parent, err := folderError(fsys, procRoot, e.Name())
+			if parent { // the folder's other folders need no word more
+				return nil, err
+			}
+			errs = append(errs, err)
+			badFolder = true
 			continue
 		}
 		files, err := fs.ReadDir(fsys, e.Name())
@@ -226,19 +264,21 @@ func load(fsys, syns fs.FS, scanPersonalData bool) (*Corpus, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", name, err)
 			}
-			doc, err := parse("procedures/"+name, raw, scanPersonalData)
+			doc, catLine, err := parse("procedures/"+name, shownPath(procRoot, name), raw, scanPersonalData)
 			if err != nil {
 				errs = append(errs, err)
+				failedIDs[strings.TrimSuffix(f.Name(), ".md")], failedLangs[e.Name()] = true, true
 				continue
 			}
 			c.files[doc.Path] = doc.SHA256 // parse hashed the file once already
+			categoryLine[doc] = catLine
 			c.byLang[doc.Language] = append(c.byLang[doc.Language], doc)
 			c.byKey[doc.Language+"/"+doc.ID] = doc
 		}
 	}
-	errs = append(errs, c.checkAcrossLanguages()...)
+	errs = append(errs, c.checkAcrossLanguages(failedIDs, failedLangs, categoryLine, procRoot, badFolder)...)
 	if syns != nil {
-		errs = append(errs, c.loadSynonyms(syns)...)
+		errs = append(errs, c.loadSynonyms(syns, synRoot)...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -270,8 +310,8 @@ func fingerprint(files map[string]string) string {
 }
 
 // loadSynonyms parses every <language>/*.txt file of fsys, in file-name order, into one set per
-// language.
-func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
+// language. Errors show the files under root, the synonyms folder as the user knows it.
+func (c *Corpus) loadSynonyms(fsys fs.FS, root string) []error {
 	var errs []error
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -282,7 +322,8 @@ func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
 			continue
 		}
 		if !slices.Contains(Languages, e.Name()) {
-			errs = append(errs, ruleError(SynonymsDir+"/"+e.Name(), "language", "folder %q is not a supported language %v", e.Name(), Languages))
+			errs = append(errs, ruleError(shownPath(root, e.Name()), 0, "language", "folder %q is not a supported language: the synonyms folder holds one folder per language (%s)",
+				e.Name(), strings.Join(Languages, ", ")))
 			continue
 		}
 		files, err := fs.ReadDir(fsys, e.Name())
@@ -300,14 +341,15 @@ func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
 				return append(errs, fmt.Errorf("read %s/%s: %w", SynonymsDir, name, err))
 			}
 			c.files[SynonymsDir+"/"+name] = hash(raw)
+			// The rules' sources name the file in the corpus (synonyms/<language>/<file>:<line>).
 			s, err := synonyms.Parse(SynonymsDir+"/"+name, bytes.NewReader(raw))
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, synonymErrors(err, shownPath(root, name))...)
 				continue
 			}
 			if f.Name() == UncoveredFile {
-				if err := checkUncovered(s); err != nil {
-					errs = append(errs, err)
+				if uerrs := checkUncovered(s, shownPath(root, name)); len(uerrs) > 0 {
+					errs = append(errs, uerrs...)
 					continue
 				}
 				c.uncovered[e.Name()] = s
@@ -320,22 +362,45 @@ func (c *Corpus) loadSynonyms(fsys fs.FS) []error {
 	return errs
 }
 
+// synonymErrors makes the errors of synonyms.Parse RuleErrors of the rule "synonyms" in the file
+// shown.
+func synonymErrors(err error, shown string) []error {
+	var out []error
+	var walk func(error)
+	walk = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		var se *synonyms.Error
+		if errors.As(err, &se) {
+			out = append(out, ruleError(shown, se.Line, "synonyms", "%s", se.Msg))
+			return
+		}
+		out = append(out, ruleError(shown, 0, "synonyms", "%v", err))
+	}
+	walk(err)
+	return out
+}
+
 // checkUncovered requires every rule of an UncoveredFile to map its terms onto one topic name of
 // lower-case letters and hyphens ("fleet-purchasing"), so that a topic is never taken for a word
-// of the procedures.
-func checkUncovered(s *synonyms.Set) error {
+// of the procedures. Errors name the file shown.
+func checkUncovered(s *synonyms.Set, shown string) []error {
 	var errs []error
 	for _, r := range s.Rules() {
-		file, line, _ := strings.Cut(r.Source, ":")
+		_, line, _ := strings.Cut(r.Source, ":")
 		n, _ := strconv.Atoi(line)
 		switch {
 		case !r.Mapping():
-			errs = append(errs, &synonyms.Error{File: file, Line: n, Msg: `an uncovered topic's rule maps terms onto the topic: "term, term => topic"`})
+			errs = append(errs, ruleError(shown, n, "uncovered", `an uncovered topic's rule maps terms onto the topic: "term, term => topic"`))
 		case len(r.Targets) != 1 || !topicName(r.Targets[0]):
-			errs = append(errs, &synonyms.Error{File: file, Line: n, Msg: fmt.Sprintf("the topic must be one name of lower-case letters and hyphens, not %q", strings.Join(r.Targets, ", "))})
+			errs = append(errs, ruleError(shown, n, "uncovered", "the topic must be one name of lower-case letters and hyphens, not %q", strings.Join(r.Targets, ", ")))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func topicName(t string) bool {
@@ -350,26 +415,50 @@ func topicName(t string) bool {
 	return true
 }
 
-// checkAcrossLanguages enforces that every language has the same ids, each with one category.
-func (c *Corpus) checkAcrossLanguages() []error {
+// folderError is the error of a folder of the corpus root that is not a language: the folder
+// that holds the corpus folder's language folders when it does (index-build -dir knowledge
+// instead of knowledge/procedures), reported alone (parent).
+func folderError(fsys fs.FS, root, name string) (parent bool, err error) {
+	var holds []string
+	for _, lang := range Languages {
+		if fi, err := fs.Stat(fsys, name+"/"+lang); err == nil && fi.IsDir() {
+			holds = append(holds, lang+"/")
+		}
+	}
+	if len(holds) > 0 {
+		return true, ruleError(shownPath(root, name), 0, "language", "this folder holds the language folders (%s): use it as the corpus folder (KNOWLEDGE_DIR, index-build -dir), not its parent",
+			strings.Join(holds, ", "))
+	}
+	return false, ruleError(shownPath(root, name), 0, "language", "folder %q is not a supported language: the corpus folder holds one folder per language (%s) and optionally %s/",
+		name, strings.Join(Languages, ", "), SynonymsDir)
+}
+
+// checkAcrossLanguages enforces that every language has the same ids, each with one category. A
+// procedure whose file failed to parse in some language (failedIDs) is not compared, nor is a
+// language with such a file (failedLangs) counted as empty, nor any language when the root held
+// a folder that is not one: those faults are reported already. categoryLine holds the line of
+// each document's category.
+func (c *Corpus) checkAcrossLanguages(failedIDs, failedLangs map[string]bool, categoryLine map[*Document]int, root string, badFolder bool) []error {
 	var errs []error
 	ids := map[string]string{} // id -> category, from whichever language saw it first
 	for _, lang := range Languages {
 		for _, d := range c.byLang[lang] {
 			if cat, ok := ids[d.ID]; ok && cat != d.Category {
-				errs = append(errs, ruleError(d.Path, "category", "category %q differs from %q used for %s in another language", d.Category, cat, d.ID))
+				errs = append(errs, ruleError(shownPath(root, d.Language+"/"+d.ID+".md"), categoryLine[d], "category", "category %q differs from %q used for %s in another language", d.Category, cat, d.ID))
 			}
 			ids[d.ID] = d.Category
 		}
 	}
 	for _, lang := range Languages {
 		if len(c.byLang[lang]) == 0 {
-			errs = append(errs, ruleError("procedures/"+lang, "languages", "no procedures for language %q", lang))
+			if !failedLangs[lang] && !badFolder {
+				errs = append(errs, ruleError(shownPath(root, lang), 0, "languages", "no procedures for language %q", lang))
+			}
 			continue
 		}
-		for id := range ids {
-			if c.byKey[lang+"/"+id] == nil {
-				errs = append(errs, ruleError(DocumentPath(lang, id), "languages", "procedure %q exists in another language but not in %q", id, lang))
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			if c.byKey[lang+"/"+id] == nil && !failedIDs[id] {
+				errs = append(errs, ruleError(shownPath(root, lang+"/"+id+".md"), 0, "languages", "procedure %q exists in another language but not in %q", id, lang))
 			}
 		}
 	}
@@ -377,19 +466,6 @@ func (c *Corpus) checkAcrossLanguages() []error {
 		slices.SortFunc(docs, func(a, b *Document) int { return strings.Compare(a.ID, b.ID) })
 	}
 	return errs
-}
-
-// RuleError is a broken corpus rule in one file.
-type RuleError struct {
-	File   string
-	Rule   string
-	Detail string
-}
-
-func (e *RuleError) Error() string { return fmt.Sprintf("%s: rule %q: %s", e.File, e.Rule, e.Detail) }
-
-func ruleError(file, rule, format string, args ...any) error {
-	return &RuleError{File: file, Rule: rule, Detail: fmt.Sprintf(format, args...)}
 }
 
 func hash(raw []byte) string {

@@ -119,60 +119,121 @@ func TestParseAcceptsAValidFile(t *testing.T) {
 	}
 }
 
+// TestEachRuleRejectsABadFile: each rule's fault in a file otherwise valid is reported alone, as
+// "file:line: rule: message", at the line as the file counts it (the front matter's first key is
+// line 2), in words a user knows (no Go type names), once.
 func TestEachRuleRejectsABadFile(t *testing.T) {
+	const f = "procedures/en/test-procedure.md"
 	longBody := strings.Repeat("word ", 950)
 	cases := []struct {
-		name, rule, file string
-		edit             func(string) string
+		name, file string
+		edit       func(string) string
+		want       []string // the whole error, one line a fault; "" stands for f
 	}{
-		{"no front matter", "front-matter", "", func(s string) string { return strings.TrimPrefix(s, "---\n") }},
-		{"unclosed front matter", "front-matter", "", func(s string) string { return strings.Replace(s, "\n---\n#", "\n#", 1) }},
-		{"invalid yaml", "front-matter", "", func(s string) string { return strings.Replace(s, "keywords: [", "keywords: [[", 1) }},
-		{"unknown field", "front-matter", "", func(s string) string { return strings.Replace(s, "owner:", "author:", 1) }},
-		{"bad id", "id", "", func(s string) string { return strings.Replace(s, "id: test-procedure", "id: Test_Procedure", 1) }},
-		{"id differs from file", "id", "procedures/en/other-name.md", func(s string) string { return s }},
-		{"missing title", "title", "", func(s string) string { return strings.Replace(s, "title: Test procedure", "title: \"\"", 1) }},
-		{"unquoted version", "version", "", func(s string) string { return strings.Replace(s, `version: "1.0"`, "version: 1.0", 1) }},
-		{"version not dotted numbers", "version", "", func(s string) string { return strings.Replace(s, `version: "1.0"`, `version: "v1-beta"`, 1) }},
-		{"bad date", "effective_date", "", func(s string) string { return strings.Replace(s, "2026-03-01", "2026-13-40", 1) }},
-		{"language differs from folder", "language", "", func(s string) string { return strings.Replace(s, "language: en", "language: de", 1) }},
-		{"bad category", "category", "", func(s string) string { return strings.Replace(s, "category: testing", "category: Test Cat", 1) }},
-		{"too few keywords", "keywords", "", func(s string) string {
+		{"no front matter", "", func(s string) string { return strings.TrimPrefix(s, "---\n") },
+			[]string{":1: front-matter: the file must start with a YAML front matter block between two '---' lines"}},
+		{"unclosed front matter", "", func(s string) string { return strings.Replace(s, "\n---\n#", "\n#", 1) },
+			[]string{":1: front-matter: the file must start with a YAML front matter block between two '---' lines"}},
+		{"invalid yaml", "", func(s string) string { return strings.Replace(s, "keywords: [", "keywords: [[", 1) },
+			[]string{":8: front-matter: invalid YAML: did not find expected ',' or ']'"}},
+		{"invalid yaml, scanner", "", func(s string) string {
+			return strings.Replace(s, "owner: fleet-operations", "owner: fleet: operations", 1)
+		},
+			[]string{":10: front-matter: invalid YAML: mapping values are not allowed in this context"}},
+		{"invalid yaml, a list item among the keys", "", func(s string) string { return strings.Replace(s, "id: test-procedure", "- test-procedure", 1) },
+			[]string{":3: front-matter: invalid YAML: did not find expected '-' indicator"}},
+		{"not a mapping", "", func(s string) string {
+			return "---\n- a\n- b\n---\n" + s[strings.Index(s, "# Test"):]
+		}, []string{":2: front-matter: the front matter must be \"key: value\" lines"}},
+		{"unknown key", "", func(s string) string { return strings.Replace(s, "owner:", "author:", 1) },
+			[]string{`:10: front-matter: unknown key "author"; the keys are id, title, version, effective_date, language, category, keywords, entities, owner`}},
+		{"duplicate key", "", func(s string) string { return strings.Replace(s, "version:", "title: Another title\nversion:", 1) },
+			[]string{`:4: front-matter: key "title" is given twice (first on line 3)`}},
+		{"bad id", "", func(s string) string { return strings.Replace(s, "id: test-procedure", "id: Test_Procedure", 1) },
+			[]string{`:2: id: id "Test_Procedure" must match ^[a-z0-9-]{3,64}$`}},
+		{"id differs from file", "procedures/en/other-name.md", func(s string) string { return s },
+			[]string{`:2: id: id "test-procedure" must equal the file name "other-name"`}},
+		{"missing title", "", func(s string) string { return strings.Replace(s, "title: Test procedure", "title: \"\"", 1) },
+			[]string{`:3: title: title is required`}},
+		{"title is a list", "", func(s string) string {
+			return strings.Replace(s, "title: Test procedure", "title: [Test, procedure]", 1)
+		},
+			[]string{`:3: title: title must be one value, not a list or a mapping`}},
+		{"unquoted version", "", func(s string) string { return strings.Replace(s, `version: "1.0"`, "version: 1.0", 1) },
+			[]string{`:4: version: version must be a quoted string such as "1.3", got a number`}},
+		{"missing version", "", func(s string) string { return strings.Replace(s, "version: \"1.0\"\n", "", 1) },
+			[]string{`:1: version: version must be a quoted string such as "1.3", got nothing`}},
+		{"version not dotted numbers", "", func(s string) string { return strings.Replace(s, `version: "1.0"`, `version: "v1-beta"`, 1) },
+			[]string{`:4: version: version "v1-beta" must be dotted numbers such as "1.3"`}},
+		{"bad date", "", func(s string) string { return strings.Replace(s, "2026-03-01", "2026-13-40", 1) },
+			[]string{`:5: effective_date: effective_date "2026-13-40" must be an ISO date (YYYY-MM-DD)`}},
+		{"date as German text writes it", "", func(s string) string { return strings.Replace(s, "2026-03-01", "01.12.2026", 1) },
+			[]string{`:5: effective_date: effective_date "01.12.2026" must be an ISO date (YYYY-MM-DD)`}},
+		{"language differs from folder", "", func(s string) string { return strings.Replace(s, "language: en", "language: de", 1) },
+			[]string{`:6: language: language "de" must match the folder "en"`}},
+		{"bad category", "", func(s string) string { return strings.Replace(s, "category: testing", "category: Test Cat", 1) },
+			[]string{`:7: category: category "Test Cat" must be a lowercase slug`}},
+		{"too few keywords", "", func(s string) string {
 			return strings.Replace(s, "[alpha, beta, gamma, delta, epsilon]", "[alpha, beta]", 1)
-		}},
-		{"too many keywords", "keywords", "", func(s string) string {
+		}, []string{`:8: keywords: 2 keywords, want 5..30`}},
+		{"too many keywords", "", func(s string) string {
 			many := make([]string, 31)
 			for i := range many {
 				many[i] = "k" + strings.Repeat("x", i+1)
 			}
 			return strings.Replace(s, "[alpha, beta, gamma, delta, epsilon]", "["+strings.Join(many, ", ")+"]", 1)
-		}},
-		{"duplicate keyword", "keywords", "", func(s string) string { return strings.Replace(s, "epsilon]", "alpha]", 1) }},
-		{"no entities", "entities", "", func(s string) string { return strings.Replace(s, "[vehicle, console]", "[]", 1) }},
-		{"heading differs from title", "heading", "", func(s string) string { return strings.Replace(s, "# Test procedure", "# Another title", 1) }},
-		{"too few sections", "sections", "", func(s string) string {
-			return strings.Replace(s, "## 4. Escalation\n", "", 1)
-		}},
-		{"sections out of order", "sections", "", func(s string) string { return strings.Replace(s, "## 3. Documentation", "## 5. Documentation", 1) }},
-		{"unnumbered section", "sections", "", func(s string) string { return strings.Replace(s, "## 3. Documentation", "## Documentation", 1) }},
-		{"empty section", "sections", "", func(s string) string {
-			i := strings.Index(s, "## 2. Immediate actions\n") + len("## 2. Immediate actions\n")
-			j := strings.Index(s, "## 3.")
-			return s[:i] + s[j:]
-		}},
-		{"too short", "length", "", func(s string) string {
+		}, []string{`:8: keywords: 31 keywords, want 5..30`}},
+		{"keywords not a list", "", func(s string) string {
+			return strings.Replace(s, "[alpha, beta, gamma, delta, epsilon]", "alpha beta", 1)
+		},
+			[]string{`:8: keywords: keywords must be a list of phrases such as [a, b c]`}},
+		{"keyword is a list", "", func(s string) string { return strings.Replace(s, "epsilon]", "[epsilon, zeta]]", 1) },
+			[]string{`:8: keywords: each of the keywords must be a phrase, not a list or a mapping`}},
+		{"duplicate keyword", "", func(s string) string { return strings.Replace(s, "epsilon]", "alpha]", 1) },
+			[]string{`:8: keywords: duplicate entry "alpha"`}},
+		{"blank keyword on its own line", "", func(s string) string {
+			return strings.Replace(s, "keywords: [alpha, beta, gamma, delta, epsilon]", "keywords:\n  - alpha\n  - beta\n  - gamma\n  - delta\n  - epsilon\n  - \"\"", 1)
+		}, []string{`:14: keywords: blank entry`}},
+		{"no entities", "", func(s string) string { return strings.Replace(s, "[vehicle, console]", "[]", 1) },
+			[]string{`:9: entities: at least one entity is required`}},
+		{"heading differs from title", "", func(s string) string { return strings.Replace(s, "# Test procedure", "# Another title", 1) },
+			[]string{`:12: heading: the body must start with the heading "# Test procedure"`}},
+		{"no heading, no title", "", func(s string) string {
+			return strings.Replace(strings.Replace(s, "# Test procedure\n", "", 1), "title: Test procedure\n", "", 1)
+		}, []string{`:1: title: title is required`, `:12: heading: the body must start with a heading "# <title>"`}},
+		{"too few sections", "", func(s string) string { return strings.Replace(s, "## 4. Escalation\n", "", 1) },
+			[]string{`: sections: 3 numbered sections, want at least 4`}},
+		{"sections out of order", "", func(s string) string { return strings.Replace(s, "## 3. Documentation", "## 5. Documentation", 1) },
+			[]string{`:18: sections: section "5. Documentation" is numbered 5, want 3`}},
+		{"unnumbered section", "", func(s string) string { return strings.Replace(s, "## 3. Documentation", "## Documentation", 1) },
+			[]string{`:18: sections: heading "## Documentation" must read '## 3. Name'`}},
+		{"empty section", "", func(s string) string {
+			return strings.Replace(s, "## 4. Escalation\n", "## 4. Escalation\n\n## 5. Closing\n", 1)
+		},
+			[]string{`:20: sections: section "4. Escalation" has no content`}},
+		{"text before the first section", "", func(s string) string {
+			return strings.Replace(s, "# Test procedure\n", "# Test procedure\nAn introduction.\nOn two lines.\n", 1)
+		}, []string{`:13: sections: text before the first numbered section: "An introduction."`}},
+		{"too short", "", func(s string) string {
 			return strings.ReplaceAll(s, strings.Repeat("The operations agent checks the vehicle status in the Fleet Ops console and records it. ", 6), "")
-		}},
-		{"too long", "length", "", func(s string) string { return s + longBody }},
-		{"email address", "personal-data", "", func(s string) string { return s + "Write to fleet.ops@example.com.\n" }},
-		{"phone number", "personal-data", "", func(s string) string { return s + "Call +49 30 1234567 at once.\n" }},
-		{"licence plate", "personal-data", "", func(s string) string { return s + "The car B-XY 1234 was moved.\n" }},
+		}, []string{`: length: body has 76 words, want 400..900`}},
+		{"too long", "", func(s string) string { return s + longBody },
+			[]string{`: length: body has 1386 words, want 400..900`}},
+		{"email address", "", func(s string) string { return s + "Write to fleet.ops@example.com.\n" },
+			[]string{`:22: personal-data: e-mail address "fleet.ops@example.com"`}},
+		{"phone number", "", func(s string) string { return s + "Call +49 30 1234567 at once.\n" },
+			[]string{`:22: personal-data: phone-number-like digits "+49 30 1234567" (only internal extensions such as 'ext. 4410' are allowed)`}},
+		{"licence plate", "", func(s string) string { return s + "The car B-XY 1234 was moved.\n" },
+			[]string{`:22: personal-data: licence-plate-like text "B-XY 1234"`}},
+		{"CRLF line ends count the same", "", func(s string) string {
+			return strings.ReplaceAll(strings.Replace(s, "version:", "title: Another title\nversion:", 1), "\n", "\r\n")
+		}, []string{`:4: front-matter: key "title" is given twice (first on line 3)`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			file := tc.file
 			if file == "" {
-				file = "procedures/en/test-procedure.md"
+				file = f
 			}
 			_, err := Parse(file, []byte(tc.edit(good())))
 			if err == nil {
@@ -182,9 +243,12 @@ func TestEachRuleRejectsABadFile(t *testing.T) {
 			if !errors.As(err, &re) {
 				t.Fatalf("error %v is not a RuleError", err)
 			}
-			msg := err.Error()
-			if !strings.Contains(msg, file) || !strings.Contains(msg, `rule "`+tc.rule+`"`) {
-				t.Errorf("message %q does not name the file %s and the rule %q", msg, file, tc.rule)
+			want := make([]string, len(tc.want))
+			for i, w := range tc.want {
+				want[i] = file + w
+			}
+			if got := err.Error(); got != strings.Join(want, "\n") {
+				t.Errorf("error\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 			}
 		})
 	}
@@ -197,50 +261,75 @@ func TestInternalExtensionsAreNotPersonalData(t *testing.T) {
 	}
 }
 
+// TestLoadChecksAcrossLanguages: the rules across files and folders, each fault reported once at
+// the path as the folder was given, and none that only follows from another.
 func TestLoadChecksAcrossLanguages(t *testing.T) {
 	en := good()
 	de := strings.Replace(good(), "language: en", "language: de", 1)
-	t.Run("missing in one language", func(t *testing.T) {
-		fsys := fstest.MapFS{
-			"en/test-procedure.md":  {Data: []byte(en)},
-			"de/other-procedure.md": {Data: []byte(strings.ReplaceAll(de, "test-procedure", "other-procedure"))},
+	other := func(s string) string { return strings.ReplaceAll(s, "test-procedure", "other-procedure") }
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"missing in one language", map[string]string{"en/test-procedure.md": en, "de/other-procedure.md": other(de)},
+			[]string{`en/other-procedure.md: languages: procedure "other-procedure" exists in another language but not in "en"`,
+				`de/test-procedure.md: languages: procedure "test-procedure" exists in another language but not in "de"`}},
+		{"category differs", map[string]string{"en/test-procedure.md": en, "de/test-procedure.md": strings.Replace(de, "category: testing", "category: other", 1)},
+			[]string{`de/test-procedure.md:7: category: category "other" differs from "testing" used for test-procedure in another language`}},
+		{"no procedures in a language", map[string]string{"en/test-procedure.md": en},
+			[]string{`de: languages: no procedures for language "de"`}},
+		{"unsupported language folder", map[string]string{"en/test-procedure.md": en, "de/test-procedure.md": de, "fr/test-procedure.md": en},
+			[]string{`fr: language: folder "fr" is not a supported language: the corpus folder holds one folder per language (en, de) and optionally synonyms/`}},
+		{"the parent of the corpus folder", map[string]string{"procedures/en/test-procedure.md": en, "procedures/de/test-procedure.md": de, "testdata/x.md": en},
+			[]string{`procedures: language: this folder holds the language folders (en/, de/): use it as the corpus folder (KNOWLEDGE_DIR, index-build -dir), not its parent`}},
+		{"every broken file is reported, and nothing that follows from it",
+			map[string]string{"en/test-procedure.md": strings.Replace(en, `"1.0"`, "1.0", 1), "de/test-procedure.md": strings.Replace(de, "2026-03-01", "soon", 1),
+				"en/other-procedure.md": other(strings.Replace(en, "title:", "title: x\ntitle:", 1)), "de/other-procedure.md": other(de)},
+			[]string{`de/test-procedure.md:5: effective_date: effective_date "soon" must be an ISO date (YYYY-MM-DD)`,
+				`en/other-procedure.md:4: front-matter: key "title" is given twice (first on line 3)`,
+				`en/test-procedure.md:4: version: version must be a quoted string such as "1.3", got a number`}},
+		{"a language whose only file is broken is not reported empty", map[string]string{"en/test-procedure.md": en, "de/test-procedure.md": strings.Replace(de, "owner:", "author:", 1)},
+			[]string{`de/test-procedure.md:10: front-matter: unknown key "author"; the keys are id, title, version, effective_date, language, category, keywords, entities, owner`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for name, data := range tc.files {
+				fsys[name] = &fstest.MapFile{Data: []byte(data)}
+			}
+			_, err := Load(fsys)
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			if got, want := err.Error(), strings.Join(tc.want, "\n"); got != want {
+				t.Errorf("error\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestErrorsNameTheFolderAsGiven: LoadDir's errors name the files under the folder as the user
+// gave it, not as the corpus names them (procedures/<language>/...).
+func TestErrorsNameTheFolderAsGiven(t *testing.T) {
+	dir := t.TempDir()
+	for _, lang := range Languages {
+		if err := os.MkdirAll(filepath.Join(dir, lang), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		_, err := Load(fsys)
-		if err == nil || !strings.Contains(err.Error(), `rule "languages"`) || !strings.Contains(err.Error(), "procedures/de/test-procedure.md") {
-			t.Fatalf("err = %v", err)
+		body := strings.Replace(good(), "language: en", "language: "+lang, 1)
+		if lang == "en" {
+			body = strings.Replace(body, "version:", "title: Again\nversion:", 1)
 		}
-	})
-	t.Run("category differs", func(t *testing.T) {
-		fsys := fstest.MapFS{
-			"en/test-procedure.md": {Data: []byte(en)},
-			"de/test-procedure.md": {Data: []byte(strings.Replace(de, "category: testing", "category: other", 1))},
+		if err := os.WriteFile(filepath.Join(dir, lang, "test-procedure.md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		_, err := Load(fsys)
-		if err == nil || !strings.Contains(err.Error(), `rule "category"`) {
-			t.Fatalf("err = %v", err)
-		}
-	})
-	t.Run("unsupported language folder", func(t *testing.T) {
-		fsys := fstest.MapFS{
-			"en/test-procedure.md": {Data: []byte(en)},
-			"de/test-procedure.md": {Data: []byte(de)},
-			"fr/test-procedure.md": {Data: []byte(en)},
-		}
-		_, err := Load(fsys)
-		if err == nil || !strings.Contains(err.Error(), "procedures/fr") || !strings.Contains(err.Error(), `rule "language"`) {
-			t.Fatalf("err = %v", err)
-		}
-	})
-	t.Run("every broken file is reported", func(t *testing.T) {
-		fsys := fstest.MapFS{
-			"en/test-procedure.md": {Data: []byte(strings.Replace(en, `"1.0"`, "1.0", 1))},
-			"de/test-procedure.md": {Data: []byte(strings.Replace(de, "2026-03-01", "soon", 1))},
-		}
-		_, err := Load(fsys)
-		if err == nil || !strings.Contains(err.Error(), "procedures/en/test-procedure.md") || !strings.Contains(err.Error(), "procedures/de/test-procedure.md") {
-			t.Fatalf("err = %v", err)
-		}
-	})
+	}
+	_, err := LoadDir(dir)
+	want := filepath.Join(dir, "en", "test-procedure.md") + `:4: front-matter: key "title" is given twice (first on line 3)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
 }
 
 func TestLoadDirReadsAFolder(t *testing.T) {

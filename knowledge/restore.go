@@ -66,7 +66,7 @@ func parseLater(syns fs.FS) func() (map[string]*synonyms.Set, map[string]*synony
 	return sync.OnceValues(func() (map[string]*synonyms.Set, map[string]*synonyms.Set) {
 		parsed := newCorpus()
 		if syns != nil {
-			parsed.loadSynonyms(syns)
+			parsed.loadSynonyms(syns, SynonymsDir)
 		}
 		return parsed.synonyms, parsed.uncovered
 	})

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -264,9 +263,9 @@ func TestLoadReadsSynonymFiles(t *testing.T) {
 			"synonyms/en/uncovered.txt": "# topics\nsalary, wage\nper minute => pricing, tariffs\nbonus => Jobs\nbudget => business\n",
 		}))
 		for _, want := range []string{
-			`synonyms/en/uncovered.txt:2: an uncovered topic's rule maps terms onto the topic`,
-			`synonyms/en/uncovered.txt:3: the topic must be one name of lower-case letters and hyphens, not "pricing, tariffs"`,
-			`synonyms/en/uncovered.txt:4: the topic must be one name`,
+			`synonyms/en/uncovered.txt:2: uncovered: an uncovered topic's rule maps terms onto the topic`,
+			`synonyms/en/uncovered.txt:3: uncovered: the topic must be one name of lower-case letters and hyphens, not "pricing, tariffs"`,
+			`synonyms/en/uncovered.txt:4: uncovered: the topic must be one name`,
 		} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v lacks %q", err, want)
@@ -289,7 +288,7 @@ func TestLoadReadsSynonymFiles(t *testing.T) {
 		})
 		fsys["de/test-procedure.md"] = &fstest.MapFile{Data: []byte(strings.Replace(de, "2026-03-01", "soon", 1))}
 		_, err := Load(fsys)
-		for _, want := range []string{`synonyms/en/operators.txt:2: empty term before "=>"`, "synonyms/fr", "procedures/de/test-procedure.md"} {
+		for _, want := range []string{`synonyms/en/operators.txt:2: synonyms: empty term before "=>"`, "synonyms/fr: language: ", "de/test-procedure.md:5: effective_date: "} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v lacks %q", err, want)
 			}
@@ -322,8 +321,8 @@ func TestLoadDirReadsSynonymsWhenPresent(t *testing.T) {
 	}
 	write("synonyms/de/operators.txt", "Handy\n")
 	_, err = LoadDir(dir)
-	var pe *synonyms.Error
-	if err == nil || !strings.Contains(err.Error(), "synonyms/de/operators.txt:1: ") || !errors.As(err, &pe) {
+	var re *RuleError
+	if want := filepath.Join(dir, "synonyms", "de", "operators.txt") + ":1: synonyms: "; err == nil || !strings.HasPrefix(err.Error(), want) || !errors.As(err, &re) {
 		t.Fatalf("bad file: %v", err)
 	}
 }

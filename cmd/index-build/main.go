@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -44,6 +45,14 @@ func run(dir, out string) error {
 		c, err = knowledge.LoadDir(dir)
 	}
 	if err != nil {
+		var re *knowledge.RuleError
+		if errors.As(err, &re) {
+			where := dir
+			if where == "" {
+				where = "the embedded corpus"
+			}
+			return fmt.Errorf("%s does not load (docs/corpus.md):\n%w", where, err)
+		}
 		return err
 	}
 	b := lexical.Encode(lexical.Build(c), c)

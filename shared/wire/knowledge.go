@@ -114,9 +114,13 @@ func loadCorpus(cfg config.Config, procs, syns fs.FS) (*knowledge.Corpus, error)
 	if cfg.KnowledgeDir != "" {
 		c, err := knowledge.LoadDir(cfg.KnowledgeDir)
 		if err != nil {
-			return nil, fmt.Errorf("KNOWLEDGE_DIR %s: %w", cfg.KnowledgeDir, err)
+			return nil, fmt.Errorf("KNOWLEDGE_DIR %s does not load (docs/corpus.md):\n%w", cfg.KnowledgeDir, err)
 		}
 		return c, nil
 	}
-	return knowledge.LoadSources(procs, syns)
+	c, err := knowledge.LoadSources(procs, syns)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded corpus does not load (docs/corpus.md):\n%w", err)
+	}
+	return c, nil
 }
