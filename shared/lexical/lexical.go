@@ -427,7 +427,8 @@ func (l *Lang) internPhrases() {
 // after a build and after a load, so the prebuilt form need not carry it.
 func (l *Lang) statistics() {
 	V := len(l.terms.words)
-	N, D := float64(len(l.Passages)), float64(len(l.Docs))
+	// The idf over passages counts at least MinIDFPassages of them (see there).
+	N, D := float64(max(len(l.Passages), MinIDFPassages)), float64(len(l.Docs))
 	l.unseen = bm25IDF(N, 0)
 	l.docKeywords = make([]uint32, len(l.Docs))
 	l.categoryIDs = map[string]uint32{}
@@ -532,6 +533,14 @@ func (l *Lang) statistics() {
 		}
 	}
 }
+
+// MinIDFPassages is the fewest passages the idf over passages counts: a corpus of fewer (one or
+// two procedures) is taken as part of a corpus of this many, the others not holding its words.
+// Over five passages the idf has no range, every word of a procedure's subject is in all of
+// them and weighs almost nothing, and the evidence rules, whose figures are sums of idf (see
+// shared/retrieval), could never ground an answer. Below the 64 passages of the embedded
+// corpus's languages, so that its figures are its own.
+const MinIDFPassages = 48
 
 func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
 

@@ -26,7 +26,9 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 	}, &synonyms.Set{})
 	// Passage lengths include the indexed title and heading, so they come from the index.
 	p0 := l.Passages[0]
-	n, N := 2.0, 3.0 // "batteri" is in two of three passages
+	// "batteri" is in two of three passages, which the idf counts as MinIDFPassages (a corpus of
+	// that many or more counts its own).
+	n, N := 2.0, float64(MinIDFPassages)
 	idf := math.Log(1 + (N-n+0.5)/(n+0.5))
 	if got := l.IDF("batteri"); math.Abs(got-idf) > 1e-12 {
 		t.Fatalf("idf = %v, want %v", got, idf)
@@ -310,5 +312,20 @@ func TestDomainIsTrimmedCategory(t *testing.T) {
 	_, dn := l.Domain(3)
 	if a != b || an != "one" || bn != "one" || c == a || cn != "two" || dn != "" {
 		t.Fatalf("domains: %d %q, %d %q, %d %q, %q", a, an, b, bn, c, cn, dn)
+	}
+}
+
+// TestIDFCountsTheCorpusFromMinIDFPassages: a corpus of MinIDFPassages passages or more counts
+// its own, so the floor never changes a corpus of that size (the embedded one has 64 a language).
+func TestIDFCountsTheCorpusFromMinIDFPassages(t *testing.T) {
+	sections := make([]string, MinIDFPassages+6)
+	for i := range sections {
+		sections[i] = "window"
+	}
+	sections[0] = "battery"
+	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", sections...)}, &synonyms.Set{})
+	N := float64(len(sections))
+	if got, want := l.IDF("batteri"), math.Log(1+(N-1+0.5)/1.5); math.Abs(got-want) > 1e-12 {
+		t.Fatalf("idf = %v, want %v over the corpus's own %v passages", got, want, N)
 	}
 }

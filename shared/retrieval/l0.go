@@ -189,6 +189,10 @@ func (f *termFilter) has(t lexical.Term) bool {
 	return f[b>>6]&(1<<(b&63)) != 0
 }
 
+// minGenericDocs is the fewest procedures (of a language) in which a front-matter term can be
+// generic, named by most of them (see l0).
+const minGenericDocs = 3
+
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
 // matches only part of a keyword or entity phrase.
 const partialWeight = 0.5
@@ -218,9 +222,11 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			sc.weighed.add(t)
 			// A term most procedures' front matter names ("customer", "vehicle", "Kunde",
 			// "Fahrzeug") is generic: it tells no procedure from another, so it adds nothing to a
-			// document's L0 weight, and a document it alone matches is no L0 match.
+			// document's L0 weight, and a document it alone matches is no L0 match. In a corpus
+			// of fewer than minGenericDocs procedures no term is: there every term of one
+			// procedure's front matter is in "most" of them.
 			qw = append(qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
-				generic: 2*len(l.FrontDocs(t)) > len(l.Docs)})
+				generic: len(l.Docs) >= minGenericDocs && 2*len(l.FrontDocs(t)) > len(l.Docs)})
 		}
 	}
 	sc.query, sc.qw = query, qw
