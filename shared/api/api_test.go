@@ -23,12 +23,22 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 func newHandler(t testing.TB, mode api.AuthMode) (*api.Handler, *bytes.Buffer) {
+	t.Helper()
+	s, log, logs := newServices(t)
+	return api.New(s, mode, log), logs
+}
+
+// newServices builds the real services over the embedded corpus (the demo provider, the memory
+// store) and the logger they and the handler log to.
+func newServices(t testing.TB) (api.Services, *slog.Logger, *bytes.Buffer) {
 	t.Helper()
 	c, err := knowledge.Embedded()
 	if err != nil {
@@ -42,7 +52,33 @@ func newHandler(t testing.TB, mode api.AuthMode) (*api.Handler, *bytes.Buffer) {
 	svc := retrieval.New(ix, p, records, retrieval.DefaultOptions(), log)
 	st := status.New(c, p, p, records, status.Options{Namespace: testNS}, log)
 	sy := indexsync.New(c, p, records, st, testNS, log)
-	return api.New(api.Services{Lookup: svc, Status: st, Sync: sy}, mode, log), logs
+	return api.Services{Lookup: svc, Status: st, Sync: sy}, log, logs
+}
+
+// recordingLookup records the requests the routes hand the lookup service. A lookup answers
+// result when it is set, else next's answer, as do the other calls.
+type recordingLookup struct {
+	next    api.Lookup
+	result  *retrieval.Result
+	lookups []lookup.LookupRequest
+	asks    []lookup.AskRequest
+}
+
+func (r *recordingLookup) Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error) {
+	r.lookups = append(r.lookups, req)
+	if r.result != nil {
+		return *r.result, nil
+	}
+	return r.next.Lookup(ctx, req)
+}
+
+func (r *recordingLookup) Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error) {
+	r.asks = append(r.asks, req)
+	return r.next.Ask(ctx, req)
+}
+
+func (r *recordingLookup) Invocation(ctx context.Context, id string, actor port.Actor) (lookup.Trace, error) {
+	return r.next.Invocation(ctx, id, actor)
 }
 
 var testNS = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
@@ -96,13 +132,36 @@ func call(t *testing.T, h *api.Handler, ev events.APIGatewayV2HTTPRequest) (even
 	return resp, body
 }
 
+// TestLookupOverAPIGatewayV2: the lookup route hands the service the request's fields, the
+// actor and the correlation id, and answers the service's result as it is, with the language
+// and the correlation id, in the contract's field names.
 func TestLookupOverAPIGatewayV2(t *testing.T) {
-	h, _ := newHandler(t, api.AuthJWT)
+	category := "damage"
+	block := retrieval.EvidenceBlock{Source: "procedures/de/stub.md", DocumentID: "stub-procedure", Version: "3",
+		EffectiveDate: "2026-01-01", Title: "Stub", Breadcrumb: "Stub > Steps", Section: "Steps", Category: category,
+		RetrievalLayer: "l0+l1", Content: "Step one.", HitReasons: []string{"title"}, Rank: 1}
+	second := block
+	second.DocumentID, second.Rank = "stub-supplement", 2
+	stub := &recordingLookup{result: &retrieval.Result{EvidenceState: "grounded", Primary: &block,
+		Supplement: []retrieval.EvidenceBlock{second}, EvidenceBlocks: []retrieval.EvidenceBlock{block, second},
+		Relevance: retrieval.Relevance{Assessment: "strong", Basis: "lexical"},
+		Retrieval: retrieval.Details{Layer: "l0+l1", L1: lookup.L1Details{Status: "ok", Provider: "stub",
+			CategoryFilter: &category, CandidateCount: 4, ScoreKind: "bm25", Calls: 1}},
+		Provider: "stub", InvocationID: "inv-stub"}}
+	h := api.New(api.Services{Lookup: stub}, api.AuthJWT, slog.New(slog.DiscardHandler))
+	question := "Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?"
 	resp, body := call(t, h, event("POST", "/api/v1/knowledge/lookup",
-		`{"question":"Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?","language":"de","top_k":3}`, reader,
+		`{"question":"`+question+`","language":"de","top_k":3}`, reader,
 		map[string]string{"X-Correlation-Id": "agent-call-42"}))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
+	}
+	if len(stub.lookups) != 1 {
+		t.Fatalf("the service got %d lookups", len(stub.lookups))
+	}
+	if got := stub.lookups[0]; got.Question != question || got.Language != "de" || got.TopK != 3 ||
+		got.Actor.ID != "agent-7" || !slices.Equal(got.Actor.Scopes, []string{"knowledge:read"}) || got.CorrelationID != "agent-call-42" {
+		t.Errorf("the service got %+v", got)
 	}
 	if body["correlation_id"] != "agent-call-42" {
 		t.Errorf("caller's correlation id not reused: %v", body["correlation_id"])
@@ -116,9 +175,19 @@ func TestLookupOverAPIGatewayV2(t *testing.T) {
 	if body["language"] != "de" || body["language_detected"] != false {
 		t.Errorf("language %v detected %v, want the given de", body["language"], body["language_detected"])
 	}
+	// The service's result, passed through.
+	want, _ := json.Marshal(stub.result)
+	var passed map[string]any
+	if err := json.Unmarshal(want, &passed); err != nil {
+		t.Fatal(err)
+	}
+	passed["language"], passed["language_detected"], passed["correlation_id"] = "de", false, "agent-call-42"
+	if got, want := asJSON(body), asJSON(passed); got != want {
+		t.Errorf("body\n%s\nwant the service's result\n%s", got, want)
+	}
 	blocks := body["evidence_blocks"].([]any)
-	if len(blocks) == 0 || len(blocks) > 3 {
-		t.Fatalf("%d blocks for top_k 3", len(blocks))
+	if len(blocks) != 2 {
+		t.Fatalf("%d blocks, the service gave 2", len(blocks))
 	}
 	for _, k := range []string{"source", "document_id", "version", "effective_date", "title", "breadcrumb", "section",
 		"category", "retrieval_layer", "content", "hit_reasons", "score", "rank"} {
@@ -126,8 +195,8 @@ func TestLookupOverAPIGatewayV2(t *testing.T) {
 			t.Errorf("evidence block lacks %q", k)
 		}
 	}
-	if p := body["primary"].(map[string]any); p["document_id"] != "damage-procedure" {
-		t.Errorf("primary %v", p["document_id"])
+	if p := body["primary"].(map[string]any); p["document_id"] != "stub-procedure" {
+		t.Errorf("primary %v, the service's is stub-procedure", p["document_id"])
 	}
 	l1 := body["retrieval"].(map[string]any)["l1"].(map[string]any)
 	for _, k := range []string{"status", "provider", "category_filter", "candidate_count", "score_kind"} {
@@ -137,30 +206,35 @@ func TestLookupOverAPIGatewayV2(t *testing.T) {
 	}
 }
 
+// asJSON is v as canonical JSON (map keys sorted).
+func asJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
 // TestLanguageDetection: a missing or null language is detected from the question and the
 // response says so; a given language always wins, whatever the question's language.
 func TestLanguageDetection(t *testing.T) {
-	h, _ := newHandler(t, api.AuthJWT)
+	s, log, _ := newServices(t)
+	rec := &recordingLookup{next: s.Lookup}
+	s.Lookup = rec
+	h := api.New(s, api.AuthJWT, log)
 	german := "Karre springt nicht an, Kunde steht auf dem Standstreifen"
 	english := "cust phone died car wont open"
 	cases := []struct {
 		name, route, body string
 		lang              string
 		detected          bool
-		primary           string // document_id of the primary block, when the case checks it
 	}{
-		{"missing, German question", "lookup", `{"question":"Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?"}`, "de", true, "damage-procedure"},
-		{"missing, chatty German", "lookup", `{"question":"` + german + `"}`, "de", true, ""},
-		{"missing, English question", "lookup", `{"question":"` + english + `"}`, "en", true, ""},
-		{"null, German question", "lookup", `{"question":"` + german + `","language":null}`, "de", true, ""},
-		{"null, English question", "lookup", `{"question":"windscreen chip","language":null,"top_k":2}`, "en", true, ""},
-		{"missing, cannot be told", "lookup", `{"question":"12345"}`, "en", true, ""},
-		{"explicit en, German text", "lookup", `{"question":"` + german + `","language":"en"}`, "en", false, ""},
-		{"explicit de, English text", "lookup", `{"question":"` + english + `","language":"de"}`, "de", false, ""},
-		{"explicit de", "lookup", `{"question":"` + german + `","language":"de"}`, "de", false, ""},
-		{"ask, missing, German question", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?"}`, "de", true, ""},
-		{"ask, null, English question", "ask", `{"question":"How fast must a SEV2 incident be acknowledged?","language":null}`, "en", true, ""},
-		{"ask, explicit en, German text", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?","language":"en"}`, "en", false, ""},
+		{"missing, German question", "lookup", `{"question":"Kunde meldet Kratzer an der Tür, wie erfasse ich den Schaden?"}`, "de", true},
+		{"missing, chatty German", "lookup", `{"question":"` + german + `"}`, "de", true},
+		{"missing, English question", "lookup", `{"question":"` + english + `"}`, "en", true},
+		{"null, German question", "lookup", `{"question":"` + german + `","language":null}`, "de", true},
+		{"null, English question", "lookup", `{"question":"windscreen chip","language":null,"top_k":2}`, "en", true},
+		{"missing, cannot be told", "lookup", `{"question":"12345"}`, "en", true},
+		{"explicit en, German text", "lookup", `{"question":"` + german + `","language":"en"}`, "en", false},
+		{"explicit de, English text", "lookup", `{"question":"` + english + `","language":"de"}`, "de", false},
+		{"explicit de", "lookup", `{"question":"` + german + `","language":"de"}`, "de", false},
+		{"ask, missing, German question", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?"}`, "de", true},
+		{"ask, null, English question", "ask", `{"question":"How fast must a SEV2 incident be acknowledged?","language":null}`, "en", true},
+		{"ask, explicit en, German text", "ask", `{"question":"Wie schnell muss ein SEV1-Vorfall bestätigt werden?","language":"en"}`, "en", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,11 +245,19 @@ func TestLanguageDetection(t *testing.T) {
 			if body["language"] != tc.lang || body["language_detected"] != tc.detected {
 				t.Errorf("language %v detected %v, want %s %v", body["language"], body["language_detected"], tc.lang, tc.detected)
 			}
-			if tc.primary != "" {
-				if p, _ := body["primary"].(map[string]any); p == nil || p["document_id"] != tc.primary ||
-					!strings.HasPrefix(p["source"].(string), "procedures/"+tc.lang+"/") {
-					t.Errorf("primary %v, want %s in %s", body["primary"], tc.primary, tc.lang)
-				}
+			// The service is asked in that language.
+			var b struct{ Question string }
+			if err := json.Unmarshal([]byte(tc.body), &b); err != nil {
+				t.Fatal(err)
+			}
+			var question, lang string
+			if tc.route == "lookup" {
+				question, lang = rec.lookups[len(rec.lookups)-1].Question, rec.lookups[len(rec.lookups)-1].Language
+			} else {
+				question, lang = rec.asks[len(rec.asks)-1].Question, rec.asks[len(rec.asks)-1].Language
+			}
+			if question != b.Question || lang != tc.lang {
+				t.Errorf("the service got %q in %q, want %q in %s", question, lang, b.Question, tc.lang)
 			}
 			// The trace records the language the question was answered in.
 			_, tr := call(t, h, event("GET", "/api/v1/knowledge/invocations/"+body["invocation_id"].(string), "", reader, nil))
