@@ -173,13 +173,13 @@ func TestStoreProbeIsReusedForItsTTL(t *testing.T) {
 	}
 }
 
-// The DynamoDB store's probe: DynamoDB Local answers; a closed port fails the probe, and
-// /health says the store failed while the rest answers.
+// TestDynamoStoreProbe: the DynamoDB store's probe decides /health's store component: a table
+// at a closed port fails the probe, and /health says the store failed while the rest answers.
+// (The probe of a table that answers: store's TestDynamoProbe, against DynamoDB Local.)
 func TestDynamoStoreProbe(t *testing.T) {
 	p := &stubProvider{health: "ok"}
-	up := newDynamo(t, nil)
-	if h := healthOf(t, embedded(t), p, up, status.Options{}); h.Status != "ok" || h.Components.Store != "ok" {
-		t.Fatalf("DynamoDB Local: %+v", h)
+	if h := healthOf(t, embedded(t), p, store.NewMemory(), status.Options{}); h.Status != "ok" || h.Components.Store != "ok" {
+		t.Fatalf("a store that answers: %+v", h)
 	}
 	addr := testutil.ClosedAddr(t)
 	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + addr, MaxAttempts: 1})

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -30,15 +29,8 @@ import (
 )
 
 // The tests verify against the fake RAGcore over loopback HTTP and keep the cache and leases in
-// DynamoDB Local (ddbtest starts it on first use; never skipped), or in the memory store where a
-// test needs a clock it can move.
-func TestMain(m *testing.M) { ddbtest.Main(m) }
-
-func newDynamo(t testing.TB, now func() time.Time) *store.Dynamo {
-	t.Helper()
-	_, client := ddbtest.Local(t)
-	return store.NewDynamo(client, ddbtest.NewTable(t, "status-test"), 5*time.Second, now)
-}
+// the memory store, which passes the same store suite (storetest) as the DynamoDB store; the
+// DynamoDB store's own tests run that suite against DynamoDB Local.
 
 const token = "status-test-token"
 
@@ -95,7 +87,7 @@ func (r *rig) lookups() int { return r.fake.Count(http.MethodGet, "/v1/documents
 func TestAllVerified(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
-	s := r.service(t, newDynamo(t, nil), status.Options{})
+	s := r.service(t, store.NewMemory(), status.Options{})
 	for _, lang := range knowledge.Languages {
 		st, err := s.Status(context.Background(), lang, reader)
 		if err != nil {
@@ -124,7 +116,7 @@ func TestNineOfElevenPublished(t *testing.T) {
 	r := newRig(t, nil)
 	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
 	r.fake.SetVersionStatus("mobilityops-procedures-en", "ev-charging", ragcorefake.VersionProcessing)
-	s := r.service(t, newDynamo(t, nil), status.Options{})
+	s := r.service(t, store.NewMemory(), status.Options{})
 	st, err := s.Status(context.Background(), "en", reader)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +133,7 @@ func TestNineOfElevenPublished(t *testing.T) {
 	if r.lookups() != before || !st.Verification.Cache.Hit || *st.DocumentCount != 9 {
 		t.Errorf("second call: %d new lookups, cache %+v", r.lookups()-before, st.Verification.Cache)
 	}
-	// A different process (another service on the same table) also reads the cache.
+	// RAGcore got the one lookup per source and nothing else.
 	if got := len(r.fake.Requests()); got != 11 {
 		t.Errorf("%d requests to RAGcore in all", got)
 	}
@@ -241,7 +233,7 @@ func TestCacheValidFor300Seconds(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	clock := storetest.NewClock(time.Now())
-	s := r.service(t, newDynamo(t, clock.Now), status.Options{Now: clock.Now})
+	s := r.service(t, store.NewMemoryAt(clock.Now), status.Options{Now: clock.Now})
 	s.Status(context.Background(), "de", reader)
 	clock.Advance(299 * time.Second)
 	st, _ := s.Status(context.Background(), "de", reader)
@@ -256,13 +248,13 @@ func TestCacheValidFor300Seconds(t *testing.T) {
 }
 
 // TestNoStampede sends 24 concurrent status calls through three services ("processes") that
-// share one DynamoDB table: single-flight inside each, the lease across them. Every source is
+// share one store: single-flight inside each, the lease across them. Every source is
 // looked up exactly once.
 func TestNoStampede(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	r.fake.SetFaults(ragcorefake.Faults{Paths: []string{"/v1/documents"}, Latency: 100 * time.Millisecond})
-	records := newDynamo(t, nil)
+	records := store.NewMemory()
 	var services []*status.Service
 	for range 3 {
 		services = append(services, r.service(t, records, status.Options{Concurrency: 4, Poll: 20 * time.Millisecond}))
@@ -312,7 +304,7 @@ func TestSyncReportIsKeptApart(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	r.fake.Remove("mobilityops-procedures-en", "lost-and-found")
-	records := newDynamo(t, nil)
+	records := store.NewMemory()
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
 	if _, err := records.PutSyncReport(context.Background(), ns, domain.SyncReport{RunID: "run-1", Language: "en",
 		Synced: 11, Failed: 0, FinishedAt: finished}); err != nil {

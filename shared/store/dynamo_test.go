@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -44,6 +45,21 @@ func TestDynamoConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Records {
 		return store.NewDynamo(dynamo(t), newTable(t), 0, now)
 	})
+}
+
+// TestDynamoProbe: the probe /health uses answers on a table that answers (DynamoDB Local) and
+// fails on one it cannot reach.
+func TestDynamoProbe(t *testing.T) {
+	if err := store.NewDynamo(dynamo(t), newTable(t), 5*time.Second, nil).Probe(context.Background()); err != nil {
+		t.Fatalf("DynamoDB Local: %v", err)
+	}
+	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + testutil.ClosedAddr(t), MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.NewDynamo(client, "knowledge", time.Second, nil).Probe(context.Background()); err == nil {
+		t.Fatal("a table at a closed port answered the probe")
+	}
 }
 
 func TestTableMatchesTemplate(t *testing.T) {
