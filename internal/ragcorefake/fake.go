@@ -76,6 +76,8 @@ type Metadata struct {
 }
 
 // Passage is one retrievable chunk. Empty Tenant, Workspace and Collection mean the server's.
+// Its JSON form is the passage part of a POST /v1/retrieve candidate: the language and the
+// namespace, which the request names, stay out of it.
 type Passage struct {
 	SourceID   string   `json:"source_id"`
 	ExternalID string   `json:"external_id"`
@@ -85,11 +87,11 @@ type Passage struct {
 	Breadcrumb []string `json:"breadcrumb"`
 	Section    string   `json:"section"`
 	Category   string   `json:"category"`
-	Language   string   `json:"language"`
+	Language   string   `json:"-"`
 	Content    string   `json:"content"`
-	Tenant     string   `json:"tenant"`
-	Workspace  string   `json:"workspace"`
-	Collection string   `json:"collection"`
+	Tenant     string   `json:"-"`
+	Workspace  string   `json:"-"`
+	Collection string   `json:"-"`
 }
 
 // Request is one logged request. It never holds the token, only whether it was right.

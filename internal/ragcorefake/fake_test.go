@@ -409,24 +409,9 @@ func passage(source, external, section, content string) Passage {
 	}
 }
 
-type candidateJSON struct {
-	SourceID   string   `json:"source_id"`
-	ExternalID string   `json:"external_id"`
-	DocumentID string   `json:"document_id"`
-	Version    string   `json:"version"`
-	Title      string   `json:"title"`
-	Breadcrumb []string `json:"breadcrumb"`
-	Section    string   `json:"section"`
-	Category   string   `json:"category"`
-	Content    string   `json:"content"`
-	Score      float64  `json:"score"`
-	Rank       int      `json:"rank"`
-}
-
-type retrieveJSON struct {
-	ScoreSemantics string          `json:"score_semantics"`
-	Candidates     []candidateJSON `json:"candidates"`
-}
+// candidateMembers are a retrieve candidate's members in the contract, sorted.
+var candidateMembers = []string{"breadcrumb", "category", "content", "document_id", "external_id", "rank", "score",
+	"section", "source_id", "title", "version"}
 
 func TestRetrieveScoresFiltersAndOrders(t *testing.T) {
 	t.Parallel()
@@ -483,7 +468,14 @@ func TestRetrieveScoresFiltersAndOrders(t *testing.T) {
 			if !bytes.Contains(r.body, []byte(`"candidates":[`)) {
 				t.Errorf("candidates is not a list: %s", r.body)
 			}
-			got := decode[retrieveJSON](t, r).Candidates
+			got := decode[retrieveResponse](t, r).Candidates
+			if len(got) > 0 {
+				// A candidate has exactly the contract's members.
+				members := decode[struct{ Candidates []map[string]any }](t, r).Candidates[0]
+				if keys := slices.Sorted(maps.Keys(members)); !slices.Equal(keys, candidateMembers) {
+					t.Errorf("candidate members %v, want %v", keys, candidateMembers)
+				}
+			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("%d candidates, want %d: %+v", len(got), len(tt.want), got)
 			}
@@ -515,7 +507,7 @@ func TestRetrieveScoresTitleSectionAndUnicodeWords(t *testing.T) {
 	for _, tt := range tests {
 		body := retrieveBody(tt.query, 5)
 		body["language"] = "de"
-		got := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates
+		got := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates
 		var score float64
 		if len(got) > 0 {
 			score = got[0].Score
@@ -724,14 +716,14 @@ func TestUploadThenUnchangedThenRetrievable(t *testing.T) {
 		t.Fatalf("second upload: status %d: %s", r.status, r.body)
 	}
 
-	c := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("zebra", 5), nil})).Candidates
+	c := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("zebra", 5), nil})).Candidates
 	if len(c) != 1 || c[0].Section != "1. Scope" || !slices.Equal(c[0].Breadcrumb, []string{"Test procedure", "1. Scope"}) ||
 		c[0].DocumentID != first["document_id"] || c[0].Version != "1.0" || c[0].Category != "testing" ||
 		c[0].Content != "Zebra crossings are covered here." {
 		t.Fatalf("candidates for an uploaded section: %+v", c)
 	}
 	for _, q := range []string{"frontmatterword", "intro nobody"} {
-		if c := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody(q, 5), nil})).Candidates; len(c) != 0 {
+		if c := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody(q, 5), nil})).Candidates; len(c) != 0 {
 			t.Errorf("%q is outside every section but was retrieved: %+v", q, c)
 		}
 	}
@@ -742,10 +734,10 @@ func TestUploadThenUnchangedThenRetrievable(t *testing.T) {
 	if r.status != 202 || decode[map[string]string](t, r)["document_id"] != first["document_id"] {
 		t.Fatalf("new version: status %d: %s", r.status, r.body)
 	}
-	if c := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("zebra", 5), nil})).Candidates; len(c) != 0 {
+	if c := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("zebra", 5), nil})).Candidates; len(c) != 0 {
 		t.Errorf("old version still retrievable: %+v", c)
 	}
-	if c := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("pelican", 5), nil})).Candidates; len(c) != 1 || c[0].Version != "1.1" {
+	if c := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", retrieveBody("pelican", 5), nil})).Candidates; len(c) != 1 || c[0].Version != "1.1" {
 		t.Errorf("new version not retrievable: %+v", c)
 	}
 
@@ -879,7 +871,7 @@ func TestLookupReportsEveryMatchingDocument(t *testing.T) {
 			// Documents that left the namespace take their passages with them.
 			body := retrieveBody("damage report windscreen scratch", 100)
 			body["filters"] = map[string]any{"category": "damage"}
-			cands := decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates
+			cands := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates
 			inNamespace := slices.ContainsFunc(tt.want, func(w wantDoc) bool { return w.tenant == DefaultTenant })
 			if got := len(cands) > 0; got != inNamespace {
 				t.Errorf("retrievable %v, want %v", got, inNamespace)
@@ -921,7 +913,7 @@ func TestLoadCorpus(t *testing.T) {
 	body := retrieveBody(kd.Title, 100)
 	body["filters"] = map[string]any{"category": kd.Category}
 	var got []string
-	for _, cand := range decode[retrieveJSON](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates {
+	for _, cand := range decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates {
 		if cand.ExternalID != kd.ID {
 			continue
 		}
@@ -1001,7 +993,7 @@ var typedResponses = map[string]func([]byte) error{
 		return json.Unmarshal(b, &v)
 	},
 	"documents": func(b []byte) error { var v documentsJSON; return json.Unmarshal(b, &v) },
-	"retrieve":  func(b []byte) error { var v retrieveJSON; return json.Unmarshal(b, &v) },
+	"retrieve":  func(b []byte) error { var v retrieveResponse; return json.Unmarshal(b, &v) },
 	"answer":    func(b []byte) error { var v answerJSON; return json.Unmarshal(b, &v) },
 	"upload": func(b []byte) error {
 		var v struct {

@@ -280,18 +280,11 @@ func (s *Server) documents(r *http.Request, _ []byte) (int, any) {
 	return http.StatusOK, map[string][]Document{"documents": found}
 }
 
+// candidate is one passage as POST /v1/retrieve returns it, with its score and rank.
 type candidate struct {
-	SourceID   string   `json:"source_id"`
-	ExternalID string   `json:"external_id"`
-	DocumentID string   `json:"document_id"`
-	Version    string   `json:"version"`
-	Title      string   `json:"title"`
-	Breadcrumb []string `json:"breadcrumb"`
-	Section    string   `json:"section"`
-	Category   string   `json:"category"`
-	Content    string   `json:"content"`
-	Score      float64  `json:"score"`
-	Rank       int      `json:"rank"`
+	Passage
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"`
 }
 
 type retrieveResponse struct {
@@ -309,16 +302,11 @@ func (s *Server) retrieve(_ *http.Request, body []byte) (int, any) {
 	s.mu.Unlock()
 	out := retrieveResponse{ScoreSemantics: "cosine_similarity", Candidates: []candidate{}}
 	for _, h := range hits {
-		p := h.p
-		breadcrumb := p.Breadcrumb
-		if breadcrumb == nil {
-			breadcrumb = []string{}
+		c := candidate{Passage: h.p.Passage, Score: h.score, Rank: h.rank}
+		if c.Breadcrumb == nil {
+			c.Breadcrumb = []string{}
 		}
-		out.Candidates = append(out.Candidates, candidate{
-			SourceID: p.SourceID, ExternalID: p.ExternalID, DocumentID: p.DocumentID, Version: p.Version,
-			Title: p.Title, Breadcrumb: breadcrumb, Section: p.Section, Category: p.Category,
-			Content: p.Content, Score: h.score, Rank: h.rank,
-		})
+		out.Candidates = append(out.Candidates, c)
 	}
 	return http.StatusOK, out
 }
