@@ -112,7 +112,7 @@ func waitFor(t *testing.T, logs *testutil.SyncBuffer, what string) string {
 }
 
 // TestSyncReportOf1600NeverHidesToday: on DynamoDB Local, a report finished in 1600 (stored
-// directly, as the API refuses it now) and then one of today: the report of today is the latest,
+// directly: the API refuses it) and then one of today: the report of today is the latest,
 // and /status shows it.
 func TestSyncReportOf1600NeverHidesToday(t *testing.T) {
 	local, client := ddbtest.Local(t)

@@ -148,7 +148,7 @@ func TestSidecarOnComparesWithoutChangingTheAnswer(t *testing.T) {
 	}
 }
 
-// TestFailingSidecarNeverChangesOrDelaysTheAnswer is the acceptance: with the sidecar on
+// TestFailingSidecarNeverChangesOrDelaysTheAnswer: with the sidecar on
 // against a failing or hanging endpoint, every lookup returns the primary block it returns with
 // the sidecar off, within the sidecar deadline plus a small margin.
 func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {

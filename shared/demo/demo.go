@@ -164,7 +164,7 @@ var _ port.Verifier = (*Provider)(nil)
 
 // VerifySource implements port.Verifier: a source is indexed when the procedures the demo
 // provider serves hold it (its index's documents, or the corpus of a provider made by
-// ForCorpus), which is what the service requirements ask the demo provider to report.
+// ForCorpus): what it serves is what it reports indexed.
 func (p *Provider) VerifySource(ctx context.Context, _ port.Call, lang, documentID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

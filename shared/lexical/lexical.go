@@ -269,9 +269,8 @@ func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, met
 
 // sentences fills, for Focus, every passage's sentence arrays from the analysed documents:
 // each sentence's distinct terms and the kinds of fact it states. They are part of the build,
-// and of the prebuilt index, so that no lookup analyses a passage (about 0.15 ms the first
-// time one was returned, when this was done on first use) and nothing grows with the
-// questions asked.
+// and of the prebuilt index, so that no lookup analyses a passage (about 0.15 ms a passage,
+// were it done on first use) and nothing grows with the questions asked.
 func (l *Lang) sentences(all []analysed) {
 	P := len(l.Passages)
 	l.sentStart = make([]uint32, 0, P+1)
@@ -512,7 +511,7 @@ func (l *Lang) statistics() {
 			words := min(int(l.phraseStart[p+1]-l.phraseStart[p]), shapeMaxWords)
 			l.phraseShape[p] = uint8(kind | words<<2)
 		}
-		// Summed in the title's order, as L0 summed it before this was kept.
+		// Summed in the title's order: a float sum depends on its order, and the ranking on it.
 		for _, t := range l.Front(d).Title() {
 			l.titleIDF[d] += l.idf[t]
 		}

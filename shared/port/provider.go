@@ -6,7 +6,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
-// The service requirements' adapter interface (health, ask, sync_manifest), plus Retrieve, the
+// The provider's interface (health, ask, sync_manifest), plus Retrieve, the
 // L1 layer of a lookup, and VerifySource, the evidence behind /status's document_count, in small
 // parts: the demo provider and the RAGcore provider implement every one; each consumer declares
 // what it uses (the lookup service a Retriever and an Answerer, status a HealthChecker and a
@@ -149,7 +149,8 @@ type Passage struct {
 	Rank          int
 }
 
-// GroundedAnswer is the seed's answer contract.
+// GroundedAnswer is what an Answerer answers: the text, its evidence state and the sources it
+// cites.
 type GroundedAnswer struct {
 	Answer        string
 	EvidenceState string

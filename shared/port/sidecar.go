@@ -2,7 +2,7 @@ package port
 
 import "context"
 
-// Sidecar is the retrieval requirements' disabled-by-default comparison path: it runs beside L1
+// Sidecar is the comparison path, off by default: it runs beside L1
 // under its own deadline and returns its results, which the lookup service compares with its
 // main blocks, never changing them.
 type Sidecar interface {
@@ -19,8 +19,8 @@ type SidecarResult struct {
 	LatencyMs  float64      `json:"latency_ms"`
 }
 
-// Comparable is one result normalised to the comparable structure of the retrieval
-// requirements, aligned with the main path's evidence blocks.
+// Comparable is one result normalised to the structure the comparison reads, aligned with the
+// main path's evidence blocks.
 type Comparable struct {
 	// Source is "procedures/<lang>/<id>.md#<anchor>" when the document id is known ("#<anchor>"
 	// only with a section), else the location URI.

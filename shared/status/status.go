@@ -1,4 +1,4 @@
-// Package status answers GET /status: the service requirements' three measurements kept apart. The source count
+// Package status answers GET /status: three measurements kept apart. The source count
 // comes from the corpus, the reported counts from the newest sync report, and document_count only
 // from exact verification of every managed source through the provider, run concurrently under a
 // bound and a budget, cached for five minutes, and never labelled verified when it is partial.

@@ -109,8 +109,8 @@ func TestAllVerified(t *testing.T) {
 	}
 }
 
-// TestNineOfElevenPublished is the acceptance: two sources are not there, and a second
-// call within five minutes sends RAGcore nothing.
+// TestNineOfElevenPublished: with two of the eleven sources not there, the count is 9, and a
+// second call within five minutes sends RAGcore nothing.
 func TestNineOfElevenPublished(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)

@@ -274,8 +274,8 @@ func (d *Dynamo) PutSyncReport(ctx context.Context, ns domain.Namespace, r domai
 // that racing copies of one report all learn that it is the latest.
 //
 // The condition compares finished_at_ns (finishedOrder). A latest item whose finished_at_ns is
-// not its finished_at's order, written by an earlier version (an int64 that overflowed for a
-// report before 1678, or none at all), cannot be compared by the condition: when the write is
+// not its finished_at's order (an int64 nanosecond count that overflowed for a report before
+// 1678, or none at all) cannot be compared by the condition: when the write is
 // refused, the stored item is read, and such an item is replaced when r is newer by the two
 // finished_at times, on the condition that it is still that same item.
 func (d *Dynamo) promote(ctx context.Context, pk string, r domain.SyncReport) (bool, error) {

@@ -276,9 +276,9 @@ func TestItemsKeepTheirAttributes(t *testing.T) {
 	}
 }
 
-// TestLatestWrittenWithAnOverflowedOrderIsRepaired: a latest item an earlier version wrote for a
-// report before 1678 carries an int64 of nanoseconds that overflowed (it ordered 1600 after
-// every other year), or no order at all. The next newer report replaces it; an item whose order
+// TestLatestWrittenWithAnOverflowedOrderIsRepaired: a latest item for a report before 1678 that
+// carries an int64 of nanoseconds that overflowed (it orders 1600 after every other year), or
+// no order at all. The next newer report replaces it; an item whose order
 // is right still keeps an older report out.
 func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
@@ -286,7 +286,7 @@ func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 	y2026 := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name  string
-		order types.AttributeValue // finished_at_ns as the earlier version wrote it; nil: none
+		order types.AttributeValue // finished_at_ns as an int64 count; nil: none
 	}{
 		{"overflowed", &types.AttributeValueMemberN{Value: fmt.Sprint(y1600.UnixNano())}},
 		{"absent", nil},
@@ -298,7 +298,7 @@ func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 			if _, err := s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-1600", Language: "en", Synced: 1, FinishedAt: y1600}); err != nil {
 				t.Fatal(err)
 			}
-			// Rewrite the latest item as the earlier version left it.
+			// Rewrite the latest item with that order.
 			out, err := dynamo(t).GetItem(ctx, &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{
 				"pk": &types.AttributeValueMemberS{Value: "SYNC#t#w#c"}, "sk": &types.AttributeValueMemberS{Value: "LATEST#en"}}})
 			if err != nil || len(out.Item) == 0 {

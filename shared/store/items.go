@@ -96,7 +96,7 @@ type reportItem struct {
 // for every time a time.Time holds (RFC 3339's years 0000 to 9999 need 21 digits; a DynamoDB
 // number holds 38), where int64 nanoseconds (time.UnixNano) overflow before 1678 and after 2262
 // and ordered a report of 1600 after every other. Within those years it is the int64 count
-// itself, so the values an earlier version wrote compare the same.
+// itself, so that items holding the int64 count compare the same.
 func finishedOrder(t time.Time) attributevalue.Number {
 	n := new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1e9))
 	n.Add(n, big.NewInt(int64(t.Nanosecond())))

@@ -125,8 +125,8 @@ func (m *Memory) evictTraces() {
 		return
 	}
 	// The oldest tenth by the order of writing (traces are created as they are written), from
-	// the front of order: no sort of every trace, which was a sixth of an in-process lookup's
-	// time once the store was full.
+	// the front of order: no sort of every trace, which would cost a sixth of an in-process
+	// lookup's time once the store is full.
 	want := len(m.traces)/10 + 1
 	var oldest, newest time.Time
 	dropped, i := 0, 0

@@ -10,7 +10,7 @@ import (
 )
 
 // The hashed index Expand looks terms up in finds what a binary search over the sorted keys
-// finds: expandSorted is Expand as it was written over the keys alone, and both are run on the
+// finds: expandSorted is Expand over a binary search of the sorted keys, and both are run on the
 // embedded rule files over random questions made of the rules' own tokens, their inflections,
 // fillers and other words.
 func TestExpandIndexMatchesSortedSearch(t *testing.T) {

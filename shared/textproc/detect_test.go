@@ -62,7 +62,7 @@ var germanQuestions = []string{
 	"Beule in der Fahrertür",
 	"Wer zahlt die Abschleppkosten?",
 	"Kunde fragt ob er den Hund mitnehmen darf",
-	// written after the word lists were settled
+	// held out: not used to choose the word lists
 	"Kunde hört komisches Klackern beim Bremsen",
 	"Innenraum stinkt nach Zigaretten",
 	"Wohin mit dem gefundenen Rucksack",
@@ -151,7 +151,7 @@ var englishQuestions = []string{
 	"is a stone chip ok to drive",
 	"who pays for the tow",
 	"customer asks if dog is allowed",
-	// written after the word lists were settled
+	// held out: not used to choose the word lists
 	"customer hears a clicking noise when braking",
 	"interior stinks of cigarettes",
 	"where do we send a found backpack",

@@ -44,8 +44,8 @@ type Analyzer struct {
 
 // stemCache remembers what the analysis needs of a token (its stem, whether it is a stop word or
 // a filler), so that each token of a question costs one look-up: building the index stems the
-// same few thousand words tens of thousands of times, and the Snowball stemmer was 40 % of a cold
-// start's index build. It stops growing at maxStemCache entries, so that questions cannot grow it
+// same few thousand words tens of thousands of times, and the Snowball stemmer alone would be
+// 40 % of a cold start's index build. It stops growing at maxStemCache entries, so that questions cannot grow it
 // without bound.
 type stemCache struct {
 	mu sync.RWMutex
@@ -262,8 +262,8 @@ func isLatin(s string) bool {
 }
 
 // words splits s into its runs of letters and digits: strings.FieldsFunc on
-// !(unicode.IsLetter(r) || unicode.IsDigit(r)), which it replaces because its closure and its
-// list of spans were a tenth of a question's analysis. ASCII, most of any text here, is looked
+// !(unicode.IsLetter(r) || unicode.IsDigit(r)), without that function's closure and list of
+// spans, which would be a tenth of a question's analysis. ASCII, most of any text here, is looked
 // up in a table.
 func words(s string) []string {
 	n, in := 0, false
@@ -286,7 +286,7 @@ func appendWords(dst []string, s string) []string {
 	start := -1
 	for i := 0; i < len(s); {
 		// An ASCII byte is read here, not through wordRune, which the compiler does not inline:
-		// the call per byte was most of a question's tokenising.
+		// a call per byte would be most of a question's tokenising.
 		w, size := false, 1
 		if c := s[i]; c < utf8.RuneSelf {
 			w = asciiWord[c]
