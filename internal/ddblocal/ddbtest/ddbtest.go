@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
@@ -50,7 +52,20 @@ func start() {
 	if local, err = ddblocal.Start(ctx, dir, 0); err != nil {
 		return
 	}
-	client, err = store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint})
+	c, cerr := store.NewDynamoClient(ctx, store.ClientOptions{Endpoint: local.Endpoint, HTTPTimeout: 10 * time.Second})
+	if err = cerr; err != nil {
+		return
+	}
+	// Every test of a package shares this client. On a loaded machine DynamoDB Local answers
+	// slowly; the production client's one-second timeout and the retryer's client-side quota
+	// (which stops retrying after a run of timeouts, to spare the real service) would fail tests
+	// that are not about either, so this client waits longer and always retries.
+	client = dynamodb.New(c.Options(), func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 5
+			so.RateLimiter = ratelimit.None
+		})
+	})
 }
 
 // Local returns the running DynamoDB Local and a client for it, starting it on first use.
