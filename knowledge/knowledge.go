@@ -110,8 +110,14 @@ func Breadcrumb(title, section string) string {
 
 // Corpus is the loaded, validated set of procedures. It is read-only after Load.
 type Corpus struct {
-	byLang   map[string][]*Document
-	byKey    map[string]*Document
+	// byLang and byKey are the corpus's Documents: its <id>.md files as loaded, the versions in
+	// force on day in a view made by On.
+	byLang map[string][]*Document
+	byKey  map[string]*Document
+	// versions holds every version on file of each procedure, keyed by "<language>/<id>",
+	// oldest effective date first.
+	versions map[string][]*Document
+	day      string
 	synonyms map[string]*synonyms.Set
 	// uncovered holds each language's UncoveredFile rules.
 	uncovered map[string]*synonyms.Set
@@ -123,7 +129,8 @@ type Corpus struct {
 	lazySynonyms func() (syns, uncovered map[string]*synonyms.Set)
 }
 
-// Documents returns the procedures of one language, sorted by id. The slice must not be modified.
+// Documents returns the procedures of one language, sorted by id: the versions in force on Day
+// for a view made by On, the <id>.md files of a corpus as loaded. The slice must not be modified.
 func (c *Corpus) Documents(lang string) []*Document { return c.byLang[lang] }
 
 // Document returns one procedure, or nil.
@@ -267,15 +274,16 @@ func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*C
 			doc, catLine, err := parse("procedures/"+name, shownPath(procRoot, name), raw, scanPersonalData)
 			if err != nil {
 				errs = append(errs, err)
-				failedIDs[strings.TrimSuffix(f.Name(), ".md")], failedLangs[e.Name()] = true, true
+				id, _ := fileIdentity(strings.TrimSuffix(f.Name(), ".md"))
+				failedIDs[id], failedLangs[e.Name()] = true, true
 				continue
 			}
 			c.files[doc.Path] = doc.SHA256 // parse hashed the file once already
 			categoryLine[doc] = catLine
-			c.byLang[doc.Language] = append(c.byLang[doc.Language], doc)
-			c.byKey[doc.Language+"/"+doc.ID] = doc
+			c.add(doc)
 		}
 	}
+	errs = append(errs, c.checkVersions(procRoot)...)
 	errs = append(errs, c.checkAcrossLanguages(failedIDs, failedLangs, categoryLine, procRoot, badFolder)...)
 	if syns != nil {
 		errs = append(errs, c.loadSynonyms(syns, synRoot)...)
@@ -287,8 +295,19 @@ func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*C
 }
 
 func newCorpus() *Corpus {
-	return &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: map[string]*synonyms.Set{},
-		uncovered: map[string]*synonyms.Set{}, files: map[string]string{}}
+	return &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, versions: map[string][]*Document{},
+		synonyms: map[string]*synonyms.Set{}, uncovered: map[string]*synonyms.Set{}, files: map[string]string{}}
+}
+
+// add files a loaded document: among the versions of its procedure, and among the Documents
+// when it is the procedure's <id>.md file.
+func (c *Corpus) add(d *Document) {
+	key := d.Language + "/" + d.ID
+	c.versions[key] = append(c.versions[key], d)
+	if !strings.Contains(path.Base(d.Path), VersionSeparator) {
+		c.byLang[d.Language] = append(c.byLang[d.Language], d)
+		c.byKey[key] = d
+	}
 }
 
 // Fingerprint is the hex SHA-256 of the corpus's source files: every procedure and synonym
@@ -440,24 +459,33 @@ func folderError(fsys fs.FS, root, name string) (parent bool, err error) {
 // each document's category.
 func (c *Corpus) checkAcrossLanguages(failedIDs, failedLangs map[string]bool, categoryLine map[*Document]int, root string, badFolder bool) []error {
 	var errs []error
-	ids := map[string]string{} // id -> category, from whichever language saw it first
+	ids := map[string]string{} // id -> category, from whichever language and version saw it first
+	langs := map[string]bool{}
+	keys := sortedKeys(c.versions)
 	for _, lang := range Languages {
-		for _, d := range c.byLang[lang] {
-			if cat, ok := ids[d.ID]; ok && cat != d.Category {
-				errs = append(errs, ruleError(shownPath(root, d.Language+"/"+d.ID+".md"), categoryLine[d], "category", "category %q differs from %q used for %s in another language", d.Category, cat, d.ID))
+		for _, key := range keys {
+			if !strings.HasPrefix(key, lang+"/") {
+				continue
 			}
-			ids[d.ID] = d.Category
+			for _, d := range c.versions[key] {
+				if cat, ok := ids[d.ID]; ok && cat != d.Category {
+					errs = append(errs, ruleError(shownPath(root, strings.TrimPrefix(d.Path, "procedures/")), categoryLine[d], "category",
+						"category %q differs from %q used for %s in another language", d.Category, cat, d.ID))
+				}
+				ids[d.ID] = d.Category
+				langs[d.Language] = true
+			}
 		}
 	}
 	for _, lang := range Languages {
-		if len(c.byLang[lang]) == 0 {
+		if !langs[lang] {
 			if !failedLangs[lang] && !badFolder {
 				errs = append(errs, ruleError(shownPath(root, lang), 0, "languages", "no procedures for language %q", lang))
 			}
 			continue
 		}
 		for _, id := range slices.Sorted(maps.Keys(ids)) {
-			if c.byKey[lang+"/"+id] == nil && !failedIDs[id] {
+			if c.versions[lang+"/"+id] == nil && !failedIDs[id] {
 				errs = append(errs, ruleError(shownPath(root, lang+"/"+id+".md"), 0, "languages", "procedure %q exists in another language but not in %q", id, lang))
 			}
 		}

@@ -89,14 +89,15 @@ func parse(file, shown string, raw []byte, scanPersonalData bool) (*Document, in
 
 	lang := path.Base(path.Dir(file))
 	name := strings.TrimSuffix(path.Base(file), ".md")
+	nameID, nameVersion := fileIdentity(name)
 	id, title, version := fm.str("id"), fm.str("title"), fm.str("version")
 	check := func(key string) bool { return !fm.bad[key] }
 	switch {
 	case !check("id"):
 	case !validSlug(idPattern, id, 3, 64):
 		f.add(fm.lineOf("id"), "id", "id %q must match ^[a-z0-9-]{3,64}$", id)
-	case id != name:
-		f.add(fm.lineOf("id"), "id", "id %q must equal the file name %q", id, name)
+	case id != nameID:
+		f.add(fm.lineOf("id"), "id", "id %q must equal the file name %q", id, nameID)
 	}
 	if check("title") && strings.TrimSpace(title) == "" {
 		f.add(fm.lineOf("title"), "title", "title is required")
@@ -107,6 +108,8 @@ func parse(file, shown string, raw []byte, scanPersonalData bool) (*Document, in
 		f.add(fm.lineOf("version"), "version", "version must be a quoted string such as \"1.3\", got %s", describeTag(tag))
 	case !versionPattern.MatchString(version):
 		f.add(fm.lineOf("version"), "version", "version %q must be dotted numbers such as \"1.3\"", version)
+	case strings.Contains(name, VersionSeparator) && version != nameVersion:
+		f.add(fm.lineOf("version"), "version", "version %q must equal the version %q the file name %q names", version, nameVersion, name)
 	}
 	if _, err := time.Parse(time.DateOnly, fm.str("effective_date")); err != nil && check("effective_date") {
 		f.add(fm.lineOf("effective_date"), "effective_date", "effective_date %q must be an ISO date (YYYY-MM-DD)", fm.str("effective_date"))

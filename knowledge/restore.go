@@ -15,6 +15,11 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
 
+// ErrVersioned is returned by Restore for a corpus with versions on file: a prebuilt index
+// holds the documents of one set of versions in force, and the corpus must know every version,
+// so such a corpus is parsed (Load) and each set in force analysed when it is first served.
+var ErrVersioned = errors.New("the corpus holds procedure versions: it is parsed at start")
+
 // ErrStale is returned by Restore when the source files are not the ones the documents were
 // loaded from.
 var ErrStale = errors.New("the corpus files changed since the prebuilt index was built")
@@ -42,6 +47,11 @@ func Restore(docs []*Document, procs, syns fs.FS, want string, raw bool) (*Corpu
 			return nil, err
 		}
 	}
+	for p := range c.files {
+		if strings.HasPrefix(p, "procedures/") && strings.Contains(p, VersionSeparator) {
+			return nil, ErrVersioned
+		}
+	}
 	if got := c.Fingerprint(); got != want {
 		return nil, fmt.Errorf("%w (files %s, index built from %s)", ErrStale, short(got), short(want))
 	}
@@ -52,8 +62,7 @@ func Restore(docs []*Document, procs, syns fs.FS, want string, raw bool) (*Corpu
 		if raw {
 			d.Raw = bytesOf[d.Path]
 		}
-		c.byLang[d.Language] = append(c.byLang[d.Language], d)
-		c.byKey[d.Language+"/"+d.ID] = d
+		c.add(d)
 	}
 	c.lazySynonyms = parseLater(syns)
 	return c, nil

@@ -1,0 +1,217 @@
+package knowledge
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A procedure may have several versions on file: <language>/<id>.md and any number of
+// <language>/<id>@<version>.md, each with its own version and effective date. The version in
+// force on a day is the one with the latest effective date on or before it; a version whose
+// date lies ahead is never served, only announced (see NextVersion), and a procedure whose
+// versions all lie ahead is not yet a procedure on that day. Days are ISO dates (YYYY-MM-DD),
+// which order as strings; a day begins at midnight in the configured time zone (see Today).
+
+// VersionSeparator separates a procedure's id from the version in a versioned file's name:
+// "access-failure@1.5.md".
+const VersionSeparator = "@"
+
+// Today is the day of t in loc, as an ISO date: the day whose versions are in force at t.
+func Today(t time.Time, loc *time.Location) string { return t.In(loc).Format(time.DateOnly) }
+
+// AddDays is the ISO date n days after day (before it for a negative n); day must be valid.
+func AddDays(day string, n int) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return t.AddDate(0, 0, n).Format(time.DateOnly)
+}
+
+// fileIdentity splits a procedure file's name without ".md" into the id and the version it
+// names: "access-failure@1.5" is ("access-failure", "1.5"), "access-failure" is
+// ("access-failure", "").
+func fileIdentity(name string) (id, version string) {
+	id, version, _ = strings.Cut(name, VersionSeparator)
+	return id, version
+}
+
+// compareVersions orders dotted version numbers numerically: "1.10" after "1.9", "2" before
+// "2.0"; both must match the version rule.
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < min(len(as), len(bs)); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(as), len(bs))
+}
+
+// checkVersions sorts each procedure's versions by effective date and enforces the version
+// rules: one version per effective date, each version once, and a later effective date carrying
+// a higher version. A broken rule names the file that breaks it, once.
+func (c *Corpus) checkVersions(root string) []error {
+	var errs []error
+	for _, key := range sortedKeys(c.versions) {
+		vs := c.versions[key]
+		slices.SortStableFunc(vs, func(a, b *Document) int {
+			return cmp.Or(strings.Compare(a.EffectiveDate, b.EffectiveDate), compareVersions(a.Version, b.Version),
+				strings.Compare(a.Path, b.Path))
+		})
+		// prev is the last version that broke no rule: a file in fault is reported once, and
+		// the versions after it are compared with the one before it.
+		bad := map[*Document]bool{}
+		prev := vs[0]
+		for _, d := range vs[1:] {
+			switch {
+			case d.EffectiveDate == prev.EffectiveDate:
+				errs = append(errs, ruleError(shown(root, d), keyLine(d.Raw, "effective_date"), "versions",
+					"effective_date %s is also the date of %s: one version per effective date", d.EffectiveDate, shown(root, prev)))
+				bad[d] = true
+			case compareVersions(d.Version, prev.Version) <= 0:
+				errs = append(errs, ruleError(shown(root, d), keyLine(d.Raw, "version"), "versions",
+					"version %q takes effect on %s, after %q of %s (%s): a later effective date must carry a higher version",
+					d.Version, d.EffectiveDate, prev.Version, shown(root, prev), prev.EffectiveDate))
+				bad[d] = true
+			default:
+				prev = d
+			}
+		}
+		seen := map[string]*Document{}
+		for _, d := range vs {
+			if first, ok := seen[d.Version]; ok && !bad[d] {
+				errs = append(errs, ruleError(shown(root, d), keyLine(d.Raw, "version"), "versions",
+					"version %q is also the version of %s", d.Version, shown(root, first)))
+			}
+			seen[d.Version] = d
+		}
+	}
+	return errs
+}
+
+// shown is a document's file as the user knows it, under the corpus folder root.
+func shown(root string, d *Document) string {
+	return shownPath(root, strings.TrimPrefix(d.Path, "procedures/"))
+}
+
+// keyLine is the line of a top-level front-matter key in a procedure file, 1 when it is not
+// found (the opening "---").
+func keyLine(raw []byte, key string) int {
+	for i, line := range strings.Split(string(raw), "\n") {
+		if i > 0 && strings.TrimRight(line, "\r") == "---" {
+			break
+		}
+		if strings.HasPrefix(line, key+":") {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Versioned reports whether any procedure has more than one version on file, or a version
+// whose file is named for it (<id>@<version>.md).
+func (c *Corpus) Versioned() bool {
+	for _, vs := range c.versions {
+		if len(vs) > 1 || strings.Contains(vs[0].Path, VersionSeparator) {
+			return true
+		}
+	}
+	return false
+}
+
+// Versions returns every version on file of one procedure, oldest effective date first; nil
+// when there is none. The slice must not be modified.
+func (c *Corpus) Versions(lang, id string) []*Document { return c.versions[lang+"/"+id] }
+
+// InForce returns the version of one procedure in force on day (an ISO date): the one with the
+// latest effective date on or before it; nil when every version lies ahead, or there is none.
+func (c *Corpus) InForce(lang, id, day string) *Document {
+	return inForce(c.versions[lang+"/"+id], day)
+}
+
+func inForce(vs []*Document, day string) *Document {
+	var cur *Document
+	for _, d := range vs {
+		if d.EffectiveDate > day {
+			break
+		}
+		cur = d
+	}
+	return cur
+}
+
+// NextVersion returns the version of one procedure that takes effect next after day, when it
+// does within days days (its effective date is after day and at most day+days); nil otherwise.
+func (c *Corpus) NextVersion(lang, id, day string, days int) *Document {
+	last := AddDays(day, days)
+	for _, d := range c.versions[lang+"/"+id] {
+		if d.EffectiveDate > day {
+			if d.EffectiveDate <= last {
+				return d
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// Day is the day whose versions in force the corpus's Documents are (see On); "" for a corpus
+// as loaded, whose Documents are its <id>.md files.
+func (c *Corpus) Day() string { return c.day }
+
+// On returns the corpus as it stands on day (an ISO date): its Documents and Document are the
+// versions in force that day, and a procedure whose versions all lie ahead is absent. Every
+// version stays reachable through Versions, InForce and NextVersion. The view shares the
+// documents, the synonyms and the fingerprint of c.
+func (c *Corpus) On(day string) *Corpus {
+	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
+		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms,
+		versions: c.versions, day: day}
+	for _, key := range sortedKeys(c.versions) {
+		d := inForce(c.versions[key], day)
+		if d == nil {
+			continue
+		}
+		v.byLang[d.Language] = append(v.byLang[d.Language], d)
+		v.byKey[key] = d
+	}
+	return v
+}
+
+// InForceKey names the set of versions in force on day: two days with the same key are served
+// from the same documents. The set changes only on effective dates.
+func (c *Corpus) InForceKey(day string) string {
+	var b strings.Builder
+	for _, key := range sortedKeys(c.versions) {
+		if d := inForce(c.versions[key], day); d != nil {
+			b.WriteString(d.Path)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Key names the set of the corpus's Documents, as InForceKey does for a day.
+func (c *Corpus) Key() string {
+	var b strings.Builder
+	for _, key := range sortedKeys(c.byKey) {
+		b.WriteString(c.byKey[key].Path)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
