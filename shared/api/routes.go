@@ -15,6 +15,7 @@ type lookupBody struct {
 	Question *string `json:"question"`
 	Language *string `json:"language"`
 	TopK     *int    `json:"top_k"`
+	AsOf     *string `json:"as_of"`
 }
 
 type lookupResponse struct {
@@ -35,7 +36,11 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if te != nil {
 		return nil, badRequest(te)
 	}
-	res, e := h.svc.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
+	asOf, ae := request.AsOf(b.AsOf)
+	if ae != nil {
+		return nil, badRequest(ae)
+	}
+	res, e := h.svc.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK, AsOf: asOf,
 		Actor: c.actor, CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
@@ -47,6 +52,7 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 type askBody struct {
 	Question *string `json:"question"`
 	Language *string `json:"language"`
+	AsOf     *string `json:"as_of"`
 }
 
 type askResponse struct {
@@ -63,7 +69,12 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, Actor: c.actor, CorrelationID: c.correlationID})
+	asOf, ae := request.AsOf(b.AsOf)
+	if ae != nil {
+		return nil, badRequest(ae)
+	}
+	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Actor: c.actor,
+		CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
 	}

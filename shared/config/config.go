@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// The zone database, so that KNOWLEDGE_TIME_ZONE resolves on a runtime without one.
+	_ "time/tzdata"
 )
 
 // Config holds every setting of the configuration table of docs/operations.md.
@@ -76,6 +78,26 @@ type Config struct {
 	// VerifyNegativeTTL is how long a verification that did not complete is reused by /status
 	// before RAGcore is asked again; 0 turns this negative cache off.
 	VerifyNegativeTTL time.Duration
+	// TimeZone is the zone in which a procedure version's effective date begins
+	// (KNOWLEDGE_TIME_ZONE); UpcomingDays is how far ahead a coming version is announced on a
+	// block (KNOWLEDGE_UPCOMING_DAYS).
+	TimeZone     *time.Location
+	UpcomingDays int
+}
+
+// DefaultTimeZone is KNOWLEDGE_TIME_ZONE's default.
+const DefaultTimeZone = "Europe/Berlin"
+
+// Zone is TimeZone, or DefaultTimeZone for a Config not read by FromEnv.
+func (c Config) Zone() *time.Location {
+	if c.TimeZone != nil {
+		return c.TimeZone
+	}
+	loc, err := time.LoadLocation(DefaultTimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 // UseDynamoDB reports whether records go to DynamoDB: always in Lambda, and locally when
@@ -127,6 +149,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.DynamoDBBreakerFailures = p.integer("DYNAMODB_BREAKER_FAILURES", 5, 1, 1000)
 	c.DynamoDBBreakerCooldown = time.Duration(p.integer("DYNAMODB_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
 	c.VerifyNegativeTTL = time.Duration(p.integer("VERIFY_NEGATIVE_TTL_MS", 30000, 0, 300000)) * time.Millisecond
+	c.TimeZone = p.zone("KNOWLEDGE_TIME_ZONE", DefaultTimeZone)
+	c.UpcomingDays = p.integer("KNOWLEDGE_UPCOMING_DAYS", 30, 0, 366)
 	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
 		// Headers name the actor only on a developer's machine; deployed, that would let any
 		// caller choose its identity and scopes.
@@ -159,6 +183,18 @@ func (p *parser) str(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// zone reads an IANA time zone name ("Europe/Berlin"); "Local" is refused, as it would make
+// the day depend on the machine.
+func (p *parser) zone(name, def string) *time.Location {
+	v := p.str(name, def)
+	loc, err := time.LoadLocation(v)
+	if err != nil || v == "Local" || v == "" {
+		p.errs = append(p.errs, fmt.Errorf("%s=%q: must be an IANA time zone name such as Europe/Berlin", name, v))
+		return time.UTC
+	}
+	return loc
 }
 
 func (p *parser) oneOf(name, def string, allowed ...string) string {

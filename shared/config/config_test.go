@@ -177,3 +177,30 @@ func TestMemoryLimitFollowsTheFunctionsMemory(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionSettings(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TimeZone.String() != "Europe/Berlin" || c.UpcomingDays != 30 {
+		t.Errorf("defaults: zone %s, upcoming days %d", c.TimeZone, c.UpcomingDays)
+	}
+	c, err = FromEnv(env(map[string]string{"KNOWLEDGE_TIME_ZONE": "America/New_York", "KNOWLEDGE_UPCOMING_DAYS": "0"}))
+	if err != nil || c.TimeZone.String() != "America/New_York" || c.UpcomingDays != 0 {
+		t.Errorf("zone %v, days %d, err %v", c.TimeZone, c.UpcomingDays, err)
+	}
+	for _, bad := range []map[string]string{
+		{"KNOWLEDGE_TIME_ZONE": "Mars/Olympus"},
+		{"KNOWLEDGE_TIME_ZONE": "Local"},
+		{"KNOWLEDGE_UPCOMING_DAYS": "-1"},
+		{"KNOWLEDGE_UPCOMING_DAYS": "ten"},
+	} {
+		_, err := FromEnv(env(bad))
+		for name := range bad {
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%v: error %v does not name %s", bad, err, name)
+			}
+		}
+	}
+}

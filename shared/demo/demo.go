@@ -18,7 +18,10 @@ import (
 
 // Provider is the demo knowledge provider.
 type Provider struct {
-	ix     *lexical.Index
+	ix *lexical.Index
+	// epochs, when set, holds the index of each set of versions in force: Retrieve searches
+	// the one of the query's day (port.Query.AsOf).
+	epochs *lexical.Epochs
 	corpus *knowledge.Corpus // for verification alone, when ix is nil (see ForCorpus)
 }
 
@@ -31,6 +34,15 @@ var (
 
 // New returns a demo provider over an analysed corpus.
 func New(ix *lexical.Index) *Provider { return &Provider{ix: ix} }
+
+// WithEpochs makes Retrieve search the versions in force on the query's day, as the lookup
+// service does: the provider's candidates and the service's L0 come from the same epoch.
+func WithEpochs(e *lexical.Epochs) *Provider {
+	if e.Corpus() == nil { // one index whatever the day
+		return New(e.At("").Index)
+	}
+	return &Provider{epochs: e, corpus: e.Corpus()}
+}
 
 // ForCorpus returns a demo provider for the functions that verify sources and sync manifests
 // but answer no question (status, manifest sync), so that they need not load the analysed
@@ -59,10 +71,14 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if p.ix == nil {
+	ix := p.ix
+	if p.epochs != nil && q.AsOf != "" {
+		ix = p.epochs.At(q.AsOf).Index
+	}
+	if ix == nil {
 		return nil, ErrNoIndex
 	}
-	l := p.ix.Lang(q.Language)
+	l := ix.Lang(q.Language)
 	if l == nil {
 		return nil, domain.ErrUnsupportedLanguage
 	}
@@ -94,10 +110,14 @@ func (p *Provider) Ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswe
 	if err := ctx.Err(); err != nil {
 		return port.GroundedAnswer{}, err
 	}
-	if p.ix == nil {
+	switch {
+	case p.epochs != nil:
+		if !slices.Contains(knowledge.Languages, q.Language) {
+			return port.GroundedAnswer{}, domain.ErrUnsupportedLanguage
+		}
+	case p.ix == nil:
 		return port.GroundedAnswer{}, ErrNoIndex
-	}
-	if p.ix.Lang(q.Language) == nil {
+	case p.ix.Lang(q.Language) == nil:
 		return port.GroundedAnswer{}, domain.ErrUnsupportedLanguage
 	}
 	w := wordingOf(q.Language)
@@ -173,9 +193,12 @@ func (p *Provider) VerifySource(ctx context.Context, _ port.Call, lang, document
 		return "", domain.ErrUnsupportedLanguage
 	}
 	held := false
-	if p.ix == nil {
+	switch {
+	case p.epochs != nil:
+		held = p.corpus.Versions(lang, documentID) != nil
+	case p.ix == nil:
 		held = p.corpus.Document(lang, documentID) != nil
-	} else {
+	default:
 		held = p.ix.Lang(lang).DocIndex(documentID) >= 0
 	}
 	if held {

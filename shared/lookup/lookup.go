@@ -26,17 +26,22 @@ const (
 
 // LookupRequest is a validated lookup.
 type LookupRequest struct {
-	Question      string
-	Language      string
-	TopK          int
+	Question string
+	Language string
+	TopK     int
+	// AsOf is the day (ISO date) whose procedure versions in force answer; "" means today in
+	// the configured time zone.
+	AsOf          string
 	Actor         port.Actor
 	CorrelationID string
 }
 
 // AskRequest is a validated ask.
 type AskRequest struct {
-	Question      string
-	Language      string
+	Question string
+	Language string
+	// AsOf is as in LookupRequest.
+	AsOf          string
 	Actor         port.Actor
 	CorrelationID string
 	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets
@@ -64,4 +69,7 @@ type L1Details struct {
 	// empty or weak and an unfiltered call followed (UnfilteredRetry).
 	Calls           int  `json:"calls"`
 	UnfilteredRetry bool `json:"unfiltered_retry"`
+	// OutdatedCount is how many candidates were of another version than the one in force
+	// (not in CandidateCount; returned as outdated blocks, never evidence).
+	OutdatedCount int `json:"outdated_count,omitempty"`
 }

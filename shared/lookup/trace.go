@@ -38,17 +38,26 @@ type TraceDetails struct {
 	EvidenceSummaries []BlockSummary `json:"evidence_summaries"`
 	Sidecar           SidecarStatus  `json:"sidecar"`
 	LatencyMs         Latency        `json:"latency_ms"`
+	// AsOf is the day whose versions in force answered; AsOfRequested says the caller named it
+	// (as_of) rather than it being today. Absent in traces made before versions were served.
+	AsOf          string `json:"as_of,omitempty"`
+	AsOfRequested bool   `json:"as_of_requested,omitempty"`
 }
 
 // BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.
 // Score is absent when the path had none (the sources of an answer).
 type BlockSummary struct {
-	Source         string      `json:"source"`
-	Title          string      `json:"title"`
-	RetrievalLayer string      `json:"retrieval_layer"`
-	Score          *port.Score `json:"score,omitempty"`
-	HitReasons     []string    `json:"hit_reasons"`
-	Content        string      `json:"content"`
+	Source         string `json:"source"`
+	Title          string `json:"title"`
+	RetrievalLayer string `json:"retrieval_layer"`
+	// DocumentID and Version name the procedure version the block quoted; Outdated marks a
+	// candidate of a version not in force that day (never evidence).
+	DocumentID string      `json:"document_id,omitempty"`
+	Version    string      `json:"version,omitempty"`
+	Outdated   bool        `json:"outdated,omitempty"`
+	Score      *port.Score `json:"score,omitempty"`
+	HitReasons []string    `json:"hit_reasons"`
+	Content    string      `json:"content"`
 	// Fusion is the basis of the block's place: its rank on each path and the fused value.
 	Fusion *FusionBasis `json:"fusion,omitempty"`
 }

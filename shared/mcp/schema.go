@@ -69,11 +69,13 @@ var (
     "question": {"type": "string", "minLength": 1, "maxLength": %d,
       "description": "The operational question in natural language, as asked (English or German)."},
     "language": {"type": ["string", "null"], "enum": [%s, null],
-      "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."}%%s
+      "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."},
+    "as_of": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+      "description": "Answer from the procedure versions in force on this day (ISO date, %s to %s) instead of today: for audits and for preparing a coming change."}%%s
   },
   "required": ["question"],
   "additionalProperties": false
-}`, request.MaxQuestionChars, languageEnum())
+}`, request.MaxQuestionChars, languageEnum(), request.MinAsOf, request.MaxAsOf)
 
 	topKInput = fmt.Sprintf(`,
     "top_k": {"type": "integer", "minimum": 1, "maximum": %d, "default": %d,

@@ -55,6 +55,7 @@ type questionArgs struct {
 	Question *string `json:"question"`
 	Language *string `json:"language"`
 	TopK     *int    `json:"top_k"`
+	AsOf     *string `json:"as_of"`
 }
 
 type statusArgs struct {
@@ -71,8 +72,12 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if te != nil {
 		return errorResult(fromRequest(te), call.CorrelationID), nil
 	}
+	asOf, ae := request.AsOf(a.AsOf)
+	if ae != nil {
+		return errorResult(fromRequest(ae), call.CorrelationID), nil
+	}
 	res, err := s.svc.Lookup.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
-		Actor: call.Actor, CorrelationID: call.CorrelationID})
+		AsOf: asOf, Actor: call.Actor, CorrelationID: call.CorrelationID})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
 	}
@@ -89,7 +94,11 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallTo
 	if e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, Actor: call.Actor,
+	asOf, ae := request.AsOf(a.AsOf)
+	if ae != nil {
+		return errorResult(fromRequest(ae), call.CorrelationID), nil
+	}
+	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Actor: call.Actor,
 		CorrelationID: call.CorrelationID, Tool: ToolAsk})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil

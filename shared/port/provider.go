@@ -84,6 +84,9 @@ type Query struct {
 	TermWeights   map[string]float64
 	Actor         Actor
 	CorrelationID string
+	// AsOf is the day (ISO date) whose procedure versions in force answer; a provider that
+	// searches the corpus in the process (the demo's) searches that day's versions.
+	AsOf string
 	// Buffer, when not nil, is an empty slice whose array a provider that builds its candidates
 	// in the process (the demo provider) may append them to instead of allocating one. The
 	// caller reuses the array once it is done with the candidates; a provider never keeps it.
@@ -166,6 +169,9 @@ type AnswerSource struct {
 	Version    string `json:"version"`
 	Section    string `json:"section"`
 	Excerpt    string `json:"excerpt"`
+	// Outdated marks a citation of another version than the one in force on the day asked:
+	// it never grounds the answer.
+	Outdated bool `json:"outdated,omitempty"`
 }
 
 // DocumentRef names one authoritative source in a manifest sync.

@@ -22,13 +22,22 @@ func NewAllowList(prefix string, corpus *knowledge.Corpus) *AllowList {
 // SourceID is the source_id of a language's procedures.
 func (a *AllowList) SourceID(lang string) string { return a.prefix + "-" + lang }
 
-// Managed returns the procedure a RAGcore result names when it is a managed source of lang.
+// Managed returns the procedure a RAGcore result names when it is a managed source of lang:
+// one with a version on file, whichever is in force (the service tells an outdated version
+// from the one in force on the day asked). The document returned is the procedure's <id>.md
+// file, else its newest version.
 func (a *AllowList) Managed(lang, sourceID, externalID string) (*knowledge.Document, bool) {
 	if sourceID != a.SourceID(lang) {
 		return nil, false
 	}
-	d := a.corpus.Document(lang, externalID)
-	return d, d != nil
+	if d := a.corpus.Document(lang, externalID); d != nil {
+		return d, true
+	}
+	vs := a.corpus.Versions(lang, externalID)
+	if len(vs) == 0 {
+		return nil, false
+	}
+	return vs[len(vs)-1], true
 }
 
 // Verification outcomes of one managed source (see Indexed).

@@ -39,11 +39,12 @@ const ExcerptChars = 800
 // is strong, and its answer is never grounded beyond what its managed citations and the question
 // support. A provider failure gives an "unavailable" answer, not an error.
 func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error) {
-	l := s.ix.Lang(req.Language)
+	start := s.now()
+	v, ep := s.epoch(req.AsOf)
+	l := ep.Index.Lang(req.Language)
 	if l == nil {
 		return Answer{}, domain.ErrUnsupportedLanguage
 	}
-	start := s.now()
 	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
 	words := analyse(l, text)
 	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
@@ -58,8 +59,8 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 	if s.provider.Semantic() {
 		check = make(chan Result, 1)
 		go func() {
-			res, _ := s.lookup(ctx, l, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-				Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+			res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+				AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 			check <- res
 		}()
 		sc := getL0Scratch()
@@ -76,16 +77,16 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			q.Category = hints.Domains[0]
 		}
 	} else {
-		res, st := s.lookup(ctx, l, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-			Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+			AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
-		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks
+		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 		kinds := lexical.QuestionKinds(text)
 		for _, b := range blocks {
 			q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
 		}
 	}
-	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}}
+	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
 	ga, err := s.ask(ctx, q)
 	if err == nil && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
 		// As for a lookup, the filter narrows but never hides: an answer the filtered call
@@ -120,10 +121,13 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			}
 			l1.CandidateCount = len(ans.Sources)
 		}
-		ans.EvidenceState = s.capAnswerState(l, words, q, ans)
+		// A citation of a version not in force is marked and grounds nothing.
+		checked := ans
+		checked.Sources = v.markSources(req.Language, ans.Sources)
+		ans.EvidenceState = s.capAnswerState(l, words, q, checked)
 	}
 	if check != nil {
-		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, ans.Sources) {
+		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
 			ans.EvidenceState = port.StateInsufficient
 			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
 		}
@@ -133,8 +137,9 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 	sums := make([]lookup.BlockSummary, 0, len(ans.Sources))
 	for _, src := range ans.Sources {
 		sums = append(sums, lookup.BlockSummary{
-			Source: knowledge.SectionSource(knowledge.DocumentPath(req.Language, src.DocumentID), knowledge.Anchor(src.Section)),
+			Source: knowledge.SectionSource(v.sourcePath(req.Language, src.DocumentID, src.Version), knowledge.Anchor(src.Section)),
 			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"},
+			DocumentID: src.DocumentID, Version: src.Version, Outdated: src.Outdated,
 			Content: textproc.Clip(src.Excerpt, lookup.SummaryChars),
 		})
 	}
@@ -150,6 +155,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
 			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
+			AsOf:      v.day, AsOfRequested: v.asked,
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil

@@ -23,6 +23,12 @@ type EvidenceBlock struct {
 	HitReasons     []string   `json:"hit_reasons"`
 	Score          port.Score `json:"score"`
 	Rank           int        `json:"rank"`
+	// NextVersion announces the procedure's version taking effect within the upcoming window
+	// after the day asked; nil when none does.
+	NextVersion *NextVersion `json:"next_version,omitempty"`
+	// Outdated marks a semantic candidate of another version than the one in force on the day
+	// asked: returned after the evidence, never primary, never grounding (see versions.go).
+	Outdated bool `json:"outdated,omitempty"`
 
 	fusion   lookup.FusionBasis // how fusion ranked the block, for the trace
 	l1       bool               // L1 returned the block
@@ -160,6 +166,15 @@ type Result struct {
 	// caller gave none and it was detected from the question. The API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`
+	// AsOf is the day whose procedure versions in force answered: the request's as_of, else
+	// today in the configured time zone.
+	AsOf string `json:"as_of"`
+}
+
+// NextVersion is a procedure's coming version: its version and the day it takes effect.
+type NextVersion struct {
+	Version       string `json:"version"`
+	EffectiveDate string `json:"effective_date"`
 }
 
 // Answer is the outcome of an ask, shaped as the POST /ask response.
@@ -175,4 +190,6 @@ type Answer struct {
 	// Language and LanguageDetected are as in Result; the API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`
+	// AsOf is as in Result.
+	AsOf string `json:"as_of"`
 }

@@ -65,12 +65,15 @@ func DefaultOptions() Options {
 
 // Service runs lookups and asks. It is safe for concurrent use.
 type Service struct {
-	ix       *lexical.Index
-	provider LookupProvider
-	traces   TraceStore
-	opts     Options
-	log      *slog.Logger
-	now      func() time.Time
+	// epochs holds the analysed index of each set of versions in force (see versions.go).
+	epochs       *lexical.Epochs
+	loc          *time.Location
+	upcomingDays int
+	provider     LookupProvider
+	traces       TraceStore
+	opts         Options
+	log          *slog.Logger
+	now          func() time.Time
 
 	traceFailures atomic.Int64
 	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
@@ -101,9 +104,11 @@ func (s *Service) texts(l *lexical.Lang) *langTexts {
 	return t.(*langTexts)
 }
 
-// New builds the service.
+// New builds the service over one index, whatever the day; WithVersions serves the versions in
+// force on the day asked instead.
 func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
-	return &Service{ix: ix, provider: p, traces: traces, opts: opts, log: log, now: time.Now}
+	return &Service{epochs: lexical.Single(ix), loc: time.UTC, provider: p, traces: traces, opts: opts, log: log,
+		now: time.Now}
 }
 
 // TraceFailures counts trace writes that failed since start.
@@ -111,13 +116,14 @@ func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 
 // Lookup runs the lookup_knowledge flow and records its trace.
 func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result, error) {
-	l := s.ix.Lang(req.Language)
+	start := s.now()
+	v, ep := s.epoch(req.AsOf)
+	l := ep.Index.Lang(req.Language)
 	if l == nil {
 		return Result{}, domain.ErrUnsupportedLanguage
 	}
-	start := s.now()
-	res, lat := s.lookup(ctx, l, req, true)
-	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks, s.provider.ScoreKind())
+	res, lat := s.lookup(ctx, l, v, req, true)
+	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
@@ -125,10 +131,11 @@ func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result,
 		InvocationID: res.InvocationID, Tool: lookup.ToolLookup, ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: lookup.TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
-			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: len(res.EvidenceBlocks),
+			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: res.Retrieval.FinalBlockCount,
 			EvidenceSummaries: summaries(l, s.texts(l), res.EvidenceBlocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
+			AsOf:              v.day, AsOfRequested: v.asked,
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil
@@ -143,7 +150,7 @@ type stages struct {
 // lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
 // domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
 // The sidecar, when on and asked for, runs beside L1.
-func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.LookupRequest, sidecar bool) (Result, stages) {
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (Result, stages) {
 	var st stages
 	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
 	text := textproc.Normalize(req.Question)
@@ -162,11 +169,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 	if sidecar {
 		st.sidecar = s.startSidecar(ctx, req, text, hints)
 	}
-	var cands []port.Candidate
+	var cands, outdated []port.Candidate
 	if s.opts.L1Enabled {
 		q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
-			Buffer: sc.cands[:0]}
+			AsOf: v.day, Buffer: sc.cands[:0]}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 			q.Category = hints.Domains[0]
@@ -174,6 +181,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 		var err error
 		cands, err = s.retrieve(ctx, q, &l1)
 		sc.keepCandidates(cands)
+		cands, outdated = v.partition(req.Language, cands, outdated[:0])
 		if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
 			// The filter narrows, never hides: a filtered call that found nothing convincing is
 			// followed by one unfiltered call, whose candidates replace the filtered ones.
@@ -182,6 +190,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 			q.Buffer = sc.cands[:0] // the filtered candidates are done with
 			cands, err = s.retrieve(ctx, q, &l1)
 			sc.keepCandidates(cands)
+			cands, outdated = v.partition(req.Language, cands, outdated[:0])
 		}
 		switch {
 		case errors.Is(err, port.ErrUnavailable):
@@ -194,11 +203,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 			l1.Status = lookup.L1OK
 		}
 		if err != nil {
-			cands = nil
+			cands, outdated = nil, nil
 			s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
 				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
 		}
-		l1.CandidateCount = len(cands)
+		l1.CandidateCount, l1.OutdatedCount = len(cands), len(outdated)
 	}
 	st.l1 = s.now()
 
@@ -208,7 +217,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 	}
 	blocks := s.fuse(l, fused, cands, req.TopK)
 	ownReasons(l, text, question, blocks)
+	v.announce(req.Language, blocks)
 	res := Result{
+		AsOf:           v.day,
 		EvidenceBlocks: blocks,
 		Supplement:     []EvidenceBlock{},
 		Provider:       s.provider.Name(),
@@ -227,6 +238,12 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, req lookup.Lookup
 	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
 	res.Relevance = s.assess(l, text, words, question, blocks, l1, &views)
 	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
+	if len(outdated) > 0 {
+		// After the evidence, on an array of their own: primary and supplement stay the
+		// blocks of the versions in force.
+		res.EvidenceBlocks = append(blocks[:len(blocks):len(blocks)],
+			outdatedBlocks(outdated, s.provider.ScoreKind(), true, s.l1Reason(), len(blocks))...)
+	}
 	return res, st
 }
 

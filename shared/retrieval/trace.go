@@ -82,7 +82,8 @@ func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []look
 			content = textproc.Clip(b.Content, lookup.SummaryChars)
 		}
 		out = append(out, lookup.BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
-			Score: &bases[i].score, HitReasons: b.HitReasons, Content: content, Fusion: &bases[i].fusion})
+			DocumentID: b.DocumentID, Version: b.Version, Outdated: b.Outdated, Score: &bases[i].score,
+			HitReasons: b.HitReasons, Content: content, Fusion: &bases[i].fusion})
 	}
 	return out
 }

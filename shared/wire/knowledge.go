@@ -75,7 +75,8 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		return nil, nil, err
 	}
 	var ix *lexical.Index
-	if withIndex {
+	if withIndex && !c.Versioned() {
+		// With versions on file, the set in force today is analysed instead (see New).
 		ix = lexical.Build(c)
 	}
 	log.Info("knowledge parsed and analysed at start", "index", withIndex,

@@ -57,8 +57,13 @@ type Parts struct {
 	Corpus  *knowledge.Corpus
 	Tracer  *tracing.Tracer
 	Metrics *obs.EMF
-	// Index is the analysed corpus; nil where nothing reads it (see New).
-	Index *lexical.Index
+	// Index is the analysed corpus of the versions in force at start; nil where nothing reads
+	// it (see New). Epochs holds it and analyses another set of versions in force when a day
+	// asks for one; nil with Index.
+	Index  *lexical.Index
+	Epochs *lexical.Epochs
+	// Now is the clock that tells today (time.Now; tests replace it before building services).
+	Now func() time.Time
 	// Provider is the knowledge provider every service uses.
 	Provider  Provider
 	Records   store.Records
@@ -84,7 +89,8 @@ type Needs struct {
 // the prebuilt index when it matches the corpus files (see loadKnowledge); the status and sync
 // functions load the procedures alone. out receives logs and metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*Parts, error) {
-	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now(), gcPercent: -1}
+	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now(), gcPercent: -1,
+		Now: time.Now}
 	if cfg.MemoryLimitBytes > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimitBytes)
 		// Loading the index allocates a few MB that all stay live: collecting during the cold
@@ -95,6 +101,13 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 	var err error
 	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
 		return nil, err
+	}
+	if needs.Index {
+		// The index loaded covers the corpus's <id>.md files; today's set of versions in force
+		// is analysed now when it differs (a corpus with versions on file), not at the first
+		// lookup.
+		p.Epochs = lexical.NewEpochs(p.Corpus, p.Corpus, p.Index, lexical.DefaultEpochs)
+		p.Index = p.Epochs.At(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
 	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
 	p.Metrics = obs.NewEMF(out, cfg.FunctionName)
@@ -132,7 +145,7 @@ func (p *Parts) newProvider(ctx context.Context) (Provider, error) {
 		if p.Index == nil {
 			return demo.ForCorpus(p.Corpus), nil // verification and sync need no index
 		}
-		return demo.New(p.Index), nil
+		return demo.WithEpochs(p.Epochs), nil
 	}
 	token, source := cfg.RAGcoreToken, "environment"
 	if cfg.RAGcoreTokenParameter != "" {
@@ -240,7 +253,8 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 	opts.ScoreScales["cosine_similarity"] = cos
 	opts.Metrics = p.Metrics
 	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
-	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log)
+	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log).
+		WithVersions(p.Epochs, cfg.Zone(), cfg.UpcomingDays).WithClock(p.Now)
 }
 
 // Handler is the API handler of the services given (the others' routes answer 404).

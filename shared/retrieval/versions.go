@@ -1,0 +1,153 @@
+package retrieval
+
+import (
+	"time"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+)
+
+// Versions: a lookup or ask answers from the procedure versions in force on one day, the
+// request's as_of or today in the configured time zone. The analysed index is the epoch's of
+// that day (lexical.Epochs), so L0 and BM25 see only the versions in force. A semantic
+// candidate RAGcore returns for another version (RAGcore not yet switched, or still serving a
+// withdrawn version) is outdated: it is kept out of fusion and of the verdict, so it never
+// grounds an answer nor counts as semantic support, and it is returned after the evidence
+// blocks marked "outdated", never as primary or supplement. A block whose procedure has a
+// version coming within the upcoming window carries next_version.
+
+// DefaultUpcomingDays is how far ahead a coming version is announced (KNOWLEDGE_UPCOMING_DAYS).
+const DefaultUpcomingDays = 30
+
+// WithVersions makes the service answer from the versions in force on the day asked: epochs
+// holds every version and analyses each set in force on first use; loc is the zone in which
+// effective dates begin (KNOWLEDGE_TIME_ZONE); upcomingDays is the window of next_version.
+func (s *Service) WithVersions(epochs *lexical.Epochs, loc *time.Location, upcomingDays int) *Service {
+	s.epochs, s.loc, s.upcomingDays = epochs, loc, upcomingDays
+	return s
+}
+
+// WithClock replaces the clock that tells today (and the latencies): tests never read the wall
+// clock for a day.
+func (s *Service) WithClock(now func() time.Time) *Service {
+	s.now = now
+	return s
+}
+
+// dayView is what a call knows of the versions: the day it answers from and every version on
+// file (nil when the service knows none, see lexical.Single).
+type dayView struct {
+	day      string
+	asked    bool
+	corpus   *knowledge.Corpus
+	upcoming int
+}
+
+// epoch returns the day a call answers from, and its analysed epoch.
+func (s *Service) epoch(asOf string) (dayView, *lexical.Epoch) {
+	v := dayView{day: asOf, asked: asOf != "", corpus: s.epochs.Corpus(), upcoming: s.upcomingDays}
+	if v.day == "" {
+		v.day = knowledge.Today(s.now(), s.loc)
+	}
+	return v, s.epochs.At(v.day)
+}
+
+// partition keeps in cands, in place, the candidates of the version in force (their source and
+// effective date those of its file), and appends the others to outdated.
+func (v dayView) partition(lang string, cands, outdated []port.Candidate) ([]port.Candidate, []port.Candidate) {
+	if v.corpus == nil {
+		return cands, outdated
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		d := v.corpus.InForce(lang, c.DocumentID, v.day)
+		if d == nil || (c.Version != "" && c.Version != d.Version) {
+			if f := v.file(lang, c.DocumentID, c.Version); f != nil {
+				c.EffectiveDate = f.EffectiveDate
+				c.Source = knowledge.SectionSource(f.Path, c.Anchor)
+			}
+			outdated = append(outdated, c)
+			continue
+		}
+		c.EffectiveDate = d.EffectiveDate
+		if c.Anchor != "" {
+			c.Source = knowledge.SectionSource(d.Path, c.Anchor)
+		}
+		kept = append(kept, c)
+	}
+	return kept, outdated
+}
+
+// file is the version on file of a procedure, nil when there is none.
+func (v dayView) file(lang, id, version string) *knowledge.Document {
+	if v.corpus == nil {
+		return nil
+	}
+	for _, d := range v.corpus.Versions(lang, id) {
+		if d.Version == version {
+			return d
+		}
+	}
+	return nil
+}
+
+// current reports whether version is the version of a procedure in force on the day; true when
+// no version is known.
+func (v dayView) current(lang, id, version string) bool {
+	if v.corpus == nil {
+		return true
+	}
+	d := v.corpus.InForce(lang, id, v.day)
+	return d != nil && (version == "" || version == d.Version)
+}
+
+// announce sets next_version on the blocks whose procedure has a version coming within the
+// upcoming window.
+func (v dayView) announce(lang string, blocks []EvidenceBlock) {
+	if v.corpus == nil || v.upcoming <= 0 {
+		return
+	}
+	for i := range blocks {
+		if d := v.corpus.NextVersion(lang, blocks[i].DocumentID, v.day, v.upcoming); d != nil {
+			blocks[i].NextVersion = &NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
+		}
+	}
+}
+
+// outdatedBlocks are the outdated candidates as blocks after the evidence, ranked on from it.
+func outdatedBlocks(cands []port.Candidate, kind string, higher bool, reason string, after int) []EvidenceBlock {
+	out := make([]EvidenceBlock, 0, len(cands))
+	for i, c := range cands {
+		out = append(out, EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version,
+			EffectiveDate: c.EffectiveDate, Title: c.Title, Breadcrumb: knowledge.Breadcrumb(c.Title, c.Section),
+			Section: c.Section, Category: c.Category, RetrievalLayer: lookup.LayerL1, Content: c.Content,
+			HitReasons: []string{reason, "outdated"}, Score: port.Score{Value: c.Score, Kind: kind, HigherIsBetter: higher},
+			Rank: after + i + 1, Outdated: true})
+	}
+	return out
+}
+
+// markSources marks the cited sources of an answer whose version is not in force, and returns
+// those that are.
+func (v dayView) markSources(lang string, sources []port.AnswerSource) []port.AnswerSource {
+	current := make([]port.AnswerSource, 0, len(sources))
+	for i := range sources {
+		if !v.current(lang, sources[i].DocumentID, sources[i].Version) {
+			sources[i].Outdated = true
+			continue
+		}
+		current = append(current, sources[i])
+	}
+	return current
+}
+
+// sourcePath is the file of the version an answer cites, the procedure's <id>.md path when it
+// is not on file.
+func (v dayView) sourcePath(lang, id, version string) string {
+	if f := v.file(lang, id, version); f != nil {
+		return f.Path
+	}
+	return knowledge.DocumentPath(lang, id)
+}
