@@ -55,6 +55,16 @@ type VerificationResult struct {
 	Failed []SourceOutcome `json:"failed"`
 	// DurationMs is how long the verification took.
 	DurationMs float64 `json:"duration_ms"`
+	// Outdated lists the indexed sources whose RAGcore active version is not the version in
+	// force today: still counted in Confirmed (document_count), never hidden.
+	Outdated []OutdatedSource `json:"outdated"`
+}
+
+// OutdatedSource is an indexed source whose RAGcore active version is not the version in force.
+type OutdatedSource struct {
+	DocumentID string `json:"document_id"`
+	InForce    string `json:"in_force"`
+	Active     string `json:"active"`
 }
 
 // SourceOutcome is what verification found for one managed source that did not count.

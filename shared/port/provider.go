@@ -57,6 +57,12 @@ type Verifier interface {
 	VerifySource(ctx context.Context, call Call, lang, documentID string) (outcome string, err error)
 }
 
+// VersionVerifier is implemented by Verifiers whose identity lookup also tells the version the
+// provider serves: activeVersion is the indexed source's active version ("" when not indexed).
+type VersionVerifier interface {
+	VerifySourceVersion(ctx context.Context, call Call, lang, documentID string) (outcome, activeVersion string, err error)
+}
+
 // BreakerReporter is implemented by providers with a circuit breaker: BreakerOpen reports
 // whether calls are being refused without reaching the provider.
 type BreakerReporter interface {

@@ -91,3 +91,15 @@ func Verdict(docs []Document, ns domain.Namespace, sourceID, externalID string) 
 	}
 	return NotFound
 }
+
+// ActiveVersion is the version of the one active document in the namespace that Verdict counts
+// as indexed; "" when there is none.
+func ActiveVersion(docs []Document, ns domain.Namespace, sourceID, externalID string) string {
+	for _, d := range docs {
+		if d.SourceID == sourceID && d.ExternalID == externalID && d.Status == "active" && d.ActiveVersion != nil &&
+			d.Tenant == ns.Tenant && d.Workspace == ns.Workspace && d.Collection == ns.Collection {
+			return d.ActiveVersion.Version
+		}
+	}
+	return ""
+}

@@ -254,6 +254,23 @@ func (p *Provider) VerifySource(ctx context.Context, call port.Call, lang, docum
 	return Verdict(r.Documents, p.c.ns, sourceID, documentID), nil
 }
 
+var _ port.VersionVerifier = (*Provider)(nil)
+
+// VerifySourceVersion implements port.VersionVerifier: VerifySource, and the active version of
+// the source when it counts as indexed.
+func (p *Provider) VerifySourceVersion(ctx context.Context, call port.Call, lang, documentID string) (string, string, error) {
+	sourceID := p.allow.SourceID(lang)
+	r, err := p.c.Documents(ctx, actorOf(call.Actor, call.CorrelationID), sourceID, documentID)
+	if err != nil {
+		return "", "", err
+	}
+	outcome := Verdict(r.Documents, p.c.ns, sourceID, documentID)
+	if outcome != Indexed {
+		return outcome, "", nil
+	}
+	return outcome, ActiveVersion(r.Documents, p.c.ns, sourceID, documentID), nil
+}
+
 func (p *Provider) logDropped(ctx context.Context, op, correlationID string, dropped []string) {
 	if len(dropped) == 0 {
 		return

@@ -34,7 +34,7 @@ func fingerprint(docs []*knowledge.Document) string {
 
 // current reports whether a cached verification is about this corpus.
 func (s *Service) current(lang string, c store.CachedVerification) bool {
-	return c.CorpusFingerprint == s.prints[lang]
+	return c.CorpusFingerprint == fingerprint(s.sources(lang))
 }
 
 // verification returns the cached result when there is one (and force is false), else one
@@ -78,8 +78,9 @@ func (s *Service) verification(ctx context.Context, lang string, call port.Call,
 		return normalise(out.v), domain.Cache{Hit: out.hit, AgeSeconds: out.age, TTLSeconds: ttl}
 	case <-ctx.Done():
 		// The caller went away; the shared verification goes on for the others.
-		v := store.Verification{VerificationResult: domain.VerificationResult{Checked: len(s.corpus.Documents(lang)), VerifiedAt: s.now().UTC()}}
-		for _, d := range s.corpus.Documents(lang) {
+		docs := s.sources(lang)
+		v := store.Verification{VerificationResult: domain.VerificationResult{Checked: len(docs), VerifiedAt: s.now().UTC()}}
+		for _, d := range docs {
 			v.Errors++
 			v.Failed = append(v.Failed, domain.SourceOutcome{DocumentID: d.ID, Reason: port.ErrorClass(ctx.Err())})
 		}
@@ -126,6 +127,9 @@ func normalise(v store.Verification) store.Verification {
 	}
 	if v.Failed == nil {
 		v.Failed = []domain.SourceOutcome{}
+	}
+	if v.Outdated == nil {
+		v.Outdated = []domain.OutdatedSource{}
 	}
 	return v
 }

@@ -81,7 +81,7 @@ func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
 // answers even without its provider.
 func (s *Service) l0Answers() bool {
 	for _, lang := range knowledge.Languages {
-		if len(s.corpus.Documents(lang)) > 0 {
+		if len(s.sources(lang)) > 0 {
 			return true
 		}
 	}

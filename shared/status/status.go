@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,8 +57,11 @@ type Options struct {
 	Poll time.Duration
 	// Metrics receives VerificationCacheHits/Misses; nil records nothing.
 	Metrics Metrics
-	// Now is the clock (the store's, in tests); nil means the wall clock.
-	Now func() time.Time
+	// Now is the clock (the store's, in tests); nil means the wall clock. TimeZone is the zone
+	// in which a version's effective date begins (nil: UTC): the sources are the versions in
+	// force today there.
+	Now      func() time.Time
+	TimeZone *time.Location
 	// Sidecar is the comparison path's state for GET /health (zero: disabled).
 	Sidecar domain.SidecarHealth
 	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
@@ -84,8 +88,7 @@ type Service struct {
 	now      func() time.Time
 	owner    string // this process's lease owner id
 	flight   singleflight.Group
-	prints   map[string]string // corpus fingerprint per language
-	probe    storeProbe        // the last probe of the store, for GET /health
+	probe    storeProbe // the last probe of the store, for GET /health
 
 	negMu    sync.Mutex
 	negative map[string]failedVerification // by language: the last verification that did not complete
@@ -115,21 +118,20 @@ func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Ve
 	if opts.StoreProbeTTL <= 0 {
 		opts.StoreProbeTTL = DefaultStoreProbeTTL
 	}
-	prints := map[string]string{}
-	for _, lang := range knowledge.Languages {
-		prints[lang] = fingerprint(corpus.Documents(lang))
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
 	}
 	return &Service{corpus: corpus, provider: provider, verifier: verifier, records: records, opts: opts, log: log,
-		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text()), prints: prints,
+		now: opts.Now, owner: "status-" + strings.ToLower(rand.Text()),
 		negative: map[string]failedVerification{}}
 }
 
 // Status reports the three measurements for one language.
 func (s *Service) Status(ctx context.Context, lang string, call port.Call) (domain.Status, error) {
-	docs := s.corpus.Documents(lang)
-	if docs == nil {
+	if !slices.Contains(knowledge.Languages, lang) {
 		return domain.Status{}, domain.ErrUnsupportedLanguage
 	}
+	docs := s.sources(lang)
 	st := domain.Status{
 		Language:            lang,
 		Namespace:           s.opts.Namespace,
@@ -162,7 +164,7 @@ func (s *Service) Status(ctx context.Context, lang string, call port.Call) (doma
 // Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
 // scheduled event calls it so that GET /status is normally a cache hit.
 func (s *Service) Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
-	if s.corpus.Documents(lang) == nil {
+	if !slices.Contains(knowledge.Languages, lang) {
 		return store.Verification{}, domain.ErrUnsupportedLanguage
 	}
 	v, _ := s.verification(ctx, lang, call, true)
@@ -186,6 +188,12 @@ func (s *Service) SidecarHealth() domain.SidecarHealth {
 
 // ProviderName is the active provider's name.
 func (s *Service) ProviderName() string { return s.provider.Name() }
+
+// sources are a language's managed sources: the version in force today of each procedure, so
+// that a procedure whose versions all lie ahead counts nowhere.
+func (s *Service) sources(lang string) []*knowledge.Document {
+	return s.corpus.On(knowledge.Today(s.now(), s.opts.TimeZone)).Documents(lang)
+}
 
 func (s *Service) count(name string) {
 	if s.opts.Metrics != nil {

@@ -476,7 +476,7 @@ func TestStatusBodyCarriesNoInternalField(t *testing.T) {
 		if err := json.Unmarshal(b, &body); err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"cache", "checked", "complete", "confirmed", "duration_ms", "errors", "failed", "missing", "not_indexed", "verified_at"}
+		want := []string{"cache", "checked", "complete", "confirmed", "duration_ms", "errors", "failed", "missing", "not_indexed", "outdated", "verified_at"}
 		got := slices.Sorted(maps.Keys(body.Verification))
 		if !slices.Equal(got, want) || strings.Contains(string(b), "fingerprint") {
 			t.Errorf("verification fields %v, want %v; body %s", got, want, b)

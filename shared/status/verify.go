@@ -15,11 +15,12 @@ import (
 // error: the result is then incomplete.
 func (s *Service) verify(ctx context.Context, lang string, call port.Call) store.Verification {
 	start := s.now()
-	docs := s.corpus.Documents(lang)
+	docs := s.sources(lang)
 	type result struct {
-		outcome string
-		err     error
+		outcome, active string
+		err             error
 	}
+	versions, _ := s.verifier.(port.VersionVerifier)
 	results := make([]result, len(docs))
 	var g errgroup.Group
 	g.SetLimit(s.opts.Concurrency)
@@ -31,6 +32,10 @@ func (s *Service) verify(ctx context.Context, lang string, call port.Call) store
 			}
 			rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 			defer cancel()
+			if versions != nil {
+				results[i].outcome, results[i].active, results[i].err = versions.VerifySourceVersion(rctx, call, lang, d.ID)
+				return nil
+			}
 			results[i].outcome, results[i].err = s.verifier.VerifySource(rctx, call, lang, d.ID)
 			return nil
 		})
@@ -44,14 +49,19 @@ func (s *Service) verify(ctx context.Context, lang string, call port.Call) store
 			v.Errors++
 			v.Failed = append(v.Failed, domain.SourceOutcome{DocumentID: id, Reason: port.ErrorClass(r.err)})
 		case r.outcome == port.SourceIndexed:
+			// Indexed counts whichever version is active; one that is not the version in
+			// force is listed, never hidden.
 			v.Confirmed++
+			if r.active != "" && r.active != docs[i].Version {
+				v.Outdated = append(v.Outdated, domain.OutdatedSource{DocumentID: id, InForce: docs[i].Version, Active: r.active})
+			}
 		default:
 			v.Missing = append(v.Missing, id)
 			v.NotIndexed = append(v.NotIndexed, domain.SourceOutcome{DocumentID: id, Reason: r.outcome})
 		}
 	}
 	v.Complete = v.Errors == 0
-	v.CorpusFingerprint = s.prints[lang]
+	v.CorpusFingerprint = fingerprint(docs)
 	v.DurationMs = math.Round(float64(s.now().Sub(start).Microseconds())/10) / 100
 	return normalise(v)
 }

@@ -261,7 +261,7 @@ func TestItemsKeepTheirAttributes(t *testing.T) {
 	}{
 		{"SYNC#t#w#c", "RUN#run-1#en", []string{"failed_document_count", "finished_at", "language", "pk", "received_at", "run_id", "sk", "synced_document_count"}},
 		{"SYNC#t#w#c", "LATEST#en", []string{"failed_document_count", "finished_at", "finished_at_ns", "language", "pk", "received_at", "run_id", "sk", "synced_document_count"}},
-		{"VERIFY#t#w#c", "LANG#en", []string{"checked", "complete", "confirmed", "corpus_fingerprint", "duration_ms", "errors", "expires_at", "failed", "missing", "not_indexed", "pk", "sk", "stored_at", "verified_at"}},
+		{"VERIFY#t#w#c", "LANG#en", []string{"checked", "complete", "confirmed", "corpus_fingerprint", "duration_ms", "errors", "expires_at", "failed", "missing", "not_indexed", "outdated", "pk", "sk", "stored_at", "verified_at"}},
 		{"LEASE#verify-en", "LEASE", []string{"expires_at", "expires_at_ms", "owner", "pk", "sk"}},
 	} {
 		out, err := dynamo(t).GetItem(ctx, &dynamodb.GetItemInput{TableName: &name, Key: map[string]types.AttributeValue{

@@ -15,22 +15,29 @@ import (
 
 // verificationItem is a cached verification: VERIFY#<namespace>, LANG#<language>.
 type verificationItem struct {
-	PK                string        `dynamodbav:"pk"`
-	SK                string        `dynamodbav:"sk"`
-	Checked           int           `dynamodbav:"checked"`
-	Confirmed         int           `dynamodbav:"confirmed"`
-	Missing           []string      `dynamodbav:"missing"`
-	Errors            int           `dynamodbav:"errors"`
-	VerifiedAt        time.Time     `dynamodbav:"verified_at"`
-	Complete          bool          `dynamodbav:"complete"`
-	NotIndexed        []outcomeItem `dynamodbav:"not_indexed"`
-	Failed            []outcomeItem `dynamodbav:"failed"`
-	DurationMs        float64       `dynamodbav:"duration_ms"`
-	CorpusFingerprint string        `dynamodbav:"corpus_fingerprint"`
+	PK                string         `dynamodbav:"pk"`
+	SK                string         `dynamodbav:"sk"`
+	Checked           int            `dynamodbav:"checked"`
+	Confirmed         int            `dynamodbav:"confirmed"`
+	Missing           []string       `dynamodbav:"missing"`
+	Errors            int            `dynamodbav:"errors"`
+	VerifiedAt        time.Time      `dynamodbav:"verified_at"`
+	Complete          bool           `dynamodbav:"complete"`
+	NotIndexed        []outcomeItem  `dynamodbav:"not_indexed"`
+	Failed            []outcomeItem  `dynamodbav:"failed"`
+	DurationMs        float64        `dynamodbav:"duration_ms"`
+	Outdated          []outdatedItem `dynamodbav:"outdated"`
+	CorpusFingerprint string         `dynamodbav:"corpus_fingerprint"`
 	// StoredAt (RFC 3339 with nanoseconds) is what reads compare with the clock; ExpiresAt is
 	// the TTL attribute (epoch seconds), which only cleans up.
 	StoredAt  string `dynamodbav:"stored_at"`
 	ExpiresAt int64  `dynamodbav:"expires_at"`
+}
+
+type outdatedItem struct {
+	DocumentID string `dynamodbav:"document_id"`
+	InForce    string `dynamodbav:"in_force"`
+	Active     string `dynamodbav:"active"`
 }
 
 type outcomeItem struct {
@@ -43,14 +50,39 @@ func newVerificationItem(ns domain.Namespace, lang string, v Verification, store
 	return verificationItem{PK: pk, SK: sk, Checked: v.Checked, Confirmed: v.Confirmed, Missing: v.Missing,
 		Errors: v.Errors, VerifiedAt: v.VerifiedAt, Complete: v.Complete, NotIndexed: outcomeItems(v.NotIndexed),
 		Failed: outcomeItems(v.Failed), DurationMs: v.DurationMs, CorpusFingerprint: v.CorpusFingerprint,
+		Outdated: outdatedItems(v.Outdated),
 		StoredAt: stored.Format(time.RFC3339Nano), ExpiresAt: epochCeil(stored.Add(VerificationTTL))}
 }
 
 func (it verificationItem) verification() Verification {
 	return Verification{VerificationResult: domain.VerificationResult{Checked: it.Checked, Confirmed: it.Confirmed,
 		Missing: it.Missing, Errors: it.Errors, VerifiedAt: it.VerifiedAt, Complete: it.Complete,
-		NotIndexed: outcomes(it.NotIndexed), Failed: outcomes(it.Failed), DurationMs: it.DurationMs},
+		NotIndexed: outcomes(it.NotIndexed), Failed: outcomes(it.Failed), DurationMs: it.DurationMs,
+		Outdated: outdatedSources(it.Outdated)},
 		CorpusFingerprint: it.CorpusFingerprint}
+}
+
+// outdatedItems and outdatedSources keep nil as nil, as outcomeItems does.
+func outdatedItems(in []domain.OutdatedSource) []outdatedItem {
+	if in == nil {
+		return nil
+	}
+	out := make([]outdatedItem, len(in))
+	for i, o := range in {
+		out[i] = outdatedItem(o)
+	}
+	return out
+}
+
+func outdatedSources(in []outdatedItem) []domain.OutdatedSource {
+	if in == nil {
+		return nil
+	}
+	out := make([]domain.OutdatedSource, len(in))
+	for i, o := range in {
+		out[i] = domain.OutdatedSource(o)
+	}
+	return out
 }
 
 // outcomeItems and outcomes keep nil as nil, so that the item is as it was written.

@@ -229,7 +229,7 @@ func (p *Parts) Status(side domain.SidecarHealth) (*status.Service, error) {
 	cfg := p.Config
 	return status.New(p.Corpus, p.Provider, verifier, p.Records, status.Options{Namespace: p.Namespace(),
 		Concurrency: cfg.VerifyConcurrency, RequestTimeout: cfg.RAGcoreTimeout, Budget: cfg.VerifyBudget,
-		Metrics: p.Metrics, Sidecar: side, NegativeTTL: cfg.VerifyNegativeTTL}, p.Log), nil
+		Metrics: p.Metrics, Sidecar: side, NegativeTTL: cfg.VerifyNegativeTTL, Now: p.Now, TimeZone: cfg.Zone()}, p.Log), nil
 }
 
 // Sync builds the sync service (POST /sync, POST /sync-reports, the schedule).
