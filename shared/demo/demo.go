@@ -194,10 +194,8 @@ func (p *Provider) VerifySource(ctx context.Context, _ port.Call, lang, document
 	}
 	held := false
 	switch {
-	case p.epochs != nil:
-		held = p.corpus.Versions(lang, documentID) != nil
 	case p.ix == nil:
-		held = p.corpus.Document(lang, documentID) != nil
+		held = p.corpus.Versions(lang, documentID) != nil
 	default:
 		held = p.ix.Lang(lang).DocIndex(documentID) >= 0
 	}

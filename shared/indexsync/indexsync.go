@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ type Service struct {
 	ns       domain.Namespace
 	log      *slog.Logger
 	now      func() time.Time
+	loc      *time.Location
 	budget   time.Duration
 }
 
@@ -46,7 +48,23 @@ type Service struct {
 func New(corpus *knowledge.Corpus, provider port.ManifestSyncer, reports Reports, st Verifications,
 	ns domain.Namespace, log *slog.Logger) *Service {
 	return &Service{corpus: corpus, provider: provider, reports: reports, status: st, ns: ns, log: log, now: time.Now,
-		budget: HTTPBudget}
+		loc: time.UTC, budget: HTTPBudget}
+}
+
+// WithClock sets the clock and the zone in which a version's effective date begins
+// (KNOWLEDGE_TIME_ZONE): the manifest is the versions in force today there.
+func (s *Service) WithClock(now func() time.Time, loc *time.Location) *Service {
+	s.now, s.loc = now, loc
+	return s
+}
+
+// today is the corpus as it stands today: the versions in force.
+func (s *Service) today() *knowledge.Corpus { return s.corpus.On(knowledge.Today(s.now(), s.loc)) }
+
+// ref is the manifest entry of a procedure version.
+func ref(d *knowledge.Document) port.DocumentRef {
+	return port.DocumentRef{DocumentID: d.ID, Language: d.Language, Title: d.Title, Version: d.Version,
+		EffectiveDate: d.EffectiveDate, Category: d.Category, SHA256: d.SHA256, Content: d.Raw}
 }
 
 // WithBudget replaces HTTPBudget (tests).
@@ -69,16 +87,18 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (do
 	langs := []string{language}
 	if language == "all" {
 		langs = knowledge.Languages
-	} else if s.corpus.Documents(language) == nil {
+	} else if !slices.Contains(knowledge.Languages, language) {
 		return domain.Run{}, domain.ErrUnsupportedLanguage
 	}
+	// The manifest is the version in force of each procedure: a version written ahead is
+	// published on its day (see Refresh), never before.
+	corpus := s.today()
 	run := domain.Run{RunID: "sync-" + s.now().UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:8])}
 	for _, lang := range langs {
-		docs := s.corpus.Documents(lang)
+		docs := corpus.Documents(lang)
 		refs := make([]port.DocumentRef, 0, len(docs))
 		for _, d := range docs {
-			refs = append(refs, port.DocumentRef{DocumentID: d.ID, Language: lang, Title: d.Title, Version: d.Version,
-				EffectiveDate: d.EffectiveDate, Category: d.Category, SHA256: d.SHA256, Content: d.Raw})
+			refs = append(refs, ref(d))
 		}
 		res, err := s.provider.SyncManifest(ctx, call, refs)
 		if err != nil {
@@ -99,7 +119,7 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (do
 // Report stores a sync report: once per (run_id, language), and as the newest of its language
 // only when no newer one is stored.
 func (s *Service) Report(ctx context.Context, call port.Call, in domain.SyncReport) (domain.ReportResult, error) {
-	if s.corpus.Documents(in.Language) == nil {
+	if !slices.Contains(knowledge.Languages, in.Language) {
 		return domain.ReportResult{}, domain.ErrUnsupportedLanguage
 	}
 	r := in
@@ -129,20 +149,76 @@ type RefreshResult struct {
 	Confirmed int    `json:"confirmed"`
 	Errors    int    `json:"errors"`
 	Complete  bool   `json:"complete"`
+	// Switched are the documents whose version in force the run published because the
+	// provider served another (a version that took effect, or a withdrawn one); SwitchFailed
+	// those whose upload failed, to be tried again by the next run.
+	Switched     []Switched           `json:"switched"`
+	SwitchFailed []domain.SyncFailure `json:"switch_failed,omitempty"`
+	// Outdated is how many sources the provider still serves in another version after the run.
+	Outdated int `json:"outdated"`
+}
+
+// Switched is a document the scheduled run switched to its version in force.
+type Switched struct {
+	DocumentID    string `json:"document_id"`
+	Version       string `json:"version"`
+	EffectiveDate string `json:"effective_date"`
+	// From is the version the provider served before; "" when it held none.
+	From string `json:"from"`
 }
 
 // Refresh verifies every language now and caches the complete results, one language after the
-// other so that the concurrency bound holds for the whole run.
+// other so that the concurrency bound holds for the whole run. A source the provider serves in
+// another version than the one in force (verification.outdated) is uploaded in its version in
+// force, so that a version is published on the day it takes effect; the language is then
+// verified again. A source already current is never uploaded: a run that finds nothing to
+// switch sends nothing, and a second run on the same day switches nothing again.
 func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
 	out := make([]RefreshResult, 0, len(knowledge.Languages))
+	corpus := s.today()
 	for _, lang := range knowledge.Languages {
 		v, err := s.status.Refresh(ctx, lang, call)
 		if err != nil {
 			s.log.ErrorContext(ctx, "refresh failed", "language", lang, "error", port.SafeError(err))
 			continue
 		}
-		out = append(out, RefreshResult{Language: lang, Checked: v.Checked, Confirmed: v.Confirmed, Errors: v.Errors,
-			Complete: v.Complete})
+		res := RefreshResult{Language: lang, Switched: []Switched{}}
+		if len(v.Outdated) > 0 {
+			s.switchVersions(ctx, call, corpus, lang, v.Outdated, &res)
+			if len(res.Switched) > 0 {
+				if again, err := s.status.Refresh(ctx, lang, call); err == nil {
+					v = again
+				}
+			}
+		}
+		res.Checked, res.Confirmed, res.Errors, res.Complete, res.Outdated = v.Checked, v.Confirmed, v.Errors, v.Complete, len(v.Outdated)
+		out = append(out, res)
 	}
 	return out
+}
+
+// switchVersions uploads the version in force of each outdated source, one upload per
+// document so that the report names each one switched.
+func (s *Service) switchVersions(ctx context.Context, call port.Call, corpus *knowledge.Corpus, lang string,
+	outdated []store.OutdatedSource, res *RefreshResult) {
+	for _, o := range outdated {
+		d := corpus.Document(lang, o.DocumentID)
+		if d == nil || d.Version != o.InForce {
+			continue // the day turned during the run: the next run sees it
+		}
+		r, err := s.provider.SyncManifest(ctx, call, []port.DocumentRef{ref(d)})
+		switch {
+		case err != nil:
+			res.SwitchFailed = append(res.SwitchFailed, domain.SyncFailure{DocumentID: d.ID, Reason: port.ErrorClass(err)})
+		case len(r.Failed) > 0:
+			res.SwitchFailed = append(res.SwitchFailed, r.Failed...)
+		case r.Uploaded > 0:
+			res.Switched = append(res.Switched, Switched{DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+				From: o.Active})
+		}
+	}
+	if len(res.Switched) > 0 || len(res.SwitchFailed) > 0 {
+		s.log.InfoContext(ctx, "versions switched", "correlation_id", call.CorrelationID, "language", lang,
+			"provider", s.provider.Name(), "switched", res.Switched, "failed", res.SwitchFailed)
+	}
 }

@@ -234,7 +234,7 @@ func (p *Parts) Status(side domain.SidecarHealth) (*status.Service, error) {
 
 // Sync builds the sync service (POST /sync, POST /sync-reports, the schedule).
 func (p *Parts) Sync(st *status.Service) *indexsync.Service {
-	return indexsync.New(p.Corpus, p.Provider, p.Records, st, p.Namespace(), p.Log)
+	return indexsync.New(p.Corpus, p.Provider, p.Records, st, p.Namespace(), p.Log).WithClock(p.Now, p.Config.Zone())
 }
 
 // Lookup builds the lookup service (POST /lookup, POST /ask, GET /invocations/{id}) with the
