@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
@@ -73,7 +74,14 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 // NewFunction builds every service the way function's main builds its parts ("" for all): the
 // index only where it is read (wire.New), the sidecar for a lookup.
 func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function string) (*App, error) {
-	p, err := wire.New(ctx, cfg, out, wire.Needs{Index: function == "" || function == FunctionLookup, Raw: function == "" || function == FunctionSync})
+	return NewFunctionAt(ctx, cfg, out, function, nil)
+}
+
+// NewFunctionAt is NewFunction with the clock that tells today, whose procedure versions are in
+// force (nil: time.Now).
+func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, function string, now func() time.Time) (*App, error) {
+	p, err := wire.New(ctx, cfg, out, wire.Needs{Index: function == "" || function == FunctionLookup,
+		Raw: function == "" || function == FunctionSync, Clock: now})
 	if err != nil {
 		return nil, err
 	}

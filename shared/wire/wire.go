@@ -62,7 +62,7 @@ type Parts struct {
 	// asks for one; nil with Index.
 	Index  *lexical.Index
 	Epochs *lexical.Epochs
-	// Now is the clock that tells today (time.Now; tests replace it before building services).
+	// Now is the clock that tells today (Needs.Clock).
 	Now func() time.Time
 	// Provider is the knowledge provider every service uses.
 	Provider  Provider
@@ -83,6 +83,8 @@ type Needs struct {
 	// Raw: the procedure files' bytes, which manifest sync sends (the sync function, the local
 	// API). Without the index they are always kept.
 	Raw bool
+	// Clock tells today, whose versions are in force (nil: time.Now; tests set a day).
+	Clock func() time.Time
 }
 
 // New builds the parts. The corpus and, when needs.Index is set, its analysed index come from
@@ -90,7 +92,10 @@ type Needs struct {
 // functions load the procedures alone. out receives logs and metrics (stdout in Lambda).
 func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*Parts, error) {
 	p := &Parts{Config: cfg, Log: obs.NewLogger(out, cfg.LogLevel, cfg.FunctionName), start: time.Now(), gcPercent: -1,
-		Now: time.Now}
+		Now: needs.Clock}
+	if p.Now == nil {
+		p.Now = time.Now
+	}
 	if cfg.MemoryLimitBytes > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimitBytes)
 		// Loading the index allocates a few MB that all stay live: collecting during the cold
