@@ -1,0 +1,65 @@
+package lexical_test
+
+import (
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
+	c, _ := testutil.LoadVersioned(t)
+	e := lexical.NewEpochs(c, nil, nil, 2)
+	days := []string{"2026-12-31", "2027-01-02", "2027-01-12", "2027-03-01"} // four sets in force
+	for _, d := range days {
+		ep := e.At(d)
+		if ep.Corpus.Day() != d || ep.Index.Lang("en") == nil {
+			t.Fatalf("%s: epoch of day %q", d, ep.Corpus.Day())
+		}
+		if got := ep.Corpus.Document("en", "access-failure").Version; got != c.InForce("en", "access-failure", d).Version {
+			t.Errorf("%s: access-failure %s", d, got)
+		}
+	}
+	if n := e.Builds(); n != 4 {
+		t.Errorf("%d builds for four sets, want 4", n)
+	}
+	e.At("2027-03-02") // the last set, kept
+	e.At("2027-01-13") // the third, kept
+	if n := e.Builds(); n != 4 {
+		t.Errorf("%d builds after asking for kept sets, want 4", n)
+	}
+	e.At("2026-12-30") // the first, dropped as only two are kept
+	if n := e.Builds(); n != 5 {
+		t.Errorf("%d builds after asking for a dropped set, want 5", n)
+	}
+}
+
+func TestEpochsReuseTheIndexGivenForItsSet(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := lexical.Build(c)
+	e := lexical.NewEpochs(c, c, ix, lexical.DefaultEpochs)
+	if e.At("2026-12-04").Index != ix || e.Builds() != 0 {
+		t.Error("the index given for today's set was analysed again")
+	}
+	if e.At("2026-01-01").Index == ix || e.Builds() != 1 {
+		t.Error("a day before the corpus's effective dates was served from the index of another set")
+	}
+}
+
+// BenchmarkEpochBuild is what the first lookup of a new set of versions in force costs: the
+// embedded corpus's 22 files analysed.
+func BenchmarkEpochBuild(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e := lexical.NewEpochs(c, nil, nil, 1)
+		e.At("2026-12-04")
+	}
+}
