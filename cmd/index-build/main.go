@@ -55,6 +55,13 @@ func run(dir, out string) error {
 		}
 		return err
 	}
+	if c.Versioned() {
+		// A prebuilt index holds one set of versions in force; a corpus with versions on file
+		// is parsed at every cold start instead (knowledge.ErrVersioned), so an index written
+		// here would never be used.
+		return fmt.Errorf("the corpus holds procedure versions (<id>@<version>.md): it is parsed at start, " +
+			"and no prebuilt index is written; remove any old index.bin from the folder")
+	}
 	b := lexical.Encode(lexical.Build(c), c)
 	if old, err := os.ReadFile(out); err == nil && string(old) == string(b) {
 		fmt.Printf("%s is up to date (%d bytes)\n", out, len(b))
