@@ -166,6 +166,18 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 	}
 	valid := outputValidator(t, tools.Tools)
 
+	// as_of: a day echoed, and anything but an ISO date refused naming it, as POST /lookup does.
+	for _, tool := range []string{mcp.ToolLookup, mcp.ToolAsk} {
+		res := callTool(t, cs, tool, map[string]any{"question": grounded, "as_of": "2026-06-01"})
+		valid(tool, res)
+		if got := res.StructuredContent.(map[string]any)["as_of"]; res.IsError || got != "2026-06-01" {
+			t.Errorf("%s as_of: isError %v, as_of %v", tool, res.IsError, got)
+		}
+		if code, _, field := toolError(t, callTool(t, cs, tool, map[string]any{"question": grounded, "as_of": "2026-02-30"})); code != "invalid_request" || field != "as_of" {
+			t.Errorf("%s as_of 2026-02-30: %s %s", tool, code, field)
+		}
+	}
+
 	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
 	if res.IsError {
 		t.Fatalf("lookup: %+v", res.Content)
