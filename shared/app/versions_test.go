@@ -15,6 +15,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
@@ -55,7 +56,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 		h.ServeHTTP(w, req)
 		return w.Code, w.Body.Bytes()
 	}
-	lookup := func(body string) retrieval.Result {
+	find := func(body string) retrieval.Result {
 		t.Helper()
 		code, b := send(http.MethodPost, "/lookup", "knowledge:read", body)
 		var res retrieval.Result
@@ -66,7 +67,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 	}
 
 	unlock := `"question":"How many remote unlock attempts are allowed when the digital key does not open the car?","language":"en"`
-	res := lookup("{" + unlock + "}")
+	res := find("{" + unlock + "}")
 	outdated := 0
 	for _, b := range res.EvidenceBlocks {
 		switch {
@@ -85,7 +86,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 
 	// The trace says which day and which versions answered.
 	code, b := send(http.MethodGet, "/invocations/"+res.InvocationID, "knowledge:read", "")
-	var tr retrieval.Trace
+	var tr lookup.Trace
 	if err := json.Unmarshal(b, &tr); err != nil || code != http.StatusOK {
 		t.Fatalf("invocation: %d %s", code, b)
 	}
@@ -99,7 +100,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 	}
 
 	// as_of before the switch: the old version, and nothing outdated.
-	res = lookup("{" + unlock + `,"as_of":"2026-12-31"}`)
+	res = find("{" + unlock + `,"as_of":"2026-12-31"}`)
 	for _, b := range res.EvidenceBlocks {
 		if b.Outdated || (b.DocumentID == "access-failure" && b.Version != "1.4") {
 			t.Errorf("as_of 2026-12-31: %s %s outdated %v", b.DocumentID, b.Version, b.Outdated)
@@ -110,7 +111,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 	}
 
 	// The coming damage-procedure 1.4 is announced, not served.
-	res = lookup(`{"question":"There is a deep scratch and a dent on the rear door, how do I report the damage?","language":"en"}`)
+	res = find(`{"question":"There is a deep scratch and a dent on the rear door, how do I report the damage?","language":"en"}`)
 	announced := false
 	for _, b := range res.EvidenceBlocks {
 		if b.DocumentID == "damage-procedure" && !b.Outdated {

@@ -200,7 +200,7 @@ func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
 // switchVersions uploads the version in force of each outdated source, one upload per
 // document so that the report names each one switched.
 func (s *Service) switchVersions(ctx context.Context, call port.Call, corpus *knowledge.Corpus, lang string,
-	outdated []store.OutdatedSource, res *RefreshResult) {
+	outdated []domain.OutdatedSource, res *RefreshResult) {
 	for _, o := range outdated {
 		d := corpus.Document(lang, o.DocumentID)
 		if d == nil || d.Version != o.InForce {
