@@ -184,6 +184,7 @@ var volatile = map[string]*regexp.Regexp{
 	"expires_at":    regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+Z$`),
 	"verified_at":   regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+Z$`),
 	"run_id":        regexp.MustCompile(`^(sync-\d{8}T\d{6}Z-[a-z2-7]{8}|n8n-run-.*)$`),
+	"as_of":         regexp.MustCompile(`^\d{4}-\d\d-\d\d$`), // today, unless the request named the day
 	"duration_ms":   regexp.MustCompile(`^[0-9.]+$`),
 	"l0":            regexp.MustCompile(`^[0-9.]+$`), // latency_ms's; retrieval's l0 is an object
 	"l1":            regexp.MustCompile(`^[0-9.]+$`),
