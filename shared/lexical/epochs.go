@@ -23,15 +23,19 @@ type Epochs struct {
 	corpus *knowledge.Corpus // every version
 	max    int
 
-	mu    sync.Mutex
-	cache []*Epoch // most recently used first
+	mu       sync.Mutex
+	cache    []*Epoch // most recently used first
+	building map[string]*epochBuild
+	// analyse admits one analysis at a time, so that requests for many uncached days cost one
+	// analysis's CPU and memory at a time, never one each at once.
+	analyse sync.Mutex
 	// builds counts the epochs analysed since start (the one given to NewEpochs aside).
 	builds atomic.Int64
 }
 
-// DefaultEpochs is how many analysed epochs Epochs keeps: today's, yesterday's set for an audit,
-// a coming one being prepared, and one more.
-const DefaultEpochs = 4
+// DefaultEpochs is how many analysed epochs Epochs keeps: today's, the sets an audit or a
+// coming change asks for, each about 4 MB on the embedded corpus.
+const DefaultEpochs = 8
 
 // NewEpochs returns the epochs of corpus (every version on file). ix, when not nil, is the index
 // already analysed for the documents of on (a view of corpus, or corpus itself when it holds no
@@ -56,29 +60,56 @@ func (e *Epochs) Corpus() *knowledge.Corpus { return e.corpus }
 // Builds counts the epochs analysed since start.
 func (e *Epochs) Builds() int64 { return e.builds.Load() }
 
-// At returns the epoch of day (an ISO date), analysing it when it is not kept. Lookups of other
-// days wait while one is analysed (tens of milliseconds, once per set in force).
+// epochBuild is an analysis under way; lookups of its day wait for it (done) instead of starting
+// their own.
+type epochBuild struct {
+	done chan struct{}
+	ep   *Epoch
+}
+
+// At returns the epoch of day (an ISO date), analysing it when it is not kept (tens of
+// milliseconds on the embedded corpus, once per set in force). Only lookups of a day being
+// analysed wait for it; a kept epoch is returned at once while another is analysed.
 func (e *Epochs) At(day string) *Epoch {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.corpus == nil {
 		return e.cache[0]
 	}
 	key := e.corpus.InForceKey(day)
+	e.mu.Lock()
 	for i, ep := range e.cache {
 		if ep.key == key {
 			copy(e.cache[1:i+1], e.cache[:i])
 			e.cache[0] = ep
+			e.mu.Unlock()
 			return ep
 		}
 	}
+	if b := e.building[key]; b != nil {
+		e.mu.Unlock()
+		<-b.done
+		return b.ep
+	}
+	b := &epochBuild{done: make(chan struct{})}
+	if e.building == nil {
+		e.building = map[string]*epochBuild{}
+	}
+	e.building[key] = b
+	e.mu.Unlock()
+
+	e.analyse.Lock()
 	on := e.corpus.On(day)
-	ep := &Epoch{Corpus: on, Index: Build(on), key: key}
+	b.ep = &Epoch{Corpus: on, Index: Build(on), key: key}
+	e.analyse.Unlock()
 	e.builds.Add(1)
+
+	e.mu.Lock()
+	delete(e.building, key)
 	if len(e.cache) < e.max {
 		e.cache = append(e.cache, nil)
 	}
 	copy(e.cache[1:], e.cache)
-	e.cache[0] = ep
-	return ep
+	e.cache[0] = b.ep
+	e.mu.Unlock()
+	close(b.done)
+	return b.ep
 }

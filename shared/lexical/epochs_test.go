@@ -1,6 +1,7 @@
 package lexical_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -32,6 +33,31 @@ func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
 	e.At("2026-12-30") // the first, dropped as only two are kept
 	if n := e.Builds(); n != 5 {
 		t.Errorf("%d builds after asking for a dropped set, want 5", n)
+	}
+}
+
+// TestEpochsAnalyseADayOnce: lookups of one uncached day at once share one analysis, and every
+// one of them gets it.
+func TestEpochsAnalyseADayOnce(t *testing.T) {
+	c, _ := testutil.LoadVersioned(t)
+	e := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs)
+	var wg sync.WaitGroup
+	got := make([]*lexical.Epoch, 16)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = e.At("2027-01-02")
+		}()
+	}
+	wg.Wait()
+	if n := e.Builds(); n != 1 {
+		t.Errorf("%d analyses for one day asked 16 times at once, want 1", n)
+	}
+	for i, ep := range got {
+		if ep == nil || ep != got[0] {
+			t.Fatalf("lookup %d got epoch %p, the first %p", i, ep, got[0])
+		}
 	}
 }
 
