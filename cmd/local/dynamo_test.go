@@ -29,7 +29,9 @@ func TestMain(m *testing.M) { ddbtest.Main(m) }
 func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	local, client := ddbtest.Local(t)
 	table := ddbtest.NewTable(t, "e2e-traces")
-	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table)
+	// The test reads the trace from the table: DynamoDB Local on a loaded machine may take longer
+	// than the deployed trace wait (the guard's own tests cover the wait).
+	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table, "DYNAMODB_TRACE_WAIT_MS=5000")
 	question := "Kunde meldet Kratzer und eine Delle an der Fahrertür nach dem Parken"
 	status, body := post(t, l.base+"/lookup", `{"question":"`+question+`","language":"de"}`)
 	if status != 200 {
