@@ -170,7 +170,8 @@ type Switched struct {
 // Refresh verifies every language now and caches the complete results, one language after the
 // other so that the concurrency bound holds for the whole run. A source the provider serves in
 // another version than the one in force (verification.outdated) is uploaded in its version in
-// force, so that a version is published on the day it takes effect; the language is then
+// force, so that a version is published on the day it takes effect (a procedure's first version
+// too, when RAGcore holds none of it: takingEffect); the language is then
 // verified again. A source already current is never uploaded: a run that finds nothing to
 // switch sends nothing, and a second run on the same day switches nothing again.
 func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
@@ -183,8 +184,8 @@ func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
 			continue
 		}
 		res := RefreshResult{Language: lang, Switched: []Switched{}}
-		if len(v.Outdated) > 0 {
-			s.switchVersions(ctx, call, corpus, lang, v.Outdated, &res)
+		if due := slices.Concat(v.Outdated, takingEffect(corpus, lang, v.VerificationResult)); len(due) > 0 {
+			s.switchVersions(ctx, call, corpus, lang, due, &res)
 			if len(res.Switched) > 0 {
 				if again, err := s.status.Refresh(ctx, lang, call); err == nil {
 					v = again
@@ -193,6 +194,23 @@ func (s *Service) Refresh(ctx context.Context, call port.Call) []RefreshResult {
 		}
 		res.Checked, res.Confirmed, res.Errors, res.Complete, res.Outdated = v.Checked, v.Confirmed, v.Errors, v.Complete, len(v.Outdated)
 		out = append(out, res)
+	}
+	return out
+}
+
+// takingEffect are the sources RAGcore does not hold whose version in force took effect today or
+// yesterday (a run just before midnight may have missed it): a procedure published for the first
+// time on its day. A source missing for longer is the sync workflow's to upload (POST /sync), not
+// the schedule's, which only publishes versions on their day.
+func takingEffect(corpus *knowledge.Corpus, lang string, v domain.VerificationResult) []domain.OutdatedSource {
+	var out []domain.OutdatedSource
+	day := corpus.Day()
+	for _, n := range v.NotIndexed {
+		d := corpus.Document(lang, n.DocumentID)
+		if n.Reason != "missing" || d == nil || (d.EffectiveDate != day && d.EffectiveDate != knowledge.AddDays(day, -1)) {
+			continue
+		}
+		out = append(out, domain.OutdatedSource{DocumentID: d.ID, InForce: d.Version})
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
@@ -162,5 +163,34 @@ func TestScheduledRunSwitchesAVersionOnItsDayOnce(t *testing.T) {
 				t.Errorf("uploads after the second run: %v, want the two of the first", u)
 			}
 		})
+	}
+}
+
+// A procedure whose first version takes effect is published by the schedule on its day, once;
+// before its day it is neither uploaded nor counted as missing.
+func TestScheduledRunPublishesANewProcedureOnItsDay(t *testing.T) {
+	r := newVersionRig(t, stores["memory"](t))
+	r.at(t, knowledge.AddDays(testutil.AheadDay, -1), 12, 0)
+	r.sync.Refresh(context.Background(), scheduler)
+	for _, u := range r.uploads() {
+		if strings.Contains(u, testutil.AheadID) {
+			t.Fatalf("uploaded %s before its day", u)
+		}
+	}
+	r.at(t, testutil.AheadDay, 0, 5)
+	for _, res := range r.sync.Refresh(context.Background(), scheduler) {
+		var published bool
+		for _, s := range res.Switched {
+			published = published || (s.DocumentID == testutil.AheadID && s.Version == "1.0" && s.From == "")
+		}
+		if !published || !res.Complete {
+			t.Errorf("on its day, %s: %+v, want %s 1.0 published from nothing", res.Language, res, testutil.AheadID)
+		}
+	}
+	n := len(r.uploads())
+	r.at(t, testutil.AheadDay, 0, 10)
+	r.sync.Refresh(context.Background(), scheduler)
+	if again := len(r.uploads()); again != n {
+		t.Errorf("a second run on the day uploaded %d more", again-n)
 	}
 }
