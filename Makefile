@@ -12,7 +12,7 @@ DDB_DIR   := tools/dynamodb-local
 MCP_CLIENT_DIR := tools/mcp-client
 REDOCLY_DIR := tools/redocly
 
-.PHONY: local test lint load bench bench-compare bench-test eval calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench bench-compare bench-test eval golden calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -142,6 +142,16 @@ EVAL_SETS := natural-dev natural-dev2 natural-dev3 natural-dev4 natural-dev5 nat
 	confusable-dev confusable-holdout
 eval:
 	$(GO) run ./cmd/evaluate $(EVAL_FLAGS) $(addprefix eval/,$(addsuffix .yaml,$(EVAL_SETS)))
+
+## golden: every question of every evaluation set (YAML and JSON Lines) through Lookup and Ask on
+## the demo provider with and without the language field and on the ideal and realistic semantic
+## stand-ins (cmd/golden), one JSON line per question written to GOLDEN (default golden.jsonl),
+## invocation ids and latencies left out; GOLDEN_BASE=<an earlier recording> compares the two byte
+## for byte. A refactoring records on its base commit, then compares after each step.
+GOLDEN ?= golden.jsonl
+golden:
+	$(GO) run ./cmd/golden -o $(GOLDEN) eval/*.yaml eval/*.jsonl
+	@if [ -n "$(GOLDEN_BASE)" ]; then cmp $(GOLDEN_BASE) $(GOLDEN) && echo "$(GOLDEN): identical to $(GOLDEN_BASE)"; fi
 
 ## calibrate: precision and recall of `grounded` over a grid of L1_GROUNDED_COSINE and
 ## L1_SUPPORTED_COSINE, and a recommended pair (docs/operations.md), on eval/calibrate-*.jsonl and
