@@ -190,7 +190,7 @@ func (f *termFilter) has(t lexical.Term) bool {
 }
 
 // minGenericDocs is the fewest procedures (of a language) in which a front-matter term can be
-// generic, named by most of them (see l0).
+// generic, named by most of them (see resolveTerms).
 const minGenericDocs = 3
 
 // partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
@@ -210,136 +210,169 @@ const partialWeight = 0.5
 // strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
 // The matches live in sc: they are valid until sc is released.
 func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (lookup.L0Hints, []l0Match) {
-	// The question's terms the index holds, in question order, with their weights (a term only
-	// a synonym gives weighs less).
-	query, weight, via := slices.Grow(sc.query[:0], len(strs)), sc.weight, sc.via
-	qw := slices.Grow(sc.qw[:0], len(strs))
+	q := l0Query{l: l, sc: sc}
+	q.resolveTerms(words, strs, weights)
+	hits := l.PhraseHits(sc.query)
+	q.phraseHits(hits)
+	hits.Release()
+	matches := q.wholePhraseDocuments()
+	acc := q.partialMatches()
+	matches = leadingOrTop(matches, acc, sections)
+	acc.Release()
+	sc.matches = matches
+	q.partialEvidence(matches)
+	for i := range matches[:min(len(matches), sections)] {
+		matches[i].passage = l.BestSection(matches[i].doc, sc.query)
+	}
+	q.hints.Domains = strongDomains(l, leading(matches))
+	return q.hints, matches
+}
+
+// l0Query is one question's match against a language's front matter, made in steps: resolve
+// the terms, find the phrases they hit, match the documents with a whole phrase or a matching
+// title, then the documents they match only partially, then the partial matches' evidence. Its
+// lists live in the scratch sc.
+type l0Query struct {
+	l  *lexical.Lang
+	sc *l0Scratch
+	// viaTerms holds every term of sc.via, which is asked about every word of every phrase the
+	// question holds whole.
+	viaTerms termFilter
+	hints    lookup.L0Hints
+}
+
+// resolveTerms finds the question's terms the index holds, in question order, with their
+// weights (a term only a synonym gives weighs less) in sc.query, sc.qw and sc.weight; the
+// synonym rule behind each term only a synonym gives in sc.via; every synonym's term in sc.alts;
+// and, for a question term that is part of a synonym term of several words, how many words
+// that term has in sc.span (see subsumed).
+func (q *l0Query) resolveTerms(words []textproc.Group, strs []string, weights map[string]float64) {
+	l, sc := q.l, q.sc
+	sc.query, sc.qw = slices.Grow(sc.query[:0], len(strs)), slices.Grow(sc.qw[:0], len(strs))
 	for _, s := range strs {
 		if t, ok := l.Lookup(s); ok {
-			query = append(query, t)
+			sc.query = append(sc.query, t)
 			x := cmp.Or(weights[s], 1)
-			weight[t] = x
+			sc.weight[t] = x
 			sc.weighed.add(t)
 			// A term most procedures' front matter names ("customer", "vehicle", "Kunde",
 			// "Fahrzeug") is generic: it tells no procedure from another, so it adds nothing to a
 			// document's L0 weight, and a document it alone matches is no L0 match. In a corpus
 			// of fewer than minGenericDocs procedures no term is: there every term of one
 			// procedure's front matter is in "most" of them.
-			qw = append(qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
+			sc.qw = append(sc.qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
 				generic: len(l.Docs) >= minGenericDocs && 2*len(l.FrontDocs(t)) > len(l.Docs)})
 		}
 	}
-	sc.query, sc.qw = query, qw
-	// weightOf returns a question term's weight; false for a term the question does not hold.
-	weightOf := func(t lexical.Term) (float64, bool) {
-		if !sc.weighed.has(t) {
-			return 0, false
-		}
-		w, ok := weight[t]
-		return w, ok
-	}
-	// via names the question's term behind each term that only a synonym gives; alts holds
-	// every synonym's term.
-	alts, span := sc.alts, sc.span
-	// viaTerms holds every term of via, which is asked about every word of every phrase the
-	// question holds whole.
-	var viaTerms termFilter
 	for _, g := range words {
 		for _, a := range g.Alts {
 			if t, ok := l.Lookup(a.Term); ok {
-				alts[t] = true
+				sc.alts[t] = true
 			}
 			if _, ok := weights[a.Term]; !ok {
 				continue
 			}
 			if t, ok := l.Lookup(a.Term); ok {
-				if _, seen := via[t]; !seen {
-					via[t] = a.Rule
-					viaTerms.add(t)
+				if _, seen := sc.via[t]; !seen {
+					sc.via[t] = a.Rule
+					q.viaTerms.add(t)
 				}
 			}
 		}
 	}
-	// span is, for a question term that is part of a synonym term of several words, how many
-	// words that term has (see subsumed).
 	for _, g := range words {
 		if g.Span > 1 {
 			if t, ok := l.Lookup(g.Term); ok {
-				span[t] = max(span[t], g.Span)
+				sc.span[t] = max(sc.span[t], g.Span)
 			}
 		}
 	}
-	// viaHas is via[t], the map asked only when viaTerms holds t.
-	viaHas := func(t lexical.Term) (string, bool) {
-		if !viaTerms.has(t) {
-			return "", false
-		}
-		r, ok := via[t]
-		return r, ok
+}
+
+// weightOf returns a question term's weight; false for a term the question does not hold.
+func (q *l0Query) weightOf(t lexical.Term) (float64, bool) {
+	if !q.sc.weighed.has(t) {
+		return 0, false
 	}
-	// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a longer
-	// synonym term that reads them otherwise (none of them is among the synonyms' words): in
-	// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
-	// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
-	subsumed := func(terms []lexical.Term) bool {
-		if len(terms) < 2 || len(span) == 0 {
-			// One word inside a longer term is mostly what it is about; and with no term of
-			// several words in the question, no phrase is inside one.
-			return false
-		}
-		for _, t := range terms {
-			if _, syn := viaHas(t); syn || span[t] <= len(terms) || alts[t] {
-				return false
-			}
-		}
-		return true
-	}
-	// synonym returns the rule behind the first of terms that only a synonym gives.
-	synonym := func(terms []lexical.Term) (string, bool) {
-		for _, t := range terms {
-			if r, ok := viaHas(t); ok {
-				return r, true
-			}
-		}
+	w, ok := q.sc.weight[t]
+	return w, ok
+}
+
+// via returns the synonym rule behind a term that only a synonym gives.
+func (q *l0Query) via(t lexical.Term) (string, bool) {
+	if !q.viaTerms.has(t) {
 		return "", false
 	}
-	// Phrase hits, through the inverted phrase index: a keyword, entity or category phrase
-	// matches when the question holds all of its words; a title may match when the question
-	// holds any of them. Only the documents of such phrases are matched phrase by phrase below;
-	// every other document whose front matter holds a question term matches partially, with a
-	// weight accumulated over the front-matter index. The cost follows the postings of the
-	// question's terms, not the corpus.
-	hits := l.PhraseHits(query)
-	defer hits.Release()
-	// A keyword, entity or category phrase the question holds whole makes its document a phrased
-	// one. A title never counts as whole (it matches by weight below), and titleHeld tells
-	// whether it makes its document a phrased one: only when it matches (the question holds at
-	// least half of its IDF weight, as below): a document whose title the question cannot match
-	// and that has no whole phrase gets the same weight from the front-matter postings, and a
-	// common title word would otherwise send thousands of documents through the loop below.
-	titleHeld := func(doc int) bool {
-		want := l.TitleIDF(doc)
-		if want <= 0 {
+	r, ok := q.sc.via[t]
+	return r, ok
+}
+
+// synonym returns the rule behind the first of terms that only a synonym gives.
+func (q *l0Query) synonym(terms []lexical.Term) (string, bool) {
+	for _, t := range terms {
+		if r, ok := q.via(t); ok {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a
+// longer synonym term that reads them otherwise (none of them is among the synonyms' words): in
+// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
+// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
+func (q *l0Query) subsumed(terms []lexical.Term) bool {
+	if len(terms) < 2 || len(q.sc.span) == 0 {
+		// One word inside a longer term is mostly what it is about; and with no term of
+		// several words in the question, no phrase is inside one.
+		return false
+	}
+	for _, t := range terms {
+		if _, syn := q.via(t); syn || q.sc.span[t] <= len(terms) || q.sc.alts[t] {
 			return false
 		}
-		var have float64
-		for _, t := range l.Front(doc).Title() {
-			if x, ok := weightOf(t); ok {
-				have += l.IDFOf(t) * x
-			}
-		}
-		return have*2 >= want
 	}
-	// The documents with a whole phrase or a matching title, ascending; the phrases the question
-	// holds whole, ascending: by document, then kind. The scratch keeps their arrays for the
-	// next call (whole is consumed from its front below). One pass over the phrases hit: on a
-	// large corpus a common word hits thousands, most of which match neither way.
+	return true
+}
+
+// titleMatch reports whether the question matches a document's title (it holds at least half
+// of the title's IDF weight), and returns the title's words the question holds, appended to
+// inTitle.
+func (q *l0Query) titleMatch(doc int, inTitle []lexical.Term) (bool, []lexical.Term) {
+	want := q.l.TitleIDF(doc)
+	if want <= 0 {
+		return false, inTitle
+	}
+	var have float64
+	for _, t := range q.l.Front(doc).Title() {
+		if x, ok := q.weightOf(t); ok {
+			have += q.l.IDFOf(t) * x
+			inTitle = append(inTitle, t)
+		}
+	}
+	return have*2 >= want, inTitle
+}
+
+// phraseHits goes once over the front-matter phrases that hold a question term (through the
+// inverted phrase index; on a large corpus a common word hits thousands, most of which match
+// neither way) and keeps, ascending, the documents with a whole phrase or a matching title in
+// sc.phrased, and the keyword, entity and category phrases the question holds whole in
+// sc.whole: by document, then kind. A title never counts as whole (it matches by weight), and
+// makes its document a phrased one only when it matches: a document whose title the question
+// cannot match and that has no whole phrase gets the same weight from the front-matter
+// postings (partialMatches), and a common title word would otherwise send thousands of
+// documents through wholePhraseDocuments. It also makes the hints, with room for the keywords
+// and entities held whole.
+func (q *l0Query) phraseHits(hits *lexical.PhraseHits) {
+	l, sc := q.l, q.sc
 	phrased, whole := sc.phrased[:0], sc.whole[:0]
 	nKeywords, nEntities := 0, 0
 	for _, p := range hits.Touched() {
 		kind, words := l.PhraseShape(p)
 		if kind == lexical.PhraseTitle {
-			if doc := l.PhraseDoc(p); titleHeld(doc) {
+			doc := l.PhraseDoc(p)
+			var held bool
+			if held, sc.inTitle = q.titleMatch(doc, sc.inTitle[:0]); held {
 				phrased = append(phrased, doc)
 			}
 			continue
@@ -355,163 +388,178 @@ func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[stri
 			nEntities++
 		}
 	}
-	sc.phrased, sc.whole = phrased, whole
-	// The hints hold at most the keywords and entities held whole.
-	hints := lookup.L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
+	q.hints = lookup.L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
 		Domains: []string{}, Entities: make([]string, 0, nEntities)}
 	slices.Sort(phrased)
-	phrased = slices.Compact(phrased)
-	held := frontHolds(l, query, phrased, sc)
+	sc.phrased = slices.Compact(phrased)
 	slices.Sort(whole)
-	matches := slices.Grow(sc.matches[:0], len(phrased))
-	full, inTitle := sc.full[:0], sc.inTitle[:0]
-	defer func() { sc.full, sc.inTitle = full, inTitle }()
-	// The matches' named phrases and covered terms share one backing array each: every match
-	// holds its own stretch of them.
-	named := slices.Grow(sc.named[:0], len(whole))
-	sc.named = named
-	covered := sc.covered[:0]
-	defer func() { sc.covered = covered }()
-	seenKeywords, seenEntities := sc.seenKeywords[:0], sc.seenEntities[:0]
-	defer func() { sc.seenKeywords, sc.seenEntities = seenKeywords, seenEntities }()
-	for pi, di := range phrased {
-		d, f := l.Docs[di], l.Front(di)
+	sc.whole = whole
+}
+
+// wholePhraseDocuments matches the documents of sc.phrased phrase by phrase, in document order,
+// and names their whole keywords and entities in the hints. The matches' named phrases and
+// covered terms share one backing array each (sc.named, sc.covered): every match holds its own
+// stretch of them.
+func (q *l0Query) wholePhraseDocuments() []l0Match {
+	sc := q.sc
+	held := frontHolds(q.l, sc.query, sc.phrased, sc)
+	matches := slices.Grow(sc.matches[:0], len(sc.phrased))
+	sc.named = slices.Grow(sc.named[:0], len(sc.whole))
+	sc.covered = sc.covered[:0]
+	sc.seenKeywords, sc.seenEntities = sc.seenKeywords[:0], sc.seenEntities[:0]
+	whole := sc.whole
+	for pi, di := range sc.phrased {
 		// The document's whole phrases: keywords in order, then entities, then the category.
 		k := 0
-		for k < len(whole) {
-			if l.PhraseDoc(whole[k]) != di {
-				break
-			}
+		for k < len(whole) && q.l.PhraseDoc(whole[k]) == di {
 			k++
 		}
-		ofDoc := whole[:k]
+		var row uint64
+		if held != nil {
+			row = held[pi]
+		}
+		if m, ok := q.matchDocument(di, whole[:k], held != nil, row); ok {
+			matches = append(matches, m)
+		}
 		whole = whole[k:]
-		full = full[:0] // terms of fully matched keywords, entities, title, category
-		namedFrom, coveredFrom := len(named), len(covered)
-		phrases := 0
-		cover := func(terms []lexical.Term) {
-			counted := false
-			for _, t := range terms {
-				full = appendUnique(full, t)
-				if _, syn := viaHas(t); !syn && l.FrontCategoriesOf(t) == 1 {
-					if !slices.Contains(covered[coveredFrom:], t) {
-						covered = append(covered, t)
-					}
-					counted = true
-				}
-			}
-			if counted {
-				phrases++
-			}
-		}
-		category, categoryPhrase := false, uint32(0)
-		for _, p := range ofDoc {
-			_, kind, _, words := l.Phrase(p)
-			switch kind {
-			case lexical.PhraseKeyword, lexical.PhraseEntity:
-				if subsumed(words) {
-					continue
-				}
-				// Many documents of a large corpus share a keyword: its text is read once.
-				hinted, seen := &hints.MatchedKeywords, &seenKeywords
-				if kind == lexical.PhraseEntity {
-					hinted, seen = &hints.Entities, &seenEntities
-				}
-				if id := l.PhraseTextID(p); !slices.Contains(*seen, id) {
-					*seen = append(*seen, id)
-					_, text := l.PhraseText(p)
-					*hinted = appendNew(*hinted, text)
-				}
-				rule, bridged := synonym(words)
-				named = append(named, phraseReason{phrase: p, bridged: bridged, rule: rule})
-				cover(words)
-			case lexical.PhraseCategory:
-				category, categoryPhrase = true, p
-			}
-		}
-		var have float64
-		inTitle = inTitle[:0]
-		for _, t := range f.Title() {
-			if x, ok := weightOf(t); ok {
-				have += l.IDFOf(t) * x
-				inTitle = append(inTitle, t)
-			}
-		}
-		want := l.TitleIDF(di)
-		title := want > 0 && have*2 >= want
-		if title {
-			hints.MatchedTitles = append(hints.MatchedTitles, d.Title)
-			cover(inTitle)
-		}
-		if category {
-			cover(f.Category())
-		}
-		// Question terms that occur in the front matter only as part of a longer phrase count
-		// at partialWeight: "speeding ticket" still leans towards "speeding fine".
-		var docWeight, evidence float64
-		partial := false
-		for q, t := range query {
-			var w float64
-			if slices.Contains(full, t) {
-				w = qw[q].full
-			} else if held != nil && held[pi]&(1<<q) != 0 || held == nil && f.Has(t) {
-				w = qw[q].partial
-				partial = true
-			}
-			evidence += w
-			if !qw[q].generic {
-				docWeight += w
-			}
-		}
-		if docWeight == 0 {
-			named, covered = named[:namedFrom], covered[:coveredFrom]
-			continue
-		}
-		matches = append(matches, l0Match{doc: di, weight: docWeight, evidence: evidence, phrases: phrases,
-			covered: covered[coveredFrom:len(covered):len(covered)],
-			named:   named[namedFrom:len(named):len(named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial})
 	}
-	// The other documents match partially: their weight is accumulated term by term in the
-	// question's order, as a phrased document's is, so that equal evidence weighs the same.
-	acc := l.DocWeights()
-	defer acc.Release()
-	for q, t := range query {
-		if qw[q].generic {
+	return matches
+}
+
+// matchDocument matches one document with whole phrases ofDoc or a matching title. row has bit
+// i set when the document's front matter holds query term i (when hasRow; otherwise the front
+// matter is asked term by term). A document whose matches weigh nothing is no match.
+func (q *l0Query) matchDocument(di int, ofDoc []uint32, hasRow bool, row uint64) (l0Match, bool) {
+	l, sc := q.l, q.sc
+	d, f := l.Docs[di], l.Front(di)
+	sc.full = sc.full[:0] // terms of fully matched keywords, entities, title, category
+	namedFrom, coveredFrom := len(sc.named), len(sc.covered)
+	phrases := 0
+	category, categoryPhrase := false, uint32(0)
+	for _, p := range ofDoc {
+		_, kind, _, words := l.Phrase(p)
+		switch kind {
+		case lexical.PhraseKeyword, lexical.PhraseEntity:
+			if q.subsumed(words) {
+				continue
+			}
+			q.hint(p, kind)
+			rule, bridged := q.synonym(words)
+			sc.named = append(sc.named, phraseReason{phrase: p, bridged: bridged, rule: rule})
+			phrases += q.cover(words, coveredFrom)
+		case lexical.PhraseCategory:
+			category, categoryPhrase = true, p
+		}
+	}
+	title, inTitle := q.titleMatch(di, sc.inTitle[:0])
+	sc.inTitle = inTitle
+	if title {
+		q.hints.MatchedTitles = append(q.hints.MatchedTitles, d.Title)
+		phrases += q.cover(inTitle, coveredFrom)
+	}
+	if category {
+		phrases += q.cover(f.Category(), coveredFrom)
+	}
+	// Question terms that occur in the front matter only as part of a longer phrase count at
+	// partialWeight: "speeding ticket" still leans towards "speeding fine".
+	var docWeight, evidence float64
+	partial := false
+	for i, t := range sc.query {
+		var w float64
+		if slices.Contains(sc.full, t) {
+			w = sc.qw[i].full
+		} else if hasRow && row&(1<<i) != 0 || !hasRow && f.Has(t) {
+			w = sc.qw[i].partial
+			partial = true
+		}
+		evidence += w
+		if !sc.qw[i].generic {
+			docWeight += w
+		}
+	}
+	if docWeight == 0 {
+		sc.named, sc.covered = sc.named[:namedFrom], sc.covered[:coveredFrom]
+		return l0Match{}, false
+	}
+	return l0Match{doc: di, weight: docWeight, evidence: evidence, phrases: phrases,
+		covered: sc.covered[coveredFrom:len(sc.covered):len(sc.covered)],
+		named:   sc.named[namedFrom:len(sc.named):len(sc.named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial}, true
+}
+
+// hint names a keyword or entity phrase held whole in the hints, once per text: many documents
+// of a large corpus share a keyword, and its text is read once.
+func (q *l0Query) hint(p uint32, kind int) {
+	hinted, seen := &q.hints.MatchedKeywords, &q.sc.seenKeywords
+	if kind == lexical.PhraseEntity {
+		hinted, seen = &q.hints.Entities, &q.sc.seenEntities
+	}
+	if id := q.l.PhraseTextID(p); !slices.Contains(*seen, id) {
+		*seen = append(*seen, id)
+		_, text := q.l.PhraseText(p)
+		*hinted = appendNew(*hinted, text)
+	}
+}
+
+// cover adds a fully matched phrase's terms to the document's (sc.full), and those that name
+// its domain alone (a term no other category's front matter has, not given by a synonym) to its
+// covered terms from coveredFrom; it returns 1 when the phrase names the domain, else 0.
+func (q *l0Query) cover(terms []lexical.Term, coveredFrom int) int {
+	sc := q.sc
+	counted := 0
+	for _, t := range terms {
+		sc.full = appendUnique(sc.full, t)
+		if _, syn := q.via(t); !syn && q.l.FrontCategoriesOf(t) == 1 {
+			if !slices.Contains(sc.covered[coveredFrom:], t) {
+				sc.covered = append(sc.covered, t)
+			}
+			counted = 1
+		}
+	}
+	return counted
+}
+
+// partialMatches accumulates the weight of the documents not phrased whose front matter holds a
+// question term: term by term in the question's order, as a phrased document's is, so that
+// equal evidence weighs the same. Release the weights when done.
+func (q *l0Query) partialMatches() *lexical.DocWeights {
+	sc := q.sc
+	acc := q.l.DocWeights()
+	for i, t := range sc.query {
+		if sc.qw[i].generic {
 			continue
 		}
-		w := qw[q].partial
+		w := sc.qw[i].partial
 		// Both lists ascend: one walk over them finds the documents not phrased.
 		k := 0
-		for _, d := range l.FrontDocs(t) {
-			for k < len(phrased) && phrased[k] < int(d) {
+		for _, d := range q.l.FrontDocs(t) {
+			for k < len(sc.phrased) && sc.phrased[k] < int(d) {
 				k++
 			}
-			if k == len(phrased) || phrased[k] != int(d) {
+			if k == len(sc.phrased) || sc.phrased[k] != int(d) {
 				acc.Add(d, w)
 			}
 		}
 	}
-	matches = leadingOrTop(matches, acc, sections)
-	sc.matches = matches
-	// A partial match's evidence: its weight and the generic terms its front matter holds.
+	return acc
+}
+
+// partialEvidence gives each partial match its evidence: its weight and the generic terms its
+// front matter holds.
+func (q *l0Query) partialEvidence(matches []l0Match) {
+	sc := q.sc
 	for i := range matches {
 		m := &matches[i]
 		if m.evidence != 0 {
 			continue
 		}
 		m.evidence = m.weight
-		front := l.Front(m.doc)
-		for q, t := range query {
-			if qw[q].generic && front.Has(t) {
-				m.evidence += qw[q].partial
+		front := q.l.Front(m.doc)
+		for j, t := range sc.query {
+			if sc.qw[j].generic && front.Has(t) {
+				m.evidence += sc.qw[j].partial
 			}
 		}
 	}
-	for i := range matches[:min(len(matches), sections)] {
-		matches[i].passage = l.BestSection(matches[i].doc, query)
-	}
-	hints.Domains = strongDomains(l, leading(matches))
-	return hints, matches
 }
 
 // frontHolds returns, for each of the documents phrased (ascending), a word whose bit q is set
