@@ -142,39 +142,60 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 	// Every candidate and every L0 match used makes at most one block, so pool never grows
 	// past this: the blocks' pointers into it stay valid.
 	sc.reserve(len(cands) + min(len(matches), topK))
-	pool, all := sc.pool[:0], sc.all[:0]
-	// Blocks of the same source identity (document, version, section anchor) are one block. A
-	// call has a few dozen blocks at most (l1Pool), so they are searched.
-	get := func(docID, version, anchor string) (*fusing, bool) {
-		for _, f := range all {
-			if f.docID == docID && f.version == version && f.anchor == anchor {
-				return f, true
-			}
-		}
-		pool = append(pool, fusing{docID: docID, version: version, anchor: anchor, order: math.MaxInt, passage: -1})
-		f := &pool[len(pool)-1]
-		if p, ok := l.PassageOf(docID, anchor); ok {
-			f.order = p
-		}
-		all = append(all, f)
-		return f, false
+	fz := fusion{l: l, pool: sc.pool[:0], all: sc.all[:0]}
+	fz.rankCandidates(cands, s.scale())
+	fz.liftMatches(matches, topK)
+	for _, f := range fz.all {
+		f.r1, f.r0 = f.l1Rank, f.l0Rank
+		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
-	// Candidates come best first from the provider; sorting here keeps a provider's odd order
-	// from deciding ranks.
+	routeAfterScope(l, fz.all)
+	return s.blocks(l, s.pick(fz.all, topK, sc))
+}
+
+// fusion is one call's blocks being assembled: pool holds them, all points to each in the
+// order they were made.
+type fusion struct {
+	l    *lexical.Lang
+	pool []fusing
+	all  []*fusing
+}
+
+// block returns the block of a source identity (document, version, section anchor), made when
+// there is none yet (false). A call has a few dozen blocks at most (l1Pool), so they are
+// searched.
+func (fz *fusion) block(docID, version, anchor string) (*fusing, bool) {
+	for _, f := range fz.all {
+		if f.docID == docID && f.version == version && f.anchor == anchor {
+			return f, true
+		}
+	}
+	fz.pool = append(fz.pool, fusing{docID: docID, version: version, anchor: anchor, order: math.MaxInt, passage: -1})
+	f := &fz.pool[len(fz.pool)-1]
+	if p, ok := fz.l.PassageOf(docID, anchor); ok {
+		f.order = p
+	}
+	fz.all = append(fz.all, f)
+	return f, false
+}
+
+// rankCandidates makes a block of each section L1 returned, ranked by its best chunk among the
+// distinct sections. Candidates come best first from the provider; sorting here keeps a
+// provider's odd order from deciding ranks.
+func (fz *fusion) rankCandidates(cands []port.Candidate, scale ScoreScale) {
 	ordered := cands
 	if !slices.IsSortedFunc(cands, func(a, b port.Candidate) int { return cmpDesc(a.Score, b.Score) }) {
 		ordered = slices.Clone(cands) // the caller's slice stays as it is
 		sortCandidates(ordered)
 	}
 	sections, l1Rank, prev := 0, 0, 0.0
-	scale := s.scale()
 	for i := range ordered {
 		c := &ordered[i]
-		f, seen := get(c.DocumentID, c.Version, c.Anchor)
+		f, seen := fz.block(c.DocumentID, c.Version, c.Anchor)
 		if !seen {
 			f.cand = c
-			if p := f.order; p != math.MaxInt { // get found the local copy's passage
-				if d, _ := l.Doc(p); d.Version == c.Version {
+			if p := f.order; p != math.MaxInt { // block found the local copy's passage
+				if d, _ := fz.l.Doc(p); d.Version == c.Version {
 					// A chunk of a section the local copy holds in the same version: the block
 					// carries the whole section, verbatim from the source, so that no chunk
 					// boundary cuts the deciding fact away.
@@ -193,8 +214,12 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 			f.l1Rank, f.l1Score = l1Rank, c.Score
 		}
 	}
-	// L0 matches documents by their front matter: its rank lifts every section of the document
-	// that L1 returned; a document L1 did not return is evidence through its best section.
+}
+
+// liftMatches ranks the first topK L0 matches. L0 matches documents by their front matter: its
+// rank lifts every section of the document that L1 returned; a document L1 did not return is
+// evidence through its best section.
+func (fz *fusion) liftMatches(matches []l0Match, topK int) {
 	l0Rank := 0
 	for i := range matches[:min(len(matches), topK)] {
 		m := &matches[i]
@@ -202,38 +227,40 @@ func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidat
 		if i == 0 || m.weight < matches[i-1].weight {
 			l0Rank = i + 1
 		}
-		lift := func(f *fusing) {
-			if f.l0Rank == 0 {
-				f.l0Rank, f.l0Weight = l0Rank, m.evidence
-			}
-			if f.match == nil {
-				f.match = m
-			} else {
-				f.more = append(f.more, m)
-			}
-		}
-		d, sec := l.Doc(m.passage)
+		d, sec := fz.l.Doc(m.passage)
 		lifted := false
-		for _, f := range all {
+		for _, f := range fz.all {
 			if f.docID == d.ID && f.l1Rank > 0 {
-				lift(f)
+				f.lift(m, l0Rank)
 				lifted = true
 			}
 		}
 		if !lifted {
-			f, seen := get(d.ID, d.Version, sec.Anchor)
+			f, seen := fz.block(d.ID, d.Version, sec.Anchor)
 			if !seen {
 				f.passage = m.passage
 			}
-			lift(f)
+			f.lift(m, l0Rank)
 		}
 	}
-	for _, f := range all {
-		f.r1, f.r0 = f.l1Rank, f.l0Rank
-		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
+}
+
+// lift gives the block the L0 rank of its document's match m (the first match's, should two
+// documents share an id) and keeps m for its hit reasons.
+func (f *fusing) lift(m *l0Match, l0Rank int) {
+	if f.l0Rank == 0 {
+		f.l0Rank, f.l0Weight = l0Rank, m.evidence
 	}
-	routeAfterScope(l, all)
-	picked := s.pick(all, topK, sc)
+	if f.match == nil {
+		f.match = m
+	} else {
+		f.more = append(f.more, m)
+	}
+}
+
+// blocks makes the evidence blocks of the blocks picked, in order: their evidence, hit reasons,
+// layer, score and fusion basis.
+func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 	out := make([]EvidenceBlock, 0, len(picked))
 	l1Reason := s.l1Reason()
 	texts := s.texts(l)
