@@ -230,7 +230,7 @@ func (c *calibration) service(p pair) *retrieval.Service {
 // of a score kind with grounded thresholds.
 func (c *calibration) semantic() bool {
 	p := c.parts.Provider
-	sc, ok := retrieval.DefaultScoreScales()[p.ScoreKind()]
+	sc, ok := retrieval.ScaleOf(p.ScoreKind())
 	return c.parts.Config.L1Enabled && p.Semantic() && ok && sc.Grounded > 0
 }
 

@@ -23,22 +23,15 @@ import (
 // LexicalMinPoints and the primary block itself holds at least one of the words. The figures
 // are calibrated per language on the evaluation sets of eval/ (see docs/retrieval.md): German words
 // weigh less, because a compound counts by its parts.
-const DefaultLexicalWordPoints = 1.5
+const LexicalWordPoints = 1.5
 
-// DefaultLexicalMinPoints are the grounded thresholds of the lexical rule, per language.
-func DefaultLexicalMinPoints() map[string]float64 { return map[string]float64{"en": 14.5, "de": 12.5} }
-
-// lexicalMinPoints is the threshold for lang; a language without one of its own takes the
-// highest, the safe side.
-func (s *Service) lexicalMinPoints(lang string) float64 {
-	if v, ok := s.opts.LexicalMinPoints[lang]; ok {
-		return v
+// LexicalMinPoints is the grounded threshold of the lexical rule for a language: 14.5 in
+// English, 12.5 in German; a language without one of its own takes the highest, the safe side.
+func LexicalMinPoints(lang string) float64 {
+	if lang == "de" {
+		return 12.5
 	}
-	var hi float64
-	for _, v := range s.opts.LexicalMinPoints {
-		hi = max(hi, v)
-	}
-	return hi
+	return 14.5
 }
 
 // WholeQuestionFrontWeight is the L0 weight of its procedure's front matter from which a
@@ -54,19 +47,35 @@ const WholeQuestionFrontWeight = 2.3
 // stop words alone never ground an answer, whatever the provider's score.
 const minInformativeWords = 2
 
-// DefaultScoreScales are the score kinds the service knows. Cosine similarity is calibrated on the
-// evaluation set of eval/ (see docs/retrieval.md): an answering section scores about 0.8, a distractor
-// 0.7 at most, a question no procedure answers below 0.5.
-func DefaultScoreScales() map[string]ScoreScale {
-	return map[string]ScoreScale{
-		"cosine_similarity": {Clear: 0.05, Grounded: 0.70, Supported: 0.70},
+// DefaultGroundedCosine is the production grounded threshold of a cosine similarity score, and
+// its supported one (Options.GroundedCosine, SupportedCosine), calibrated on the evaluation set
+// of eval/ (see docs/retrieval.md): an answering section scores about 0.8, a distractor 0.7 at
+// most, a question no procedure answers below 0.5.
+const DefaultGroundedCosine = 0.70
+
+// ScaleOf returns the scale of a score kind the service knows, with the default grounded
+// thresholds; false for another kind.
+func ScaleOf(kind string) (ScoreScale, bool) {
+	return Options{GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}.scaleOf(kind)
+}
+
+// scaleOf returns the scale of a score kind, the cosine thresholds from the options.
+func (o Options) scaleOf(kind string) (ScoreScale, bool) {
+	switch kind {
+	case "cosine_similarity":
+		return ScoreScale{Clear: 0.05, Grounded: o.GroundedCosine, Supported: o.SupportedCosine}, true
+	case "bm25":
 		// BM25 scores of different sections are not calibrated against each other well enough
 		// for one to overrule the fused ranks: no margin is clear. Two scores within 1 % of
 		// each other are closer than BM25 can tell sections apart, so they share a rank and
 		// the front matter decides.
-		"bm25": {Clear: math.Inf(1), Relative: true, Tie: 0.01},
+		return ScoreScale{Clear: math.Inf(1), Relative: true, Tie: 0.01}, true
 	}
+	return ScoreScale{}, false
 }
+
+// scaleOf is the options' scaleOf.
+func (s *Service) scaleOf(kind string) (ScoreScale, bool) { return s.opts.scaleOf(kind) }
 
 // support is the lexical support of a block for the question's words.
 func support(l *lexical.Lang, question lexical.Question, b EvidenceBlock) lexical.Support {
@@ -137,7 +146,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	}
 	lex := s.lexicalEvidence(l, question, words, resolved, p, sp)
 	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
-	scale, scaled := s.opts.ScoreScales[p.Score.Kind]
+	scale, scaled := s.scaleOf(p.Score.Kind)
 	if p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0 {
 		if lex.uncovered.Term != "" {
 			return weak(lex.why + "; " + basis)
@@ -207,8 +216,8 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 	if di >= 0 {
 		proc = l.SupportDoc(resolved, di)
 	}
-	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + s.opts.LexicalWordPoints*float64(proc.Matched)}
-	minPoints := s.lexicalMinPoints(l.Language)
+	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + LexicalWordPoints*float64(proc.Matched)}
+	minPoints := LexicalMinPoints(l.Language)
 	// A short question every informative word of which the primary block holds, and that names
 	// its procedure's subject in the front matter's terms, is explained whole, though it is too
 	// short to reach a longer question's points ("Ozonbehandlung wann nötig", "who is on-call duty

@@ -128,7 +128,7 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 }
 
 // fuse merges L0 matches and L1 candidates into at most topK evidence blocks, by Reciprocal Rank
-// Fusion: a block's fused value is 1/(k + its L1 rank) plus L0FusionWeight/(k + its L0 rank), so
+// Fusion: a block's fused value is 1/(k + its L1 rank) plus l0FusionWeight/(k + its L0 rank), so
 // that the two paths' scores, which mean different things, are never added or compared. L1's
 // evidence for a section is its best chunk, counted once. Blocks with the same source identity
 // (document, version, section anchor) become one block whose hit reasons are the union of both
@@ -416,17 +416,24 @@ func isScope(l *lexical.Lang, f *fusing) bool {
 	return sec.Number == 1
 }
 
-// rrf is a block's fused value, 1/(k + L1 rank) + L0FusionWeight/(k + L0 rank), with each rank
+// Reciprocal Rank Fusion's constant k, 1/(k + rank), and how much an L0 rank counts against an
+// L1 rank.
+const (
+	fusionK        = 60
+	l0FusionWeight = 1
+)
+
+// rrf is a block's fused value, 1/(k + L1 rank) + l0FusionWeight/(k + L0 rank), with each rank
 // shifted by shift places (the same-document penalty); the ranks are the block's place after
 // routeAfterScope.
 func (s *Service) rrf(f *fusing, shift float64) float64 {
-	k := s.opts.FusionK + shift
+	k := fusionK + shift
 	var v float64
 	if f.r1 > 0 {
 		v += 1 / (k + float64(f.r1))
 	}
 	if f.r0 > 0 {
-		v += s.opts.L0FusionWeight / (k + float64(f.r0))
+		v += l0FusionWeight / (k + float64(f.r0))
 	}
 	return v
 }
@@ -441,12 +448,12 @@ func sortCandidates(cs []port.Candidate) {
 	}
 }
 
-// DefaultSameDocPenalty is how many places worse each further block of a procedure already
+// SameDocPenalty is how many places worse each further block of a procedure already
 // picked counts on every path, so that a second procedure that also matches is not crowded out of
 // the first ranks by a third section of the first one, while a second section of a procedure that
 // leads clearly still comes before a weak other procedure. The best block of every procedure
 // keeps its own ranks, so no procedure moves down.
-const DefaultSameDocPenalty = 2.0
+const SameDocPenalty = 2.0
 
 // pick chooses up to topK blocks greedily: among the blocks that no remaining block is clearly
 // stronger than, the one with the highest fused value after the same-document discount.
@@ -468,7 +475,7 @@ func (s *Service) pick(all []*fusing, topK int, sc *fuseScratch) []*fusing {
 			}
 			v := f.rrf
 			if n := same[i]; n > 0 {
-				v = s.rrf(f, float64(n)*s.opts.SameDocPenalty)
+				v = s.rrf(f, float64(n)*SameDocPenalty)
 			}
 			if best < 0 || v > bestValue || (v == bestValue && before(f, left[best])) {
 				best, bestValue = i, v
@@ -530,7 +537,7 @@ func before(a, b *fusing) bool {
 // scale is the ScoreScale of the provider's score kind; an unknown kind has no clear margin, so
 // only the fused ranks order it.
 func (s *Service) scale() ScoreScale {
-	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok {
+	if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok {
 		return sc
 	}
 	return ScoreScale{Clear: math.Inf(1)}

@@ -292,9 +292,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 			f.byFilter["access"] = f.byFilter[""]
 			o := retrieval.DefaultOptions()
 			if tc.supported > 0 {
-				sc := o.ScoreScales["cosine_similarity"]
-				sc.Supported = tc.supported
-				o.ScoreScales["cosine_similarity"] = sc
+				o.SupportedCosine = tc.supported
 			}
 			svc := retrieval.New(index(t), f, store.NewMemory(), o, slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
 			res := lookupWith(t, svc, tc.question)

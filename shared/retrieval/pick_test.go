@@ -9,7 +9,10 @@ import (
 // every remaining block does, on every scale, with ties and blocks L1 did not return.
 func TestDominatedByStrongestIsDominated(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	scales := DefaultScoreScales()
+	scales := map[string]ScoreScale{}
+	for _, kind := range []string{"cosine_similarity", "bm25"} {
+		scales[kind], _ = ScaleOf(kind)
+	}
 	scales["absolute"] = ScoreScale{Clear: 0.1, Supported: 0.5}
 	for name, scale := range scales {
 		checked := 0

@@ -94,7 +94,7 @@ const (
 type Signals struct {
 	// Support is the primary block's lexical support; Procedure that of its whole procedure;
 	// FrontWeight the L0 weight of the procedure (0 when L0 did not match it); Points the
-	// lexical evidence points (see DefaultLexicalMinPoints), 0 when a semantic score decided.
+	// lexical evidence points (see LexicalMinPoints), 0 when a semantic score decided.
 	Support     lexical.Support
 	Procedure   lexical.Support
 	FrontWeight float64

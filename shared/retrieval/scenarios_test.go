@@ -733,7 +733,7 @@ func TestUncoveredTopicIsNeverGrounded(t *testing.T) {
 	} {
 		res := f.lookup(t, q.lang, q.q)
 		sg := res.Relevance.Signals()
-		if sg.Points < retrieval.DefaultLexicalMinPoints()[q.lang] {
+		if sg.Points < retrieval.LexicalMinPoints(q.lang) {
 			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule alone would ground", q.q, sg.Points)
 		}
 		if res.EvidenceState != port.StateInsufficient || sg.Uncovered.Term != q.term || !strings.Contains(res.Relevance.Reason, `"`+q.term+`"`) {
@@ -768,7 +768,7 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 	} {
 		res := f.lookup(t, q.lang, q.q)
 		sg := res.Relevance.Signals()
-		if sg.Points < retrieval.DefaultLexicalMinPoints()[q.lang] {
+		if sg.Points < retrieval.LexicalMinPoints(q.lang) {
 			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule grounds, or the topic check never runs", q.q, sg.Points)
 		}
 		if u := sg.Uncovered; u.Term != "" {
@@ -793,7 +793,7 @@ func TestWholeShortQuestionIsGrounded(t *testing.T) {
 		res := f.lookup(t, q.lang, q.q)
 		sg := res.Relevance.Signals()
 		if q.grounded {
-			if sg.Points >= retrieval.DefaultLexicalMinPoints()[q.lang] {
+			if sg.Points >= retrieval.LexicalMinPoints(q.lang) {
 				t.Fatalf("%q: %.1f points; the case needs a question below the threshold", q.q, sg.Points)
 			}
 			if res.EvidenceState != port.StateGrounded || res.EvidenceBlocks[0].DocumentID != q.doc ||

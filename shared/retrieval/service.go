@@ -25,42 +25,36 @@ type TraceStore interface {
 	GetTrace(ctx context.Context, invocationID string) (lookup.Trace, error) // ErrNotFound when absent or expired
 }
 
-// Options tune the service; the zero value is not valid, start from DefaultOptions.
+// Options are what the deployment configures; the zero value is valid (L1 off, traces kept
+// DefaultTraceRetention, no provider deadline of the service's own, no semantic grounded
+// thresholds), and DefaultOptions are the production settings. The ranking's and the verdict's
+// own figures are constants: fusionK, l0FusionWeight, SameDocPenalty, LexicalWordPoints,
+// LexicalMinPoints, the score scales (ScaleOf) and the paths' agreement.
 type Options struct {
-	// L1Enabled turns the L1 layer off when false (L1 status "disabled").
+	// L1Enabled turns the L1 layer on; off, L1's status is "disabled".
 	L1Enabled bool
-	// TraceRetention is how long traces are kept.
+	// TraceRetention is how long traces are kept; zero means DefaultTraceRetention.
 	TraceRetention time.Duration
 	// ProviderTimeout bounds every provider call (Retrieve, Ask); <= 0 means no bound of its own.
 	ProviderTimeout time.Duration
-	// ScoreScales describe the L1 score kinds: when a candidate is clearly stronger than another,
-	// and the semantic grounded thresholds (see DefaultScoreScales).
-	ScoreScales map[string]ScoreScale
-	// The lexical evidence rule (see DefaultLexicalMinPoints).
-	LexicalWordPoints float64
-	LexicalMinPoints  map[string]float64
+	// GroundedCosine and SupportedCosine are the semantic grounded thresholds of a cosine
+	// similarity L1 score (ScoreScale.Grounded and Supported); zero means none.
+	GroundedCosine, SupportedCosine float64
 	// Metrics receives the TraceWriteFailures count; nil records nothing.
 	Metrics domain.Metrics
-	// FusionK is the constant k of Reciprocal Rank Fusion, 1/(k + rank); L0FusionWeight is how
-	// much an L0 rank counts against an L1 rank (see fuse).
-	FusionK        float64
-	L0FusionWeight float64
-	// SameDocPenalty is how many places worse a further block of a procedure already picked
-	// counts (see fuse).
-	SameDocPenalty float64
 	// Sidecar is the optional comparison path; nil means off: nothing is built or called.
 	Sidecar port.Sidecar
 	// SidecarTimeout bounds the sidecar's part in a lookup; the lookup never waits longer.
 	SidecarTimeout time.Duration
-	// Agreement tunes how the evidence paths' agreement decides the verdict.
-	Agreement Agreement
 }
+
+// DefaultTraceRetention is how long traces are kept when Options say nothing.
+const DefaultTraceRetention = 30 * 24 * time.Hour
 
 // DefaultOptions are the production settings; the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: 30 * 24 * time.Hour, ProviderTimeout: 2 * time.Second,
-		FusionK: 60, L0FusionWeight: 1, SameDocPenalty: DefaultSameDocPenalty, ScoreScales: DefaultScoreScales(),
-		LexicalWordPoints: DefaultLexicalWordPoints, LexicalMinPoints: DefaultLexicalMinPoints(), Agreement: DefaultAgreement()}
+	return Options{L1Enabled: true, TraceRetention: DefaultTraceRetention, ProviderTimeout: 2 * time.Second,
+		GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}
 }
 
 // Service runs lookups and asks. It is safe for concurrent use.
@@ -268,7 +262,7 @@ func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []por
 			best = c
 		}
 	}
-	if sc, ok := s.opts.ScoreScales[s.provider.ScoreKind()]; ok && s.provider.Semantic() && sc.Grounded > 0 {
+	if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && s.provider.Semantic() && sc.Grounded > 0 {
 		return best.Score < sc.filterTrusted()
 	}
 	sp := support(l, question, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -41,7 +42,7 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	t.QuestionSHA256 = hex.EncodeToString(sum[:])
 	t.QuestionChars = utf8.RuneCountInString(question)
 	t.CreatedAt = s.now().UTC()
-	t.ExpiresAt = t.CreatedAt.Add(s.opts.TraceRetention)
+	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, DefaultTraceRetention))
 	s.emitEvidence(t)
 	err := s.traces.PutTrace(ctx, t)
 	if err == nil {

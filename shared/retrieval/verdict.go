@@ -102,11 +102,9 @@ type Agreement struct {
 	FrontClose, FrontMin float64
 }
 
-// DefaultAgreement are the production settings, chosen on the development sets of eval/.
-func DefaultAgreement() Agreement {
-	return Agreement{SemanticClose: 0.05, SemanticDecisive: 0.055, LexicalClose: 0.8, LexicalHeld: 0.5,
-		FrontClose: 0.8, FrontMin: 1.0}
-}
+// agreement is the paths' agreement the verdict weighs, chosen on the development sets of eval/.
+var agreement = Agreement{SemanticClose: 0.05, SemanticDecisive: 0.055, LexicalClose: 0.8, LexicalHeld: 0.5,
+	FrontClose: 0.8, FrontMin: 1.0}
 
 // views builds the three paths' rankings: the semantic candidates (a semantic provider's, when
 // L1 answered), the lexical search of the local sections, and L0's front-matter matches.
@@ -173,7 +171,7 @@ type stance struct {
 
 // stances reads each path's position on doc.
 func (s *Service) stances(doc string, v *[pathCount]pathView) [pathCount]stance {
-	a := s.opts.Agreement
+	a := agreement
 	var out [pathCount]stance
 	for i := range v {
 		first, ok := v[i].first()
@@ -195,7 +193,7 @@ func (s *Service) stances(doc string, v *[pathCount]pathView) [pathCount]stance 
 }
 
 // beats reports whether a procedure's score x on path i is clearly above y: any higher cosine,
-// a BM25 score more than 1 % higher (closer is the same evidence, see DefaultScoreScales), a
+// a BM25 score more than 1 % higher (closer is the same evidence, see ScaleOf), a
 // front-matter weight more than 5 % higher.
 func beats(i int, x, y float64) bool {
 	switch i {
@@ -263,7 +261,7 @@ var pathWords = [pathCount]string{"the semantic search ranks first", "the lexica
 // semanticDecisive reports whether the semantic path ranks doc ahead of every other procedure by
 // SemanticDecisive, and the lexical path still gives doc LexicalHeld of its favourite's score.
 func (s *Service) semanticDecisive(doc string, v *[pathCount]pathView) bool {
-	a := s.opts.Agreement
+	a := agreement
 	own, ok := v[pathSemantic].score(doc)
 	if !ok {
 		return false

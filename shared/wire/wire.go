@@ -253,9 +253,7 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 	opts.L1Enabled = cfg.L1Enabled
 	opts.TraceRetention = cfg.TraceRetention
 	opts.ProviderTimeout = cfg.RAGcoreTimeout
-	cos := opts.ScoreScales["cosine_similarity"]
-	cos.Grounded, cos.Supported = cfg.GroundedCosine, cfg.SupportedCosine
-	opts.ScoreScales["cosine_similarity"] = cos
+	opts.GroundedCosine, opts.SupportedCosine = cfg.GroundedCosine, cfg.SupportedCosine
 	opts.Metrics = p.Metrics
 	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
 	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log).
