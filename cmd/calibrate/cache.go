@@ -65,7 +65,6 @@ func (c *cached) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, 
 			if ok {
 				return r, nil
 			}
-			q.Buffer = nil // the candidates are kept: never in a caller's reused array
 			cands, err := c.Provider.Retrieve(ctx, q)
 			c.calls.Add(1)
 			r = &retrieved{cands: slices.Clone(cands), err: err}
@@ -76,7 +75,7 @@ func (c *cached) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate, 
 		})
 		r = v.(*retrieved)
 	}
-	// Each lookup gets its own copy: the service may reuse the array for its next call.
+	// Each lookup gets its own copy: nothing a caller does to its candidates reaches the cache.
 	return slices.Clone(r.cands), r.err
 }
 
@@ -90,9 +89,9 @@ func (c *cached) SyncManifest(context.Context, port.Call, []port.DocumentRef) (p
 
 // queryKey is everything of a query that can change the provider's answer: the question, its
 // language, the category filter, top_k, the analysed terms, and whatever a later field adds (an
-// as-of date). Who asks, the correlation id and the buffer are left out.
+// as-of date). Who asks and the correlation id are left out.
 func queryKey(q port.Query) (string, error) {
-	q.Actor, q.CorrelationID, q.Buffer = port.Actor{}, "", nil
+	q.Actor, q.CorrelationID = port.Actor{}, ""
 	b, err := json.Marshal(q)
 	return string(b), err
 }

@@ -26,8 +26,7 @@ func (p *countingProvider) Retrieve(_ context.Context, q port.Query) ([]port.Can
 	if q.Category == "broken" {
 		return nil, errors.New("provider down")
 	}
-	// A provider may build its candidates in the caller's buffer.
-	return append(q.Buffer, port.Candidate{DocumentID: "d", Category: q.Category, Score: 0.7}), nil
+	return append([]port.Candidate(nil), port.Candidate{DocumentID: "d", Category: q.Category, Score: 0.7}), nil
 }
 
 func (p *countingProvider) Ask(context.Context, port.AskQuery) (port.GroundedAnswer, error) {
@@ -57,7 +56,6 @@ func TestCachedRetrievesEachQueryOnce(t *testing.T) {
 		wg.Go(func() {
 			q := base
 			q.Actor, q.CorrelationID = port.Actor{ID: "a"}, "c"+string(rune('0'+i))
-			q.Buffer = make([]port.Candidate, 0, 4)
 			cands, err := c.Retrieve(ctx, q)
 			if err != nil || len(cands) != 1 || cands[0].DocumentID != "d" {
 				t.Errorf("Retrieve = %v, %v", cands, err)

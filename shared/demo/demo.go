@@ -90,7 +90,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	// fact of the kind asked, comes first (lexical.Focus): the deciding section before one that
 	// lists them.
 	hits := l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, lexical.QuestionKinds(q.Question))
-	out := slices.Grow(q.Buffer[:0], len(hits)) // a new array when there is no Buffer
+	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)
 		out = append(out, port.Candidate{

@@ -62,33 +62,6 @@ func TestRetrieveIsDeterministicAndFiltered(t *testing.T) {
 	}
 }
 
-func TestRetrieveAppendsToTheBufferItIsLent(t *testing.T) {
-	p := provider(t)
-	q := port.Query{Question: "customer's phone died and the car won't open", Language: "en", TopK: 10}
-	want := must(p.Retrieve(context.Background(), q))
-	if len(want) < 2 {
-		t.Fatalf("%d candidates", len(want))
-	}
-	// An array of the right size is used as it is; one too small is replaced, never overrun.
-	for _, size := range []int{len(want), 1} {
-		buf := make([]port.Candidate, size)
-		for i := range buf {
-			buf[i].Source = "stale"
-		}
-		q.Buffer = buf[:0]
-		got := must(p.Retrieve(context.Background(), q))
-		if !slices.Equal(got, want) {
-			t.Fatalf("buffer of %d: %v, want %v", size, got, want)
-		}
-		if same := &got[0] == &buf[0]; same != (size >= len(want)) {
-			t.Errorf("buffer of %d: its array used %v", size, same)
-		}
-		if size < len(want) && buf[0].Source != "stale" {
-			t.Errorf("a buffer too small was written: %+v", buf[0])
-		}
-	}
-}
-
 func must(c []port.Candidate, err error) []port.Candidate {
 	if err != nil {
 		panic(err)

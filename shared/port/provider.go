@@ -93,10 +93,6 @@ type Query struct {
 	// AsOf is the day (ISO date) whose procedure versions in force answer; a provider that
 	// searches the corpus in the process (the demo's) searches that day's versions.
 	AsOf string
-	// Buffer, when not nil, is an empty slice whose array a provider that builds its candidates
-	// in the process (the demo provider) may append them to instead of allocating one. The
-	// caller reuses the array once it is done with the candidates; a provider never keeps it.
-	Buffer []Candidate
 }
 
 // Candidate is one L1 passage.

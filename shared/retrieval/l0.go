@@ -7,7 +7,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -104,8 +103,6 @@ type l0Scratch struct {
 	// seenKeywords and seenEntities hold the text ids (Lang.PhraseTextID) of the phrases
 	// already named in a lookup's hints.
 	seenKeywords, seenEntities []uint32
-	// cands is the array lent to the provider for a lookup's candidates (port.Query.Buffer).
-	cands []port.Candidate
 	// terms and termWeights hold the question's index terms and their weights (queryTerms),
 	// which the lookup lends to l0 and the provider.
 	terms       []string
@@ -128,11 +125,6 @@ func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 // are dropped rather than kept, since clearing one costs its size on every later call.
 func (sc *l0Scratch) release() {
 	const keep = 64
-	if cap(sc.cands) > keep {
-		sc.cands = nil
-	} else {
-		clear(sc.cands[:cap(sc.cands)]) // the pool keeps no strings of the candidates
-	}
 	if sc.question.Size() > 4*keep {
 		sc.question = lexical.Question{}
 	}
@@ -154,14 +146,6 @@ func (sc *l0Scratch) release() {
 		clear(sc.span)
 	}
 	l0Scratches.Put(sc)
-}
-
-// keepCandidates keeps the array of a provider's candidates for the lookup's next call, and the
-// next lookup, when it is larger than the one the scratch had.
-func (sc *l0Scratch) keepCandidates(cands []port.Candidate) {
-	if cap(cands) > cap(sc.cands) {
-		sc.cands = cands[:0]
-	}
 }
 
 // queryWeight is what one question term adds to a document's L0 weight: full when the document's

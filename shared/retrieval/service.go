@@ -167,23 +167,20 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	if s.opts.L1Enabled {
 		q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
-			AsOf: v.day, Buffer: sc.cands[:0]}
+			AsOf: v.day}
 		if len(hints.Domains) == 1 {
 			l1.CategoryFilter = &hints.Domains[0]
 			q.Category = hints.Domains[0]
 		}
 		var err error
 		cands, err = s.retrieve(ctx, q, &l1)
-		sc.keepCandidates(cands)
 		cands, outdated = v.partition(req.Language, cands, outdated[:0])
 		if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
 			// The filter narrows, never hides: a filtered call that found nothing convincing is
 			// followed by one unfiltered call, whose candidates replace the filtered ones.
 			q.Category = ""
 			s.unfilteredRetry(&l1)
-			q.Buffer = sc.cands[:0] // the filtered candidates are done with
 			cands, err = s.retrieve(ctx, q, &l1)
-			sc.keepCandidates(cands)
 			cands, outdated = v.partition(req.Language, cands, outdated[:0])
 		}
 		switch {
