@@ -144,7 +144,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 		})
 	}
 	if !s.provider.Semantic() {
-		sums = summaries(l, s.texts(l), blocks)
+		sums = summaries(blocks)
 	}
 	ans.InvocationID = newID()
 	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))

@@ -262,7 +262,7 @@ func (f *fusing) lift(m *l0Match, l0Rank int) {
 // layer, score and fusion basis.
 func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 	out := make([]EvidenceBlock, 0, len(picked))
-	l1Reason := s.l1Reason()
+	l1Reason := "l1:" + s.provider.ScoreKind()
 	texts := s.texts(l)
 	// One array holds every block's hit reasons, each block its own stretch of it.
 	n := 0
@@ -271,7 +271,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 	}
 	reasons := make([]string, n)
 	for _, f := range picked {
-		b := f.evidence(l, texts) // only for the blocks picked
+		b := f.evidence(l) // only for the blocks picked
 		k := f.reasonCount()
 		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
 		switch {
@@ -299,7 +299,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
 // section L0 found.
-func (f *fusing) evidence(l *lexical.Lang, texts *langTexts) EvidenceBlock {
+func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 	var b EvidenceBlock
 	if c := f.cand; c != nil {
 		b = EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
@@ -315,11 +315,7 @@ func (f *fusing) evidence(l *lexical.Lang, texts *langTexts) EvidenceBlock {
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
 		b.local, b.localPassage = true, f.passage
 	}
-	if d, sec := b.section(l); sec != nil && b.Title == d.Title && b.Section == sec.Heading {
-		b.Breadcrumb = texts.breadcrumb(l, b.localPassage)
-	} else {
-		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
-	}
+	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
 	return b
 }
 

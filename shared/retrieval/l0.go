@@ -41,8 +41,8 @@ type phraseReason struct {
 }
 
 // reasons appends the match's hit reasons to list, each once, in the order keywords and
-// entities, title, category, partial phrase. The reasons of phrases no synonym bridged come from
-// texts, made there the first time.
+// entities, title, category, partial phrase. The reasons of phrases come from texts, made there
+// the first time.
 func (m *l0Match) reasons(l *lexical.Lang, texts *langTexts, list []string) []string {
 	for _, p := range m.named {
 		if p.bridged {

@@ -33,8 +33,7 @@ type EvidenceBlock struct {
 	fusion   lookup.FusionBasis // how fusion ranked the block, for the trace
 	l1       bool               // L1 returned the block
 	l0Weight float64            // the L0 weight of the block's document, 0 when L0 did not match it
-	// local tells that Content is the index's passage localPassage verbatim, so that strings
-	// made from it alone can be kept (see langTexts).
+	// local tells that Content is the index's passage localPassage verbatim.
 	local        bool
 	localPassage int
 }

@@ -72,24 +72,9 @@ type Service struct {
 	traceFailures atomic.Int64
 	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
 	langTexts sync.Map
-	l1Reasons atomic.Pointer[kindReason]
 }
 
-// kindReason is the hit reason of an L1 block for one score kind.
-type kindReason struct{ kind, reason string }
-
-// l1Reason is the hit reason of a block L1 returned, "l1:<score kind>", made once per kind.
-func (s *Service) l1Reason() string {
-	kind := s.provider.ScoreKind()
-	if r := s.l1Reasons.Load(); r != nil && r.kind == kind {
-		return r.reason
-	}
-	r := &kindReason{kind: kind, reason: "l1:" + kind}
-	s.l1Reasons.Store(r)
-	return r.reason
-}
-
-// texts returns the strings kept for l's lookups.
+// texts returns the hit reasons kept for l's lookups.
 func (s *Service) texts(l *lexical.Lang) *langTexts {
 	if t, ok := s.langTexts.Load(l); ok {
 		return t.(*langTexts)
@@ -126,7 +111,7 @@ func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result,
 		RetrievalDetails: lookup.TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: res.Retrieval.FinalBlockCount,
-			EvidenceSummaries: summaries(l, s.texts(l), res.EvidenceBlocks),
+			EvidenceSummaries: summaries(res.EvidenceBlocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 			AsOf:              v.day, AsOfRequested: v.asked,

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -65,7 +64,7 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 
 // summaries are the blocks as a trace records them: identity, layer, score, reasons, a clipped
 // preview of the content and the fusion basis.
-func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []lookup.BlockSummary {
+func summaries(blocks []EvidenceBlock) []lookup.BlockSummary {
 	out := make([]lookup.BlockSummary, 0, len(blocks))
 	// The summaries' own copies of every block's score and fusion basis, in one allocation.
 	type basis struct {
@@ -76,15 +75,9 @@ func summaries(l *lexical.Lang, texts *langTexts, blocks []EvidenceBlock) []look
 	for i := range blocks {
 		b := &blocks[i]
 		bases[i] = basis{score: b.Score, fusion: b.fusion}
-		content := ""
-		if _, sec := b.section(l); sec != nil {
-			content = texts.preview(l, b.localPassage)
-		} else {
-			content = textproc.Clip(b.Content, lookup.SummaryChars)
-		}
 		out = append(out, lookup.BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
 			DocumentID: b.DocumentID, Version: b.Version, Outdated: b.Outdated, Score: &bases[i].score,
-			HitReasons: b.HitReasons, Content: content, Fusion: &bases[i].fusion})
+			HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, lookup.SummaryChars), Fusion: &bases[i].fusion})
 	}
 	return out
 }
