@@ -2,9 +2,6 @@ package lexical
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
-	"unsafe"
 )
 
 // AnswerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
@@ -67,8 +64,7 @@ var answerCues = []struct {
 // the question that may start a cue (cueLengths) looks up the cues that start with it, so the
 // cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	var buf [256]byte
-	q := lowerInto(question, &buf)
+	q := strings.ToLower(question)
 	var k AnswerKinds
 	for i := 0; i < len(q); i++ {
 		if !isWordByte(q[i]) || (i > 0 && isWordByte(q[i-1])) {
@@ -92,55 +88,6 @@ func QuestionKinds(question string) AnswerKinds {
 		i = j
 	}
 	return k
-}
-
-// lowerInto returns s in lower case, as strings.ToLower does (invalid UTF-8 becomes U+FFFD),
-// lowered into buf and returned as a string over it (valid while buf is) instead of a new
-// string; strings.ToLower of it when the lower case does not fit buf. German questions are
-// seldom ASCII ("Ladesäule"): strings.ToLower of one cost about 4,700 of a lookup's 190,000
-// instructions and an allocation (callgrind, BenchmarkLookup/de).
-func lowerInto(s string, buf *[256]byte) string {
-	if len(s) > len(buf) {
-		return strings.ToLower(s)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return lowerRunes(s, i, buf)
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	return unsafe.String(&buf[0], len(s))
-}
-
-// lowerRunes is lowerInto of a text whose first i bytes are ASCII and lowered into buf already.
-func lowerRunes(s string, i int, buf *[256]byte) string {
-	n := i
-	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if n == len(buf) {
-				return strings.ToLower(s)
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			buf[n] = c
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		r = unicode.ToLower(r)
-		if n+utf8.RuneLen(r) > len(buf) {
-			return strings.ToLower(s)
-		}
-		n += utf8.EncodeRune(buf[n:], r)
-		i += size
-	}
-	return unsafe.String(&buf[0], n)
 }
 
 // kindCue is one cue of answerCues with its kind.
