@@ -14,6 +14,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // Provider is the demo knowledge provider.
@@ -89,7 +90,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	// BM25, then within the hits a passage stating the question's words in one sentence, and a
 	// fact of the kind asked, comes first (lexical.Focus): the deciding section before one that
 	// lists them.
-	hits := l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, lexical.QuestionKinds(q.Question))
+	hits := l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
 	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)

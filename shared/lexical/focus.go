@@ -2,9 +2,9 @@ package lexical
 
 import (
 	"cmp"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 	"math/bits"
 	"slices"
-	"strings"
 )
 
 // A question asks for one fact, and the section that states it usually holds the question's
@@ -27,7 +27,7 @@ const (
 // sentence, and sorts them best first, equal scores keeping their order: each score is
 // multiplied as FocusWeight and AnswerWeight say, kinds being the kinds of fact the question
 // asks for (QuestionKinds; 0 for none). Its cost follows the hits' sentences, not the corpus.
-func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kinds AnswerKinds) {
+func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kinds textproc.AnswerKinds) {
 	if len(hits) < 2 {
 		return
 	}
@@ -36,7 +36,7 @@ func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kind
 }
 
 // focus is Focus over resolved terms (see resolve), which it weighs in their order.
-func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
+func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 	if len(hits) < 2 {
 		return
 	}
@@ -86,7 +86,7 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds AnswerKinds) {
 			if x > best {
 				best = x
 			}
-			if kinds != 0 && x > 0 && AnswerKinds(stated[s])&kinds != 0 {
+			if kinds != 0 && x > 0 && textproc.AnswerKinds(stated[s])&kinds != 0 {
 				answers = true
 			}
 		}
@@ -156,34 +156,4 @@ func (q *queryTable) get(t Term) float64 {
 			return q.w[i]
 		}
 	}
-}
-
-// Sentences splits text into sentences and list items, each keeping its trailing space or line
-// break, so that joining neighbours gives back the original text.
-func Sentences(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		end := -1
-		switch {
-		case c == '\n':
-			end = i + 1
-		case (c == '.' || c == '?' || c == '!') && i+1 < len(text) && text[i+1] == ' ':
-			end = i + 2
-		}
-		if end > 0 {
-			if strings.TrimSpace(text[start:end]) != "" {
-				out = append(out, text[start:end])
-			} else if len(out) > 0 {
-				out[len(out)-1] += text[start:end]
-			}
-			start = end
-			i = end - 1
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }

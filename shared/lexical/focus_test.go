@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 func focusIndex(t *testing.T) *Lang { return embedded(t).Lang("en") }
@@ -64,11 +65,11 @@ func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
 	dirty := passage(t, l, "vehicle-cleaning", "3-customer-reports-a-dirty-vehicle")
 	question := "how often is a car cleaned"
 	q := l.Analyzer.QuestionTerms(question)
-	kinds := QuestionKinds(question)
-	if kinds&AskFrequency == 0 {
+	kinds := textproc.QuestionKinds(question)
+	if kinds&textproc.AskFrequency == 0 {
 		t.Fatalf("kinds %b: the question asks how often", kinds)
 	}
-	ratio := func(kinds AnswerKinds) (float64, bool) {
+	ratio := func(kinds textproc.AnswerKinds) (float64, bool) {
 		hits := []Hit{{Passage: dirty, Score: 1}, {Passage: routine, Score: 1}}
 		l.Focus(hits, q, nil, kinds)
 		if hits[0].Passage == routine {
@@ -93,7 +94,7 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stated, multi := AnswerKinds(0), 0
+	stated, multi := textproc.AnswerKinds(0), 0
 	for _, ix := range []*Index{built, loaded} {
 		for _, lang := range knowledge.Languages {
 			l := ix.Lang(lang)
@@ -102,7 +103,7 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 			}
 			for p := range l.Passages {
 				_, sec := l.Doc(p)
-				texts := Sentences(sec.Content)
+				texts := textproc.Sentences(sec.Content)
 				first, n := l.sentStart[p], int(l.sentStart[p+1]-l.sentStart[p])
 				if n != len(texts) {
 					t.Fatalf("%s passage %d: %d sentences, want %d", lang, p, n, len(texts))
@@ -122,10 +123,10 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 						in[x][i] = true
 					}
 					s := first + uint32(i)
-					if got, want := AnswerKinds(l.sentKinds[s]), kindsOf(text, allKinds); got != want {
+					if got, want := textproc.AnswerKinds(l.sentKinds[s]), textproc.KindsOf(text, textproc.AllKinds); got != want {
 						t.Fatalf("%s passage %d sentence %q: kinds %b, want %b", lang, p, text, got, want)
 					}
-					stated |= AnswerKinds(l.sentKinds[s])
+					stated |= textproc.AnswerKinds(l.sentKinds[s])
 				}
 				got := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
 				if !slices.Equal(got, terms) {
@@ -149,8 +150,8 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 	if multi == 0 {
 		t.Error("no term is in two sentences of a passage: the masks are not exercised")
 	}
-	if stated != allKinds {
-		t.Errorf("the corpus's sentences state kinds %b, want every kind %b", stated, allKinds)
+	if stated != textproc.AllKinds {
+		t.Errorf("the corpus's sentences state kinds %b, want every kind %b", stated, textproc.AllKinds)
 	}
 	l := focusIndex(t)
 	hits := []Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
@@ -208,18 +209,18 @@ func BenchmarkFocus(b *testing.B) {
 		b.Fatalf("%d hits", len(hits))
 	}
 	work := slices.Clone(hits)
-	l.Focus(work, q, nil, AskDeadline)
+	l.Focus(work, q, nil, textproc.AskDeadline)
 	b.ReportAllocs()
 	for b.Loop() {
 		copy(work, hits)
-		l.Focus(work, q, nil, AskDeadline)
+		l.Focus(work, q, nil, textproc.AskDeadline)
 	}
 }
 
 // focusByText is Focus as its definition reads, computed from the passages' text: each hit's
 // score times 1 + FocusWeight × its best sentence's share of the query's weight, times
 // 1 + AnswerWeight when a sentence sharing a query term states a fact of a kind asked.
-func focusByText(l *Lang, hits []Hit, query []string, kinds AnswerKinds) []float64 {
+func focusByText(l *Lang, hits []Hit, query []string, kinds textproc.AnswerKinds) []float64 {
 	w := map[Term]float64{}
 	total := 0.0
 	for _, s := range query {
@@ -234,7 +235,7 @@ func focusByText(l *Lang, hits []Hit, query []string, kinds AnswerKinds) []float
 	for i, h := range hits {
 		_, sec := l.Doc(h.Passage)
 		best, answers := 0.0, false
-		for _, text := range Sentences(sec.Content) {
+		for _, text := range textproc.Sentences(sec.Content) {
 			seen, x := map[Term]bool{}, 0.0
 			for _, word := range l.text.Terms(text) {
 				if t, ok := l.Lookup(word); ok && !seen[t] {
@@ -243,7 +244,7 @@ func focusByText(l *Lang, hits []Hit, query []string, kinds AnswerKinds) []float
 				}
 			}
 			best = max(best, x)
-			answers = answers || (x > 0 && kindsOf(text, kinds) != 0)
+			answers = answers || (x > 0 && textproc.KindsOf(text, kinds) != 0)
 		}
 		f := 1 + FocusWeight*best/total
 		if answers {
@@ -303,7 +304,7 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 		"battery below 10 percent, customer stuck at the charging station",
 	} {
 		q := l.text.QuestionTerms(question)
-		kinds := QuestionKinds(question)
+		kinds := textproc.QuestionKinds(question)
 		hits := l.Search(q, "", 20)
 		if len(hits) < 2 {
 			t.Fatalf("%q: %d hits", question, len(hits))
@@ -338,10 +339,10 @@ func TestSearchFocusedIsSearchThenFocus(t *testing.T) {
 		l := ix.Lang(lang)
 		for p := range l.Passages {
 			d, sec := l.Doc(p)
-			question := sec.Heading + " " + Sentences(sec.Content)[0] + " wie lange, how long"
+			question := sec.Heading + " " + textproc.Sentences(sec.Content)[0] + " wie lange, how long"
 			q := l.Analyzer.QuestionTerms(question)
 			weight := map[string]float64{q[0]: SynonymWeight, q[len(q)-1]: 0}
-			kinds := QuestionKinds(question)
+			kinds := textproc.QuestionKinds(question)
 			for _, category := range []string{"", d.Category} {
 				want := l.SearchWeighted(q, weight, category, 10)
 				l.Focus(want, q, weight, kinds)

@@ -258,7 +258,7 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 // sentence.
 func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, meta []string) (terms, sentences []string, bounds []int) {
 	terms = append(slices.Clip(title), a.Terms(s.Heading)...)
-	sentences = Sentences(s.Content)
+	sentences = textproc.Sentences(s.Content)
 	bounds = []int{len(terms)}
 	for _, text := range sentences {
 		terms = append(terms, a.Terms(text)...)
@@ -297,7 +297,7 @@ func (l *Lang) sentences(all []analysed) {
 					}
 					masks[int(slot[t]-1)*words+i/maskBits] |= 1 << (i % maskBits)
 				}
-				l.sentKinds = append(l.sentKinds, uint16(kindsOf(text, allKinds)))
+				l.sentKinds = append(l.sentKinds, uint16(textproc.KindsOf(text, textproc.AllKinds)))
 			}
 			for _, t := range l.sentTerms[first:] {
 				slot[t] = 0

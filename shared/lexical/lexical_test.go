@@ -196,8 +196,8 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s %s %q: terms\n%q, want\n%q", lang, d.ID, s.Heading, got, want)
 				}
-				if !slices.Equal(texts, Sentences(s.Content)) {
-					t.Fatalf("%s %s %q: sentences %q, want %q", lang, d.ID, s.Heading, texts, Sentences(s.Content))
+				if !slices.Equal(texts, textproc.Sentences(s.Content)) {
+					t.Fatalf("%s %s %q: sentences %q, want %q", lang, d.ID, s.Heading, texts, textproc.Sentences(s.Content))
 				}
 				if len(bounds) != len(texts)+1 {
 					t.Fatalf("%s %s %q: %d bounds for %d sentences", lang, d.ID, s.Heading, len(bounds), len(texts))

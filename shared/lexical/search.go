@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"cmp"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 	"math"
 	"math/bits"
 	"slices"
@@ -46,7 +47,7 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 
 // SearchFocused is SearchWeighted followed by Focus of its hits with the same query, weights and
 // kinds, the query's terms resolved once for both.
-func (l *Lang) SearchFocused(query []string, weight map[string]float64, category string, topK int, kinds AnswerKinds) []Hit {
+func (l *Lang) SearchFocused(query []string, weight map[string]float64, category string, topK int, kinds textproc.AnswerKinds) []Hit {
 	var buf, sorted [32]qterm
 	terms := l.resolve(query, weight, buf[:0])
 	// search sorts its terms; Focus weighs them in query order.

@@ -81,7 +81,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
 		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
-		kinds := lexical.QuestionKinds(text)
+		kinds := textproc.QuestionKinds(text)
 		for _, b := range blocks {
 			q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
 		}

@@ -19,10 +19,10 @@ import (
 // between runs and a cut end are marked with "…". Content that matches nothing gives its
 // beginning.
 //
-// kinds are the kinds of fact the question asks for (see lexical.QuestionKinds): a sentence holding
+// kinds are the kinds of fact the question asks for (see textproc.QuestionKinds): a sentence holding
 // one of them ("within 4 hours" for "how long") scores answerBonus of the best sentence's score
 // on top of its words', so that the fact is quoted even when it shares no word with the question.
-func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds, content string, max int) string {
+func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds, content string, max int) string {
 	if utf8.RuneCountInString(content) <= max {
 		return content
 	}
@@ -129,12 +129,12 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds lexical.AnswerKinds,
 // asked adds to its own.
 const answerBonus = 1.0
 
-// sentences is lexical.Sentences with the splits that end no sentence undone, so that an excerpt
+// sentences is textproc.Sentences with the splits that end no sentence undone, so that an excerpt
 // never begins inside one: after an abbreviation ("ext.", "bzw.", "z. B.", "e.g.") and after a
 // numbered list item's number ("2."), the piece goes on with the next.
 func sentences(content string) []string {
 	var out []string
-	for _, s := range lexical.Sentences(content) {
+	for _, s := range textproc.Sentences(content) {
 		if n := len(out); n > 0 && !endsSentence(out[n-1]) {
 			out[n-1] += s
 			continue
@@ -144,7 +144,7 @@ func sentences(content string) []string {
 	return out
 }
 
-// endsSentence reports whether a piece lexical.Sentences cut ends a sentence: it ends a line, or
+// endsSentence reports whether a piece textproc.Sentences cut ends a sentence: it ends a line, or
 // its last word is not an abbreviation, a single letter or a list item's number.
 func endsSentence(piece string) bool {
 	if strings.HasSuffix(piece, "\n") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
@@ -57,7 +58,7 @@ func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
 	fact := "A new status message goes out every 60 minutes until the case is closed."
 	content := filler + fact + " " + filler
 	q := "how often do we send a status update"
-	if got := excerpt(l, analyse(l, q), lexical.QuestionKinds(q), content, 200); !strings.Contains(got, fact) {
+	if got := excerpt(l, analyse(l, q), textproc.QuestionKinds(q), content, 200); !strings.Contains(got, fact) {
 		t.Errorf("excerpt %q lacks %q", got, fact)
 	}
 	if got := excerpt(l, analyse(l, q), 0, content, 200); strings.Contains(got, fact) {

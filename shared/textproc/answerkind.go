@@ -1,4 +1,4 @@
-package lexical
+package textproc
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ const (
 	AskPermission
 	AskThreshold
 
-	// allKinds is every kind.
-	allKinds = AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
+	// AllKinds is every kind.
+	AllKinds = AskDeadline | AskFrequency | AskAmount | AskContact | AskPermission | AskThreshold
 )
 
 // answerCues are, per kind, phrases of a question that ask for it (lower case, matched on word
@@ -135,8 +135,8 @@ func (k AnswerKinds) Answers(sentence string) bool {
 	return false
 }
 
-// kindsOf returns which of kinds a sentence states.
-func kindsOf(sentence string, kinds AnswerKinds) AnswerKinds {
+// KindsOf returns which of kinds a sentence states.
+func KindsOf(sentence string, kinds AnswerKinds) AnswerKinds {
 	var k AnswerKinds
 	for _, c := range answerCues {
 		if kinds&c.kind != 0 && c.answer(sentence) {
