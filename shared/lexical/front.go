@@ -1,6 +1,89 @@
 package lexical
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
+
+// frontMatter is every document's front matter as terms: per document its front-matter terms,
+// sorted, at frontTerms[frontStart[d]:frontStart[d+1]]; per term the documents whose front
+// matter holds it, ascending, at frontDoc[frontDocStart[t]:frontDocStart[t+1]], and the number
+// of categories whose front matter holds it (see frontStatistics).
+type frontMatter struct {
+	frontStart    []uint32
+	frontTerms    []Term
+	frontDocStart []uint32
+	frontDoc      []uint32
+	frontCats     []uint16
+	// docDomain is each document's category without surrounding space, as an index into
+	// domains, derived from Docs (see docStatistics): L0 groups its leading matches by it, where
+	// reading the documents costs a cache miss each on a large corpus.
+	docDomain []uint32
+	domains   []string
+}
+
+// indexFront fills each document's sorted front-matter terms, its phrases, and the inverted
+// index from a term to the documents whose front matter holds it.
+func (l *Lang) indexFront(all []analysed) {
+	V := len(l.terms.words)
+	id := func(t string) Term { return l.terms.ids[t] }
+	frontCount := make([]uint32, V+1)
+	for _, an := range all {
+		l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
+		l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
+		terms := make([]Term, 0, len(an.front))
+		for _, t := range an.front {
+			terms = append(terms, id(t))
+		}
+		slices.Sort(terms)
+		terms = slices.Compact(terms)
+		for _, t := range terms {
+			frontCount[t+1]++
+		}
+		l.frontTerms = append(l.frontTerms, terms...)
+		for _, ph := range an.phrases {
+			l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
+			for _, t := range ph {
+				l.phraseTerms = append(l.phraseTerms, id(t))
+			}
+		}
+	}
+	l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
+	l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
+	l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
+	for t := range V {
+		frontCount[t+1] += frontCount[t]
+	}
+	l.frontDocStart = frontCount
+	l.frontDoc = make([]uint32, frontCount[V])
+	next := slices.Clone(frontCount[:V])
+	for di := range all {
+		for _, t := range l.frontOf(di) {
+			l.frontDoc[next[t]] = uint32(di)
+			next[t]++
+		}
+	}
+}
+
+// frontStatistics counts each term's categories (docCat: each document's category id).
+func (l *Lang) frontStatistics(docCat []uint32) {
+	V := len(l.terms.words)
+	l.frontCats = make([]uint16, V)
+	// catSeen[c] is the last term (plus one) counted with category id c: the distinct categories
+	// of a term's documents are counted in one pass over them, not by searching a list of the
+	// categories seen so far, which took a sixth of a prebuilt index's load at 10,000
+	// procedures, where a common term's documents span every category.
+	catSeen := make([]uint32, len(l.categoryIDs))
+	for t := range V {
+		cats, stamp := 0, uint32(t)+1
+		for _, d := range l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] {
+			if c := docCat[d]; catSeen[c] != stamp {
+				catSeen[c], cats = stamp, cats+1
+			}
+		}
+		l.frontCats[t] = uint16(min(cats, math.MaxUint16))
+	}
+}
 
 // Front is the analysed front matter of one document: its phrases (title, category, each
 // keyword, each entity) as the stems of their words, and every term it holds.
@@ -38,84 +121,27 @@ func (f Front) Has(t Term) bool {
 
 func (l *Lang) frontOf(doc int) []Term { return l.frontTerms[l.frontStart[doc]:l.frontStart[doc+1]] }
 
-// Phrase kinds, by a phrase's place among its document's phrases.
-const (
-	PhraseTitle = iota
-	PhraseCategory
-	PhraseKeyword
-	PhraseEntity
-)
-
-// TermPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
-func (l *Lang) TermPhrases(t Term) []uint32 {
-	return l.termPhrase[l.termPhraseStart[t]:l.termPhraseStart[t+1]]
-}
-
-// Phrases is the number of front-matter phrases of every document: phrases are 0..Phrases()-1.
-func (l *Lang) Phrases() int { return len(l.phraseDoc) }
-
-// Phrase returns a phrase's document, its kind (PhraseTitle, ...), its index among the
-// document's keywords or entities (0 for a title or category), and its words.
-func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
-	doc = int(l.phraseDoc[p])
-	i := int(p - l.docPhrase[doc])
-	kind, index = i, 0
-	if i >= 2 {
-		kind, index = PhraseKeyword, i-2
-		if k := int(l.docKeywords[doc]); index >= k {
-			kind, index = PhraseEntity, index-k
-		}
+// FrontCategories is the number of categories whose documents' front matter holds term: 1 for a
+// term that points to one domain, more for words every procedure uses ("customer", "vehicle").
+func (l *Lang) FrontCategories(term string) int {
+	if t, ok := l.Lookup(term); ok {
+		return int(l.frontCats[t])
 	}
-	return doc, kind, index, l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]]
+	return 0
 }
 
-// shapeMaxWords is the most words phraseShape holds: a phrase of that many or more is counted
-// from its bounds.
-const shapeMaxWords = 63
-
-// PhraseShape returns a phrase's kind and number of words, as Phrase does, without reading its
-// document or words.
-func (l *Lang) PhraseShape(p uint32) (kind, words int) {
-	s := l.phraseShape[p]
-	kind, words = int(s&3), int(s>>2)
-	if words == shapeMaxWords {
-		words = int(l.phraseStart[p+1] - l.phraseStart[p])
-	}
-	return kind, words
+// Domain returns a document's category without surrounding space, and an id that is the same
+// for every document of that category.
+func (l *Lang) Domain(doc int) (id uint32, name string) {
+	id = l.docDomain[doc]
+	return id, l.domains[id]
 }
 
-// PhraseDoc returns a phrase's document.
-func (l *Lang) PhraseDoc(p uint32) int { return int(l.phraseDoc[p]) }
+// FrontCategoriesOf is FrontCategories of a term.
+func (l *Lang) FrontCategoriesOf(t Term) int { return int(l.frontCats[t]) }
 
-// PhraseString returns a phrase's kind and its text as the front matter writes it: the title,
-// the category, a keyword or an entity.
-func (l *Lang) PhraseString(p uint32) (kind int, text string) {
-	doc, kind, i, _ := l.Phrase(p)
-	d := l.Docs[doc]
-	switch kind {
-	case PhraseTitle:
-		return kind, d.Title
-	case PhraseCategory:
-		return kind, d.Category
-	case PhraseKeyword:
-		return kind, d.Keywords[i]
-	}
-	return kind, d.Entities[i]
-}
-
-// PhraseText returns a phrase's text (PhraseString) and an id that is the same for every keyword
-// and entity phrase of that text and no other; a title's or category's id is its own.
-func (l *Lang) PhraseText(p uint32) (id uint32, text string) {
-	id = l.phraseFirst[p]
-	_, text = l.PhraseString(id)
-	return id, text
-}
-
-// PhraseTextID is PhraseText's id alone.
-func (l *Lang) PhraseTextID(p uint32) uint32 { return l.phraseFirst[p] }
-
-// TitleIDF returns the sum of the idf of a document's title words (Front.Title), in their order.
-func (l *Lang) TitleIDF(doc int) float64 { return l.titleIDF[doc] }
+// FrontDocs returns the documents whose front matter holds the term, ascending.
+func (l *Lang) FrontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] }
 
 // DocWeights accumulates a weight per document for one query (see sparse); Release returns it.
 type DocWeights struct {
@@ -145,41 +171,6 @@ func (a *DocWeights) Touched() []uint32 { return a.touched }
 func (a *DocWeights) Release() {
 	a.clear()
 	a.l.docScratch.Put(a)
-}
-
-// PhraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
-// sparse); Release returns it.
-type PhraseHits struct {
-	l *Lang
-	sparse[uint16]
-}
-
-// PhraseHits returns the counts of the query's terms per phrase, found through the inverted
-// phrase index. terms must not repeat, so a count is at most the number of a question's
-// distinct terms, far below the counter's limit.
-func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
-	h, _ := l.phraseScratch.Get().(*PhraseHits)
-	if h == nil || len(h.v) != len(l.phraseDoc) {
-		h = &PhraseHits{l: l, sparse: newSparse[uint16](len(l.phraseDoc))}
-	}
-	for _, t := range terms {
-		for _, p := range l.TermPhrases(t) {
-			h.add(p, 1)
-		}
-	}
-	return h
-}
-
-// Touched returns the phrases holding at least one of the terms, in no particular order.
-func (h *PhraseHits) Touched() []uint32 { return h.touched }
-
-// Count returns how many of the terms the phrase holds.
-func (h *PhraseHits) Count(p uint32) int { return int(h.v[p]) }
-
-// Release clears the counts and returns them to the pool; h must not be used afterwards.
-func (h *PhraseHits) Release() {
-	h.clear()
-	h.l.phraseScratch.Put(h)
 }
 
 // sparse is an accumulator over ids for one query: a value per id, and the ids touched, so that
