@@ -27,13 +27,10 @@ import (
 // PrebuiltFile is the prebuilt index's file name in KNOWLEDGE_DIR (cmd/index-build writes it).
 const PrebuiltFile = "index.bin"
 
-// prebuiltMagic starts every prebuilt index; its last byte is the format version. Version 2
-// keys the synonym terms of several words by their stems (synonyms.Set.CompileStemmed), so an
-// index of version 1 would match them wrongly and is rebuilt instead; version 3 aligns every
-// integer array to 4 bytes from the start of the file, so that a static load can use the
-// arrays in place; version 4 adds the synonym matcher's hash table of its keys (synonyms.Flat's
-// Slots); version 5 adds every passage's analysed sentences (see Lang.sentences); version 6
-// the first phrase of each keyword's and entity's text (Lang.phraseFirst).
+// prebuiltMagic starts every prebuilt index; its last byte is the format version, which changes
+// with anything the bytes mean, so that an index of another version is rebuilt instead of read
+// wrongly. Every integer array is aligned to 4 bytes from the start of the file, so that a static
+// load can use the arrays in place.
 const prebuiltMagic = "MOKIDX\x00\x06"
 
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
@@ -304,112 +301,140 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 // check verifies that every offset and id of a decoded index is within its array, so that a
 // damaged prebuilt index fails to load instead of failing a lookup.
 func (l *Lang) check() error {
-	V, P, D := len(l.terms.words), len(l.Passages), len(l.Docs)
-	bad := func(what string) error { return fmt.Errorf("%w: %s out of range", ErrPrebuilt, what) }
-	offsets := func(o []uint32, n, target int) bool {
-		if n < 0 || len(o) != n+1 || o[0] != 0 || int(o[n]) != target {
+	for _, c := range []func() error{l.checkBounds, l.checkSentenceMasks, l.checkPostingsOrder, l.checkDocuments} {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func badPrebuilt(what string) error { return fmt.Errorf("%w: %s out of range", ErrPrebuilt, what) }
+
+// offsetsTo reports whether o holds n+1 offsets, ascending from 0 to target.
+func offsetsTo(o []uint32, n, target int) bool {
+	if n < 0 || len(o) != n+1 || o[0] != 0 || int(o[n]) != target {
+		return false
+	}
+	for i := 1; i < len(o); i++ {
+		if o[i] < o[i-1] {
 			return false
 		}
-		for i := 1; i < len(o); i++ {
-			if o[i] < o[i-1] {
-				return false
-			}
-		}
-		return true
 	}
-	below := func(ids []uint32, n int) bool {
-		for _, x := range ids {
-			if int(x) >= n {
-				return false
-			}
+	return true
+}
+
+// idsBelow reports whether every id is below n.
+func idsBelow[T uint32 | Term](ids []T, n int) bool {
+	for _, x := range ids {
+		if int(x) >= n {
+			return false
 		}
-		return true
 	}
-	termsBelow := func(ids []Term, n int) bool {
-		for _, x := range ids {
-			if int(x) >= n {
-				return false
-			}
-		}
-		return true
-	}
+	return true
+}
+
+// checkBounds checks every array's offsets and ids against the arrays they index.
+func (l *Lang) checkBounds() error {
+	V, P, D := len(l.terms.words), len(l.Passages), len(l.Docs)
 	switch {
 	case !slices.IsSorted(l.terms.words):
-		return bad("vocabulary order")
-	case !offsets(l.postStart, V, len(l.postPassage)) || len(l.postTF) != len(l.postPassage) || !below(l.postPassage, P):
-		return bad("postings")
-	case !offsets(l.docStart, D, P):
-		return bad("document passages")
-	case !offsets(l.frontStart, D, len(l.frontTerms)) || !termsBelow(l.frontTerms, V):
-		return bad("front-matter terms")
-	case !offsets(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !termsBelow(l.phraseTerms, V) ||
-		!offsets(l.docPhrase, D, len(l.phraseStart)-1):
-		return bad("front-matter phrases")
+		return badPrebuilt("vocabulary order")
+	case !offsetsTo(l.postStart, V, len(l.postPassage)) || len(l.postTF) != len(l.postPassage) || !idsBelow(l.postPassage, P):
+		return badPrebuilt("postings")
+	case !offsetsTo(l.docStart, D, P):
+		return badPrebuilt("document passages")
+	case !offsetsTo(l.frontStart, D, len(l.frontTerms)) || !idsBelow(l.frontTerms, V):
+		return badPrebuilt("front-matter terms")
+	case !offsetsTo(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !idsBelow(l.phraseTerms, V) ||
+		!offsetsTo(l.docPhrase, D, len(l.phraseStart)-1):
+		return badPrebuilt("front-matter phrases")
 	case len(l.phraseFirst) != len(l.phraseStart)-1:
-		return bad("phrase texts")
-	case !offsets(l.frontDocStart, V, len(l.frontDoc)) || !below(l.frontDoc, D):
-		return bad("front-matter documents")
-	case !offsets(l.sentStart, P, len(l.sentKinds)) || !offsets(l.sentTermStart, P, len(l.sentTerms)) ||
-		!termsBelow(l.sentTerms, V) || !offsets(l.maskStart, P, len(l.sentMasks)):
-		return bad("sentences")
+		return badPrebuilt("phrase texts")
+	case !offsetsTo(l.frontDocStart, V, len(l.frontDoc)) || !idsBelow(l.frontDoc, D):
+		return badPrebuilt("front-matter documents")
+	case !offsetsTo(l.sentStart, P, len(l.sentKinds)) || !offsetsTo(l.sentTermStart, P, len(l.sentTerms)) ||
+		!idsBelow(l.sentTerms, V) || !offsetsTo(l.maskStart, P, len(l.sentMasks)):
+		return badPrebuilt("sentences")
 	}
-	for p := range P {
-		// Each of a passage's terms has one mask of its sentences, naming only sentences the
-		// passage has.
+	return nil
+}
+
+// checkSentenceMasks checks that each of a passage's terms has one mask of its sentences,
+// naming only sentences the passage has.
+func (l *Lang) checkSentenceMasks() error {
+	for p := range l.Passages {
 		n, words := int(l.sentStart[p+1]-l.sentStart[p]), l.maskWords(p)
 		terms := int(l.sentTermStart[p+1] - l.sentTermStart[p])
 		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
 		if len(masks) != terms*words {
-			return bad("sentence masks")
+			return badPrebuilt("sentence masks")
 		}
 		if r := n % maskBits; r != 0 {
 			for i := words - 1; i < len(masks); i += words {
 				if masks[i]>>r != 0 {
-					return bad("sentence masks")
+					return badPrebuilt("sentence masks")
 				}
 			}
 		}
 	}
-	for t := range V {
-		// Postings ascend: membership and section choice search them.
+	return nil
+}
+
+// checkPostingsOrder checks that postings ascend: membership and section choice search them.
+func (l *Lang) checkPostingsOrder() error {
+	for t := range l.terms.words {
 		ps := l.postings(Term(t))
 		for i := 1; i < len(ps); i++ {
 			if ps[i] <= ps[i-1] {
-				return bad("postings order")
+				return badPrebuilt("postings order")
 			}
 		}
 	}
+	return nil
+}
+
+// checkDocuments checks each document's passages and phrases.
+func (l *Lang) checkDocuments() error {
 	for di, d := range l.Docs {
 		// A document's passages are its own (PassageOf reads their sections in its list).
 		for p := l.docStart[di]; p < l.docStart[di+1]; p++ {
 			if l.Passages[p].Doc != di {
-				return bad("passages of " + d.ID)
+				return badPrebuilt("passages of " + d.ID)
 			}
 		}
 		// Each document has its title, its category, and one phrase per keyword and entity.
 		if int(l.docPhrase[di+1]-l.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
 			int(l.docPhrase[di+1]) > len(l.phraseStart)-1 {
-			return bad("phrases of " + d.ID)
+			return badPrebuilt("phrases of " + d.ID)
 		}
-		// A keyword's or entity's first phrase of its text is itself or an earlier keyword or
-		// entity that is its own first; a title's and a category's is itself.
-		at := l.docPhrase[di]
-		for p := at; p < l.docPhrase[di+1]; p++ {
-			f := l.phraseFirst[p]
-			if p < at+2 {
-				if f != p {
-					return bad("phrase texts")
-				}
-				continue
-			}
-			// docPhrase ascends strictly (every document has a title and a category).
-			fd, _ := slices.BinarySearch(l.docPhrase, f+1)
-			if f > p || l.phraseFirst[f] != f || f-l.docPhrase[fd-1] < 2 {
-				return bad("phrase texts")
-			}
+		if !l.phraseFirstsValid(di) {
+			return badPrebuilt("phrase texts")
 		}
 	}
 	return nil
+}
+
+// phraseFirstsValid reports whether each of a document's phrases names a valid first phrase of
+// its text: a keyword's or entity's is itself or an earlier keyword or entity that is its own
+// first; a title's and a category's is itself.
+func (l *Lang) phraseFirstsValid(di int) bool {
+	at := l.docPhrase[di]
+	for p := at; p < l.docPhrase[di+1]; p++ {
+		f := l.phraseFirst[p]
+		if p < at+2 {
+			if f != p {
+				return false
+			}
+			continue
+		}
+		// docPhrase ascends strictly (every document has a title and a category).
+		fd, _ := slices.BinarySearch(l.docPhrase, f+1)
+		if f > p || l.phraseFirst[f] != f || f-l.docPhrase[fd-1] < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // encoder writes the prebuilt form.
