@@ -107,18 +107,8 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
-	sa, _ := l.scratch.Get().(*searchScratch)
-	if sa == nil || len(sa.acc.v) != len(l.Passages) {
-		sa = &searchScratch{acc: newSparse[float64](len(l.Passages)), scored: make([]uint64, (len(l.Passages)+63)/64)}
-	}
-	acc, scored := &sa.acc, sa.scored
-	defer func() {
-		for _, p := range acc.touched {
-			scored[p>>6] = 0
-		}
-		acc.clear()
-		l.scratch.Put(sa)
-	}()
+	sa := l.getSearchScratch()
+	defer l.putSearchScratch(sa)
 	remaining, walk := 0.0, 0 // the weights of the terms still to add, and their postings
 	for _, q := range terms {
 		remaining += q.w
@@ -129,8 +119,51 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	if category != "" && !known {
 		return nil // no document has the category
 	}
-	all := category == ""
-	eligible := func(p uint32) bool { return all || l.passageCat[p] == cat }
+	f := passageFilter{all: category == "", cat: cat, cats: l.passageCat}
+	l.accumulate(sa, terms, remaining, walk, f, topK)
+	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(sa.acc.touched)))}
+	for _, p := range sa.acc.touched {
+		s := sa.acc.v[p]
+		if s <= 0 || !f.eligible(p) {
+			continue
+		}
+		top.offer(Hit{Passage: int(p), Score: s})
+	}
+	return top.sorted()
+}
+
+// passageFilter is a search's category filter: every passage, or those of category cat.
+type passageFilter struct {
+	all  bool
+	cat  uint32
+	cats []uint32 // each passage's category (Lang.passageCat)
+}
+
+func (f passageFilter) eligible(p uint32) bool { return f.all || f.cats[p] == f.cat }
+
+func (l *Lang) getSearchScratch() *searchScratch {
+	sa, _ := l.scratch.Get().(*searchScratch)
+	if sa == nil || len(sa.acc.v) != len(l.Passages) {
+		sa = &searchScratch{acc: newSparse[float64](len(l.Passages)), scored: make([]uint64, (len(l.Passages)+63)/64)}
+	}
+	return sa
+}
+
+// putSearchScratch clears the scratch's scores and returns it to the pool.
+func (l *Lang) putSearchScratch(sa *searchScratch) {
+	for _, p := range sa.acc.touched {
+		sa.scored[p>>6] = 0
+	}
+	sa.acc.clear()
+	l.scratch.Put(sa)
+}
+
+// accumulate adds the terms' BM25 weights into the scratch's scores, heaviest term first. Once
+// the weight of the terms still to add (remaining) cannot lift a passage not yet scored into
+// the best topK, only the passages already scored take the remaining terms (walk is the terms'
+// postings in all).
+func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, walk int, f passageFilter, topK int) {
+	acc, scored := &sa.acc, sa.scored
 	// pruned: only passages already scored can still enter the best topK. bound is the topK-th
 	// best score of an eligible passage so far, 0 until topK have one.
 	sa.bestP, sa.bestV, sa.bound = sa.bestP[:0], sa.bestV[:0], 0
@@ -156,7 +189,7 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 				tf := float64(tfs[j])
 				v += q.w * tf / (tf + l.lenNorm[p])
 				acc.v[p] = v
-				if v > sa.bound && eligible(p) {
+				if v > sa.bound && f.eligible(p) {
 					sa.raise(p, v, topK)
 				}
 			}
@@ -187,15 +220,6 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 			}
 		}
 	}
-	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(acc.touched)))}
-	for _, p := range acc.touched {
-		s := acc.v[p]
-		if s <= 0 || !eligible(p) {
-			continue
-		}
-		top.offer(Hit{Passage: int(p), Score: s})
-	}
-	return top.sorted()
 }
 
 // searchScratch is a search's memory, pooled per language: the scores by passage, a bit per
