@@ -124,52 +124,26 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	case views[pathSemantic].present:
 		r.Basis = BasisSemantic // no section holds a word of the question
 	}
-	weak := func(why string) Relevance {
-		r.Assessment = "weak"
-		r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
-		r.Alternatives = s.alternatives(l, p.DocumentID, views, blocks)
-		return r
-	}
 	if sp.Words < minInformativeWords {
-		return weak("the question has " + strconv.Itoa(sp.Words) + " informative word(s), too few to ground an answer")
+		return s.weak(r, l, views, blocks, "the question has "+strconv.Itoa(sp.Words)+" informative word(s), too few to ground an answer")
 	}
-	basis := "lexical evidence (keywords and BM25), no semantic support"
-	switch {
-	case views[pathSemantic].present:
-		basis = "semantic and lexical evidence"
-	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
-		basis = "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
-	case l1.Status == lookup.L1Empty:
-		basis = "L0 keyword and lexical evidence only: L1 returned no candidates"
-	case l1.Status == lookup.L1Disabled:
-		basis = "L0 keyword evidence only: L1 is disabled"
-	}
+	basis := basisOf(views, l1)
 	lex := s.lexicalEvidence(l, question, words, resolved, p, sp)
 	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
 	scale, scaled := s.scaleOf(p.Score.Kind)
-	if p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0 {
+	switch {
+	case p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0:
 		if lex.uncovered.Term != "" {
-			return weak(lex.why + "; " + basis)
+			return s.weak(r, l, views, blocks, lex.why+"; "+basis)
 		}
-		switch {
-		case p.Score.Value >= scale.Grounded:
-			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"), at or above the grounded threshold " + fixed(scale.Grounded, 2)
-		case p.Score.Value >= scale.Supported && lex.strong:
-			r.Reason = "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"), at or above " + fixed(scale.Supported, 2) + ", and " + lex.why
-		default:
-			needs := fixed(scale.Grounded, 2)
-			if scale.Supported < scale.Grounded {
-				needs += ", or " + fixed(scale.Supported, 2) + " with strong lexical evidence"
-			}
-			return weak("the semantic search scores the best block only " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
-				"); grounded needs " + needs)
+		reason, ok := semanticVerdict(p, scale, lex)
+		if !ok {
+			return s.weak(r, l, views, blocks, reason)
 		}
-	} else {
-		if !lex.strong {
-			return weak(lex.why + "; " + basis)
-		}
+		r.Reason = reason
+	case !lex.strong:
+		return s.weak(r, l, views, blocks, lex.why+"; "+basis)
+	default:
 		r.Reason = lex.why
 		// A semantic provider that is down or found nothing has not spoken, and every grounded
 		// verdict with it needs its support: lexical evidence alone is never more lenient than
@@ -178,18 +152,61 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 			if why, ok := s.weigh(p.DocumentID, views); !ok {
 				r.Reason += ", but " + why
 			}
-			return weak("degraded: " + r.Reason + "; a grounded answer needs the semantic search, which " + degradedWhy(l1.Status) + "; " + basis)
+			return s.weak(r, l, views, blocks, "degraded: "+r.Reason+"; a grounded answer needs the semantic search, which "+degradedWhy(l1.Status)+"; "+basis)
 		}
 	}
 	r.signals.Base = true
 	if why, ok := s.weigh(p.DocumentID, views); !ok {
-		return weak(r.Reason + ", but " + why + "; " + basis)
+		return s.weak(r, l, views, blocks, r.Reason+", but "+why+"; "+basis)
 	} else if why != "" {
 		r.Reason += "; " + why
 	}
 	r.Assessment = "strong"
 	r.Reason += "; " + basis
 	return r
+}
+
+// weak is r judged weak for why: the closest procedures are returned, with the alternatives
+// the evidence paths favour over the primary block's.
+func (s *Service) weak(r Relevance, l *lexical.Lang, views *[pathCount]pathView, blocks []EvidenceBlock, why string) Relevance {
+	r.Assessment = "weak"
+	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
+	r.Alternatives = s.alternatives(l, blocks[0].DocumentID, views, blocks)
+	return r
+}
+
+// basisOf says which evidence a verdict stands on.
+func basisOf(views *[pathCount]pathView, l1 lookup.L1Details) string {
+	switch {
+	case views[pathSemantic].present:
+		return "semantic and lexical evidence"
+	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
+		return "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
+	case l1.Status == lookup.L1Empty:
+		return "L0 keyword and lexical evidence only: L1 returned no candidates"
+	case l1.Status == lookup.L1Disabled:
+		return "L0 keyword evidence only: L1 is disabled"
+	}
+	return "lexical evidence (keywords and BM25), no semantic support"
+}
+
+// semanticVerdict judges a semantic primary block on its score's scale: the reason it is
+// grounded, or (false) why it is not.
+func semanticVerdict(p EvidenceBlock, scale ScoreScale, lex lexicalJudgement) (string, bool) {
+	switch {
+	case p.Score.Value >= scale.Grounded:
+		return "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+			"), at or above the grounded threshold " + fixed(scale.Grounded, 2), true
+	case p.Score.Value >= scale.Supported && lex.strong:
+		return "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+			"), at or above " + fixed(scale.Supported, 2) + ", and " + lex.why, true
+	}
+	needs := fixed(scale.Grounded, 2)
+	if scale.Supported < scale.Grounded {
+		needs += ", or " + fixed(scale.Supported, 2) + " with strong lexical evidence"
+	}
+	return "the semantic search scores the best block only " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
+		"); grounded needs " + needs, false
 }
 
 // degradedWhy says why the semantic search could not support a verdict.
