@@ -102,27 +102,6 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			n++
 		}
 	}
-	add := func(g *Group, e synonyms.Expansion) {
-		for _, t := range e.Tokens {
-			if len(g.Alts) >= MaxAlts {
-				return
-			}
-			w := a.word(t)
-			if w.stop {
-				continue
-			}
-			st := w.stem
-			if st == g.Term || slices.ContainsFunc(g.Alts, func(a Alt) bool { return a.Term == st }) {
-				continue
-			}
-			if g.Alts == nil {
-				// A word's first synonym: room for a few more, so that a word's alternatives
-				// are one allocation, not one per doubling.
-				g.Alts = make([]Alt, 0, altsRoom)
-			}
-			g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
-		}
-	}
 	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
 	stems := sc.stems[:0]
 	for i := range ws {
@@ -133,7 +112,7 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {
-				add(&groups[w], e)
+				a.addSynonyms(&groups[w], e)
 				attached = true
 				words++
 			}
@@ -149,12 +128,42 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			// rules are trusted with such terms; the generated thesauri have many ("all over",
 			// "zu sehr") that mean nothing here.
 			if w := nearestWord(word, e.Start, e.End); w >= 0 {
-				add(&groups[w], e)
+				a.addSynonyms(&groups[w], e)
 			}
 		}
 	}
-	// A compound's parts get synonyms only when the compound is not a word of the corpus itself:
-	// "Putzrechnung" is asked in its parts' terms, "Fahrzeug" is not "Fahr" and "Zeug".
+	a.partSynonyms(toks, word, groups)
+	return groups
+}
+
+// addSynonyms adds an expansion's words to a group's alternatives, each once and never the
+// group's own term, up to MaxAlts.
+func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
+	for _, t := range e.Tokens {
+		if len(g.Alts) >= MaxAlts {
+			return
+		}
+		w := a.word(t)
+		if w.stop {
+			continue
+		}
+		st := w.stem
+		if st == g.Term || slices.ContainsFunc(g.Alts, func(a Alt) bool { return a.Term == st }) {
+			continue
+		}
+		if g.Alts == nil {
+			// A word's first synonym: room for a few more, so that a word's alternatives
+			// are one allocation, not one per doubling.
+			g.Alts = make([]Alt, 0, altsRoom)
+		}
+		g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
+	}
+}
+
+// partSynonyms gives a compound's parts their synonyms, only when the compound is not a word of
+// the corpus itself: "Putzrechnung" is asked in its parts' terms, "Fahrzeug" is not "Fahr" and
+// "Zeug". word[i] is token i's group, -1 for a stop word.
+func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group) {
 	for i, t := range toks {
 		w := word[i]
 		if w < 0 || len(groups[w].Parts) == 0 || (a.split != nil && a.split.Knows(t)) {
@@ -162,11 +171,10 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 		}
 		for _, p := range groups[w].Parts {
 			for _, e := range a.syn.Expand([]string{p}, nil, nil) {
-				add(&groups[w], e)
+				a.addSynonyms(&groups[w], e)
 			}
 		}
 	}
-	return groups
 }
 
 // Curated reports whether a rule's source ("<file>:<line>") is a hand-written synonym file
