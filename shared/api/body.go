@@ -38,125 +38,158 @@ func checkBody(raw []byte) *Error {
 // occurs in, in the words the HTTP route uses for the same member of its body; the walk goes on
 // through the rest of the body, whose problems are err, named by the top-level member.
 func checkBodyAt(raw []byte, root ...string) (err, inRoot *Error) {
-	type frame struct {
-		object    bool
-		expectKey bool
-		key       string // the member being read, in an object
-		keys      map[string]struct{}
+	w := &bodyWalk{raw: raw, root: root, dec: json.NewDecoder(bytes.NewReader(raw))}
+	w.dec.UseNumber() // numbers are not checked here; as float64 a huge one would fail as the wrong type
+	for {
+		e, done := w.next()
+		if done {
+			return e, w.inRoot
+		}
 	}
-	var stack []*frame
-	// base is the depth of the object whose members errors name: the body's (0), or root's when
-	// the walk is inside it.
-	base := func() int {
-		if len(root) == 0 || len(stack) <= len(root) || !stack[len(root)].object {
+}
+
+// bodyWalk is checkBodyAt's walk over a body's tokens: the open objects and arrays, and the
+// first problem inside root.
+type bodyWalk struct {
+	raw    []byte
+	root   []string
+	dec    *json.Decoder
+	stack  []*bodyFrame
+	inRoot *Error
+}
+
+// bodyFrame is an open object or array.
+type bodyFrame struct {
+	object    bool
+	expectKey bool
+	key       string // the member being read, in an object
+	keys      map[string]struct{}
+}
+
+// base is the depth of the object whose members errors name: the body's (0), or root's when
+// the walk is inside it.
+func (w *bodyWalk) base() int {
+	if len(w.root) == 0 || len(w.stack) <= len(w.root) || !w.stack[len(w.root)].object {
+		return 0
+	}
+	for i, k := range w.root {
+		if !w.stack[i].object || w.stack[i].key != k {
 			return 0
 		}
-		for i, k := range root {
-			if !stack[i].object || stack[i].key != k {
-				return 0
+	}
+	return len(w.root)
+}
+
+// member names the member being read, in the words of the object errors name.
+func (w *bodyWalk) member() string {
+	if len(w.stack) == 0 {
+		return ""
+	}
+	return textproc.Clip(w.stack[w.base()].key, 64)
+}
+
+// report returns e, unless it occurs inside root: the first such is kept as inRoot.
+func (w *bodyWalk) report(e *Error) *Error {
+	if len(w.root) == 0 || w.base() != len(w.root) {
+		return e
+	}
+	if w.inRoot == nil {
+		w.inRoot = e
+	}
+	return nil
+}
+
+// end checks what follows the body's one value.
+func (w *bodyWalk) end() (*Error, bool) {
+	if len(bytes.TrimLeft(w.raw[w.dec.InputOffset():], " \t\r\n")) > 0 {
+		return invalid("", "the body must hold exactly one JSON object"), true
+	}
+	return nil, true
+}
+
+// next reads one token: the error that ends the walk and true, or false to go on.
+func (w *bodyWalk) next() (*Error, bool) {
+	start := w.dec.InputOffset()
+	tok, err := w.dec.Token()
+	if errors.Is(err, io.EOF) {
+		if len(w.stack) > 0 { // cut off inside a value
+			return jsonError(io.ErrUnexpectedEOF), true
+		}
+		return nil, true
+	}
+	if err != nil {
+		return jsonError(err), true
+	}
+	var top *bodyFrame
+	if len(w.stack) > 0 {
+		top = w.stack[len(w.stack)-1]
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '{', '[':
+			if len(w.stack) == maxBodyDepth {
+				return invalid(w.member(), fmt.Sprintf("the body nests deeper than %d levels", maxBodyDepth)), true
+			}
+			w.stack = append(w.stack, &bodyFrame{object: v == '{', expectKey: v == '{', keys: map[string]struct{}{}})
+			return nil, false
+		default:
+			w.stack = w.stack[:len(w.stack)-1]
+			if len(w.stack) == 0 {
+				return w.end()
+			}
+			top = w.stack[len(w.stack)-1]
+		}
+	case string:
+		lit := w.raw[start:w.dec.InputOffset()]
+		lit = lit[bytes.IndexByte(lit, '"'):] // what precedes the literal is white space, ':' or ','
+		problem := textProblem(lit)
+		if top != nil && top.object && top.expectKey {
+			if e := w.key(top, v, problem); e != nil {
+				return e, true
+			}
+			return nil, false
+		}
+		if problem != "" {
+			e := invalid("", "the body holds a string that is not text: it holds "+problem)
+			if m := w.member(); m != "" {
+				e = invalid(m, m+" must be text: it holds "+problem)
+			}
+			if e := w.report(e); e != nil {
+				return e, true
 			}
 		}
-		return len(root)
 	}
-	member := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		return textproc.Clip(stack[base()].key, 64)
+	// A value is complete.
+	if top == nil {
+		return w.end()
 	}
-	// report returns e, unless it occurs inside root: the first such is kept as inRoot.
-	report := func(e *Error) *Error {
-		if len(root) == 0 || base() != len(root) {
+	if top.object {
+		top.expectKey = true
+	}
+	return nil, false
+}
+
+// key reads a key of the object top: a key that is not text or occurs twice is an error.
+func (w *bodyWalk) key(top *bodyFrame, v, problem string) *Error {
+	if problem != "" {
+		if e := w.report(invalid(w.member(), "a key of the body is not text: it holds "+problem)); e != nil {
 			return e
 		}
-		if inRoot == nil {
-			inRoot = e
-		}
-		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers are not checked here; as float64 a huge one would fail as the wrong type
-	// end checks what follows the body's one value.
-	end := func() (*Error, *Error) {
-		if len(bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n")) > 0 {
-			return invalid("", "the body must hold exactly one JSON object"), inRoot
+	top.key = v
+	if _, dup := top.keys[v]; dup && problem == "" {
+		m, msg := w.member(), fmt.Sprintf("the key %q occurs more than once", textproc.Clip(v, 64))
+		if len(w.stack)-w.base() > 1 {
+			msg += fmt.Sprintf(" in an object of %q", m)
 		}
-		return nil, inRoot
-	}
-	for {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			if len(stack) > 0 { // cut off inside a value
-				return jsonError(io.ErrUnexpectedEOF), inRoot
-			}
-			return nil, inRoot
-		}
-		if err != nil {
-			return jsonError(err), inRoot
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if len(stack) == maxBodyDepth {
-					return invalid(member(), fmt.Sprintf("the body nests deeper than %d levels", maxBodyDepth)), inRoot
-				}
-				stack = append(stack, &frame{object: v == '{', expectKey: v == '{', keys: map[string]struct{}{}})
-				continue
-			default:
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return end()
-				}
-				top = stack[len(stack)-1]
-			}
-		case string:
-			lit := raw[start:dec.InputOffset()]
-			lit = lit[bytes.IndexByte(lit, '"'):] // what precedes the literal is white space, ':' or ','
-			problem := textProblem(lit)
-			if top != nil && top.object && top.expectKey {
-				if problem != "" {
-					if e := report(invalid(member(), "a key of the body is not text: it holds "+problem)); e != nil {
-						return e, inRoot
-					}
-				}
-				top.key = v
-				if _, dup := top.keys[v]; dup && problem == "" {
-					m, msg := member(), fmt.Sprintf("the key %q occurs more than once", textproc.Clip(v, 64))
-					if len(stack)-base() > 1 {
-						msg += fmt.Sprintf(" in an object of %q", m)
-					}
-					if e := report(invalid(m, msg)); e != nil {
-						return e, inRoot
-					}
-				}
-				top.keys[v] = struct{}{}
-				top.expectKey = false
-				continue
-			}
-			if problem != "" {
-				e := invalid("", "the body holds a string that is not text: it holds "+problem)
-				if m := member(); m != "" {
-					e = invalid(m, m+" must be text: it holds "+problem)
-				}
-				if e := report(e); e != nil {
-					return e, inRoot
-				}
-			}
-		}
-		// A value is complete.
-		if top == nil {
-			return end()
-		}
-		if top.object {
-			top.expectKey = true
+		if e := w.report(invalid(m, msg)); e != nil {
+			return e
 		}
 	}
+	top.keys[v] = struct{}{}
+	top.expectKey = false
+	return nil
 }
 
 // textProblem says why the JSON string literal lit (quotes included, syntax already checked) is
