@@ -32,6 +32,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -49,17 +50,17 @@ func main() {
 
 // record is one line of the recording.
 type record struct {
-	Path     string                  `json:"path"`
-	Set      string                  `json:"set"`
-	ID       string                  `json:"id"`
-	Question string                  `json:"question"`
-	Language string                  `json:"language"`
-	Lookup   *retrieval.Result       `json:"lookup,omitempty"`
-	Error    string                  `json:"error,omitempty"`
-	Signals  *retrieval.Signals      `json:"signals,omitempty"`
-	Trace    *retrieval.TraceDetails `json:"trace,omitempty"`
-	Ask      *retrieval.Answer       `json:"ask,omitempty"`
-	AskError string                  `json:"ask_error,omitempty"`
+	Path     string               `json:"path"`
+	Set      string               `json:"set"`
+	ID       string               `json:"id"`
+	Question string               `json:"question"`
+	Language string               `json:"language"`
+	Lookup   *retrieval.Result    `json:"lookup,omitempty"`
+	Error    string               `json:"error,omitempty"`
+	Signals  *retrieval.Signals   `json:"signals,omitempty"`
+	Trace    *lookup.TraceDetails `json:"trace,omitempty"`
+	Ask      *retrieval.Answer    `json:"ask,omitempty"`
+	AskError string               `json:"ask_error,omitempty"`
 }
 
 func run(out string, paths []string) error {
@@ -111,7 +112,7 @@ func run(out string, paths []string) error {
 				}
 				r := record{Path: wy.name, Set: filepath.Base(p), ID: q.ID, Question: q.Question, Language: lang}
 				actor := port.Actor{ID: "golden"}
-				res, err := svc.Lookup(ctx, retrieval.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
+				res, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
 				if err != nil {
 					r.Error = err.Error()
 				} else {
@@ -122,10 +123,10 @@ func run(out string, paths []string) error {
 					res.InvocationID = ""
 					sg := res.Relevance.Signals()
 					td := t.RetrievalDetails
-					td.LatencyMs = retrieval.Latency{}
+					td.LatencyMs = lookup.Latency{}
 					r.Lookup, r.Signals, r.Trace = &res, &sg, &td
 				}
-				ans, err := svc.Ask(ctx, retrieval.AskRequest{Question: q.Question, Language: lang, Actor: actor})
+				ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: lang, Actor: actor})
 				if err != nil {
 					r.AskError = err.Error()
 				} else {

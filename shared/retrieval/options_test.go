@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -23,7 +24,7 @@ func TestZeroOptionsAreValid(t *testing.T) {
 	want := retrieval.New(ix, demo.New(ix), store.NewMemory(), off, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	for _, q := range []string{damageQuestion, "What is the capital of Australia?"} {
-		req := retrieval.LookupRequest{Question: q, Language: "en", TopK: 5, Actor: port.Actor{ID: "a"}}
+		req := lookup.LookupRequest{Question: q, Language: "en", TopK: 5, Actor: port.Actor{ID: "a"}}
 		got, err := zero.Lookup(ctx, req)
 		if err != nil {
 			t.Fatal(err)
