@@ -66,7 +66,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 		sc := getL0Scratch()
 		terms, weights := queryTerms(words, sc.terms, sc.termWeights)
 		sc.terms = terms
-		var matches []l0Match
+		var matches []lexical.FrontMatch
 		hints, matches = l0(l, words, terms, weights, 0, sc)
 		layer = layerOf(len(matches) > 0, true)
 		sc.release() // only whether L0 matched is read

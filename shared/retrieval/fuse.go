@@ -57,8 +57,8 @@ type fusing struct {
 	// match is the L0 match of the block's document, nil when L0 did not find it; more are
 	// further ones, should two documents share an id. Their hit reasons follow L1's (see
 	// hitReasons).
-	match    *l0Match
-	more     []*l0Match
+	match    *lexical.FrontMatch
+	more     []*lexical.FrontMatch
 	l0Rank   int // 1-based rank in the L0 list; 0 when L0 did not find the block
 	l1Rank   int // 1-based rank among L1's distinct sections; 0 when L1 did not return it
 	l0Weight float64
@@ -136,7 +136,7 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
-func (s *Service) fuse(l *lexical.Lang, matches []l0Match, cands []port.Candidate, topK int) []EvidenceBlock {
+func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []port.Candidate, topK int) []EvidenceBlock {
 	sc := fuseScratches.Get().(*fuseScratch)
 	defer sc.release()
 	// Every candidate and every L0 match used makes at most one block, so pool never grows
@@ -219,15 +219,15 @@ func (fz *fusion) rankCandidates(cands []port.Candidate, scale ScoreScale) {
 // liftMatches ranks the first topK L0 matches. L0 matches documents by their front matter: its
 // rank lifts every section of the document that L1 returned; a document L1 did not return is
 // evidence through its best section.
-func (fz *fusion) liftMatches(matches []l0Match, topK int) {
+func (fz *fusion) liftMatches(matches []lexical.FrontMatch, topK int) {
 	l0Rank := 0
 	for i := range matches[:min(len(matches), topK)] {
 		m := &matches[i]
 		// Equal weights share a rank (1, 2, 2, 4), so that the order of equals decides nothing.
-		if i == 0 || m.weight < matches[i-1].weight {
+		if i == 0 || m.Weight < matches[i-1].Weight {
 			l0Rank = i + 1
 		}
-		d, sec := fz.l.Doc(m.passage)
+		d, sec := fz.l.Doc(m.Passage)
 		lifted := false
 		for _, f := range fz.all {
 			if f.docID == d.ID && f.l1Rank > 0 {
@@ -238,7 +238,7 @@ func (fz *fusion) liftMatches(matches []l0Match, topK int) {
 		if !lifted {
 			f, seen := fz.block(d.ID, d.Version, sec.Anchor)
 			if !seen {
-				f.passage = m.passage
+				f.passage = m.Passage
 			}
 			f.lift(m, l0Rank)
 		}
@@ -247,9 +247,9 @@ func (fz *fusion) liftMatches(matches []l0Match, topK int) {
 
 // lift gives the block the L0 rank of its document's match m (the first match's, should two
 // documents share an id) and keeps m for its hit reasons.
-func (f *fusing) lift(m *l0Match, l0Rank int) {
+func (f *fusing) lift(m *lexical.FrontMatch, l0Rank int) {
 	if f.l0Rank == 0 {
-		f.l0Rank, f.l0Weight = l0Rank, m.evidence
+		f.l0Rank, f.l0Weight = l0Rank, m.Evidence
 	}
 	if f.match == nil {
 		f.match = m
@@ -326,10 +326,10 @@ func (f *fusing) reasonCount() int {
 		n++
 	}
 	if f.match != nil {
-		n += f.match.reasonCount()
+		n += matchReasonCount(f.match)
 	}
 	for _, m := range f.more {
-		n += m.reasonCount()
+		n += matchReasonCount(m)
 	}
 	return n
 }
@@ -341,10 +341,10 @@ func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, 
 		out = appendNew(out, l1Reason)
 	}
 	if f.match != nil {
-		out = f.match.reasons(l, texts, out)
+		out = matchReasons(f.match, l, texts, out)
 	}
 	for _, m := range f.more {
-		out = m.reasons(l, texts, out)
+		out = matchReasons(m, l, texts, out)
 	}
 	return out
 }

@@ -1,108 +1,68 @@
 package retrieval
 
 import (
-	"cmp"
-	"slices"
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+	"slices"
 )
 
-// l0Match is one document matched by its front matter.
-type l0Match struct {
-	doc    int
-	weight float64 // sum of the IDF of the query terms the front matter covers, generic ones aside
-	// evidence is weight with the generic terms (see l0) counted too: the lexical evidence rule
-	// weighs all the question's words the front matter holds; only the ranking leaves those out.
-	evidence float64
-	// The parts of the match's hit reasons (see reasons): they are made into strings only for
-	// the blocks fusion returns, as most matches never become one.
-	named          []phraseReason // the keywords and entities the question holds whole, in phrase order
-	title          bool           // the title matched
-	category       bool           // the category matched, as the phrase categoryPhrase
-	categoryPhrase uint32
-	partial        bool // a question term matched only part of a phrase
-	passage        int  // the document's section that best matches the question (see l0's sections)
-	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
-	// holds whole that name this document's domain alone (a term no other category's front
-	// matter has); covered lists the distinct such terms.
-	phrases int
-	covered []lexical.Term
+// l0 is the keyword layer: the question's terms matched against the front matter
+// (lexical.Lang.MatchFront), as hints and matches. The best section is chosen for the first
+// sections matches only: those are the ones fusion may use. Domains are the categories with
+// strong L0 evidence among the leading matches: only those become hints, and only a single one
+// filters L1. strs and weights are the question's terms and their weights (see queryTerms); l0
+// only reads them. The matches live in sc: they are valid until sc is released.
+func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (lookup.L0Hints, []lexical.FrontMatch) {
+	m := l.MatchFront(words, strs, weights, sections, &sc.front)
+	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches
 }
 
-// phraseReason is a keyword or entity phrase the question holds whole and, when a synonym
-// bridged to it, the synonym's rule.
-type phraseReason struct {
-	phrase  uint32
-	bridged bool
-	rule    string
-}
-
-// reasons appends the match's hit reasons to list, each once, in the order keywords and
-// entities, title, category, partial phrase. The reasons of phrases come from texts, made there
-// the first time.
-func (m *l0Match) reasons(l *lexical.Lang, texts *langTexts, list []string) []string {
-	for _, p := range m.named {
-		if p.bridged {
-			list = appendNew(list, texts.synonymReason(l, p.phrase, p.rule))
+// matchReasons appends a front-matter match's hit reasons to list, each once, in the order
+// keywords and entities, title, category, partial phrase. The reasons of phrases come from
+// texts, made there the first time.
+func matchReasons(m *lexical.FrontMatch, l *lexical.Lang, texts *langTexts, list []string) []string {
+	for _, p := range m.Named {
+		if p.Bridged {
+			list = appendNew(list, texts.synonymReason(l, p.Phrase, p.Rule))
 		} else {
-			list = appendNew(list, texts.reason(l, p.phrase))
+			list = appendNew(list, texts.reason(l, p.Phrase))
 		}
 	}
-	if m.title {
+	if m.Title {
 		list = appendNew(list, "l0:title")
 	}
-	if m.category {
-		list = appendNew(list, texts.reason(l, m.categoryPhrase))
+	if m.Category {
+		list = appendNew(list, texts.reason(l, m.CategoryPhrase))
 	}
-	if m.partial {
+	if m.Partial {
 		list = appendNew(list, "l0:partial-phrase")
 	}
 	return list
 }
 
-// reasonCount is at most how many hit reasons the match has.
-func (m *l0Match) reasonCount() int {
-	n := len(m.named)
-	if m.title {
+// matchReasonCount is at most how many hit reasons the match has.
+func matchReasonCount(m *lexical.FrontMatch) int {
+	n := len(m.Named)
+	if m.Title {
 		n++
 	}
-	if m.category {
+	if m.Category {
 		n++
 	}
-	if m.partial {
+	if m.Partial {
 		n++
 	}
 	return n
 }
 
-// l0Scratch is l0's memory, kept for the next call: its working lists and maps, and the arrays
-// behind the matches it returns (matches, named, covered), which the caller keeps until it has
-// done with the matches, then releases.
+// l0Scratch is a lookup's memory, kept for the next call: the front-matter match's
+// (lexical.FrontScratch, whose arrays hold the matches, which the caller keeps until it has done
+// with them, then releases), and the question's terms.
 type l0Scratch struct {
-	query []lexical.Term
-	// qw holds, for each term of query, what its weight adds to a document's L0 weight (see
-	// queryWeight), made once for the documents' loops.
-	qw     []queryWeight
-	weight map[lexical.Term]float64
-	// weighed holds every term of weight: most terms l0 asks about
-	// are no question term, and a clear bit says so without asking the map.
-	weighed       termFilter
-	via           map[lexical.Term]string
-	alts          map[lexical.Term]bool
-	span          map[lexical.Term]int
-	phrased       []int
-	held          []uint64
-	whole         []uint32
-	full, inTitle []lexical.Term
-	matches       []l0Match
-	named         []phraseReason
-	covered       []lexical.Term
-	// seenKeywords and seenEntities hold the text ids (Lang.PhraseTextID) of the phrases
-	// already named in a lookup's hints.
-	seenKeywords, seenEntities []uint32
+	front lexical.FrontScratch
 	// terms and termWeights hold the question's index terms and their weights (queryTerms),
 	// which the lookup lends to l0 and the provider.
 	terms       []string
@@ -113,10 +73,7 @@ type l0Scratch struct {
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
-func newL0Scratch() *l0Scratch {
-	return &l0Scratch{weight: map[lexical.Term]float64{}, via: map[lexical.Term]string{},
-		alts: map[lexical.Term]bool{}, span: map[lexical.Term]int{}, termWeights: map[string]float64{}}
-}
+func newL0Scratch() *l0Scratch { return &l0Scratch{termWeights: map[string]float64{}} }
 
 // getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
@@ -131,565 +88,11 @@ func (sc *l0Scratch) release() {
 	if cap(sc.terms) > keep || len(sc.termWeights) > keep {
 		sc.terms, sc.termWeights = nil, map[string]float64{}
 	} else {
-		clear(sc.terms[:cap(sc.terms)]) // nor of the question
+		clear(sc.terms[:cap(sc.terms)]) // the pool keeps no strings of the question
 		clear(sc.termWeights)
 	}
-	if len(sc.weight) > keep || len(sc.via) > keep || len(sc.alts) > keep || len(sc.span) > keep {
-		sc.weight, sc.via = map[lexical.Term]float64{}, map[lexical.Term]string{}
-		sc.alts, sc.span = map[lexical.Term]bool{}, map[lexical.Term]int{}
-		sc.weighed = termFilter{}
-	} else {
-		clear(sc.weight)
-		sc.weighed = termFilter{}
-		clear(sc.via)
-		clear(sc.alts)
-		clear(sc.span)
-	}
+	sc.front.Reset()
 	l0Scratches.Put(sc)
-}
-
-// queryWeight is what one question term adds to a document's L0 weight: full when the document's
-// front matter matches it whole, partial when only as part of a phrase; generic for a term most
-// procedures' front matter names (see l0), which adds to a document's evidence alone.
-type queryWeight struct {
-	full, partial float64
-	generic       bool
-}
-
-// termFilter is a 256-bit filter of terms: a term it does not hold is in no set it filters, so
-// the set's map need not be asked.
-type termFilter [4]uint64
-
-// termBit is the bit of a termFilter that t sets (a multiplicative hash's top 8 bits).
-func termBit(t lexical.Term) uint32 { return (uint32(t) * 2654435761) >> 24 }
-
-func (f *termFilter) add(t lexical.Term) {
-	b := termBit(t)
-	f[b>>6] |= 1 << (b & 63)
-}
-
-func (f *termFilter) has(t lexical.Term) bool {
-	b := termBit(t)
-	return f[b>>6]&(1<<(b&63)) != 0
-}
-
-// minGenericDocs is the fewest procedures (of a language) in which a front-matter term can be
-// generic, named by most of them (see resolveTerms).
-const minGenericDocs = 3
-
-// partialWeight is the share of its IDF a question term adds to a document's L0 weight when it
-// matches only part of a keyword or entity phrase.
-const partialWeight = 0.5
-
-// l0 matches the question's terms against the front matter (title, keywords, entities,
-// category) of the documents whose front matter holds any of them, found through the index's
-// inverted front-matter index, so that its cost follows what matches. A keyword or entity
-// matches when all of its terms are in the question, a title when the question holds at least
-// half of its IDF weight. A document's weight is the IDF weight of the question terms its
-// matches cover, each term counted once, plus partialWeight of the terms that occur only in
-// phrases it did not fully match. The best section is chosen for the first sections matches
-// only: those are the ones fusion may use.
-// Domains are the categories with strong L0 evidence among the leading matches (see
-// strongDomains): only those become hints, and only a single one filters L1.
-// strs and weights are the question's terms and their weights (see queryTerms); l0 only reads them.
-// The matches live in sc: they are valid until sc is released.
-func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (lookup.L0Hints, []l0Match) {
-	q := l0Query{l: l, sc: sc}
-	q.resolveTerms(words, strs, weights)
-	hits := l.PhraseHits(sc.query)
-	q.phraseHits(hits)
-	hits.Release()
-	matches := q.wholePhraseDocuments()
-	acc := q.partialMatches()
-	matches = leadingOrTop(matches, acc, sections)
-	acc.Release()
-	sc.matches = matches
-	q.partialEvidence(matches)
-	for i := range matches[:min(len(matches), sections)] {
-		matches[i].passage = l.BestSection(matches[i].doc, sc.query)
-	}
-	q.hints.Domains = strongDomains(l, leading(matches))
-	return q.hints, matches
-}
-
-// l0Query is one question's match against a language's front matter, made in steps: resolve
-// the terms, find the phrases they hit, match the documents with a whole phrase or a matching
-// title, then the documents they match only partially, then the partial matches' evidence. Its
-// lists live in the scratch sc.
-type l0Query struct {
-	l  *lexical.Lang
-	sc *l0Scratch
-	// viaTerms holds every term of sc.via, which is asked about every word of every phrase the
-	// question holds whole.
-	viaTerms termFilter
-	hints    lookup.L0Hints
-}
-
-// resolveTerms finds the question's terms the index holds, in question order, with their
-// weights (a term only a synonym gives weighs less) in sc.query, sc.qw and sc.weight; the
-// synonym rule behind each term only a synonym gives in sc.via; every synonym's term in sc.alts;
-// and, for a question term that is part of a synonym term of several words, how many words
-// that term has in sc.span (see subsumed).
-func (q *l0Query) resolveTerms(words []textproc.Group, strs []string, weights map[string]float64) {
-	l, sc := q.l, q.sc
-	sc.query, sc.qw = slices.Grow(sc.query[:0], len(strs)), slices.Grow(sc.qw[:0], len(strs))
-	for _, s := range strs {
-		if t, ok := l.Lookup(s); ok {
-			sc.query = append(sc.query, t)
-			x := cmp.Or(weights[s], 1)
-			sc.weight[t] = x
-			sc.weighed.add(t)
-			// A term most procedures' front matter names ("customer", "vehicle", "Kunde",
-			// "Fahrzeug") is generic: it tells no procedure from another, so it adds nothing to a
-			// document's L0 weight, and a document it alone matches is no L0 match. In a corpus
-			// of fewer than minGenericDocs procedures no term is: there every term of one
-			// procedure's front matter is in "most" of them.
-			sc.qw = append(sc.qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
-				generic: len(l.Docs) >= minGenericDocs && 2*len(l.FrontDocs(t)) > len(l.Docs)})
-		}
-	}
-	for _, g := range words {
-		for _, a := range g.Alts {
-			if t, ok := l.Lookup(a.Term); ok {
-				sc.alts[t] = true
-			}
-			if _, ok := weights[a.Term]; !ok {
-				continue
-			}
-			if t, ok := l.Lookup(a.Term); ok {
-				if _, seen := sc.via[t]; !seen {
-					sc.via[t] = a.Rule
-					q.viaTerms.add(t)
-				}
-			}
-		}
-	}
-	for _, g := range words {
-		if g.Span > 1 {
-			if t, ok := l.Lookup(g.Term); ok {
-				sc.span[t] = max(sc.span[t], g.Span)
-			}
-		}
-	}
-}
-
-// weightOf returns a question term's weight; false for a term the question does not hold.
-func (q *l0Query) weightOf(t lexical.Term) (float64, bool) {
-	if !q.sc.weighed.has(t) {
-		return 0, false
-	}
-	w, ok := q.sc.weight[t]
-	return w, ok
-}
-
-// via returns the synonym rule behind a term that only a synonym gives.
-func (q *l0Query) via(t lexical.Term) (string, bool) {
-	if !q.viaTerms.has(t) {
-		return "", false
-	}
-	r, ok := q.sc.via[t]
-	return r, ok
-}
-
-// synonym returns the rule behind the first of terms that only a synonym gives.
-func (q *l0Query) synonym(terms []lexical.Term) (string, bool) {
-	for _, t := range terms {
-		if r, ok := q.via(t); ok {
-			return r, true
-		}
-	}
-	return "", false
-}
-
-// subsumed reports whether a phrase's words (two or more) are all, in the question, part of a
-// longer synonym term that reads them otherwise (none of them is among the synonyms' words): in
-// "phone battery is dead" the operator's phone died, and the keyword "dead battery" matches
-// only partly; in "nobody can unlock" (=> "unlock", "outage") the keyword "unlock" stays.
-func (q *l0Query) subsumed(terms []lexical.Term) bool {
-	if len(terms) < 2 || len(q.sc.span) == 0 {
-		// One word inside a longer term is mostly what it is about; and with no term of
-		// several words in the question, no phrase is inside one.
-		return false
-	}
-	for _, t := range terms {
-		if _, syn := q.via(t); syn || q.sc.span[t] <= len(terms) || q.sc.alts[t] {
-			return false
-		}
-	}
-	return true
-}
-
-// titleMatch reports whether the question matches a document's title (it holds at least half
-// of the title's IDF weight), and returns the title's words the question holds, appended to
-// inTitle.
-func (q *l0Query) titleMatch(doc int, inTitle []lexical.Term) (bool, []lexical.Term) {
-	want := q.l.TitleIDF(doc)
-	if want <= 0 {
-		return false, inTitle
-	}
-	var have float64
-	for _, t := range q.l.Front(doc).Title() {
-		if x, ok := q.weightOf(t); ok {
-			have += q.l.IDFOf(t) * x
-			inTitle = append(inTitle, t)
-		}
-	}
-	return have*2 >= want, inTitle
-}
-
-// phraseHits goes once over the front-matter phrases that hold a question term (through the
-// inverted phrase index; on a large corpus a common word hits thousands, most of which match
-// neither way) and keeps, ascending, the documents with a whole phrase or a matching title in
-// sc.phrased, and the keyword, entity and category phrases the question holds whole in
-// sc.whole: by document, then kind. A title never counts as whole (it matches by weight), and
-// makes its document a phrased one only when it matches: a document whose title the question
-// cannot match and that has no whole phrase gets the same weight from the front-matter
-// postings (partialMatches), and a common title word would otherwise send thousands of
-// documents through wholePhraseDocuments. It also makes the hints, with room for the keywords
-// and entities held whole.
-func (q *l0Query) phraseHits(hits *lexical.PhraseHits) {
-	l, sc := q.l, q.sc
-	phrased, whole := sc.phrased[:0], sc.whole[:0]
-	nKeywords, nEntities := 0, 0
-	for _, p := range hits.Touched() {
-		kind, words := l.PhraseShape(p)
-		if kind == lexical.PhraseTitle {
-			doc := l.PhraseDoc(p)
-			var held bool
-			if held, sc.inTitle = q.titleMatch(doc, sc.inTitle[:0]); held {
-				phrased = append(phrased, doc)
-			}
-			continue
-		}
-		if hits.Count(p) != words {
-			continue
-		}
-		phrased, whole = append(phrased, l.PhraseDoc(p)), append(whole, p)
-		switch kind {
-		case lexical.PhraseKeyword:
-			nKeywords++
-		case lexical.PhraseEntity:
-			nEntities++
-		}
-	}
-	q.hints = lookup.L0Hints{MatchedTitles: []string{}, MatchedKeywords: make([]string, 0, nKeywords),
-		Domains: []string{}, Entities: make([]string, 0, nEntities)}
-	slices.Sort(phrased)
-	sc.phrased = slices.Compact(phrased)
-	slices.Sort(whole)
-	sc.whole = whole
-}
-
-// wholePhraseDocuments matches the documents of sc.phrased phrase by phrase, in document order,
-// and names their whole keywords and entities in the hints. The matches' named phrases and
-// covered terms share one backing array each (sc.named, sc.covered): every match holds its own
-// stretch of them.
-func (q *l0Query) wholePhraseDocuments() []l0Match {
-	sc := q.sc
-	held := frontHolds(q.l, sc.query, sc.phrased, sc)
-	matches := slices.Grow(sc.matches[:0], len(sc.phrased))
-	sc.named = slices.Grow(sc.named[:0], len(sc.whole))
-	sc.covered = sc.covered[:0]
-	sc.seenKeywords, sc.seenEntities = sc.seenKeywords[:0], sc.seenEntities[:0]
-	whole := sc.whole
-	for pi, di := range sc.phrased {
-		// The document's whole phrases: keywords in order, then entities, then the category.
-		k := 0
-		for k < len(whole) && q.l.PhraseDoc(whole[k]) == di {
-			k++
-		}
-		var row uint64
-		if held != nil {
-			row = held[pi]
-		}
-		if m, ok := q.matchDocument(di, whole[:k], held != nil, row); ok {
-			matches = append(matches, m)
-		}
-		whole = whole[k:]
-	}
-	return matches
-}
-
-// matchDocument matches one document with whole phrases ofDoc or a matching title. row has bit
-// i set when the document's front matter holds query term i (when hasRow; otherwise the front
-// matter is asked term by term). A document whose matches weigh nothing is no match.
-func (q *l0Query) matchDocument(di int, ofDoc []uint32, hasRow bool, row uint64) (l0Match, bool) {
-	l, sc := q.l, q.sc
-	d, f := l.Docs[di], l.Front(di)
-	sc.full = sc.full[:0] // terms of fully matched keywords, entities, title, category
-	namedFrom, coveredFrom := len(sc.named), len(sc.covered)
-	phrases := 0
-	category, categoryPhrase := false, uint32(0)
-	for _, p := range ofDoc {
-		_, kind, _, words := l.Phrase(p)
-		switch kind {
-		case lexical.PhraseKeyword, lexical.PhraseEntity:
-			if q.subsumed(words) {
-				continue
-			}
-			q.hint(p, kind)
-			rule, bridged := q.synonym(words)
-			sc.named = append(sc.named, phraseReason{phrase: p, bridged: bridged, rule: rule})
-			phrases += q.cover(words, coveredFrom)
-		case lexical.PhraseCategory:
-			category, categoryPhrase = true, p
-		}
-	}
-	title, inTitle := q.titleMatch(di, sc.inTitle[:0])
-	sc.inTitle = inTitle
-	if title {
-		q.hints.MatchedTitles = append(q.hints.MatchedTitles, d.Title)
-		phrases += q.cover(inTitle, coveredFrom)
-	}
-	if category {
-		phrases += q.cover(f.Category(), coveredFrom)
-	}
-	// Question terms that occur in the front matter only as part of a longer phrase count at
-	// partialWeight: "speeding ticket" still leans towards "speeding fine".
-	var docWeight, evidence float64
-	partial := false
-	for i, t := range sc.query {
-		var w float64
-		if slices.Contains(sc.full, t) {
-			w = sc.qw[i].full
-		} else if hasRow && row&(1<<i) != 0 || !hasRow && f.Has(t) {
-			w = sc.qw[i].partial
-			partial = true
-		}
-		evidence += w
-		if !sc.qw[i].generic {
-			docWeight += w
-		}
-	}
-	if docWeight == 0 {
-		sc.named, sc.covered = sc.named[:namedFrom], sc.covered[:coveredFrom]
-		return l0Match{}, false
-	}
-	return l0Match{doc: di, weight: docWeight, evidence: evidence, phrases: phrases,
-		covered: sc.covered[coveredFrom:len(sc.covered):len(sc.covered)],
-		named:   sc.named[namedFrom:len(sc.named):len(sc.named)], title: title, category: category, categoryPhrase: categoryPhrase, partial: partial}, true
-}
-
-// hint names a keyword or entity phrase held whole in the hints, once per text: many documents
-// of a large corpus share a keyword, and its text is read once.
-func (q *l0Query) hint(p uint32, kind int) {
-	hinted, seen := &q.hints.MatchedKeywords, &q.sc.seenKeywords
-	if kind == lexical.PhraseEntity {
-		hinted, seen = &q.hints.Entities, &q.sc.seenEntities
-	}
-	if id := q.l.PhraseTextID(p); !slices.Contains(*seen, id) {
-		*seen = append(*seen, id)
-		_, text := q.l.PhraseText(p)
-		*hinted = appendNew(*hinted, text)
-	}
-}
-
-// cover adds a fully matched phrase's terms to the document's (sc.full), and those that name
-// its domain alone (a term no other category's front matter has, not given by a synonym) to its
-// covered terms from coveredFrom; it returns 1 when the phrase names the domain, else 0.
-func (q *l0Query) cover(terms []lexical.Term, coveredFrom int) int {
-	sc := q.sc
-	counted := 0
-	for _, t := range terms {
-		sc.full = appendUnique(sc.full, t)
-		if _, syn := q.via(t); !syn && q.l.FrontCategoriesOf(t) == 1 {
-			if !slices.Contains(sc.covered[coveredFrom:], t) {
-				sc.covered = append(sc.covered, t)
-			}
-			counted = 1
-		}
-	}
-	return counted
-}
-
-// partialMatches accumulates the weight of the documents not phrased whose front matter holds a
-// question term: term by term in the question's order, as a phrased document's is, so that
-// equal evidence weighs the same. Release the weights when done.
-func (q *l0Query) partialMatches() *lexical.DocWeights {
-	sc := q.sc
-	acc := q.l.DocWeights()
-	for i, t := range sc.query {
-		if sc.qw[i].generic {
-			continue
-		}
-		w := sc.qw[i].partial
-		// Both lists ascend: one walk over them finds the documents not phrased.
-		k := 0
-		for _, d := range q.l.FrontDocs(t) {
-			for k < len(sc.phrased) && sc.phrased[k] < int(d) {
-				k++
-			}
-			if k == len(sc.phrased) || sc.phrased[k] != int(d) {
-				acc.Add(d, w)
-			}
-		}
-	}
-	return acc
-}
-
-// partialEvidence gives each partial match its evidence: its weight and the generic terms its
-// front matter holds.
-func (q *l0Query) partialEvidence(matches []l0Match) {
-	sc := q.sc
-	for i := range matches {
-		m := &matches[i]
-		if m.evidence != 0 {
-			continue
-		}
-		m.evidence = m.weight
-		front := q.l.Front(m.doc)
-		for j, t := range sc.query {
-			if sc.qw[j].generic && front.Has(t) {
-				m.evidence += sc.qw[j].partial
-			}
-		}
-	}
-}
-
-// frontHolds returns, for each of the documents phrased (ascending), a word whose bit q is set
-// when the document's front matter holds query[q]; nil for a query of more than 64 terms, whose
-// documents are searched term by term. Each term's front-matter documents are walked beside
-// phrased, or phrased's documents looked up in them when they are far longer: the cost follows
-// the postings, not documents times terms.
-func frontHolds(l *lexical.Lang, query []lexical.Term, phrased []int, sc *l0Scratch) []uint64 {
-	if len(query) > 64 || len(phrased) == 0 {
-		return nil
-	}
-	held := slices.Grow(sc.held[:0], len(phrased))[:len(phrased)]
-	clear(held)
-	sc.held = held
-	for q, t := range query {
-		docs, bit := l.FrontDocs(t), uint64(1)<<q
-		if len(docs) > 8*len(phrased) {
-			for i, d := range phrased {
-				if _, ok := slices.BinarySearch(docs, uint32(d)); ok {
-					held[i] |= bit
-				}
-			}
-			continue
-		}
-		for i, j := 0, 0; i < len(docs) && j < len(phrased); {
-			switch d := int(docs[i]); {
-			case d < phrased[j]:
-				i++
-			case d > phrased[j]:
-				j++
-			default:
-				held[j] |= bit
-				i++
-				j++
-			}
-		}
-	}
-	return held
-}
-
-// leadingOrTop returns, best first (ties in document id order), the matches any caller reads:
-// the leading ones (see leading) and at least the first n, from the phrased matches and the
-// partially matched documents' weights in acc. The other matches are never read, so they are not
-// made: a question of common words matches thousands of documents partially.
-func leadingOrTop(phrased []l0Match, acc *lexical.DocWeights, n int) []l0Match {
-	// The best weight and the n-th best over both sets, in one pass over each: a match at or
-	// above the n-th best, or leading, is kept.
-	best := 0.0
-	var buf [16]float64
-	top := buf[:0]
-	if n+1 > len(buf) {
-		top = make([]float64, 0, n+1)
-	}
-	offer := func(w float64) {
-		best = max(best, w)
-		if n == 0 || len(top) == n && w <= top[n-1] {
-			return // top holds weights only: an equal one changes nothing
-		}
-		i, _ := slices.BinarySearchFunc(top, w, func(x, y float64) int { return cmpDesc(x, y) })
-		top = slices.Insert(top, i, w)
-		if len(top) > n {
-			top = top[:n]
-		}
-	}
-	for _, m := range phrased {
-		offer(m.weight)
-	}
-	for _, d := range acc.Touched() {
-		offer(acc.Weight(d))
-	}
-	cut := best / 2
-	switch {
-	case len(top) < n:
-		cut = 0 // fewer matches than asked for: every one is read
-	case n > 0:
-		cut = min(cut, top[n-1])
-	}
-	kept := slices.DeleteFunc(phrased, func(m l0Match) bool { return m.weight < cut })
-	for _, d := range acc.Touched() {
-		if w := acc.Weight(d); w >= cut {
-			kept = append(kept, l0Match{doc: int(d), weight: w, partial: true})
-		}
-	}
-	// Ties go by document id, as they would among all matches in id order.
-	slices.SortFunc(kept, func(a, b l0Match) int { return cmp.Or(cmpDesc(a.weight, b.weight), cmp.Compare(a.doc, b.doc)) })
-	return kept
-}
-
-// Strong L0 evidence for a domain: the question holds at least minDomainPhrases whole phrases of
-// the front matter of that domain's leading documents (keywords, entities, titles, the category
-// itself) that point to that domain alone, covering at least minDomainTerms distinct question
-// terms that no other domain's front matter has. One stray keyword ("lock", "card"), or words
-// every procedure names ("customer", "vehicle"), are no evidence for a domain: they give no hint
-// and no L1 filter.
-const (
-	minDomainPhrases = 2
-	minDomainTerms   = 2
-)
-
-// strongDomains returns the categories of the leading matches with strong evidence, in order of
-// their best match. Several strong domains are ambiguous, and so filter nothing.
-func strongDomains(l *lexical.Lang, leading []l0Match) []string {
-	// The categories in order of their best match; there are few, so they are searched.
-	type evidence struct {
-		domain   uint32
-		category string
-		phrases  int
-		terms    []lexical.Term
-	}
-	var buf [8]evidence
-	by := buf[:0]
-	for _, m := range leading {
-		id, c := l.Domain(m.doc)
-		if c == "" {
-			continue
-		}
-		i := slices.IndexFunc(by, func(e evidence) bool { return e.domain == id })
-		if i < 0 {
-			i = len(by)
-			by = append(by, evidence{domain: id, category: c})
-		}
-		e := &by[i]
-		e.phrases += m.phrases
-		for _, t := range m.covered {
-			e.terms = appendUnique(e.terms, t)
-		}
-	}
-	out := []string{}
-	for _, e := range by {
-		if e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
-			out = append(out, e.category)
-		}
-	}
-	return out
-}
-
-// leading returns the matches whose weight is at least half the best one's (matches are sorted).
-// They make the domains and take part in fusion; the others are hints, and evidence only when
-// L1 has nothing.
-func leading(matches []l0Match) []l0Match {
-	for i, m := range matches {
-		if m.weight*2 < matches[0].weight {
-			return matches[:i]
-		}
-	}
-	return matches
 }
 
 func appendNew(list []string, s string) []string {

@@ -2,55 +2,28 @@ package retrieval
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
-// TestL0KeepsTheMatchesCallersRead: l0 makes only the matches a caller can read, the leading
-// ones (at least half the best weight) and at least the first n, in weight order with ties by
-// document id; with fewer matches than n, every one.
+// TestL0KeepsTheMatchesCallersRead: through l0, a question that matches few procedures keeps
+// all of them for fusion, the first n the same whatever n, each with a section of its own
+// document.
 func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := lexical.Build(c).Lang("en")
-	docs := func(ms []l0Match) []int {
+	docs := func(ms []lexical.FrontMatch) []int {
 		var out []int
 		for _, m := range ms {
-			out = append(out, m.doc)
+			out = append(out, m.Doc)
 		}
 		return out
 	}
-	weights := func(phrased []l0Match, partial map[uint32]float64, n int) []l0Match {
-		acc := l.DocWeights()
-		defer acc.Release()
-		for d, w := range partial {
-			acc.Add(d, w)
-		}
-		return leadingOrTop(slices.Clone(phrased), acc, n)
-	}
-	for _, tc := range []struct {
-		name    string
-		phrased []l0Match
-		partial map[uint32]float64
-		n       int
-		want    []int
-	}{
-		{"fewer than n, far below the best", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{2: 1}, 5, []int{4, 2}},
-		{"the first n beyond the leading", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{1: 1, 2: 3, 3: 2, 5: 0.5}, 3, []int{4, 2, 3}},
-		{"every leading one beyond n", []l0Match{{doc: 4, weight: 10}, {doc: 6, weight: 6}}, map[uint32]float64{1: 5, 2: 7}, 1, []int{4, 2, 6, 1}},
-		{"ties by document id", nil, map[uint32]float64{7: 1, 3: 1, 5: 1}, 2, []int{3, 5, 7}},
-		{"n 0: the leading only", []l0Match{{doc: 4, weight: 10}}, map[uint32]float64{2: 1}, 0, []int{4}},
-	} {
-		if got := docs(weights(tc.phrased, tc.partial, tc.n)); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: documents %v, want %v", tc.name, got, tc.want)
-		}
-	}
-	// Through l0: a question that matches few procedures keeps all of them for fusion.
 	words := analyse(l, "windscreen chip on a car returned this morning")
 	terms, termWeights := queryTerms(words, nil, nil)
 	_, all := l0(l, words, terms, termWeights, 40, newL0Scratch())
@@ -59,78 +32,9 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 		t.Fatalf("l0 with 40: %v, with 5: %v", docs(all), docs(five))
 	}
 	for _, m := range five[:5] {
-		if d, _ := l.Doc(m.passage); d.ID != l.Docs[m.doc].ID {
-			t.Errorf("match of %s has the section of %s", l.Docs[m.doc].ID, d.ID)
+		if d, _ := l.Doc(m.Passage); d.ID != l.Docs[m.Doc].ID {
+			t.Errorf("match of %s has the section of %s", l.Docs[m.Doc].ID, d.ID)
 		}
-	}
-}
-
-// frontHolds sets exactly the bits Front.Has answers, whichever way it finds each term's
-// documents (walked beside the phrased ones, or looked up when they are far more), and leaves a
-// query of more than 64 terms to Front.Has.
-func TestFrontHoldsIsFrontHas(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("de")
-	var vocab []lexical.Term
-	for d := range l.Docs {
-		for _, s := range l.Analyzer.Terms(l.Docs[d].Title + " " + strings.Join(l.Docs[d].Keywords, " ")) {
-			if tm, ok := l.Lookup(s); ok {
-				vocab = append(vocab, tm)
-			}
-		}
-	}
-	sc := newL0Scratch()
-	for n := range 20 {
-		query := vocab[n*3 : n*3+1+n%7]
-		var phrased []int
-		for d := range l.Docs {
-			if (d+n)%(1+n%3) == 0 {
-				phrased = append(phrased, d)
-			}
-		}
-		if n%4 == 3 {
-			phrased = []int{n % len(l.Docs)} // the terms' documents far more: looked up
-		}
-		held := frontHolds(l, query, phrased, sc)
-		for i, d := range phrased {
-			for q, tm := range query {
-				if got, want := held[i]&(1<<q) != 0, l.Front(d).Has(tm); got != want {
-					t.Fatalf("document %d, term %d: held %v, Front.Has %v", d, q, got, want)
-				}
-			}
-		}
-	}
-	// One document against its own title and the commonest front-matter term: their documents
-	// are far more than one, so they are looked up.
-	common := vocab[0]
-	for _, tm := range vocab {
-		if len(l.FrontDocs(tm)) > len(l.FrontDocs(common)) {
-			common = tm
-		}
-	}
-	if len(l.FrontDocs(common)) <= 8 {
-		t.Fatalf("the commonest term is in %d documents' front matter: the look-up is not tried", len(l.FrontDocs(common)))
-	}
-	looked := 0
-	for d := range l.Docs {
-		query := append(slices.Clone(l.Front(d).Title()), common)
-		held := frontHolds(l, query, []int{d}, sc)
-		for q, tm := range query {
-			if got, want := held[0]&(1<<q) != 0, l.Front(d).Has(tm); got != want {
-				t.Fatalf("document %d alone, term %d: held %v, Front.Has %v", d, q, got, want)
-			} else if got {
-				looked++
-			}
-		}
-	}
-	if looked == 0 {
-		t.Error("no document holds its own title's terms")
-	}
-	if frontHolds(l, make([]lexical.Term, 65), []int{0}, sc) != nil {
-		t.Error("a query of 65 terms has bits")
 	}
 }
 

@@ -187,7 +187,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	st.l1 = s.now()
 
-	fused := leading(matches)
+	fused := lexical.Leading(matches)
 	if len(cands) == 0 {
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}

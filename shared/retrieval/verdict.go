@@ -108,7 +108,7 @@ var agreement = Agreement{SemanticClose: 0.05, SemanticDecisive: 0.055, LexicalC
 
 // views builds the three paths' rankings: the semantic candidates (a semantic provider's, when
 // L1 answered), the lexical search of the local sections, and L0's front-matter matches.
-func (s *Service) views(l *lexical.Lang, query []string, weights map[string]float64, cands []port.Candidate, lexicalCands bool, matches []l0Match) [pathCount]pathView {
+func (s *Service) views(l *lexical.Lang, query []string, weights map[string]float64, cands []port.Candidate, lexicalCands bool, matches []lexical.FrontMatch) [pathCount]pathView {
 	var v [pathCount]pathView
 	// One array for the three paths' procedures, each path a stretch of it (grown only past
 	// pathProcs procedures).
@@ -132,15 +132,15 @@ func (s *Service) views(l *lexical.Lang, query []string, weights map[string]floa
 		}
 	}
 	for _, m := range matches {
-		if m.weight <= 0 {
+		if m.Weight <= 0 {
 			continue
 		}
-		d := l.Docs[m.doc]
+		d := l.Docs[m.Doc]
 		src := ""
-		if m.passage >= 0 && m.passage < len(l.Passages) {
-			src = l.Source(m.passage)
+		if m.Passage >= 0 && m.Passage < len(l.Passages) {
+			src = l.Source(m.Passage)
 		}
-		v[pathFront].add(d.ID, m.weight, src)
+		v[pathFront].add(d.ID, m.Weight, src)
 	}
 	for i := range v {
 		v[i].sort()
