@@ -137,38 +137,38 @@ func (l *Lang) Domain(doc int) (id uint32, name string) {
 	return id, l.domains[id]
 }
 
-// FrontCategoriesOf is FrontCategories of a term.
-func (l *Lang) FrontCategoriesOf(t Term) int { return int(l.frontCats[t]) }
+// frontCategoriesOf is FrontCategories of a term.
+func (l *Lang) frontCategoriesOf(t Term) int { return int(l.frontCats[t]) }
 
-// FrontDocs returns the documents whose front matter holds the term, ascending.
-func (l *Lang) FrontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] }
+// frontDocs returns the documents whose front matter holds the term, ascending.
+func (l *Lang) frontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] }
 
-// DocWeights accumulates a weight per document for one query (see sparse); Release returns it.
-type DocWeights struct {
+// docWeights accumulates a weight per document for one query (see sparse); Release returns it.
+type docWeights struct {
 	l *Lang
 	sparse[float64]
 }
 
-// DocWeights returns an empty accumulator; Release returns it.
-func (l *Lang) DocWeights() *DocWeights {
-	a, _ := l.docScratch.Get().(*DocWeights)
+// docWeights returns an empty accumulator; Release returns it.
+func (l *Lang) docWeights() *docWeights {
+	a, _ := l.docScratch.Get().(*docWeights)
 	if a == nil || len(a.v) != len(l.Docs) {
-		a = &DocWeights{l: l, sparse: newSparse[float64](len(l.Docs))}
+		a = &docWeights{l: l, sparse: newSparse[float64](len(l.Docs))}
 	}
 	return a
 }
 
 // Add adds w, which must be positive, to the document's weight.
-func (a *DocWeights) Add(doc uint32, w float64) { a.add(doc, w) }
+func (a *docWeights) Add(doc uint32, w float64) { a.add(doc, w) }
 
 // Weight returns the document's weight.
-func (a *DocWeights) Weight(doc uint32) float64 { return a.v[doc] }
+func (a *docWeights) Weight(doc uint32) float64 { return a.v[doc] }
 
 // Touched returns the documents with a weight, in the order they were first added.
-func (a *DocWeights) Touched() []uint32 { return a.touched }
+func (a *docWeights) Touched() []uint32 { return a.touched }
 
 // Release clears the accumulator and returns it to the pool; it must not be used afterwards.
-func (a *DocWeights) Release() {
+func (a *docWeights) Release() {
 	a.clear()
 	a.l.docScratch.Put(a)
 }

@@ -75,7 +75,7 @@ type FrontScratch struct {
 	matches       []FrontMatch
 	named         []NamedPhrase
 	covered       []Term
-	// seenKeywords and seenEntities hold the text ids (Lang.PhraseTextID) of the phrases
+	// seenKeywords and seenEntities hold the text ids (Lang.phraseTextID) of the phrases
 	// already named in a lookup's hints.
 	seenKeywords, seenEntities []uint32
 }
@@ -149,7 +149,7 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	}
 	q := frontQuery{l: l, sc: sc}
 	q.resolveTerms(words, strs, weights)
-	hits := l.PhraseHits(sc.query)
+	hits := l.phraseHits(sc.query)
 	q.phraseHits(hits)
 	hits.Release()
 	matches := q.wholePhraseDocuments()
@@ -159,7 +159,7 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	sc.matches = matches
 	q.partialEvidence(matches)
 	for i := range matches[:min(len(matches), sections)] {
-		matches[i].Passage = l.BestSection(matches[i].Doc, sc.query)
+		matches[i].Passage = l.bestSection(matches[i].Doc, sc.query)
 	}
 	q.hints.Domains = strongDomains(l, Leading(matches))
 	q.hints.Matches = matches
@@ -198,8 +198,8 @@ func (q *frontQuery) resolveTerms(words []textproc.Group, strs []string, weights
 			// document's L0 weight, and a document it alone matches is no L0 match. In a corpus
 			// of fewer than minGenericDocs procedures no term is: there every term of one
 			// procedure's front matter is in "most" of them.
-			sc.qw = append(sc.qw, queryWeight{full: x * l.IDFOf(t), partial: x * partialWeight * l.IDFOf(t),
-				generic: len(l.Docs) >= minGenericDocs && 2*len(l.FrontDocs(t)) > len(l.Docs)})
+			sc.qw = append(sc.qw, queryWeight{full: x * l.idfOf(t), partial: x * partialWeight * l.idfOf(t),
+				generic: len(l.Docs) >= minGenericDocs && 2*len(l.frontDocs(t)) > len(l.Docs)})
 		}
 	}
 	for _, g := range words {
@@ -277,14 +277,14 @@ func (q *frontQuery) subsumed(terms []Term) bool {
 // of the title's IDF weight), and returns the title's words the question holds, appended to
 // inTitle.
 func (q *frontQuery) titleMatch(doc int, inTitle []Term) (bool, []Term) {
-	want := q.l.TitleIDF(doc)
+	want := q.l.titleWeight(doc)
 	if want <= 0 {
 		return false, inTitle
 	}
 	var have float64
 	for _, t := range q.l.Front(doc).Title() {
 		if x, ok := q.weightOf(t); ok {
-			have += q.l.IDFOf(t) * x
+			have += q.l.idfOf(t) * x
 			inTitle = append(inTitle, t)
 		}
 	}
@@ -301,14 +301,14 @@ func (q *frontQuery) titleMatch(doc int, inTitle []Term) (bool, []Term) {
 // postings (partialMatches), and a common title word would otherwise send thousands of
 // documents through wholePhraseDocuments. It also makes the hints, with room for the keywords
 // and entities held whole.
-func (q *frontQuery) phraseHits(hits *PhraseHits) {
+func (q *frontQuery) phraseHits(hits *phraseHits) {
 	l, sc := q.l, q.sc
 	phrased, whole := sc.phrased[:0], sc.whole[:0]
 	nKeywords, nEntities := 0, 0
 	for _, p := range hits.Touched() {
-		kind, words := l.PhraseShape(p)
+		kind, words := l.phraseShapeOf(p)
 		if kind == PhraseTitle {
-			doc := l.PhraseDoc(p)
+			doc := l.phraseDocOf(p)
 			var held bool
 			if held, sc.inTitle = q.titleMatch(doc, sc.inTitle[:0]); held {
 				phrased = append(phrased, doc)
@@ -318,7 +318,7 @@ func (q *frontQuery) phraseHits(hits *PhraseHits) {
 		if hits.Count(p) != words {
 			continue
 		}
-		phrased, whole = append(phrased, l.PhraseDoc(p)), append(whole, p)
+		phrased, whole = append(phrased, l.phraseDocOf(p)), append(whole, p)
 		switch kind {
 		case PhraseKeyword:
 			nKeywords++
@@ -349,7 +349,7 @@ func (q *frontQuery) wholePhraseDocuments() []FrontMatch {
 	for pi, di := range sc.phrased {
 		// The document's whole phrases: keywords in order, then entities, then the category.
 		k := 0
-		for k < len(whole) && q.l.PhraseDoc(whole[k]) == di {
+		for k < len(whole) && q.l.phraseDocOf(whole[k]) == di {
 			k++
 		}
 		var row uint64
@@ -431,9 +431,9 @@ func (q *frontQuery) hint(p uint32, kind int) {
 	if kind == PhraseEntity {
 		hinted, seen = &q.hints.Entities, &q.sc.seenEntities
 	}
-	if id := q.l.PhraseTextID(p); !slices.Contains(*seen, id) {
+	if id := q.l.phraseTextID(p); !slices.Contains(*seen, id) {
 		*seen = append(*seen, id)
-		_, text := q.l.PhraseText(p)
+		_, text := q.l.phraseText(p)
 		*hinted = appendNew(*hinted, text)
 	}
 }
@@ -446,7 +446,7 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 	counted := 0
 	for _, t := range terms {
 		sc.full = appendUnique(sc.full, t)
-		if _, syn := q.via(t); !syn && q.l.FrontCategoriesOf(t) == 1 {
+		if _, syn := q.via(t); !syn && q.l.frontCategoriesOf(t) == 1 {
 			if !slices.Contains(sc.covered[coveredFrom:], t) {
 				sc.covered = append(sc.covered, t)
 			}
@@ -459,9 +459,9 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 // partialMatches accumulates the weight of the documents not phrased whose front matter holds a
 // question term: term by term in the question's order, as a phrased document's is, so that
 // equal evidence weighs the same. Release the weights when done.
-func (q *frontQuery) partialMatches() *DocWeights {
+func (q *frontQuery) partialMatches() *docWeights {
 	sc := q.sc
-	acc := q.l.DocWeights()
+	acc := q.l.docWeights()
 	for i, t := range sc.query {
 		if sc.qw[i].generic {
 			continue
@@ -469,7 +469,7 @@ func (q *frontQuery) partialMatches() *DocWeights {
 		w := sc.qw[i].partial
 		// Both lists ascend: one walk over them finds the documents not phrased.
 		k := 0
-		for _, d := range q.l.FrontDocs(t) {
+		for _, d := range q.l.frontDocs(t) {
 			for k < len(sc.phrased) && sc.phrased[k] < int(d) {
 				k++
 			}
@@ -513,7 +513,7 @@ func frontHolds(l *Lang, query []Term, phrased []int, sc *FrontScratch) []uint64
 	clear(held)
 	sc.held = held
 	for q, t := range query {
-		docs, bit := l.FrontDocs(t), uint64(1)<<q
+		docs, bit := l.frontDocs(t), uint64(1)<<q
 		if len(docs) > 8*len(phrased) {
 			for i, d := range phrased {
 				if _, ok := slices.BinarySearch(docs, uint32(d)); ok {
@@ -542,7 +542,7 @@ func frontHolds(l *Lang, query []Term, phrased []int, sc *FrontScratch) []uint64
 // the leading ones (see leading) and at least the first n, from the phrased matches and the
 // partially matched documents' weights in acc. The other matches are never read, so they are not
 // made: a question of common words matches thousands of documents partially.
-func leadingOrTop(phrased []FrontMatch, acc *DocWeights, n int) []FrontMatch {
+func leadingOrTop(phrased []FrontMatch, acc *docWeights, n int) []FrontMatch {
 	// The best weight and the n-th best over both sets, in one pass over each: a match at or
 	// above the n-th best, or leading, is kept.
 	best := 0.0

@@ -69,8 +69,8 @@ type Lang struct {
 	byID map[string]uint32
 
 	scratch       sync.Pool // *searchScratch over passages, for Search
-	docScratch    sync.Pool // *DocWeights
-	phraseScratch sync.Pool // *PhraseHits
+	docScratch    sync.Pool // *docWeights
+	phraseScratch sync.Pool // *phraseHits
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once

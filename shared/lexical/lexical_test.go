@@ -214,7 +214,7 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	t.Logf("%d passages checked", checked)
 }
 
-// PhraseShape, PhraseDoc, PhraseString, PhraseText and TitleIDF, which L0 reads for every phrase a question
+// phraseShapeOf, phraseDocOf, PhraseString, phraseText and titleWeight, which L0 reads for every phrase a question
 // touches, say what Phrase and the title's words say, for every phrase of the embedded corpus and
 // for a keyword longer than the shape's word count holds; keywords and entities of the same text
 // share a text id, and no two texts do.
@@ -241,10 +241,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 		idOf := map[string]uint32{}
 		for p := range uint32(l.Phrases()) {
 			doc, kind, i, words := l.Phrase(p)
-			gotKind, gotWords := l.PhraseShape(p)
-			if gotKind != kind || gotWords != len(words) || l.PhraseDoc(p) != doc {
+			gotKind, gotWords := l.phraseShapeOf(p)
+			if gotKind != kind || gotWords != len(words) || l.phraseDocOf(p) != doc {
 				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
-					gotKind, gotWords, l.PhraseDoc(p), kind, len(words), doc)
+					gotKind, gotWords, l.phraseDocOf(p), kind, len(words), doc)
 			}
 			want := l.Docs[doc].Title
 			switch kind {
@@ -258,9 +258,9 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 			if k, s := l.PhraseString(p); k != kind || s != want {
 				t.Fatalf("%s phrase %d: PhraseString %d %q, want %d %q", l.Language, p, k, s, kind, want)
 			}
-			id, text := l.PhraseText(p)
-			if text != want || l.PhraseTextID(p) != id {
-				t.Fatalf("%s phrase %d: text %q (id %d, PhraseTextID %d), want %q", l.Language, p, text, id, l.PhraseTextID(p), want)
+			id, text := l.phraseText(p)
+			if text != want || l.phraseTextID(p) != id {
+				t.Fatalf("%s phrase %d: text %q (id %d, phraseTextID %d), want %q", l.Language, p, text, id, l.phraseTextID(p), want)
 			}
 			if kind == PhraseTitle || kind == PhraseCategory {
 				if id != p {
@@ -289,10 +289,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 		for doc := range l.Docs {
 			want := 0.0
 			for _, t := range l.Front(doc).Title() {
-				want += l.IDFOf(t)
+				want += l.idfOf(t)
 			}
-			if got := l.TitleIDF(doc); got != want {
-				t.Fatalf("%s document %d: TitleIDF %v, want %v", l.Language, doc, got, want)
+			if got := l.titleWeight(doc); got != want {
+				t.Fatalf("%s document %d: titleWeight %v, want %v", l.Language, doc, got, want)
 			}
 		}
 	}

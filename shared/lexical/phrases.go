@@ -107,8 +107,8 @@ const (
 	PhraseEntity
 )
 
-// TermPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
-func (l *Lang) TermPhrases(t Term) []uint32 {
+// termPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
+func (l *Lang) termPhrases(t Term) []uint32 {
 	return l.termPhrase[l.termPhraseStart[t]:l.termPhraseStart[t+1]]
 }
 
@@ -134,9 +134,9 @@ func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
 // from its bounds.
 const shapeMaxWords = 63
 
-// PhraseShape returns a phrase's kind and number of words, as Phrase does, without reading its
+// phraseShapeOf returns a phrase's kind and number of words, as Phrase does, without reading its
 // document or words.
-func (l *Lang) PhraseShape(p uint32) (kind, words int) {
+func (l *Lang) phraseShapeOf(p uint32) (kind, words int) {
 	s := l.phraseShape[p]
 	kind, words = int(s&3), int(s>>2)
 	if words == shapeMaxWords {
@@ -145,8 +145,8 @@ func (l *Lang) PhraseShape(p uint32) (kind, words int) {
 	return kind, words
 }
 
-// PhraseDoc returns a phrase's document.
-func (l *Lang) PhraseDoc(p uint32) int { return int(l.phraseDoc[p]) }
+// phraseDocOf returns a phrase's document.
+func (l *Lang) phraseDocOf(p uint32) int { return int(l.phraseDoc[p]) }
 
 // PhraseString returns a phrase's kind and its text as the front matter writes it: the title,
 // the category, a keyword or an entity.
@@ -164,37 +164,37 @@ func (l *Lang) PhraseString(p uint32) (kind int, text string) {
 	return kind, d.Entities[i]
 }
 
-// PhraseText returns a phrase's text (PhraseString) and an id that is the same for every keyword
+// phraseText returns a phrase's text (PhraseString) and an id that is the same for every keyword
 // and entity phrase of that text and no other; a title's or category's id is its own.
-func (l *Lang) PhraseText(p uint32) (id uint32, text string) {
+func (l *Lang) phraseText(p uint32) (id uint32, text string) {
 	id = l.phraseFirst[p]
 	_, text = l.PhraseString(id)
 	return id, text
 }
 
-// PhraseTextID is PhraseText's id alone.
-func (l *Lang) PhraseTextID(p uint32) uint32 { return l.phraseFirst[p] }
+// phraseTextID is phraseText's id alone.
+func (l *Lang) phraseTextID(p uint32) uint32 { return l.phraseFirst[p] }
 
-// TitleIDF returns the sum of the idf of a document's title words (Front.Title), in their order.
-func (l *Lang) TitleIDF(doc int) float64 { return l.titleIDF[doc] }
+// titleWeight returns the sum of the idf of a document's title words (Front.Title), in their order.
+func (l *Lang) titleWeight(doc int) float64 { return l.titleIDF[doc] }
 
-// PhraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
+// phraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
 // sparse); Release returns it.
-type PhraseHits struct {
+type phraseHits struct {
 	l *Lang
 	sparse[uint16]
 }
 
-// PhraseHits returns the counts of the query's terms per phrase, found through the inverted
+// phraseHits returns the counts of the query's terms per phrase, found through the inverted
 // phrase index. terms must not repeat, so a count is at most the number of a question's
 // distinct terms, far below the counter's limit.
-func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
-	h, _ := l.phraseScratch.Get().(*PhraseHits)
+func (l *Lang) phraseHits(terms []Term) *phraseHits {
+	h, _ := l.phraseScratch.Get().(*phraseHits)
 	if h == nil || len(h.v) != len(l.phraseDoc) {
-		h = &PhraseHits{l: l, sparse: newSparse[uint16](len(l.phraseDoc))}
+		h = &phraseHits{l: l, sparse: newSparse[uint16](len(l.phraseDoc))}
 	}
 	for _, t := range terms {
-		for _, p := range l.TermPhrases(t) {
+		for _, p := range l.termPhrases(t) {
 			h.add(p, 1)
 		}
 	}
@@ -202,13 +202,13 @@ func (l *Lang) PhraseHits(terms []Term) *PhraseHits {
 }
 
 // Touched returns the phrases holding at least one of the terms, in no particular order.
-func (h *PhraseHits) Touched() []uint32 { return h.touched }
+func (h *phraseHits) Touched() []uint32 { return h.touched }
 
 // Count returns how many of the terms the phrase holds.
-func (h *PhraseHits) Count(p uint32) int { return int(h.v[p]) }
+func (h *phraseHits) Count(p uint32) int { return int(h.v[p]) }
 
 // Release clears the counts and returns them to the pool; h must not be used afterwards.
-func (h *PhraseHits) Release() {
+func (h *phraseHits) Release() {
 	h.clear()
 	h.l.phraseScratch.Put(h)
 }

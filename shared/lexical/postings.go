@@ -145,13 +145,13 @@ func (l *Lang) IDF(term string) float64 {
 	return l.unseen
 }
 
-// IDFOf is IDF of a term.
-func (l *Lang) IDFOf(t Term) float64 { return l.idf[t] }
+// idfOf is IDF of a term.
+func (l *Lang) idfOf(t Term) float64 { return l.idf[t] }
 
-// BestSection returns the passage of the document that shares the most idf weight with the
+// bestSection returns the passage of the document that shares the most idf weight with the
 // terms; the document's first passage (its scope) when none shares any. Its cost follows the
 // terms' postings within the document, not the document's length.
-func (l *Lang) BestSection(doc int, terms []Term) int {
+func (l *Lang) bestSection(doc int, terms []Term) int {
 	lo, hi := l.DocPassages(doc)
 	var small [32]float64
 	var w []float64
