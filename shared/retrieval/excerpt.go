@@ -27,6 +27,33 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds
 		return content
 	}
 	sents := sentences(content)
+	score := sentenceScores(l, excerptWeights(l, words), kinds, sents)
+	var order []int
+	for i := range sents {
+		if score[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
+		return textproc.Clip(content, max)
+	}
+	// Best first; equal scores in the section's order.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && score[order[j]] > score[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	picked, size := pickSentences(sents, order, max)
+	if size == 0 {
+		// Even the best sentence is longer than max: its beginning.
+		return textproc.Clip(strings.TrimSpace(sents[order[0]]), max-1) + "…"
+	}
+	return quotePicked(sents, picked)
+}
+
+// excerptWeights weighs the question's informative words by their IDF, their compounds' parts
+// at half of it, their synonyms' at lexical.SynonymWeight of it.
+func excerptWeights(l *lexical.Lang, words []textproc.Group) map[string]float64 {
 	want := map[string]float64{}
 	for _, g := range words {
 		if !lexical.Informative(g.Term) {
@@ -44,8 +71,13 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds
 			}
 		}
 	}
+	return want
+}
+
+// sentenceScores scores each sentence by the weights of the words it holds, each once, plus
+// answerBonus of the best score for a sentence holding a fact of the kinds asked.
+func sentenceScores(l *lexical.Lang, want map[string]float64, kinds textproc.AnswerKinds, sents []string) []float64 {
 	score := make([]float64, len(sents))
-	var order []int
 	for i, snt := range sents {
 		seen := map[string]bool{}
 		for _, t := range l.Analyzer.Terms(snt) {
@@ -63,20 +95,13 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds
 			}
 		}
 	}
-	for i := range sents {
-		if score[i] > 0 {
-			order = append(order, i)
-		}
-	}
-	if len(order) == 0 {
-		return textproc.Clip(content, max)
-	}
-	// Best first; equal scores in the section's order.
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && score[order[j]] > score[order[j-1]]; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
+	return score
+}
+
+// pickSentences takes the sentences in order (best first) while they fit in max characters,
+// each with the sentence after it, then the ones before them; it returns which it took and
+// their size.
+func pickSentences(sents []string, order []int, max int) ([]bool, int) {
 	picked := make([]bool, len(sents))
 	size := 0
 	take := func(i int) {
@@ -99,11 +124,12 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds
 			take(i - 1)
 		}
 	}
-	if size == 0 {
-		// Even the best sentence is longer than max: its beginning.
-		return textproc.Clip(strings.TrimSpace(sents[order[0]]), max-1) + "…"
-	}
-	// Runs of picked sentences are quoted verbatim, with their own line breaks.
+	return picked, size
+}
+
+// quotePicked quotes the runs of picked sentences verbatim, with their own line breaks, the gaps
+// between runs and a cut end marked with "…".
+func quotePicked(sents []string, picked []bool) string {
 	var b strings.Builder
 	for i := 0; i < len(sents); i++ {
 		if !picked[i] {
