@@ -31,7 +31,7 @@ func TestPrebuiltIndexAnswersAsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, _, err := lexical.Load(knowledge.EmbeddedIndex(), procs, syns, false)
+	loaded, _, err := lexical.Load(knowledge.EmbeddedIndex(), lexical.LoadOptions{Procs: procs, Syns: syns})
 	if err != nil {
 		t.Fatal(err)
 	}

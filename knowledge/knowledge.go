@@ -39,7 +39,7 @@ var embedded embed.FS
 var embeddedIndex []byte
 
 // EmbeddedIndex returns the prebuilt index of the embedded corpus. The bytes must not be modified:
-// the index loaded from them (lexical.LoadStatic) refers into them.
+// the index loaded from them (lexical.Load with LoadOptions.Static) refers into them.
 func EmbeddedIndex() []byte { return embeddedIndex }
 
 // SynonymsDir is the folder of the synonym files, beside the language folders of KNOWLEDGE_DIR

@@ -90,7 +90,7 @@ func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
 // Equal scores keep their order.
 func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 	built := embedded(t)
-	loaded, _, err := LoadEmbedded(false)
+	loaded, _, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,57 +63,53 @@ func Encode(ix *Index, c *knowledge.Corpus) []byte {
 	return e.buf.Bytes()
 }
 
-// Load restores an index and its corpus from their prebuilt form b. procs and syns are the
-// corpus's source files (the procedures and the synonym files; syns may be nil): they must be the
-// files b was built from (knowledge.ErrStale otherwise). The documents' Raw bytes are kept only
-// with raw set (see knowledge.Restore): only manifest sync sends them, and a function that
-// answers questions need not hold the corpus twice.
-func Load(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, false, false)
+// LoadOptions say how Load restores a prebuilt index; the zero value checks everything and
+// copies what the index keeps out of the bytes.
+type LoadOptions struct {
+	// Procs and Syns are the corpus's source files (the procedures and the synonym files; Syns
+	// may be nil): they must be the files the bytes were built from (knowledge.ErrStale
+	// otherwise).
+	Procs, Syns fs.FS
+	// Raw keeps the documents' Raw bytes (see knowledge.Restore): only manifest sync sends them,
+	// and a function that answers questions need not hold the corpus twice.
+	Raw bool
+	// Static is for bytes that never change and stay for the life of the process, such as the
+	// embedded prebuilt index (knowledge.EmbeddedIndex) or a mapped file: the index's and the
+	// documents' strings refer into the bytes instead of being copied out of them, which saves
+	// copying the corpus's text at every cold start.
+	Static bool
+	// Compiled is for an index compiled into the binary beside its source files; it is static.
+	// The files are hashed and compared with the index's fingerprint as always (a go build takes
+	// the files as they are on disk, the index as `go generate ./knowledge` last wrote it, and
+	// the two need not agree), but the arrays' offsets are not checked:
+	// TestPrebuiltIndexRoundTrips loads the embedded index's bytes with every check when the
+	// binary is built, and an index whose fingerprint matches is those bytes.
+	Compiled bool
+	// Embedded is Compiled with the embedded sources (knowledge.EmbeddedSources) as Procs and
+	// Syns, for the embedded prebuilt index (knowledge.EmbeddedIndex). The load fails with
+	// knowledge.ErrStale when a procedure or synonym file was edited after
+	// `go generate ./knowledge` last wrote the index.
+	Embedded bool
+	// CorpusOnly restores the corpus alone (the index is nil), for the functions that read the
+	// procedures but never analyse a question (status, manifest sync).
+	CorpusOnly bool
 }
 
-// LoadStatic is Load for bytes that never change and stay for the life of the process, such as
-// the embedded prebuilt index (knowledge.EmbeddedIndex): the index's and the documents' strings
-// refer into b instead of being copied out of it, which saves copying the corpus's text at
-// every cold start.
-func LoadStatic(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, true, false)
-}
-
-// LoadEmbedded is LoadCompiled of the embedded prebuilt index (knowledge.EmbeddedIndex) and the
-// embedded sources (knowledge.EmbeddedSources). It fails with knowledge.ErrStale when a
-// procedure or synonym file was edited after `go generate ./knowledge` last wrote the index.
-func LoadEmbedded(raw bool) (*Index, *knowledge.Corpus, error) {
-	procs, syns, err := knowledge.EmbeddedSources()
-	if err != nil {
-		return nil, nil, err
+// Load restores an index and its corpus from their prebuilt form b, as o says.
+func Load(b []byte, o LoadOptions) (*Index, *knowledge.Corpus, error) {
+	if o.Embedded {
+		procs, syns, err := knowledge.EmbeddedSources()
+		if err != nil {
+			return nil, nil, err
+		}
+		o.Procs, o.Syns, o.Compiled = procs, syns, true
 	}
-	return LoadCompiled(knowledge.EmbeddedIndex(), procs, syns, raw)
-}
-
-// LoadCorpusEmbedded is LoadCorpus of the embedded prebuilt index, as LoadEmbedded loads it.
-func LoadCorpusEmbedded(raw bool) (*knowledge.Corpus, error) {
-	procs, syns, err := knowledge.EmbeddedSources()
-	if err != nil {
-		return nil, err
+	static := o.Static || o.Compiled
+	if o.CorpusOnly {
+		_, c, err := loadCorpus(b, o.Procs, o.Syns, o.Raw, static)
+		return nil, c, err
 	}
-	return LoadCorpusCompiled(knowledge.EmbeddedIndex(), procs, syns, raw)
-}
-
-// LoadCompiled is LoadStatic for an index compiled into the binary beside its source files: the
-// files are hashed and compared with the index's fingerprint as for Load (a go build takes the
-// files as they are on disk, the index as `go generate ./knowledge` last wrote it, and the two
-// need not agree), but the arrays' offsets are not checked: TestPrebuiltIndexRoundTrips loads the
-// embedded index's bytes with every check when the binary is built, and an index whose
-// fingerprint matches is those bytes.
-func LoadCompiled(b []byte, procs, syns fs.FS, raw bool) (*Index, *knowledge.Corpus, error) {
-	return load(b, procs, syns, raw, true, true)
-}
-
-// LoadCorpusCompiled is LoadCorpus of an index compiled into the binary (see LoadCompiled).
-func LoadCorpusCompiled(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, true)
-	return c, err
+	return load(b, o.Procs, o.Syns, o.Raw, static, o.Compiled)
 }
 
 func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *knowledge.Corpus, error) {
@@ -132,7 +128,7 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 		if !slices.Contains(knowledge.Languages, lang) || ix.langs[lang] != nil {
 			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
 		}
-		// A compiled index's arrays were checked when the binary was built (see LoadCompiled).
+		// A compiled index's arrays were checked when the binary was built (see LoadOptions.Compiled).
 		l, err := decodeLang(body, lang, c.Documents(lang), !compiled)
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
@@ -149,19 +145,6 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 		}
 	}
 	return ix, c, nil
-}
-
-// LoadCorpus restores only the corpus from a prebuilt index, for the functions that read the
-// procedures but never analyse a question (status, manifest sync); raw as for Load.
-func LoadCorpus(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, false)
-	return c, err
-}
-
-// LoadCorpusStatic is LoadCorpus for bytes that never change (see LoadStatic).
-func LoadCorpusStatic(b []byte, procs, syns fs.FS, raw bool) (*knowledge.Corpus, error) {
-	_, c, err := loadCorpus(b, procs, syns, raw, true)
-	return c, err
 }
 
 // loadCorpus decodes the documents and restores their corpus (knowledge.Restore), which checks
@@ -514,7 +497,7 @@ type decoder struct {
 	off int
 	err error
 	// static: b never changes and outlives what is decoded, so strings refer into it (see
-	// LoadStatic) instead of copying.
+	// LoadOptions.Static) instead of copying.
 	static bool
 }
 

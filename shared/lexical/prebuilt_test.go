@@ -37,7 +37,7 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, restored, err := Load(b, procs, syns, false)
+	ix, restored, err := Load(b, LoadOptions{Procs: procs, Syns: syns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,20 +82,20 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 			t.Fatalf("%s: question analysis differs after loading:\n%+v\n%+v", lang, g1, g2)
 		}
 	}
-	corpus, err := LoadCorpus(b, procs, syns, true)
+	_, corpus, err := Load(b, LoadOptions{Procs: procs, Syns: syns, Raw: true, CorpusOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, lang := range knowledge.Languages {
 		for i, d := range corpus.Documents(lang) {
 			if want := c.Documents(lang)[i]; !bytes.Equal(d.Raw, want.Raw) || d.SHA256 != want.SHA256 {
-				t.Fatalf("%s: LoadCorpus gives %s other bytes", lang, d.ID)
+				t.Fatalf("%s: Load of the corpus alone gives %s other bytes", lang, d.ID)
 			}
 		}
 	}
 }
 
-// LoadEmbedded does not check the arrays' offsets, so it must give what a fully checked load gives.
+// An embedded load does not check the arrays' offsets, so it must give what a fully checked load gives.
 func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {
@@ -105,11 +105,11 @@ func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkedIx, checked, err := Load(knowledge.EmbeddedIndex(), procs, syns, true)
+	checkedIx, checked, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Procs: procs, Syns: syns, Raw: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, embedded, err := LoadEmbedded(true)
+	ix, embedded, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true, Raw: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 		t.Fatal("the embedded corpus restored names another fingerprint than its files'")
 	}
 	if !bytes.Equal(Encode(ix, embedded), Encode(checkedIx, checked)) {
-		t.Fatal("LoadEmbedded and Load of the embedded index differ")
+		t.Fatal("the embedded load and a checked load of the embedded index differ")
 	}
-	corpus, err := LoadCorpusEmbedded(false)
+	_, corpus, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true, CorpusOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +129,10 @@ func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 		}
 		for i, d := range embedded.Documents(lang) {
 			if want := c.Documents(lang)[i]; !bytes.Equal(d.Raw, want.Raw) || d.SHA256 != want.SHA256 {
-				t.Fatalf("%s: LoadEmbedded gives %s other bytes", lang, d.ID)
+				t.Fatalf("%s: the embedded load gives %s other bytes", lang, d.ID)
 			}
 			if corpus.Documents(lang)[i].Raw != nil || corpus.Documents(lang)[i].ID != d.ID {
-				t.Fatalf("%s: LoadCorpusEmbedded(false) gives %s otherwise", lang, d.ID)
+				t.Fatalf("%s: the embedded load of the corpus alone gives %s otherwise", lang, d.ID)
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
 func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
 	procs, syns := sourcesOf(t)
-	if _, _, err := Load(b, procs, syns, false); err != nil {
+	if _, _, err := Load(b, LoadOptions{Procs: procs, Syns: syns}); err != nil {
 		t.Fatalf("the same files: %v", err)
 	}
 	for name, change := range map[string]func(procs, syns fstest.MapFS){
@@ -193,10 +193,10 @@ func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 	} {
 		p, s := sourcesOf(t)
 		change(p, s)
-		if _, _, err := Load(b, p, s, false); !errors.Is(err, knowledge.ErrStale) {
+		if _, _, err := Load(b, LoadOptions{Procs: p, Syns: s}); !errors.Is(err, knowledge.ErrStale) {
 			t.Errorf("%s: err %v, want ErrStale", name, err)
 		}
-		if _, err := LoadCorpus(b, p, s, false); !errors.Is(err, knowledge.ErrStale) {
+		if _, _, err := Load(b, LoadOptions{Procs: p, Syns: s, CorpusOnly: true}); !errors.Is(err, knowledge.ErrStale) {
 			t.Errorf("%s, corpus only: err %v, want ErrStale", name, err)
 		}
 	}
@@ -205,16 +205,16 @@ func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 func TestDamagedPrebuiltIndexFailsToLoad(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
 	procs, syns, _ := knowledge.EmbeddedSources()
-	if _, _, err := Load([]byte("not an index"), procs, syns, false); !errors.Is(err, ErrPrebuilt) {
+	if _, _, err := Load([]byte("not an index"), LoadOptions{Procs: procs, Syns: syns}); !errors.Is(err, ErrPrebuilt) {
 		t.Fatalf("garbage: %v", err)
 	}
 	// Cut anywhere, the bytes are refused, never loaded in part and never a panic.
 	for _, n := range []int{len(prebuiltMagic), len(prebuiltMagic) + 3, len(b) / 3, len(b) / 2, len(b) - 100, len(b) - 1} {
-		if _, _, err := Load(b[:n], procs, syns, false); err == nil {
+		if _, _, err := Load(b[:n], LoadOptions{Procs: procs, Syns: syns}); err == nil {
 			t.Errorf("truncated to %d bytes: loaded", n)
 		}
 	}
-	if _, _, err := Load(append(bytes.Clone(b), 0), procs, syns, false); !errors.Is(err, ErrPrebuilt) {
+	if _, _, err := Load(append(bytes.Clone(b), 0), LoadOptions{Procs: procs, Syns: syns}); !errors.Is(err, ErrPrebuilt) {
 		t.Errorf("a trailing byte: %v", err)
 	}
 }
@@ -236,7 +236,7 @@ func FuzzPrebuilt(f *testing.F) {
 		if cut > 0 {
 			d = d[:int(cut%uint(len(d)))]
 		}
-		ix, _, err := Load(d, procs, syns, false)
+		ix, _, err := Load(d, LoadOptions{Procs: procs, Syns: syns})
 		if err != nil {
 			return
 		}
@@ -264,11 +264,11 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 		lo := uintptr(unsafe.Pointer(&b[0]))
 		return len(s) > 0 && p >= lo && p < lo+uintptr(len(b))
 	}
-	static, sc, err := LoadStatic(b, procs, syns, false)
+	static, sc, err := Load(b, LoadOptions{Procs: procs, Syns: syns, Static: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	copied, cc, err := Load(b, procs, syns, false)
+	copied, cc, err := Load(b, LoadOptions{Procs: procs, Syns: syns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,12 +292,12 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 			t.Errorf("%s: the postings are not in place for a static load, or in place for a copying one", lang)
 		}
 	}
-	corpus, err := LoadCorpusStatic(b, procs, syns, false)
+	_, corpus, err := Load(b, LoadOptions{Procs: procs, Syns: syns, Static: true, CorpusOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := corpus.Documents("en")[0]; !within(d.Title) {
-		t.Error("LoadCorpusStatic copied its strings")
+		t.Error("a static load of the corpus alone copied its strings")
 	}
 }
 
@@ -376,11 +376,11 @@ func refusesDamage(t *testing.T, lang, name string, damage func(l *Lang)) {
 }
 
 // BenchmarkLoadEmbedded measures what a lookup function's cold start pays to load the embedded
-// prebuilt index (lexical.LoadEmbedded), without the files' bytes.
+// prebuilt index (Load with LoadOptions.Embedded), without the files' bytes.
 func BenchmarkLoadEmbedded(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := LoadEmbedded(false); err != nil {
+		if _, _, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

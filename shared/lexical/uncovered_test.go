@@ -25,7 +25,7 @@ func TestUncoveredTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	built := Build(c)
-	restored, _, err := Load(Encode(built, c), procs, syns, false)
+	restored, _, err := Load(Encode(built, c), LoadOptions{Procs: procs, Syns: syns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +63,14 @@ func TestUncoveredTopic(t *testing.T) {
 		}
 	}
 	// The functions' own load of the embedded index has the embedded rules.
-	fn, _, err := LoadEmbedded(false)
+	fn, _, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	en := fn.Lang("en")
 	q := "how much does a customer pay per minute for a small car"
 	if u, ok := en.UncoveredTopic(q, en.Analyzer.QuestionWords(q), en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
-		t.Errorf("LoadEmbedded: %+v %v", u, ok)
+		t.Errorf("embedded load: %+v %v", u, ok)
 	}
 	// The embedded German rules.
 	de := built.Lang("de")

@@ -68,7 +68,7 @@ func FromFlat(f Flat) (*Matcher, error) {
 
 // FromCheckedFlat restores a matcher from arrays known to be consistent, without checking them:
 // arrays FromFlat accepted before from the same bytes (the embedded prebuilt index's, see
-// lexical.LoadCompiled).
+// lexical.LoadOptions.Compiled).
 func FromCheckedFlat(f Flat) *Matcher {
 	tokens := make([]string, len(f.TokenIDs))
 	for i, id := range f.TokenIDs {

@@ -44,16 +44,8 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		// Either is used only while the fingerprint of the files beside it is the one it names:
 		// a go build compiles the procedures as they are on disk and the embedded index as
 		// `go generate ./knowledge` last wrote it.
-		switch {
-		case withIndex && embedded:
-			ix, c, err = lexical.LoadCompiled(prebuilt, procs, syns, needs.Raw)
-		case withIndex:
-			ix, c, err = lexical.LoadStatic(prebuilt, procs, syns, needs.Raw)
-		case embedded:
-			c, err = lexical.LoadCorpusCompiled(prebuilt, procs, syns, needs.Raw)
-		default:
-			c, err = lexical.LoadCorpusStatic(prebuilt, procs, syns, needs.Raw)
-		}
+		ix, c, err = lexical.Load(prebuilt, lexical.LoadOptions{Procs: procs, Syns: syns, Raw: needs.Raw, Static: true,
+			Compiled: embedded, CorpusOnly: !withIndex})
 		if err == nil {
 			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)

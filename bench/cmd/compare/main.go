@@ -445,7 +445,7 @@ func measurePrebuilt(w io.Writer, corpusDir string) error {
 	if err != nil {
 		return err
 	}
-	ix, c, err := lexical.LoadStatic(b, procs, syns, false)
+	ix, c, err := lexical.Load(b, lexical.LoadOptions{Procs: procs, Syns: syns, Static: true})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@
 //	go run ./cmd/slowq -n 10000 -dir /tmp/corpus10000 -dump results.jsonl
 //
 // It writes the corpus of -n procedures (package gen) and its index.bin into -dir when the folder
-// has no index.bin yet, then loads the prebuilt index as a function does (lexical.LoadStatic) and
+// has no index.bin yet, then loads the prebuilt index as a function does (lexical.Load, static) and
 // builds the lookup service over it with the demo provider and an in-memory store.
 //
 // Without -ids or -dump, every question is asked once to warm up, then -runs times; it prints the
@@ -106,7 +106,7 @@ func service(n int, dir string) (*systems.Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, _, err := lexical.LoadStatic(b, procs, syns, false)
+	ix, _, err := lexical.Load(b, lexical.LoadOptions{Procs: procs, Syns: syns, Static: true})
 	if err != nil {
 		return nil, err
 	}
