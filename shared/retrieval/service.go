@@ -218,7 +218,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		// After the evidence, on an array of their own: primary and supplement stay the
 		// blocks of the versions in force.
 		res.EvidenceBlocks = append(blocks[:len(blocks):len(blocks)],
-			outdatedBlocks(outdated, s.provider.ScoreKind(), true, s.l1Reason(), len(blocks))...)
+			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
 	}
 	return res, st
 }
