@@ -150,40 +150,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	var cands, outdated []port.Candidate
 	if s.opts.L1Enabled {
-		q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
-			Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
-			AsOf: v.day}
-		if len(hints.Domains) == 1 {
-			l1.CategoryFilter = &hints.Domains[0]
-			q.Category = hints.Domains[0]
-		}
-		var err error
-		cands, err = s.retrieve(ctx, q, &l1)
-		cands, outdated = v.partition(req.Language, cands, outdated[:0])
-		if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
-			// The filter narrows, never hides: a filtered call that found nothing convincing is
-			// followed by one unfiltered call, whose candidates replace the filtered ones.
-			q.Category = ""
-			s.unfilteredRetry(&l1)
-			cands, err = s.retrieve(ctx, q, &l1)
-			cands, outdated = v.partition(req.Language, cands, outdated[:0])
-		}
-		switch {
-		case errors.Is(err, port.ErrUnavailable):
-			l1.Status, l1.ErrorClass = lookup.L1Unavailable, port.ErrorClass(err)
-		case err != nil:
-			l1.Status, l1.ErrorClass = lookup.L1Failed, port.ErrorClass(err)
-		case len(cands) == 0:
-			l1.Status = lookup.L1Empty
-		default:
-			l1.Status = lookup.L1OK
-		}
-		if err != nil {
-			cands, outdated = nil, nil
-			s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
-				"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
-		}
-		l1.CandidateCount, l1.OutdatedCount = len(cands), len(outdated)
+		cands, outdated = s.layerL1(ctx, l, v, req, text, query, weights, question, hints, &l1)
 	}
 	st.l1 = s.now()
 
@@ -221,6 +188,47 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
 	}
 	return res, st
+}
+
+// layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered
+// again when the filtered call is empty or weak, and records the calls and their outcome in l1;
+// it returns the candidates in force and the outdated ones.
+func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, text string, query []string,
+	weights map[string]float64, question lexical.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
+	q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
+		Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
+		AsOf: v.day}
+	if len(hints.Domains) == 1 {
+		l1.CategoryFilter = &hints.Domains[0]
+		q.Category = hints.Domains[0]
+	}
+	cands, err := s.retrieve(ctx, q, l1)
+	cands, outdated = v.partition(req.Language, cands, outdated[:0])
+	if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
+		// The filter narrows, never hides: a filtered call that found nothing convincing is
+		// followed by one unfiltered call, whose candidates replace the filtered ones.
+		q.Category = ""
+		s.unfilteredRetry(l1)
+		cands, err = s.retrieve(ctx, q, l1)
+		cands, outdated = v.partition(req.Language, cands, outdated[:0])
+	}
+	switch {
+	case errors.Is(err, port.ErrUnavailable):
+		l1.Status, l1.ErrorClass = lookup.L1Unavailable, port.ErrorClass(err)
+	case err != nil:
+		l1.Status, l1.ErrorClass = lookup.L1Failed, port.ErrorClass(err)
+	case len(cands) == 0:
+		l1.Status = lookup.L1Empty
+	default:
+		l1.Status = lookup.L1OK
+	}
+	if err != nil {
+		cands, outdated = nil, nil
+		s.log.WarnContext(ctx, "l1 retrieval failed", "correlation_id", req.CorrelationID,
+			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
+	}
+	l1.CandidateCount, l1.OutdatedCount = len(cands), len(outdated)
+	return cands, outdated
 }
 
 // retrieve makes one L1 call under the provider deadline and counts it.
