@@ -77,16 +77,10 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			q.Category = hints.Domains[0]
 		}
 	} else {
-		res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-			AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
-		hints, l1, layer, l0Done = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, st.l0
-		q.EvidenceState, blocks = res.EvidenceState, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
-		kinds := textproc.QuestionKinds(text)
-		for _, b := range blocks {
-			q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
-		}
+		var res Result
+		res, l0Done = s.evidenceFor(ctx, l, v, req, text, words, &q)
+		hints, l1, layer, blocks = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	}
-	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
 	ga, err := s.ask(ctx, q)
 	if err == nil && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
 		// As for a lookup, the filter narrows but never hides: an answer the filtered call
@@ -96,6 +90,55 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 		s.unfilteredRetry(&l1)
 		ga, err = s.ask(ctx, q)
 	}
+	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
+	if check != nil {
+		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
+			ans.EvidenceState = port.StateInsufficient
+			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
+		}
+	}
+	l1Done := s.now()
+
+	sums := sourceSummaries(v, req.Language, ans.Sources)
+	if !s.provider.Semantic() {
+		sums = summaries(blocks)
+	}
+	ans.InvocationID = newID()
+	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
+	s.record(ctx, lookup.Trace{
+		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
+		RetrievalDetails: lookup.TraceDetails{
+			Layer: layer, EvidenceState: ans.EvidenceState,
+			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
+			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
+			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
+			AsOf:      v.day, AsOfRequested: v.asked,
+		},
+	}, req.Question, req.CorrelationID)
+	return ans, nil
+}
+
+// evidenceFor runs the lookup whose ranked blocks, excerpted for the question, and evidence state
+// a lexical provider answers from, and puts them into q; it returns the lookup and when its L0
+// was done.
+func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, text string,
+	words []textproc.Group, q *port.AskQuery) (Result, time.Time) {
+	res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+		AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+	blocks := res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
+	q.EvidenceState = res.EvidenceState
+	kinds := textproc.QuestionKinds(text)
+	for _, b := range blocks {
+		q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
+	}
+	return res, st.l0
+}
+
+// answerOf is the answer to an ask: the provider's, its state capped by its evidence, or an
+// "unavailable" answer when the call failed; l1 records the outcome.
+func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, words []textproc.Group,
+	q port.AskQuery, ga port.GroundedAnswer, err error, l1 *lookup.L1Details) Answer {
+	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
 	switch {
 	case err != nil:
 		l1.Status = lookup.L1Failed
@@ -126,39 +169,21 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 		checked.Sources = v.markSources(req.Language, ans.Sources)
 		ans.EvidenceState = s.capAnswerState(l, words, q, checked)
 	}
-	if check != nil {
-		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
-			ans.EvidenceState = port.StateInsufficient
-			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
-		}
-	}
-	l1Done := s.now()
+	return ans
+}
 
-	sums := make([]lookup.BlockSummary, 0, len(ans.Sources))
-	for _, src := range ans.Sources {
+// sourceSummaries are an answer's sources as a trace records them.
+func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []lookup.BlockSummary {
+	sums := make([]lookup.BlockSummary, 0, len(sources))
+	for _, src := range sources {
 		sums = append(sums, lookup.BlockSummary{
-			Source: knowledge.SectionSource(v.sourcePath(req.Language, src.DocumentID, src.Version), knowledge.Anchor(src.Section)),
+			Source: knowledge.SectionSource(v.sourcePath(lang, src.DocumentID, src.Version), knowledge.Anchor(src.Section)),
 			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"},
 			DocumentID: src.DocumentID, Version: src.Version, Outdated: src.Outdated,
 			Content: textproc.Clip(src.Excerpt, lookup.SummaryChars),
 		})
 	}
-	if !s.provider.Semantic() {
-		sums = summaries(blocks)
-	}
-	ans.InvocationID = newID()
-	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
-	s.record(ctx, lookup.Trace{
-		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
-		RetrievalDetails: lookup.TraceDetails{
-			Layer: layer, EvidenceState: ans.EvidenceState,
-			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
-			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
-			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
-			AsOf:      v.day, AsOfRequested: v.asked,
-		},
-	}, req.Question, req.CorrelationID)
-	return ans, nil
+	return sums
 }
 
 // capAnswerState is the answer's evidence state, never more than its evidence supports: an
