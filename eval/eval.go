@@ -279,7 +279,7 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 }
 
 // alternatives lists a result's alternatives with the paths favouring each, "" for none.
-func alternatives(as []retrieval.Alternative) string {
+func alternatives(as []lookup.Alternative) string {
 	if len(as) == 0 {
 		return ""
 	}

@@ -94,7 +94,7 @@ func (p *Project) Ask(ctx context.Context, lang, question string) (Answer, error
 }
 
 // Lookup is the whole lookup result of the question that Ask reduces to an Answer.
-func (p *Project) Lookup(ctx context.Context, lang, question string) (retrieval.Result, error) {
+func (p *Project) Lookup(ctx context.Context, lang, question string) (lookup.Result, error) {
 	return p.svc.Lookup(ctx, lookup.LookupRequest{Question: question, Language: lang, TopK: TopK, Actor: port.Actor{ID: "bench"}})
 }
 

@@ -55,11 +55,11 @@ type record struct {
 	ID       string               `json:"id"`
 	Question string               `json:"question"`
 	Language string               `json:"language"`
-	Lookup   *retrieval.Result    `json:"lookup,omitempty"`
+	Lookup   *lookup.Result       `json:"lookup,omitempty"`
 	Error    string               `json:"error,omitempty"`
 	Signals  *retrieval.Signals   `json:"signals,omitempty"`
 	Trace    *lookup.TraceDetails `json:"trace,omitempty"`
-	Ask      *retrieval.Answer    `json:"ask,omitempty"`
+	Ask      *lookup.Answer       `json:"ask,omitempty"`
 	AskError string               `json:"ask_error,omitempty"`
 }
 
@@ -112,7 +112,7 @@ func run(out string, paths []string) error {
 				}
 				r := record{Path: wy.name, Set: filepath.Base(p), ID: q.ID, Question: q.Question, Language: lang}
 				actor := port.Actor{ID: "golden"}
-				res, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
+				res, sg, err := svc.LookupSignals(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
 				if err != nil {
 					r.Error = err.Error()
 				} else {
@@ -121,7 +121,6 @@ func run(out string, paths []string) error {
 						return fmt.Errorf("%s %s: trace: %w", p, q.ID, err)
 					}
 					res.InvocationID = ""
-					sg := res.Relevance.Signals()
 					td := t.RetrievalDetails
 					td.LatencyMs = lookup.Latency{}
 					r.Lookup, r.Signals, r.Trace = &res, &sg, &td

@@ -17,7 +17,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -37,7 +36,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("lookup: %d %s", status, body)
 	}
-	var res retrieval.Result
+	var res lookup.Result
 	mustDecode(t, body, &res)
 
 	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
@@ -87,7 +86,7 @@ func TestLookupSurvivesAFailingTraceStore(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("lookup failed with the store down: %d %s", status, body)
 	}
-	var res retrieval.Result
+	var res lookup.Result
 	mustDecode(t, body, &res)
 	if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
 		t.Errorf("primary %+v", res.Primary)

@@ -17,17 +17,19 @@ import (
 	"testing"
 )
 
-// lookupService is the lookup service's package. Only the adapters that drive it, and
-// composition, import it; a provider, the sidecar and a service import the port, and the store
-// and the trace replay name a trace through shared/lookup.
+// lookupService is the lookup service's package. Only composition imports it: a provider, the
+// sidecar and a service import the port; the adapters that drive it (api, mcp) declare their
+// interfaces over the domain's records (lookupRecords), and the store and the trace replay
+// name a trace through those records too.
 const (
 	lookupService = "shared/retrieval"
+	lookupRecords = "shared/lookup"
 	providerPort  = "shared/port"
 )
 
-// lookupServiceUsers are the packages, besides composition, that may import the lookup service:
-// api and mcp call it.
-var lookupServiceUsers = []string{"shared/api", "shared/mcp"}
+// lookupDrivers are the adapters that call the lookup service, through interfaces of their own
+// over lookupRecords.
+var lookupDrivers = []string{"shared/api", "shared/mcp"}
 
 // portUsers import the provider port and never the lookup service: the providers, the sidecar
 // and the services that call a provider.
@@ -52,18 +54,23 @@ func adapterBreaks(table map[string]string, graph map[string][]string) []string 
 	return out
 }
 
-// lookupServiceBreaks lists every import of the lookup service by a package that should use the
-// port instead: anything but the lookup service's own tree, its users and composition.
+// lookupServiceBreaks lists every import of the lookup service by a package other than its own
+// tree and composition: a driver takes the request and the result from lookupRecords, anything
+// else what it needs from the port.
 func lookupServiceBreaks(table map[string]string, graph map[string][]string) []string {
 	var out []string
 	for pkg, deps := range graph {
 		l, home := layerOf(table, pkg)
-		if home == lookupService || l == "composition" || slices.Contains(lookupServiceUsers, home) {
+		if home == lookupService || l == "composition" {
 			continue
+		}
+		instead := providerPort
+		if slices.Contains(lookupDrivers, home) {
+			instead = lookupRecords + " (the request and the result) through an interface of its own"
 		}
 		for _, dep := range deps {
 			if _, dhome := layerOf(table, dep); dhome == lookupService {
-				out = append(out, pkg+" imports the lookup service "+dep+"; it takes what it needs from "+providerPort)
+				out = append(out, pkg+" imports the lookup service "+dep+"; it takes what it needs from "+instead)
 			}
 		}
 	}
@@ -79,8 +86,9 @@ func TestNoAdapterImportsAnother(t *testing.T) {
 }
 
 // TestProvidersAndServicesUseThePort: demo, ragcore, the sidecar, status and indexsync name a
-// query, a call or an error through shared/port, never through the lookup service; nothing else
-// but the lookup service's users imports it either.
+// query, a call or an error through shared/port, never through the lookup service; api and mcp
+// name the lookup's request and result through shared/lookup; nothing but composition imports
+// the lookup service.
 func TestProvidersAndServicesUseThePort(t *testing.T) {
 	r := root(t)
 	graph := imports(t, r)
@@ -92,7 +100,12 @@ func TestProvidersAndServicesUseThePort(t *testing.T) {
 			t.Errorf("%s does not import %s", pkg, providerPort)
 		}
 	}
-	for _, pkg := range append([]string{providerPort}, lookupServiceUsers...) {
+	for _, pkg := range lookupDrivers {
+		if !slices.Contains(graph[pkg], lookupRecords) {
+			t.Errorf("%s does not import %s", pkg, lookupRecords)
+		}
+	}
+	for _, pkg := range append([]string{providerPort, lookupRecords}, lookupDrivers...) {
 		if _, ok := graph[pkg]; !ok {
 			t.Errorf("%s does not exist; the rules name it", pkg)
 		}
@@ -109,8 +122,10 @@ func TestTheRulesCatchABreak(t *testing.T) {
 		"shared/status":              {"shared/retrieval", "shared/store"},
 		"shared/indexsync":           {"shared/retrieval"},
 		"shared/sidecar":             {"shared/retrieval"},
-		"shared/sidecar/sidecarconf": {"shared/sidecar"},   // its own tree: allowed
-		"shared/api":                 {"shared/retrieval"}, // a user of the lookup service: allowed
+		"shared/sidecar/sidecarconf": {"shared/sidecar"}, // its own tree: allowed
+		"shared/api":                 {"shared/retrieval"},
+		"shared/mcp":                 {"shared/lookup"},
+		"shared/wire/mcpwire":        {"shared/retrieval"}, // composition: allowed
 		"shared/wire":                {"shared/retrieval", "shared/ragcore"},
 		"shared/store":               {"shared/retrieval", "shared/lookup"},
 		"shared/tracelog":            {"shared/retrieval"},
@@ -123,7 +138,7 @@ func TestTheRulesCatchABreak(t *testing.T) {
 	for _, b := range lookupServiceBreaks(table, graph) {
 		breakers = append(breakers, strings.Fields(b)[0])
 	}
-	if want := []string{"shared/demo", "shared/indexsync", "shared/sidecar", "shared/status", "shared/store", "shared/tracelog"}; !slices.Equal(breakers, want) {
+	if want := []string{"shared/api", "shared/demo", "shared/indexsync", "shared/sidecar", "shared/status", "shared/store", "shared/tracelog"}; !slices.Equal(breakers, want) {
 		t.Errorf("lookup service imported by %v, want %v", breakers, want)
 	}
 }

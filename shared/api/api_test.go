@@ -59,12 +59,12 @@ func newServices(t testing.TB) (api.Services, *slog.Logger, *bytes.Buffer) {
 // result when it is set, else next's answer, as do the other calls.
 type recordingLookup struct {
 	next    api.Lookup
-	result  *retrieval.Result
+	result  *lookup.Result
 	lookups []lookup.LookupRequest
 	asks    []lookup.AskRequest
 }
 
-func (r *recordingLookup) Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error) {
+func (r *recordingLookup) Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error) {
 	r.lookups = append(r.lookups, req)
 	if r.result != nil {
 		return *r.result, nil
@@ -72,7 +72,7 @@ func (r *recordingLookup) Lookup(ctx context.Context, req lookup.LookupRequest) 
 	return r.next.Lookup(ctx, req)
 }
 
-func (r *recordingLookup) Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error) {
+func (r *recordingLookup) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer, error) {
 	r.asks = append(r.asks, req)
 	return r.next.Ask(ctx, req)
 }
@@ -137,15 +137,15 @@ func call(t *testing.T, h *api.Handler, ev events.APIGatewayV2HTTPRequest) (even
 // and the correlation id, in the contract's field names.
 func TestLookupOverAPIGatewayV2(t *testing.T) {
 	category := "damage"
-	block := retrieval.EvidenceBlock{Source: "procedures/de/stub.md", DocumentID: "stub-procedure", Version: "3",
+	block := lookup.EvidenceBlock{Source: "procedures/de/stub.md", DocumentID: "stub-procedure", Version: "3",
 		EffectiveDate: "2026-01-01", Title: "Stub", Breadcrumb: "Stub > Steps", Section: "Steps", Category: category,
 		RetrievalLayer: "l0+l1", Content: "Step one.", HitReasons: []string{"title"}, Rank: 1}
 	second := block
 	second.DocumentID, second.Rank = "stub-supplement", 2
-	stub := &recordingLookup{result: &retrieval.Result{EvidenceState: "grounded", Primary: &block,
-		Supplement: []retrieval.EvidenceBlock{second}, EvidenceBlocks: []retrieval.EvidenceBlock{block, second},
-		Relevance: retrieval.Relevance{Assessment: "strong", Basis: "lexical"},
-		Retrieval: retrieval.Details{Layer: "l0+l1", L1: lookup.L1Details{Status: "ok", Provider: "stub",
+	stub := &recordingLookup{result: &lookup.Result{EvidenceState: "grounded", Primary: &block,
+		Supplement: []lookup.EvidenceBlock{second}, EvidenceBlocks: []lookup.EvidenceBlock{block, second},
+		Relevance: lookup.Relevance{Assessment: "strong", Basis: "lexical"},
+		Retrieval: lookup.Details{Layer: "l0+l1", L1: lookup.L1Details{Status: "ok", Provider: "stub",
 			CategoryFilter: &category, CandidateCount: 4, ScoreKind: "bm25", Calls: 1}},
 		Provider: "stub", InvocationID: "inv-stub"}}
 	h := api.New(api.Services{Lookup: stub}, api.AuthJWT, slog.New(slog.DiscardHandler))

@@ -12,7 +12,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // fakes stands for the three services: every method answers err (wrapped, as services wrap it).
@@ -26,12 +25,12 @@ var (
 
 func (f fakes) wrapped() error { return fmt.Errorf("fake service: %w", f.err) }
 
-func (f fakes) Lookup(context.Context, lookup.LookupRequest) (retrieval.Result, error) {
-	return retrieval.Result{}, f.wrapped()
+func (f fakes) Lookup(context.Context, lookup.LookupRequest) (lookup.Result, error) {
+	return lookup.Result{}, f.wrapped()
 }
 
-func (f fakes) Ask(context.Context, lookup.AskRequest) (retrieval.Answer, error) {
-	return retrieval.Answer{}, f.wrapped()
+func (f fakes) Ask(context.Context, lookup.AskRequest) (lookup.Answer, error) {
+	return lookup.Answer{}, f.wrapped()
 }
 
 func (f fakes) Invocation(context.Context, string, port.Actor) (lookup.Trace, error) {

@@ -8,7 +8,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 type lookupBody struct {
@@ -19,7 +18,7 @@ type lookupBody struct {
 }
 
 type lookupResponse struct {
-	retrieval.Result
+	lookup.Result
 	CorrelationID string `json:"correlation_id"`
 }
 
@@ -56,7 +55,7 @@ type askBody struct {
 }
 
 type askResponse struct {
-	retrieval.Answer
+	lookup.Answer
 	CorrelationID string `json:"correlation_id"`
 }
 

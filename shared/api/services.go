@@ -6,7 +6,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Services are the domain services behind the routes. A function wires the ones it serves; the
@@ -18,10 +17,10 @@ type Services struct {
 	MCP    MCPServer // POST, GET and DELETE /mcp
 }
 
-// Lookup is what the lookup routes need (retrieval.Service).
+// Lookup is what the lookup routes need: the lookup service, which composition wires in.
 type Lookup interface {
-	Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error)
-	Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error)
+	Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error)
+	Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer, error)
 	// Invocation is the trace of an invocation the actor may read, or domain.ErrNotFound.
 	Invocation(ctx context.Context, id string, actor port.Actor) (lookup.Trace, error)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // fakeBedrock answers the Bedrock Agent Runtime Retrieve call (POST /knowledgebases/{id}/retrieve)
@@ -81,7 +80,7 @@ var questions = []string{
 	"How do I bake a chocolate cake?",
 }
 
-func lookupOn(t *testing.T, a *App, q string) retrieval.Result {
+func lookupOn(t *testing.T, a *App, q string) lookup.Result {
 	t.Helper()
 	lang := "en"
 	if strings.HasPrefix(q, "Die ") {
@@ -255,7 +254,7 @@ func TestUnreachableRAGcoreIs503AndL1Unavailable(t *testing.T) {
 	var classes []string
 	for range 3 {
 		code, body := send(http.MethodPost, "/lookup", "knowledge:read", `{"question":"flat tyre on the motorway, what now?","language":"en"}`)
-		var res retrieval.Result
+		var res lookup.Result
 		if err := json.Unmarshal([]byte(body), &res); err != nil || code != http.StatusOK ||
 			res.Retrieval.L1.Status != lookup.L1Unavailable || res.Primary == nil {
 			t.Fatalf("lookup: %d %s", code, body)
@@ -303,10 +302,10 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 		h.ServeHTTP(w, req)
 		return w.Code, w.Body.String()
 	}
-	post := func() retrieval.Result {
+	post := func() lookup.Result {
 		t.Helper()
 		code, body := send(http.MethodPost, "/lookup", `{"question":"flat tyre on the motorway, what now?","language":"en"}`)
-		var res retrieval.Result
+		var res lookup.Result
 		if err := json.Unmarshal([]byte(body), &res); err != nil || code != http.StatusOK || res.Primary == nil {
 			t.Fatalf("lookup: %d %s", code, body)
 		}

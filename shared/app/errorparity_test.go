@@ -20,7 +20,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // failing stands for the lookup and status services: every call fails with err, wrapped as the
@@ -29,12 +28,12 @@ type failing struct{ err error }
 
 func (f failing) wrapped() error { return fmt.Errorf("failing service: %w", f.err) }
 
-func (f failing) Lookup(context.Context, lookup.LookupRequest) (retrieval.Result, error) {
-	return retrieval.Result{}, f.wrapped()
+func (f failing) Lookup(context.Context, lookup.LookupRequest) (lookup.Result, error) {
+	return lookup.Result{}, f.wrapped()
 }
 
-func (f failing) Ask(context.Context, lookup.AskRequest) (retrieval.Answer, error) {
-	return retrieval.Answer{}, f.wrapped()
+func (f failing) Ask(context.Context, lookup.AskRequest) (lookup.Answer, error) {
+	return lookup.Answer{}, f.wrapped()
 }
 
 func (f failing) Invocation(context.Context, string, port.Actor) (lookup.Trace, error) {

@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // The versions end to end, through the HTTP routes: KNOWLEDGE_DIR holds access-failure 1.5 (in
@@ -56,10 +55,10 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 		h.ServeHTTP(w, req)
 		return w.Code, w.Body.Bytes()
 	}
-	find := func(body string) retrieval.Result {
+	find := func(body string) lookup.Result {
 		t.Helper()
 		code, b := send(http.MethodPost, "/lookup", "knowledge:read", body)
-		var res retrieval.Result
+		var res lookup.Result
 		if err := json.Unmarshal(b, &res); err != nil || code != http.StatusOK {
 			t.Fatalf("lookup %s: %d %s", body, code, b)
 		}
@@ -118,7 +117,7 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 			if b.Version != "1.3" {
 				t.Errorf("damage-procedure %s served before its day", b.Version)
 			}
-			announced = b.NextVersion != nil && *b.NextVersion == retrieval.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}
+			announced = b.NextVersion != nil && *b.NextVersion == lookup.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}
 		}
 	}
 	if !announced {

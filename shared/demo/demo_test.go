@@ -215,7 +215,7 @@ func TestAskSpeaksTheLanguageOfTheQuestion(t *testing.T) {
 }
 
 // wordingOf reports whether the English answer a must hold w: the phrases of its own kind.
-func wordingOf(a retrieval.Answer, w string) bool {
+func wordingOf(a lookup.Answer, w string) bool {
 	switch {
 	case len(a.Sources) == 0:
 		return w == "No procedure passage matches" || w == "no answer is given" || w == "demo provider" || w == "not generated text"

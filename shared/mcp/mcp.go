@@ -24,7 +24,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Tool names, as clients list and call them. lookup_knowledge is also the tool the /lookup
@@ -35,14 +34,16 @@ const (
 	ToolStatus = "knowledge_status"
 )
 
-// Lookuper runs a validated lookup and records its trace (retrieval.Service).
+// Lookuper runs a validated lookup and records its trace: the lookup service, which composition
+// wires in.
 type Lookuper interface {
-	Lookup(ctx context.Context, req lookup.LookupRequest) (retrieval.Result, error)
+	Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error)
 }
 
-// Asker answers a validated question from evidence and records its trace (retrieval.Service).
+// Asker answers a validated question from evidence and records its trace: the lookup service,
+// which composition wires in.
 type Asker interface {
-	Ask(ctx context.Context, req lookup.AskRequest) (retrieval.Answer, error)
+	Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer, error)
 }
 
 // StatusReader reports the index status of one language (status.Service).

@@ -17,7 +17,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // services is a mock of the three domain services: each returns err, or panics when told.
@@ -28,17 +27,17 @@ type services struct {
 	ask   lookup.AskRequest
 }
 
-func (m *services) Lookup(_ context.Context, r lookup.LookupRequest) (retrieval.Result, error) {
+func (m *services) Lookup(_ context.Context, r lookup.LookupRequest) (lookup.Result, error) {
 	if m.panic {
 		panic("boom")
 	}
 	m.last = r
-	return retrieval.Result{EvidenceState: port.StateInsufficient, InvocationID: "INV1"}, m.err
+	return lookup.Result{EvidenceState: port.StateInsufficient, InvocationID: "INV1"}, m.err
 }
 
-func (m *services) Ask(_ context.Context, r lookup.AskRequest) (retrieval.Answer, error) {
+func (m *services) Ask(_ context.Context, r lookup.AskRequest) (lookup.Answer, error) {
 	m.ask = r
-	return retrieval.Answer{Answer: "a", EvidenceState: port.StateGrounded}, m.err
+	return lookup.Answer{Answer: "a", EvidenceState: port.StateGrounded}, m.err
 }
 
 func (m *services) Status(_ context.Context, lang string, _ port.Call) (domain.Status, error) {

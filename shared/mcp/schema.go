@@ -13,9 +13,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -104,13 +104,13 @@ func languageEnum() string {
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 
 func lookupTool() (*sdk.Tool, error) {
-	out, err := outputSchema[retrieval.Result]()
+	out, err := outputSchema[lookup.Result]()
 	return &sdk.Tool{Name: ToolLookup, Title: "Look up procedures", Description: lookupDescription,
 		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, topKInput)), OutputSchema: out, Annotations: readOnly}, err
 }
 
 func askTool() (*sdk.Tool, error) {
-	out, err := outputSchema[retrieval.Answer]()
+	out, err := outputSchema[lookup.Answer]()
 	return &sdk.Tool{Name: ToolAsk, Title: "Answer from procedures", Description: askDescription,
 		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, "")), OutputSchema: out, Annotations: readOnly}, err
 }
@@ -139,7 +139,7 @@ func outputSchema[T any]() (*jsonschema.Schema, error) {
 }
 
 // strictSchema is the JSON Schema of the structured content of a tool whose service returns a T
-// (retrieval.Result, retrieval.Answer, domain.Status): T's schema inferred from the struct tags
+// (lookup.Result, lookup.Answer, domain.Status): T's schema inferred from the struct tags
 // that encode it, plus the correlation_id every response adds, every object closed to members it
 // does not name. It is inferred from T rather than from the tool's output type that embeds T:
 // unlike encoding/json, the inference drops a promoted field that shares its Go name with the

@@ -23,16 +23,16 @@ import (
 
 // fixed is a mock of the three services that returns the results it holds.
 type fixed struct {
-	result retrieval.Result
-	answer retrieval.Answer
+	result lookup.Result
+	answer lookup.Answer
 	status domain.Status
 }
 
-func (f *fixed) Lookup(context.Context, lookup.LookupRequest) (retrieval.Result, error) {
+func (f *fixed) Lookup(context.Context, lookup.LookupRequest) (lookup.Result, error) {
 	return f.result, nil
 }
 
-func (f *fixed) Ask(context.Context, lookup.AskRequest) (retrieval.Answer, error) {
+func (f *fixed) Ask(context.Context, lookup.AskRequest) (lookup.Answer, error) {
 	return f.answer, nil
 }
 
@@ -99,7 +99,7 @@ func fill(v reflect.Value, depth int) {
 func results() map[string]*fixed {
 	out := map[string]*fixed{}
 	for _, state := range []string{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
-		full := &fixed{result: filled[retrieval.Result](), answer: filled[retrieval.Answer](), status: filled[domain.Status]()}
+		full := &fixed{result: filled[lookup.Result](), answer: filled[lookup.Answer](), status: filled[domain.Status]()}
 		full.result.EvidenceState, full.answer.EvidenceState = state, state
 		out[state+", every member"] = full
 		empty := &fixed{}
@@ -108,13 +108,13 @@ func results() map[string]*fixed {
 	}
 	// As services return them: an insufficient lookup whose evidence points to two procedures,
 	// a grounded one without alternatives, empty lists rather than null.
-	alt := &fixed{result: retrieval.Result{EvidenceState: port.StateInsufficient, Supplement: []retrieval.EvidenceBlock{},
-		EvidenceBlocks: []retrieval.EvidenceBlock{}, Relevance: retrieval.Relevance{Assessment: "weak", Basis: "semantic+lexical",
-			Alternatives: []retrieval.Alternative{
+	alt := &fixed{result: lookup.Result{EvidenceState: port.StateInsufficient, Supplement: []lookup.EvidenceBlock{},
+		EvidenceBlocks: []lookup.EvidenceBlock{}, Relevance: lookup.Relevance{Assessment: "weak", Basis: "semantic+lexical",
+			Alternatives: []lookup.Alternative{
 				{DocumentID: "lost-and-found", Title: "Lost and found items", Source: "procedures/en/lost-and-found.md#4-x", FavouredBy: []string{retrieval.PathSemantic}},
 				{DocumentID: "child-locked-in", Title: "Child locked in", Source: "procedures/en/child.md#1-y", FavouredBy: []string{retrieval.PathLexical, retrieval.PathFrontMatter}},
 			}}},
-		answer: retrieval.Answer{EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{}},
+		answer: lookup.Answer{EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{}},
 		status: domain.Status{Verification: domain.Verification{VerificationResult: domain.VerificationResult{Missing: []string{}}}}}
 	out["insufficient, alternatives as a service writes them"] = alt
 	return out
@@ -232,7 +232,7 @@ func TestAlternativesAskForAClarifyingQuestion(t *testing.T) {
 			t.Errorf("text %q lacks %q", text, want)
 		}
 	}
-	if strings.Contains(lookupText(retrieval.Result{EvidenceState: port.StateInsufficient}), "several procedures") {
+	if strings.Contains(lookupText(lookup.Result{EvidenceState: port.StateInsufficient}), "several procedures") {
 		t.Error("an insufficient lookup without alternatives names several procedures")
 	}
 }

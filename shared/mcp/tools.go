@@ -15,7 +15,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // Request limits, the same as the HTTP routes'.
@@ -35,13 +34,13 @@ const (
 
 // LookupOutput is the structured content of lookup_knowledge: the POST /lookup response.
 type LookupOutput struct {
-	retrieval.Result
+	lookup.Result
 	CorrelationID string `json:"correlation_id"`
 }
 
 // AskOutput is the structured content of ask_knowledge: the POST /ask response.
 type AskOutput struct {
-	retrieval.Answer
+	lookup.Answer
 	CorrelationID string `json:"correlation_id"`
 }
 
@@ -248,7 +247,7 @@ func invalid(field, msg string) *toolError {
 // lookupText is the short text rendering of a lookup for clients that read only text: the
 // evidence state, what it obliges the model to (with the competing procedures, when the evidence
 // points to several), and the primary block.
-func lookupText(r retrieval.Result) string {
+func lookupText(r lookup.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "evidence_state: %s\n", r.EvidenceState)
 	switch r.EvidenceState {

@@ -44,7 +44,7 @@ func newService(t *testing.T, load bool) *service {
 	return &service{env: e, svc: svc, traces: traces, logs: logs}
 }
 
-func (s *service) lookup(t *testing.T, question, lang string) retrieval.Result {
+func (s *service) lookup(t *testing.T, question, lang string) lookup.Result {
 	t.Helper()
 	res, err := s.svc.Lookup(context.Background(), lookup.LookupRequest{Question: question, Language: lang, TopK: 5,
 		Actor: actor, CorrelationID: "corr-9"})

@@ -38,30 +38,31 @@ const ExcerptChars = 800
 // provider (RAGcore) answers itself, with the L0 domain as its filter when L0's evidence for it
 // is strong, and its answer is never grounded beyond what its managed citations and the question
 // support. A provider failure gives an "unavailable" answer, not an error.
-func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error) {
+func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer, error) {
 	start := s.now()
 	v, ep := s.epoch(req.AsOf)
 	l := ep.Index.Lang(req.Language)
 	if l == nil {
-		return Answer{}, domain.ErrUnsupportedLanguage
+		return lookup.Answer{}, domain.ErrUnsupportedLanguage
 	}
 	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
 	words := analyse(l, text)
 	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	var blocks []EvidenceBlock // the lookup's, for an answer from its evidence
+	var blocks []ranked // the lookup's, for an answer from its evidence
+	var evidence []lookup.EvidenceBlock
 	var hints lookup.L0Hints
 	var layer string
 	var l1 lookup.L1Details
 	var l0Done time.Time
 	// On a semantic provider the lookup runs beside the answer call: a generated answer is
 	// grounded only when the lookup's own verdict grounds the procedure it cites (capAnswerState).
-	var check chan Result
+	var check chan lookup.Result
 	if s.provider.Semantic() {
-		check = make(chan Result, 1)
+		check = make(chan lookup.Result, 1)
 		go func() {
 			res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 				AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
-			check <- res
+			check <- res.Result
 		}()
 		sc := getL0Scratch()
 		terms, weights := queryTerms(words, sc.terms, sc.termWeights)
@@ -77,9 +78,10 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 			q.Category = hints.Domains[0]
 		}
 	} else {
-		var res Result
+		var res outcome
 		res, l0Done = s.evidenceFor(ctx, l, v, req, text, words, &q)
-		hints, l1, layer, blocks = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
+		hints, l1, layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
+		blocks, evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	}
 	ga, err := s.ask(ctx, q)
 	if err == nil && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
@@ -101,7 +103,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 
 	sums := sourceSummaries(v, req.Language, ans.Sources)
 	if !s.provider.Semantic() {
-		sums = summaries(blocks)
+		sums = summaries(evidence, blocks)
 	}
 	ans.InvocationID = newID()
 	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
@@ -122,14 +124,14 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (Answer, error
 // a lexical provider answers from, and puts them into q; it returns the lookup and when its L0
 // was done.
 func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, text string,
-	words []textproc.Group, q *port.AskQuery) (Result, time.Time) {
+	words []textproc.Group, q *port.AskQuery) (outcome, time.Time) {
 	res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 		AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 	blocks := res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	q.EvidenceState = res.EvidenceState
 	kinds := textproc.QuestionKinds(text)
 	for _, b := range blocks {
-		q.Evidence = append(q.Evidence, port.AskEvidence{Block: b.passage(), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
+		q.Evidence = append(q.Evidence, port.AskEvidence{Block: passage(b), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
 	}
 	return res, st.l0
 }
@@ -137,8 +139,8 @@ func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, r
 // answerOf is the answer to an ask: the provider's, its state capped by its evidence, or an
 // "unavailable" answer when the call failed; l1 records the outcome.
 func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, words []textproc.Group,
-	q port.AskQuery, ga port.GroundedAnswer, err error, l1 *lookup.L1Details) Answer {
-	ans := Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
+	q port.AskQuery, ga port.GroundedAnswer, err error, l1 *lookup.L1Details) lookup.Answer {
+	ans := lookup.Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
 	switch {
 	case err != nil:
 		l1.Status = lookup.L1Failed
@@ -190,7 +192,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 // answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
 // when the provider says so, it cites at least one managed source, and the question has enough
 // informative words to be answered at all.
-func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans Answer) string {
+func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans lookup.Answer) string {
 	if ans.EvidenceState != port.StateGrounded {
 		return ans.EvidenceState
 	}
@@ -218,7 +220,7 @@ func informativeWords(words []textproc.Group) int {
 }
 
 // passage is the block as a provider answering from the lookup's evidence sees it.
-func (b EvidenceBlock) passage() port.Passage {
+func passage(b lookup.EvidenceBlock) port.Passage {
 	return port.Passage{Source: b.Source, DocumentID: b.DocumentID, Version: b.Version, EffectiveDate: b.EffectiveDate,
 		Title: b.Title, Breadcrumb: b.Breadcrumb, Section: b.Section, Category: b.Category, Content: b.Content, Rank: b.Rank}
 }
@@ -241,7 +243,7 @@ func (s *Service) ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer
 // groundsCitation reports whether the lookup's verdict grounds one of the procedures an answer
 // cites: the provider's own "grounded" is its score alone, which a retriever's error can make
 // confident; the lookup weighs it against the lexical search and the front matter.
-func groundsCitation(verdict Result, sources []port.AnswerSource) bool {
+func groundsCitation(verdict lookup.Result, sources []port.AnswerSource) bool {
 	if verdict.EvidenceState != port.StateGrounded || verdict.Primary == nil {
 		return false
 	}

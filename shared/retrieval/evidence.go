@@ -78,8 +78,8 @@ func (o Options) scaleOf(kind string) (ScoreScale, bool) {
 func (s *Service) scaleOf(kind string) (ScoreScale, bool) { return s.opts.scaleOf(kind) }
 
 // support is the lexical support of a block for the question's words.
-func support(l *lexical.Lang, question lexical.Question, b EvidenceBlock) lexical.Support {
-	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !b.l1Chunk(l, pi) {
+func support(l *lexical.Lang, question lexical.Question, b lookup.EvidenceBlock) lexical.Support {
+	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !l1Chunk(l, b, pi) {
 		return l.Support(question, pi)
 	}
 	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
@@ -88,7 +88,7 @@ func support(l *lexical.Lang, question lexical.Question, b EvidenceBlock) lexica
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
-func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
+func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 	_, sec := l.Doc(passage)
 	return b.Content != sec.Content
 }
@@ -100,9 +100,9 @@ func (b EvidenceBlock) l1Chunk(l *lexical.Lang, passage int) bool {
 // path prefers another procedure and one of them is decisive, so that a retriever's error does
 // not become a confident wrong answer. Semantic support is claimed only for candidates of a
 // semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []EvidenceBlock, l1 lookup.L1Details, views *[pathCount]pathView) Relevance {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
 	if len(blocks) == 0 {
-		r := Relevance{Assessment: "none", Basis: BasisNone, Reason: "no procedure matched the question"}
+		r := judgement{Relevance: lookup.Relevance{Assessment: "none", Basis: BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
@@ -115,8 +115,8 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 		}
 	}
 	p := blocks[0]
-	sp := support(l, resolved, p)
-	r := Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical,
+	sp := support(l, resolved, *p.EvidenceBlock)
+	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID}
 	switch {
 	case views[pathSemantic].present && views[pathLexical].present:
@@ -168,7 +168,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 
 // weak is r judged weak for why: the closest procedures are returned, with the alternatives
 // the evidence paths favour over the primary block's.
-func (s *Service) weak(r Relevance, l *lexical.Lang, views *[pathCount]pathView, blocks []EvidenceBlock, why string) Relevance {
+func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView, blocks []ranked, why string) judgement {
 	r.Assessment = "weak"
 	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
 	r.Alternatives = s.alternatives(l, blocks[0].DocumentID, views, blocks)
@@ -192,7 +192,7 @@ func basisOf(views *[pathCount]pathView, l1 lookup.L1Details) string {
 
 // semanticVerdict judges a semantic primary block on its score's scale: the reason it is
 // grounded, or (false) why it is not.
-func semanticVerdict(p EvidenceBlock, scale ScoreScale, lex lexicalJudgement) (string, bool) {
+func semanticVerdict(p ranked, scale ScoreScale, lex lexicalJudgement) (string, bool) {
 	switch {
 	case p.Score.Value >= scale.Grounded:
 		return "the semantic search scores the primary block " + fixed(p.Score.Value, 2) + " (" + p.Score.Kind +
@@ -227,7 +227,7 @@ type lexicalJudgement struct {
 }
 
 // lexicalEvidence applies the lexical evidence rule to the primary block p, whose own support is sp.
-func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, p EvidenceBlock, sp lexical.Support) lexicalJudgement {
+func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, p ranked, sp lexical.Support) lexicalJudgement {
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {

@@ -136,7 +136,7 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
-func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []port.Candidate, topK int) []EvidenceBlock {
+func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []port.Candidate, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
 	sc := fuseScratches.Get().(*fuseScratch)
 	defer sc.release()
 	// Every candidate and every L0 match used makes at most one block, so pool never grows
@@ -150,7 +150,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []po
 		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, fz.all)
-	return s.blocks(l, s.pick(fz.all, topK, sc))
+	return s.blocks(l, s.pick(fz.all, topK, sc), extra)
 }
 
 // fusion is one call's blocks being assembled: pool holds them, all points to each in the
@@ -259,9 +259,11 @@ func (f *fusing) lift(m *lexical.FrontMatch, l0Rank int) {
 }
 
 // blocks makes the evidence blocks of the blocks picked, in order: their evidence, hit reasons,
-// layer, score and fusion basis.
-func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
-	out := make([]EvidenceBlock, 0, len(picked))
+// layer, score and fusion basis. The response's blocks are one array, with room for extra more
+// after them; each ranked block points to its own.
+func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	out := make([]ranked, len(picked))
+	evidence := make([]lookup.EvidenceBlock, len(picked), len(picked)+extra)
 	l1Reason := "l1:" + s.provider.ScoreKind()
 	texts := s.texts(l)
 	// One array holds every block's hit reasons, each block its own stretch of it.
@@ -270,8 +272,10 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 		n += f.reasonCount()
 	}
 	reasons := make([]string, n)
-	for _, f := range picked {
-		b := f.evidence(l) // only for the blocks picked
+	for i, f := range picked {
+		b := &out[i]
+		b.EvidenceBlock = &evidence[i]
+		f.evidence(l, b) // only for the blocks picked
 		k := f.reasonCount()
 		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
 		switch {
@@ -287,22 +291,20 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing) []EvidenceBlock {
 		} else {
 			b.Score = port.Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
 		}
-		b.Rank = len(out) + 1
+		b.Rank = i + 1
 		b.fusion = lookup.FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}
 		b.l1 = f.l1Rank > 0
 		b.l0Weight = f.l0Weight
-		out = append(out, b)
 	}
-	return out
+	return out, evidence
 }
 
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
-// section L0 found.
-func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
-	var b EvidenceBlock
+// section L0 found; b's block is filled, and whether it carries a local passage.
+func (f *fusing) evidence(l *lexical.Lang, b *ranked) {
 	if c := f.cand; c != nil {
-		b = EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
+		*b.EvidenceBlock = lookup.EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
 			Title: c.Title, Section: c.Section, Category: c.Category, Content: c.Content}
 		if f.passage >= 0 {
 			_, sec := l.Doc(f.passage)
@@ -311,12 +313,11 @@ func (f *fusing) evidence(l *lexical.Lang) EvidenceBlock {
 		}
 	} else {
 		d, sec := l.Doc(f.passage)
-		b = EvidenceBlock{Source: l.Source(f.passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+		*b.EvidenceBlock = lookup.EvidenceBlock{Source: l.Source(f.passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
 		b.local, b.localPassage = true, f.passage
 	}
 	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
-	return b
 }
 
 // reasonCount is at most how many hit reasons the block has.

@@ -94,7 +94,7 @@ func semanticService(t *testing.T, f *semanticFake) (*retrieval.Service, *store.
 	return retrieval.New(index(t), f, traces, retrieval.DefaultOptions(), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))), traces
 }
 
-func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result {
+func lookupWith(t *testing.T, svc *retrieval.Service, q string) lookup.Result {
 	t.Helper()
 	res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: "en", TopK: 5,
 		Actor: port.Actor{ID: "agent-7"}})
@@ -104,7 +104,7 @@ func lookupWith(t *testing.T, svc *retrieval.Service, q string) retrieval.Result
 	return res
 }
 
-func blockIDs(blocks []retrieval.EvidenceBlock) []string {
+func blockIDs(blocks []lookup.EvidenceBlock) []string {
 	var out []string
 	for _, b := range blocks {
 		out = append(out, b.DocumentID+"#"+strings.SplitN(b.Section, ".", 2)[0])

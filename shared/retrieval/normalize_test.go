@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
-func sources(res retrieval.Result) []string {
+func sources(res lookup.Result) []string {
 	var out []string
 	for _, b := range res.EvidenceBlocks {
 		out = append(out, b.Source)

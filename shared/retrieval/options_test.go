@@ -47,7 +47,7 @@ func TestZeroOptionsAreValid(t *testing.T) {
 	}
 }
 
-func primarySource(r retrieval.Result) string {
+func primarySource(r lookup.Result) string {
 	if r.Primary == nil {
 		return "-"
 	}

@@ -96,7 +96,7 @@ func newFixture(t *testing.T, opts ...func(*retrieval.Options)) *fixture {
 	return &fixture{svc: retrieval.New(ix, p, traces, o, slog.New(slog.NewJSONHandler(logs, nil))), p: p, traces: traces, logs: logs}
 }
 
-func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
+func (f *fixture) lookup(t *testing.T, lang, q string) lookup.Result {
 	t.Helper()
 	res, err := f.svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: lang, TopK: 5,
 		Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
@@ -104,6 +104,17 @@ func (f *fixture) lookup(t *testing.T, lang, q string) retrieval.Result {
 		t.Fatalf("lookup: %v", err)
 	}
 	return res
+}
+
+// lookupSignals is lookup with the measurements the assessment decided on.
+func (f *fixture) lookupSignals(t *testing.T, lang, q string) (lookup.Result, retrieval.Signals) {
+	t.Helper()
+	res, sg, err := f.svc.LookupSignals(context.Background(), lookup.LookupRequest{Question: q, Language: lang, TopK: 5,
+		Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
+	if err != nil {
+		t.Fatalf("lookup: %v", err)
+	}
+	return res, sg
 }
 
 func (f *fixture) trace(t *testing.T, id string) lookup.Trace {
@@ -731,8 +742,7 @@ func TestUncoveredTopicIsNeverGrounded(t *testing.T) {
 		{"en", "how much does a customer pay per minute for a small car", "per minute"},
 		{"de", "wie hoch is die Selbstbeteiligung im Basistarif bei nem Schaden, 500 oder 1000 Euro?", "basistarif"},
 	} {
-		res := f.lookup(t, q.lang, q.q)
-		sg := res.Relevance.Signals()
+		res, sg := f.lookupSignals(t, q.lang, q.q)
 		if sg.Points < retrieval.LexicalMinPoints(q.lang) {
 			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule alone would ground", q.q, sg.Points)
 		}
@@ -766,8 +776,7 @@ func TestAnsweredQuestionsNameNoUncoveredTopic(t *testing.T) {
 		{"de", "Kunde hat sein Passwort vergessen, App meldet ihn ab und die Karre geht nicht auf, was soll er prüfen"},
 		{"en", "we passed the parking fine on to the customer but the payment failed on his card, what does the fines team do now"},
 	} {
-		res := f.lookup(t, q.lang, q.q)
-		sg := res.Relevance.Signals()
+		_, sg := f.lookupSignals(t, q.lang, q.q)
 		if sg.Points < retrieval.LexicalMinPoints(q.lang) {
 			t.Fatalf("%q: %.1f points; the case needs a question the lexical rule grounds, or the topic check never runs", q.q, sg.Points)
 		}
@@ -790,8 +799,7 @@ func TestWholeShortQuestionIsGrounded(t *testing.T) {
 		{"en", "how much is a train ticket", "", false},
 		{"de", "Wie viel kostet eine Zugfahrkarte?", "", false},
 	} {
-		res := f.lookup(t, q.lang, q.q)
-		sg := res.Relevance.Signals()
+		res, sg := f.lookupSignals(t, q.lang, q.q)
 		if q.grounded {
 			if sg.Points >= retrieval.LexicalMinPoints(q.lang) {
 				t.Fatalf("%q: %.1f points; the case needs a question below the threshold", q.q, sg.Points)
@@ -825,10 +833,10 @@ func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
 		{"en", "previous renter left trash in the back seat"},
 		{"en", "how long do we keep a lost wallet before it goes to the police"},
 	}
-	ask := func(i int) (retrieval.Result, error) {
+	ask := func(i int) (lookup.Result, error) {
 		return svc.Lookup(context.Background(), lookup.LookupRequest{Question: questions[i].q, Language: questions[i].lang, TopK: 5})
 	}
-	view := func(r retrieval.Result) string {
+	view := func(r lookup.Result) string {
 		r.InvocationID = ""
 		return mustJSON(t, r)
 	}

@@ -94,12 +94,27 @@ func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, l
 func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 
 // Lookup runs the lookup_knowledge flow and records its trace.
-func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result, error) {
+func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error) {
+	o, err := s.lookupTraced(ctx, req)
+	return o.Result, err
+}
+
+// LookupSignals is Lookup with the measurements its assessment decided on, for evaluation tools.
+func (s *Service) LookupSignals(ctx context.Context, req lookup.LookupRequest) (lookup.Result, Signals, error) {
+	o, err := s.lookupTraced(ctx, req)
+	if err != nil {
+		return lookup.Result{}, Signals{}, err
+	}
+	return o.Result, o.relevance.Signals(), nil
+}
+
+// lookupTraced runs the lookup flow with the sidecar, and records its trace.
+func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (outcome, error) {
 	start := s.now()
 	v, ep := s.epoch(req.AsOf)
 	l := ep.Index.Lang(req.Language)
 	if l == nil {
-		return Result{}, domain.ErrUnsupportedLanguage
+		return outcome{}, domain.ErrUnsupportedLanguage
 	}
 	res, lat := s.lookup(ctx, l, v, req, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
@@ -111,7 +126,7 @@ func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (Result,
 		RetrievalDetails: lookup.TraceDetails{
 			Layer: res.Retrieval.Layer, EvidenceState: res.EvidenceState, L0: res.Retrieval.L0, L1: res.Retrieval.L1,
 			CandidateCount: res.Retrieval.CandidateCount, FinalBlockCount: res.Retrieval.FinalBlockCount,
-			EvidenceSummaries: summaries(res.EvidenceBlocks),
+			EvidenceSummaries: summaries(res.EvidenceBlocks, res.blocks),
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 			AsOf:              v.day, AsOfRequested: v.asked,
@@ -129,7 +144,7 @@ type stages struct {
 // lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
 // domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
 // The sidecar, when on and asked for, runs beside L1.
-func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (Result, stages) {
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (outcome, stages) {
 	var st stages
 	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
 	text := textproc.Normalize(req.Question)
@@ -158,35 +173,34 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	if len(cands) == 0 {
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
-	blocks := s.fuse(l, fused, cands, req.TopK)
+	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
 	ownReasons(l, text, question, blocks)
 	v.announce(req.Language, blocks)
-	res := Result{
-		AsOf:           v.day,
-		EvidenceBlocks: blocks,
-		Supplement:     []EvidenceBlock{},
-		Provider:       s.provider.Name(),
-		Retrieval: Details{
-			Layer: layerOf(len(matches) > 0, len(cands) > 0), L0: hints, L1: l1,
-			CandidateCount: min(len(fused), req.TopK) + len(cands), FinalBlockCount: len(blocks),
+	res := outcome{
+		Result: lookup.Result{
+			AsOf:           v.day,
+			EvidenceBlocks: evidence,
+			Provider:       s.provider.Name(),
+			Retrieval: lookup.Details{
+				Layer: layerOf(len(matches) > 0, len(cands) > 0), L0: hints, L1: l1,
+				CandidateCount: min(len(fused), req.TopK) + len(cands), FinalBlockCount: len(blocks),
+			},
 		},
-	}
-	if len(blocks) > 0 {
-		res.Primary = &blocks[0]
-		res.Supplement = blocks[1:]
+		blocks: blocks,
 	}
 	// The demo provider's candidates are the lexical path itself, unless a category filter
 	// narrowed them; otherwise the local sections are searched.
 	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
 	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
-	res.Relevance = s.assess(l, text, words, question, blocks, l1, &views)
-	res.EvidenceState = evidenceState(res.Relevance, len(blocks), l1.Status)
+	res.relevance = s.assess(l, text, words, question, blocks, l1, &views)
+	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
-		// After the evidence, on an array of their own: primary and supplement stay the
+		// After the evidence, in the room fuse left for them: primary and supplement stay the
 		// blocks of the versions in force.
-		res.EvidenceBlocks = append(blocks[:len(blocks):len(blocks)],
+		res.EvidenceBlocks = append(res.EvidenceBlocks,
 			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
 	}
+	res.respond()
 	return res, st
 }
 
@@ -255,7 +269,7 @@ func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []por
 	if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && s.provider.Semantic() && sc.Grounded > 0 {
 		return best.Score < sc.filterTrusted()
 	}
-	sp := support(l, question, EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
+	sp := support(l, question, lookup.EvidenceBlock{DocumentID: best.DocumentID, Source: best.Source, Title: best.Title,
 		Section: best.Section, Content: best.Content})
 	return sp.Matched < minInformativeWords
 }
@@ -288,7 +302,7 @@ func layerOf(l0, l1 bool) string {
 	return lookup.LayerNone
 }
 
-func evidenceState(r Relevance, blocks int, l1Status string) string {
+func evidenceState(r lookup.Relevance, blocks int, l1Status string) string {
 	switch {
 	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable

@@ -11,7 +11,7 @@ import (
 
 // pendingSidecar is a sidecar query in flight.
 type pendingSidecar struct {
-	done     chan SidecarReport
+	done     chan lookup.SidecarReport
 	deadline time.Time
 }
 
@@ -21,7 +21,7 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 	if s.opts.Sidecar == nil {
 		return nil
 	}
-	p := &pendingSidecar{done: make(chan SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
+	p := &pendingSidecar{done: make(chan lookup.SidecarReport, 1), deadline: s.now().Add(s.opts.SidecarTimeout)}
 	q := port.Query{Question: text, Language: req.Language, TopK: req.TopK, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	if len(hints.Domains) == 1 {
 		q.Category = hints.Domains[0]
@@ -37,17 +37,17 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 
 // wait takes the sidecar's report, waiting no longer than the sidecar's deadline (plus a
 // moment for the report to arrive), and adds the comparison with the main blocks.
-func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarReport {
+func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) lookup.SidecarReport {
 	if p == nil {
-		return SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "disabled"}}
+		return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "disabled"}}
 	}
 	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
 	defer t.Stop()
-	var r SidecarReport
+	var r lookup.SidecarReport
 	select {
 	case r = <-p.done:
 	case <-t.C:
-		r = SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
+		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
 	}
 	r.Enabled = true
 	if r.Status == "ok" {
@@ -57,14 +57,14 @@ func (p *pendingSidecar) wait(blocks []EvidenceBlock, scoreKind string) SidecarR
 }
 
 // reportOf is a sidecar's result as the lookup reports it.
-func reportOf(r port.SidecarResult) SidecarReport {
-	return SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
+func reportOf(r port.SidecarResult) lookup.SidecarReport {
+	return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: r.Status, ErrorClass: r.ErrorClass},
 		ScoreKind: r.ScoreKind, LatencyMs: r.LatencyMs, Results: r.Results}
 }
 
 // compareSidecar compares the sidecar's results with the main blocks by identity and rank; the
 // main blocks' scores keep their own label and are never set against the sidecar's.
-func compareSidecar(report SidecarReport, blocks []EvidenceBlock, scoreKind string) *lookup.Comparison {
+func compareSidecar(report lookup.SidecarReport, blocks []lookup.EvidenceBlock, scoreKind string) *lookup.Comparison {
 	primary := make([]port.Comparable, 0, len(blocks))
 	for _, bl := range blocks {
 		primary = append(primary, port.Comparable{Source: bl.Source, DocumentID: bl.DocumentID, Title: bl.Title,

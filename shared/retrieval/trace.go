@@ -63,8 +63,9 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 }
 
 // summaries are the blocks as a trace records them: identity, layer, score, reasons, a clipped
-// preview of the content and the fusion basis.
-func summaries(blocks []EvidenceBlock) []lookup.BlockSummary {
+// preview of the content and the fusion basis (ranks[i]'s; none for a block past ranks, an
+// outdated one).
+func summaries(blocks []lookup.EvidenceBlock, ranks []ranked) []lookup.BlockSummary {
 	out := make([]lookup.BlockSummary, 0, len(blocks))
 	// The summaries' own copies of every block's score and fusion basis, in one allocation.
 	type basis struct {
@@ -74,7 +75,10 @@ func summaries(blocks []EvidenceBlock) []lookup.BlockSummary {
 	bases := make([]basis, len(blocks))
 	for i := range blocks {
 		b := &blocks[i]
-		bases[i] = basis{score: b.Score, fusion: b.fusion}
+		bases[i].score = b.Score
+		if i < len(ranks) {
+			bases[i].fusion = ranks[i].fusion
+		}
 		out = append(out, lookup.BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
 			DocumentID: b.DocumentID, Version: b.Version, Outdated: b.Outdated, Score: &bases[i].score,
 			HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, lookup.SummaryChars), Fusion: &bases[i].fusion})

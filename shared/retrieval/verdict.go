@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -280,15 +281,15 @@ const maxAlternatives = 3
 // alternatives names the procedures the paths favour over doc, or rank about as high, each with
 // its best block's source (the evidence blocks' when one of them is its, else the path's) and the
 // paths that favour it. Nil when no path disagrees.
-func (s *Service) alternatives(l *lexical.Lang, doc string, v *[pathCount]pathView, blocks []EvidenceBlock) []Alternative {
+func (s *Service) alternatives(l *lexical.Lang, doc string, v *[pathCount]pathView, blocks []ranked) []lookup.Alternative {
 	st := s.stances(doc, v)
-	var out []Alternative
+	var out []lookup.Alternative
 	for i := range st {
 		for _, other := range [2]string{st[i].favours, st[i].close} {
 			if other == "" || other == doc {
 				continue
 			}
-			k := slices.IndexFunc(out, func(a Alternative) bool { return a.DocumentID == other })
+			k := slices.IndexFunc(out, func(a lookup.Alternative) bool { return a.DocumentID == other })
 			if k < 0 {
 				if len(out) == maxAlternatives {
 					continue
@@ -303,8 +304,8 @@ func (s *Service) alternatives(l *lexical.Lang, doc string, v *[pathCount]pathVi
 }
 
 // alternative describes the procedure doc as an alternative.
-func (s *Service) alternative(l *lexical.Lang, doc string, v *[pathCount]pathView, blocks []EvidenceBlock) Alternative {
-	a := Alternative{DocumentID: doc, FavouredBy: []string{}}
+func (s *Service) alternative(l *lexical.Lang, doc string, v *[pathCount]pathView, blocks []ranked) lookup.Alternative {
+	a := lookup.Alternative{DocumentID: doc, FavouredBy: []string{}}
 	for _, b := range blocks {
 		if b.DocumentID == doc {
 			a.Title, a.Source = b.Title, b.Source
@@ -353,7 +354,7 @@ const maxSectionReasons = 8
 // the question stems to it, as for a synonym's), and its procedure's front-matter hits (the "l0:"
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
-func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []EvidenceBlock) {
+func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []ranked) {
 	var wbuf [32][2]string
 	written := wbuf[:0] // a question word's stem and the word
 	for _, tok := range l.Analyzer.Tokens(text) {
@@ -375,7 +376,7 @@ func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks 
 	made := mbuf[:0] // an index term and its reason
 	for i := range blocks {
 		b := &blocks[i]
-		first := !slices.ContainsFunc(blocks[:i], func(o EvidenceBlock) bool { return o.DocumentID == b.DocumentID })
+		first := !slices.ContainsFunc(blocks[:i], func(o ranked) bool { return o.DocumentID == b.DocumentID })
 		from := len(all)
 		for _, r := range b.HitReasons {
 			if first || !strings.HasPrefix(r, "l0:") {

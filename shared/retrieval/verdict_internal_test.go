@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // view builds a path's ranking from procedure scores, as views would.
@@ -81,7 +83,7 @@ func TestWeighBranches(t *testing.T) {
 			if ok != tc.grounded || !strings.Contains(why, tc.why) {
 				t.Errorf("weigh = %q, %v; want %v with %q", why, ok, tc.grounded, tc.why)
 			}
-			alts := s.alternatives(nil, "a", &v, []EvidenceBlock{{DocumentID: "b", Title: "B", Source: "procedures/en/b.md#2"}})
+			alts := s.alternatives(nil, "a", &v, []ranked{{EvidenceBlock: &lookup.EvidenceBlock{DocumentID: "b", Title: "B", Source: "procedures/en/b.md#2"}}})
 			if tc.grounded && len(alts) > 0 && tc.alternatives == nil {
 				// A grounded verdict carries no alternatives (assess drops them); the paths may
 				// still name a runner-up.

@@ -105,22 +105,22 @@ func (v dayView) current(lang, id, version string) bool {
 
 // announce sets next_version on the blocks whose procedure has a version coming within the
 // upcoming window.
-func (v dayView) announce(lang string, blocks []EvidenceBlock) {
+func (v dayView) announce(lang string, blocks []ranked) {
 	if v.corpus == nil || v.upcoming <= 0 {
 		return
 	}
 	for i := range blocks {
 		if d := v.corpus.NextVersion(lang, blocks[i].DocumentID, v.day, v.upcoming); d != nil {
-			blocks[i].NextVersion = &NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
+			blocks[i].NextVersion = &lookup.NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
 		}
 	}
 }
 
 // outdatedBlocks are the outdated candidates as blocks after the evidence, ranked on from it.
-func outdatedBlocks(cands []port.Candidate, kind string, higher bool, reason string, after int) []EvidenceBlock {
-	out := make([]EvidenceBlock, 0, len(cands))
+func outdatedBlocks(cands []port.Candidate, kind string, higher bool, reason string, after int) []lookup.EvidenceBlock {
+	out := make([]lookup.EvidenceBlock, 0, len(cands))
 	for i, c := range cands {
-		out = append(out, EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version,
+		out = append(out, lookup.EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version,
 			EffectiveDate: c.EffectiveDate, Title: c.Title, Breadcrumb: knowledge.Breadcrumb(c.Title, c.Section),
 			Section: c.Section, Category: c.Category, RetrievalLayer: lookup.LayerL1, Content: c.Content,
 			HitReasons: []string{reason, "outdated"}, Score: port.Score{Value: c.Score, Kind: kind, HigherIsBetter: higher},

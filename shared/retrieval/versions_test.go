@@ -46,7 +46,7 @@ func newVersioned(t *testing.T, now time.Time, upcoming int) *versioned {
 	return &versioned{svc: svc, p: p, traces: traces, epochs: epochs}
 }
 
-func (v *versioned) lookup(t *testing.T, lang, question, asOf string) retrieval.Result {
+func (v *versioned) lookup(t *testing.T, lang, question, asOf string) lookup.Result {
 	t.Helper()
 	res, err := v.svc.Lookup(context.Background(), lookup.LookupRequest{Question: question, Language: lang, TopK: 5,
 		AsOf: asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-v"})
@@ -72,7 +72,7 @@ var unlockQuestions = map[string]string{
 
 // accessVersions are the versions of access-failure among the blocks, and whether a block quotes
 // the attempts of version 1.4 ("3") or of 1.5 ("5").
-func accessVersions(t *testing.T, res retrieval.Result) map[string]bool {
+func accessVersions(t *testing.T, res lookup.Result) map[string]bool {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, b := range res.EvidenceBlocks {
@@ -150,11 +150,11 @@ func TestNextVersionIsAnnouncedWithinTheWindow(t *testing.T) {
 		name     string
 		upcoming int
 		asOf     string
-		want     *retrieval.NextVersion
+		want     *lookup.NextVersion
 		version  string
 	}{
-		{"ten days ahead, window 30", 30, "", &retrieval.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}, "1.3"},
-		{"ten days ahead, window 10", 10, "", &retrieval.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}, "1.3"},
+		{"ten days ahead, window 30", 30, "", &lookup.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}, "1.3"},
+		{"ten days ahead, window 10", 10, "", &lookup.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}, "1.3"},
 		{"ten days ahead, window 9", 9, "", nil, "1.3"},
 		{"on its day", 30, testutil.ComingDay, nil, "1.4"},
 	} {

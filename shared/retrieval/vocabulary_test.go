@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 // Operators' words reach the procedures through the synonym files, and German compounds of
@@ -26,7 +26,7 @@ func TestColloquialQuestionsMatchThroughSynonyms(t *testing.T) {
 
 // primaryWithReason looks the question up and checks that doc is the primary block with a hit
 // reason starting with reason; it returns the result, or false when the primary is another.
-func (f *fixture) primaryWithReason(t *testing.T, lang, question, doc, reason string) (retrieval.Result, bool) {
+func (f *fixture) primaryWithReason(t *testing.T, lang, question, doc, reason string) (lookup.Result, bool) {
 	t.Helper()
 	res := f.lookup(t, lang, question)
 	if res.Primary == nil || res.Primary.DocumentID != doc {
@@ -43,12 +43,12 @@ func (f *fixture) primaryWithReason(t *testing.T, lang, question, doc, reason st
 // words scores higher than in the operator's.
 func TestSynonymsWeighBelowExactTerms(t *testing.T) {
 	f := newFixture(t)
-	own := f.lookup(t, "de", "Ladestation nimmt die Ladekarte nicht an")
-	slang := f.lookup(t, "de", "Stromtanke nimmt die Ladekarte nicht an")
+	own, ownSignals := f.lookupSignals(t, "de", "Ladestation nimmt die Ladekarte nicht an")
+	slang, slangSignals := f.lookupSignals(t, "de", "Stromtanke nimmt die Ladekarte nicht an")
 	if own.Primary == nil || slang.Primary == nil || own.Primary.DocumentID != slang.Primary.DocumentID {
 		t.Fatalf("primaries %v, %v", own.Primary, slang.Primary)
 	}
-	if o, s := own.Relevance.Signals().Procedure.Weight, slang.Relevance.Signals().Procedure.Weight; s >= o {
+	if o, s := ownSignals.Procedure.Weight, slangSignals.Procedure.Weight; s >= o {
 		t.Errorf("synonym weight %.2f, exact weight %.2f", s, o)
 	}
 }

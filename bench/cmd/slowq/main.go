@@ -37,7 +37,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/eval"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
 func main() {
@@ -70,7 +70,7 @@ func run(n int, dir, evalDir string, top, runs int, ids string, reps int, prof, 
 		return err
 	}
 	ctx := context.Background()
-	ask := func(q eval.Question) (retrieval.Result, error) { return svc.Lookup(ctx, q.Language, q.Question) }
+	ask := func(q eval.Question) (lookup.Result, error) { return svc.Lookup(ctx, q.Language, q.Question) }
 	switch {
 	case dump != "":
 		return dumpAll(dump, qs, ask)
@@ -113,7 +113,7 @@ func service(n int, dir string) (*systems.Project, error) {
 	return systems.ProjectOf(ix), nil
 }
 
-type asker func(eval.Question) (retrieval.Result, error)
+type asker func(eval.Question) (lookup.Result, error)
 
 func dumpAll(file string, qs []eval.Question, ask asker) error {
 	f, err := os.Create(file)

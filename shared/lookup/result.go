@@ -1,0 +1,117 @@
+package lookup
+
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+
+// EvidenceBlock is one structured piece of evidence: a section of a procedure with provenance.
+type EvidenceBlock struct {
+	Source         string     `json:"source"`
+	DocumentID     string     `json:"document_id"`
+	Version        string     `json:"version"`
+	EffectiveDate  string     `json:"effective_date"`
+	Title          string     `json:"title"`
+	Breadcrumb     string     `json:"breadcrumb"`
+	Section        string     `json:"section"`
+	Category       string     `json:"category"`
+	RetrievalLayer string     `json:"retrieval_layer"`
+	Content        string     `json:"content"`
+	HitReasons     []string   `json:"hit_reasons"`
+	Score          port.Score `json:"score"`
+	Rank           int        `json:"rank"`
+	// NextVersion announces the procedure's version taking effect within the upcoming window
+	// after the day asked; nil when none does.
+	NextVersion *NextVersion `json:"next_version,omitempty"`
+	// Outdated marks a semantic candidate of another version than the one in force on the day
+	// asked: returned after the evidence, never primary, never grounding.
+	Outdated bool `json:"outdated,omitempty"`
+}
+
+// NextVersion is a procedure's coming version: its version and the day it takes effect.
+type NextVersion struct {
+	Version       string `json:"version"`
+	EffectiveDate string `json:"effective_date"`
+}
+
+// Relevance is the service's judgement of the evidence.
+type Relevance struct {
+	Assessment      string `json:"assessment"` // strong | weak | none
+	SemanticSupport bool   `json:"semantic_support"`
+	// Basis says which evidence the verdict weighed: "semantic+lexical" (the semantic candidates
+	// with the local lexical search and the front matter), "semantic" (no section holds a word
+	// of the question), "lexical" (the demo provider, or L1 down, empty or off) or "none".
+	Basis string `json:"basis"`
+	// Coverage is the share of the IDF weight of the question's known informative words that
+	// the primary block holds.
+	Coverage float64 `json:"coverage"`
+	Reason   string  `json:"reason"`
+	// Alternatives names the procedures competing with the primary block's when the evidence
+	// paths disagree and none is decisive (the state is then insufficient); empty otherwise.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+}
+
+// Alternative is a procedure one evidence path favours over the primary block's: its best
+// block's source and the paths that favour it ("semantic", "lexical", "front_matter").
+type Alternative struct {
+	DocumentID string   `json:"document_id"`
+	Title      string   `json:"title"`
+	Source     string   `json:"source"`
+	FavouredBy []string `json:"favoured_by"`
+}
+
+// Details is the "retrieval" object of a lookup response.
+type Details struct {
+	Layer           string    `json:"layer"`
+	L0              L0Hints   `json:"l0"`
+	L1              L1Details `json:"l1"`
+	CandidateCount  int       `json:"candidate_count"`
+	FinalBlockCount int       `json:"final_block_count"`
+	// Sidecar is the comparison path's outcome: {"enabled": false, "status": "disabled"} unless
+	// it is switched on. It never changes the fields above.
+	Sidecar SidecarReport `json:"sidecar"`
+}
+
+// SidecarReport is the sidecar's part in a lookup response.
+type SidecarReport struct {
+	SidecarStatus
+	ScoreKind string  `json:"score_kind,omitempty"`
+	LatencyMs float64 `json:"latency_ms,omitempty"`
+	// Results are the sidecar's comparable results (source, title, breadcrumb, category, rank,
+	// preview, score with its label); the comparison (in SidecarStatus) compares them with the
+	// evidence blocks by identity and rank only, never by score.
+	Results []port.Comparable `json:"results,omitzero"`
+}
+
+// Result is the outcome of a lookup, shaped as the POST /lookup response.
+type Result struct {
+	EvidenceState  string          `json:"evidence_state"`
+	Primary        *EvidenceBlock  `json:"primary"`
+	Supplement     []EvidenceBlock `json:"supplement"`
+	EvidenceBlocks []EvidenceBlock `json:"evidence_blocks"`
+	Relevance      Relevance       `json:"relevance"`
+	Retrieval      Details         `json:"retrieval"`
+	Provider       string          `json:"provider"`
+	InvocationID   string          `json:"invocation_id"`
+	// Language is the language the question was answered in; LanguageDetected says that the
+	// caller gave none and it was detected from the question. The API layer sets both.
+	Language         string `json:"language"`
+	LanguageDetected bool   `json:"language_detected"`
+	// AsOf is the day whose procedure versions in force answered: the request's as_of, else
+	// today in the configured time zone.
+	AsOf string `json:"as_of"`
+}
+
+// Answer is the outcome of an ask, shaped as the POST /ask response.
+type Answer struct {
+	Answer        string              `json:"answer"`
+	EvidenceState string              `json:"evidence_state"`
+	Sources       []port.AnswerSource `json:"sources"`
+	Provider      string              `json:"provider"`
+	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
+	// or "generated" (written by RAGcore from its citations).
+	AnswerKind   string `json:"answer_kind"`
+	InvocationID string `json:"invocation_id"`
+	// Language and LanguageDetected are as in Result; the API layer sets both.
+	Language         string `json:"language"`
+	LanguageDetected bool   `json:"language_detected"`
+	// AsOf is as in Result.
+	AsOf string `json:"as_of"`
+}
