@@ -193,6 +193,19 @@ func (c *Corpus) On(day string) *Corpus {
 	return v
 }
 
+// EffectiveDates are the distinct effective dates of every version on file, in order: the only
+// days on which the set of versions in force changes.
+func (c *Corpus) EffectiveDates() []string {
+	var out []string
+	for _, vs := range c.versions {
+		for _, d := range vs {
+			out = append(out, d.EffectiveDate)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // InForceKey names the set of versions in force on day: two days with the same key are served
 // from the same documents. The set changes only on effective dates.
 func (c *Corpus) InForceKey(day string) string {

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +24,12 @@ type Epochs struct {
 	corpus *knowledge.Corpus // every version
 	max    int
 
+	// dates are the corpus's effective dates, in order; keys maps the last of them on or before
+	// a day ("" before the first) onto that day's set in force (Corpus.InForceKey), so that a
+	// lookup finds its set by a binary search instead of listing the corpus's versions.
+	dates []string
+	keys  map[string]string
+
 	mu       sync.Mutex
 	cache    []*Epoch // most recently used first
 	building map[string]*epochBuild
@@ -41,7 +48,7 @@ const DefaultEpochs = 8
 // already analysed for the documents of on (a view of corpus, or corpus itself when it holds no
 // versions): a prebuilt index serves its own set without being analysed again.
 func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
-	e := &Epochs{corpus: corpus, max: max(keep, 1)}
+	e := &Epochs{corpus: corpus, max: max(keep, 1), dates: corpus.EffectiveDates(), keys: map[string]string{}}
 	if ix != nil && on != nil {
 		e.cache = []*Epoch{{Corpus: on, Index: ix, key: on.Key()}}
 	}
@@ -74,8 +81,8 @@ func (e *Epochs) At(day string) *Epoch {
 	if e.corpus == nil {
 		return e.cache[0]
 	}
-	key := e.corpus.InForceKey(day)
 	e.mu.Lock()
+	key := e.keyOf(day)
 	for i, ep := range e.cache {
 		if ep.key == key {
 			copy(e.cache[1:i+1], e.cache[:i])
@@ -112,4 +119,22 @@ func (e *Epochs) At(day string) *Epoch {
 	e.mu.Unlock()
 	close(b.done)
 	return b.ep
+}
+
+// keyOf is the key of day's set in force, made once per effective date (under mu).
+func (e *Epochs) keyOf(day string) string {
+	i, found := slices.BinarySearch(e.dates, day)
+	since := ""
+	switch {
+	case found:
+		since = day
+	case i > 0:
+		since = e.dates[i-1]
+	}
+	key, ok := e.keys[since]
+	if !ok {
+		key = e.corpus.InForceKey(day)
+		e.keys[since] = key
+	}
+	return key
 }

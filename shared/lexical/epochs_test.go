@@ -89,3 +89,18 @@ func BenchmarkEpochBuild(b *testing.B) {
 		e.At("2026-12-04")
 	}
 }
+
+// BenchmarkEpochsAtKept is what every lookup pays to find its day's set in force when it is kept:
+// a binary search over the effective dates, no listing of the corpus's versions.
+func BenchmarkEpochsAtKept(b *testing.B) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := lexical.NewEpochs(c, c, lexical.Build(c), lexical.DefaultEpochs)
+	e.At("2026-12-04")
+	b.ReportAllocs()
+	for b.Loop() {
+		e.At("2026-12-04")
+	}
+}
