@@ -64,19 +64,8 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 				AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 			check <- res.Result
 		}()
-		sc := getL0Scratch()
-		terms, weights := queryTerms(words, sc.terms, sc.termWeights)
-		sc.terms = terms
-		var matches []lexical.FrontMatch
-		hints, matches = l0(l, words, terms, weights, 0, sc)
-		layer = layerOf(len(matches) > 0, true)
-		sc.release() // only whether L0 matched is read
+		hints, layer, l1 = s.askHints(l, words, &q)
 		l0Done = s.now()
-		l1 = lookup.L1Details{Status: lookup.L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
-		if len(hints.Domains) == 1 {
-			l1.CategoryFilter = &hints.Domains[0]
-			q.Category = hints.Domains[0]
-		}
 	} else {
 		var res outcome
 		res, l0Done = s.evidenceFor(ctx, l, v, req, text, words, &q)
@@ -118,6 +107,22 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil
+}
+
+// askHints are L0's hints for an answer from a semantic provider: the layer, and the category
+// filter the answer call is narrowed by when L0 names one domain.
+func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
+	sc := getL0Scratch()
+	defer sc.release() // only whether L0 matched is read
+	terms, weights := queryTerms(words, sc.terms, sc.termWeights)
+	sc.terms = terms
+	hints, matches := l0(l, words, terms, weights, 0, sc)
+	l1 := lookup.L1Details{Status: lookup.L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
+	if len(hints.Domains) == 1 {
+		l1.CategoryFilter = &hints.Domains[0]
+		q.Category = hints.Domains[0]
+	}
+	return hints, layerOf(len(matches) > 0, true), l1
 }
 
 // evidenceFor runs the lookup whose ranked blocks, excerpted for the question, and evidence state
