@@ -56,15 +56,24 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		if embedded {
 			refresh = "`go generate ./knowledge`"
 		}
-		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
-			"refresh it with "+refresh+" (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
-	} else {
-		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
-			"`go run ./cmd/index-build -dir "+cfg.KnowledgeDir+"` writes one", "knowledge_dir", cfg.KnowledgeDir)
+		if !errors.Is(err, knowledge.ErrVersioned) {
+			log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
+				"refresh it with "+refresh+" (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
+		}
 	}
 	c, err := loadCorpus(cfg, procs, syns)
 	if err != nil {
 		return nil, nil, err
+	}
+	switch {
+	case c.Versioned():
+		// No prebuilt index holds a corpus with versions (it would hold one set in force);
+		// index-build refuses one, so no command is named.
+		log.Info("the corpus holds procedure versions: it is parsed and today's versions in force analysed at start "+
+			"(see docs/corpus.md)", "knowledge_dir", cfg.KnowledgeDir)
+	case prebuilt == nil:
+		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
+			"`go run ./cmd/index-build -dir "+cfg.KnowledgeDir+"` writes one", "knowledge_dir", cfg.KnowledgeDir)
 	}
 	var ix *lexical.Index
 	if withIndex && !c.Versioned() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -181,5 +182,29 @@ func TestEditedEmbeddedProcedureIsServed(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "prebuilt index not used") {
 		t.Errorf("the fresh embedded index was not used:\n%s", logs.String())
+	}
+}
+
+// TestVersionedCorpusNamesNoRefreshCommand: a KNOWLEDGE_DIR with versions on file is parsed at
+// start, with or without an index.bin beside it, and the log names no command that would refuse
+// it (index-build does not write an index for a corpus with versions).
+func TestVersionedCorpusNamesNoRefreshCommand(t *testing.T) {
+	dir := testutil.VersionedDir(t)
+	for _, withFile := range []bool{false, true} {
+		if withFile {
+			if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), knowledge.EmbeddedIndex(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var logs bytes.Buffer
+		log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		c, _, err := loadKnowledge(config.Config{KnowledgeDir: dir}, log, Needs{Index: true})
+		if err != nil || !c.Versioned() {
+			t.Fatalf("index.bin beside it %v: %v", withFile, err)
+		}
+		if out := logs.String(); !strings.Contains(out, "holds procedure versions") || strings.Contains(out, "index-build") ||
+			strings.Contains(out, "go generate") {
+			t.Errorf("index.bin beside it %v, log:\n%s", withFile, out)
+		}
 	}
 }
