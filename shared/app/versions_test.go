@@ -92,18 +92,28 @@ func TestVersionsThroughTheAPI(t *testing.T) {
 	if tr.RetrievalDetails.AsOf != "2027-01-02" || tr.RetrievalDetails.AsOfRequested {
 		t.Errorf("trace as_of %q requested %v", tr.RetrievalDetails.AsOf, tr.RetrievalDetails.AsOfRequested)
 	}
+	served := false
 	for _, s := range tr.RetrievalDetails.EvidenceSummaries {
 		if s.DocumentID == "access-failure" && s.Version != "1.5" && !s.Outdated {
 			t.Errorf("trace summary %+v", s)
 		}
+		served = served || (s.DocumentID == "access-failure" && s.Version == "1.5" && !s.Outdated)
+	}
+	if !served {
+		t.Errorf("the trace names no block of access-failure 1.5: %+v", tr.RetrievalDetails.EvidenceSummaries)
 	}
 
 	// as_of before the switch: the old version, and nothing outdated.
 	res = find("{" + unlock + `,"as_of":"2026-12-31"}`)
+	old := false
 	for _, b := range res.EvidenceBlocks {
 		if b.Outdated || (b.DocumentID == "access-failure" && b.Version != "1.4") {
 			t.Errorf("as_of 2026-12-31: %s %s outdated %v", b.DocumentID, b.Version, b.Outdated)
 		}
+		old = old || (b.DocumentID == "access-failure" && b.Version == "1.4")
+	}
+	if !old {
+		t.Error("as_of 2026-12-31: no block of access-failure 1.4")
 	}
 	if res.AsOf != "2026-12-31" {
 		t.Errorf("as_of echoed %q", res.AsOf)

@@ -39,7 +39,7 @@ type TraceDetails struct {
 	Sidecar           SidecarStatus  `json:"sidecar"`
 	LatencyMs         Latency        `json:"latency_ms"`
 	// AsOf is the day whose versions in force answered; AsOfRequested says the caller named it
-	// (as_of) rather than it being today. Absent in traces made before versions were served.
+	// (as_of) rather than it being today. Absent from a trace that names no day.
 	AsOf          string `json:"as_of,omitempty"`
 	AsOfRequested bool   `json:"as_of_requested,omitempty"`
 }
