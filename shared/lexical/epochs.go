@@ -48,7 +48,10 @@ const DefaultEpochs = 8
 // already analysed for the documents of on (a view of corpus, or corpus itself when it holds no
 // versions): a prebuilt index serves its own set without being analysed again.
 func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
-	e := &Epochs{corpus: corpus, max: max(keep, 1), dates: corpus.EffectiveDates(), keys: map[string]string{}}
+	e := &Epochs{corpus: corpus, max: max(keep, 1), keys: map[string]string{}}
+	if corpus != nil {
+		e.dates = corpus.EffectiveDates()
+	}
 	if ix != nil && on != nil {
 		e.cache = []*Epoch{{Corpus: on, Index: ix, key: on.Key()}}
 	}
