@@ -556,7 +556,7 @@ func leadingOrTop(phrased []FrontMatch, acc *docWeights, n int) []FrontMatch {
 		if n == 0 || len(top) == n && w <= top[n-1] {
 			return // top holds weights only: an equal one changes nothing
 		}
-		i, _ := slices.BinarySearchFunc(top, w, func(x, y float64) int { return cmpDesc(x, y) })
+		i, _ := slices.BinarySearchFunc(top, w, func(x, y float64) int { return cmp.Compare(y, x) })
 		top = slices.Insert(top, i, w)
 		if len(top) > n {
 			top = top[:n]
@@ -582,7 +582,7 @@ func leadingOrTop(phrased []FrontMatch, acc *docWeights, n int) []FrontMatch {
 		}
 	}
 	// Ties go by document id, as they would among all matches in id order.
-	slices.SortFunc(kept, func(a, b FrontMatch) int { return cmp.Or(cmpDesc(a.Weight, b.Weight), cmp.Compare(a.Doc, b.Doc)) })
+	slices.SortFunc(kept, func(a, b FrontMatch) int { return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Doc, b.Doc)) })
 	return kept
 }
 
@@ -658,14 +658,4 @@ func appendUnique[T comparable](list []T, x T) []T {
 		return list
 	}
 	return append(list, x)
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }

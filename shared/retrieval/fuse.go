@@ -184,7 +184,7 @@ func (fz *fusion) block(docID, version, anchor string) (*fusing, bool) {
 // provider's odd order from deciding ranks.
 func (fz *fusion) rankCandidates(cands []port.Candidate, scale ScoreScale) {
 	ordered := cands
-	if !slices.IsSortedFunc(cands, func(a, b port.Candidate) int { return cmpDesc(a.Score, b.Score) }) {
+	if !slices.IsSortedFunc(cands, func(a, b port.Candidate) int { return cmp.Compare(b.Score, a.Score) }) {
 		ordered = slices.Clone(cands) // the caller's slice stays as it is
 		sortCandidates(ordered)
 	}
@@ -381,7 +381,7 @@ func routeAfterScope(l *lexical.Lang, all []*fusing) {
 		}
 		slices.SortStableFunc(peers, func(a, b *fusing) int {
 			if a.rrf != b.rrf {
-				return cmpDesc(a.rrf, b.rrf)
+				return cmp.Compare(b.rrf, a.rrf)
 			}
 			if before(a, b) {
 				return -1

@@ -108,13 +108,3 @@ func appendUnique[T comparable](list []T, x T) []T {
 	}
 	return append(list, x)
 }
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
-}

@@ -54,7 +54,7 @@ func (v *pathView) add(doc string, score float64, source string) {
 // sort orders the procedures best first (ties by document id).
 func (v *pathView) sort() {
 	slices.SortStableFunc(v.procs, func(a, b procScore) int {
-		return cmp.Or(cmpDesc(a.score, b.score), strings.Compare(a.doc, b.doc))
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.doc, b.doc))
 	})
 }
 
