@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -37,6 +38,11 @@ type Question struct {
 	Section  string `yaml:"section"`
 	Fact     string `yaml:"fact"`
 	Kind     string `yaml:"kind"`
+	// Expect2, Section2 and Fact2 name the second need of a question that needs two procedures
+	// (the multi-part sets), as Expect, Section and Fact name the first.
+	Expect2  string `yaml:"expect2"`
+	Section2 string `yaml:"section2"`
+	Fact2    string `yaml:"fact2"`
 }
 
 // Load reads a question set.
@@ -86,7 +92,14 @@ type Report struct {
 	SectionTop1                       int
 	OutOfDomain, OODInsufficient      int
 	NearDomain, NearDomainInsufficent int
-	Misses                            []string
+	// Clarified counts the answerable questions not grounded whose answer offers a
+	// clarification; Resolved those resolved after at most one (see clarifyingTurn).
+	Clarified, Resolved int
+	// UnansweredOffered counts the off-topic and near-domain questions whose answer names
+	// alternatives or offers a clarification; UnansweredConfirmedGrounded those grounded once
+	// their primary block's procedure is confirmed, of UnansweredConfirmable (those with one).
+	UnansweredOffered, UnansweredConfirmable, UnansweredConfirmedGrounded int
+	Misses                                                                []string
 }
 
 // PrimaryRate is the share of in-domain questions whose primary block is the right procedure.
@@ -142,6 +155,11 @@ func (r *Report) Add(o Report) {
 	r.OODInsufficient += o.OODInsufficient
 	r.NearDomain += o.NearDomain
 	r.NearDomainInsufficent += o.NearDomainInsufficent
+	r.Clarified += o.Clarified
+	r.Resolved += o.Resolved
+	r.UnansweredOffered += o.UnansweredOffered
+	r.UnansweredConfirmable += o.UnansweredConfirmable
+	r.UnansweredConfirmedGrounded += o.UnansweredConfirmedGrounded
 	r.Misses = append(r.Misses, o.Misses...)
 }
 
@@ -172,7 +190,9 @@ type Options struct {
 	Ask bool
 }
 
-// Run asks every question through the lookup flow (and the ask flow when opts.Ask).
+// Run asks every question through the lookup flow (and the ask flow when opts.Ask), and runs the
+// clarifying turn where an answer offers one: the follow-up lookup with the expected procedure
+// confirmed, as an agent sends it once the operator has chosen.
 func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Options) (Report, error) {
 	var r Report
 	for _, q := range qs {
@@ -185,97 +205,218 @@ func Run(ctx context.Context, svc *retrieval.Service, qs []Question, opts Option
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", q.ID, err)
 		}
-		got, gotSection := "-", "-"
-		if res.Primary != nil {
-			got, gotSection = res.Primary.DocumentID, res.Primary.Section
+		t := turn{svc: svc, q: q, lang: lang, res: res}
+		if q.Kind == KindOffTopic || q.Kind == KindNearDomain {
+			err = r.unanswerable(ctx, t)
+		} else {
+			err = r.answerable(ctx, t, opts)
 		}
-		grounded := res.EvidenceState == port.StateGrounded
-		switch q.Kind {
-		case KindOffTopic, KindNearDomain:
-			if q.Kind == KindOffTopic {
-				r.OutOfDomain++
-			} else {
-				r.NearDomain++
-			}
-			if !grounded {
-				if q.Kind == KindOffTopic {
-					r.OODInsufficient++
-				} else {
-					r.NearDomainInsufficent++
-				}
-			} else {
-				r.Misses = append(r.Misses, fmt.Sprintf("%s %s but grounded on %s (%s): %s", q.ID, q.Kind, got, res.Relevance.Reason, q.Question))
-			}
-			continue
-		}
-		r.InDomain++
-		if got == q.Expect {
-			r.Primary++
-		}
-		for i, b := range res.EvidenceBlocks {
-			if i < 3 && b.DocumentID == q.Expect {
-				r.Top3++
-				break
-			}
-		}
-		named := got == q.Expect
-		for _, a := range res.Relevance.Alternatives {
-			named = named || a.DocumentID == q.Expect
-		}
-		switch {
-		case grounded && got == q.Expect:
-			r.Grounded++
-			r.RightGrounded++
-		case grounded:
-			r.Grounded++
-			r.WrongGrounded++
-		case named:
-			r.NotGroundedNamed++
-		}
-		note := ""
-		if q.Fact != "" {
-			r.WithFact++
-			if got == q.Expect && gotSection == q.Section {
-				r.SectionTop1++
-			}
-			inTop3 := false
-			for i, b := range res.EvidenceBlocks {
-				if i < 3 && b.DocumentID == q.Expect && strings.Contains(b.Content, q.Fact) {
-					inTop3 = true
-				}
-			}
-			if inTop3 {
-				r.FactTop3++
-			} else {
-				note = "; fact not in the first 3 blocks"
-			}
-			if opts.Ask {
-				r.AskedFact++
-				ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: lang, Actor: port.Actor{ID: "eval"}})
-				if err != nil {
-					return r, fmt.Errorf("%s: ask: %w", q.ID, err)
-				}
-				for _, s := range ans.Sources {
-					if s.DocumentID == q.Expect && strings.Contains(s.Excerpt, q.Fact) {
-						r.FactAsk++
-						break
-					}
-				}
-			}
-		}
-		if got != q.Expect || !grounded || note != "" {
-			tag := "not grounded"
-			switch {
-			case grounded && got != q.Expect:
-				tag = "WRONG-GROUNDED"
-			case grounded:
-				tag = "grounded"
-			}
-			r.Misses = append(r.Misses, fmt.Sprintf("%s %s, want %s/%s, primary %s/%s%s%s (%s): %s", q.ID, tag, q.Expect, q.Section, got, gotSection,
-				alternatives(res.Relevance.Alternatives), note, res.Relevance.Reason, q.Question))
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", q.ID, err)
 		}
 	}
 	return r, nil
+}
+
+// turn is one question's first lookup.
+type turn struct {
+	svc  *retrieval.Service
+	q    Question
+	lang string
+	res  lookup.Result
+}
+
+// primary is the primary block's procedure and section, "-" for none.
+func (t turn) primary() (doc, section string) {
+	if t.res.Primary == nil {
+		return "-", "-"
+	}
+	return t.res.Primary.DocumentID, t.res.Primary.Section
+}
+
+// confirmed is the follow-up lookup with doc confirmed.
+func (t turn) confirmed(ctx context.Context, doc string) (lookup.Result, error) {
+	return t.svc.Lookup(ctx, lookup.LookupRequest{Question: t.q.Question, Language: t.lang, TopK: 5, Procedure: doc,
+		Actor: port.Actor{ID: "eval"}})
+}
+
+// unanswerable counts an off-topic or near-domain question: grounded or not, offered a choice
+// (alternatives or a clarification) or not, and grounded once its primary procedure is confirmed.
+func (r *Report) unanswerable(ctx context.Context, t turn) error {
+	q, res := t.q, t.res
+	got, _ := t.primary()
+	grounded := res.EvidenceState == port.StateGrounded
+	if q.Kind == KindOffTopic {
+		r.OutOfDomain++
+	} else {
+		r.NearDomain++
+	}
+	switch {
+	case grounded:
+		r.Misses = append(r.Misses, fmt.Sprintf("%s %s but grounded on %s (%s): %s", q.ID, q.Kind, got, res.Relevance.Reason, q.Question))
+	case q.Kind == KindOffTopic:
+		r.OODInsufficient++
+	default:
+		r.NearDomainInsufficent++
+	}
+	if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
+		r.UnansweredOffered++
+		r.Misses = append(r.Misses, fmt.Sprintf("%s %s offered %s: %s", q.ID, q.Kind, clarified(res.Relevance.Clarification), q.Question))
+	}
+	if res.Primary == nil {
+		return nil
+	}
+	r.UnansweredConfirmable++
+	conf, err := t.confirmed(ctx, got)
+	if err != nil {
+		return err
+	}
+	if conf.EvidenceState == port.StateGrounded {
+		r.UnansweredConfirmedGrounded++
+		r.Misses = append(r.Misses, fmt.Sprintf("%s %s grounded once %s is confirmed (%s): %s", q.ID, q.Kind, got, conf.Relevance.Reason, q.Question))
+	}
+	return nil
+}
+
+// answerable counts an answerable question: its verdict, its blocks, its facts, and whether one
+// clarification resolves it.
+func (r *Report) answerable(ctx context.Context, t turn, opts Options) error {
+	q, res := t.q, t.res
+	got, gotSection := t.primary()
+	grounded := res.EvidenceState == port.StateGrounded
+	r.InDomain++
+	if got == q.Expect {
+		r.Primary++
+	}
+	if inFirst(res.EvidenceBlocks, 3, q.Expect, "") {
+		r.Top3++
+	}
+	named := got == q.Expect
+	for _, a := range res.Relevance.Alternatives {
+		named = named || a.DocumentID == q.Expect
+	}
+	switch {
+	case grounded && got == q.Expect:
+		r.Grounded++
+		r.RightGrounded++
+	case grounded:
+		r.Grounded++
+		r.WrongGrounded++
+	case named:
+		r.NotGroundedNamed++
+	}
+	resolved, why, err := r.clarifyingTurn(ctx, t)
+	if err != nil {
+		return err
+	}
+	note := ""
+	if q.Fact != "" {
+		if note, err = r.fact(ctx, t, opts, got == q.Expect && gotSection == q.Section); err != nil {
+			return err
+		}
+	}
+	if !resolved {
+		note += "; not resolved after one clarification: " + why
+	}
+	if got != q.Expect || !grounded || note != "" {
+		tag := "not grounded"
+		switch {
+		case grounded && got != q.Expect:
+			tag = "WRONG-GROUNDED"
+		case grounded:
+			tag = "grounded"
+		}
+		r.Misses = append(r.Misses, fmt.Sprintf("%s %s, want %s/%s, primary %s/%s%s%s%s (%s): %s", q.ID, tag, q.Expect, q.Section, got, gotSection,
+			alternatives(res.Relevance.Alternatives), clarified(res.Relevance.Clarification), note, res.Relevance.Reason, q.Question))
+	}
+	return nil
+}
+
+// clarifyingTurn counts an answerable question resolved after at most one clarification: grounded
+// on the expected procedure, or offering it among the clarification's options with the follow-up
+// that confirms it grounded on it, its deciding fact (when the set quotes one) in the first 3 blocks.
+func (r *Report) clarifyingTurn(ctx context.Context, t turn) (bool, string, error) {
+	q, res := t.q, t.res
+	if res.EvidenceState == port.StateGrounded {
+		if res.Primary.DocumentID == q.Expect {
+			r.Resolved++
+			return true, "", nil
+		}
+		return false, "grounded on another procedure", nil
+	}
+	c := res.Relevance.Clarification
+	if c == nil {
+		return false, "no clarification", nil
+	}
+	r.Clarified++
+	if !slices.ContainsFunc(c.Options, func(o lookup.Option) bool { return o.Procedure == q.Expect }) {
+		return false, "the expected procedure is not an option", nil
+	}
+	conf, err := t.confirmed(ctx, q.Expect)
+	if err != nil {
+		return false, "", err
+	}
+	switch {
+	case conf.EvidenceState != port.StateGrounded:
+		return false, "the confirmed follow-up is " + conf.EvidenceState + " (" + conf.Relevance.Reason + ")", nil
+	case q.Fact != "" && !inFirst(conf.EvidenceBlocks, 3, q.Expect, q.Fact):
+		return false, "the confirmed follow-up has the fact outside the first 3 blocks", nil
+	}
+	r.Resolved++
+	return true, "", nil
+}
+
+// fact counts where the question's deciding fact is: in the first 3 blocks, in the primary's
+// section (sectionFirst), in /ask's excerpts; it returns a note for the misses list.
+func (r *Report) fact(ctx context.Context, t turn, opts Options, sectionFirst bool) (string, error) {
+	q := t.q
+	r.WithFact++
+	if sectionFirst {
+		r.SectionTop1++
+	}
+	note := ""
+	if inFirst(t.res.EvidenceBlocks, 3, q.Expect, q.Fact) {
+		r.FactTop3++
+	} else {
+		note = "; fact not in the first 3 blocks"
+	}
+	if !opts.Ask {
+		return note, nil
+	}
+	r.AskedFact++
+	ans, err := t.svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: t.lang, Actor: port.Actor{ID: "eval"}})
+	if err != nil {
+		return note, fmt.Errorf("ask: %w", err)
+	}
+	for _, s := range ans.Sources {
+		if s.DocumentID == q.Expect && strings.Contains(s.Excerpt, q.Fact) {
+			r.FactAsk++
+			break
+		}
+	}
+	return note, nil
+}
+
+// inFirst reports whether one of the first n blocks is of procedure doc and holds fact ("" for any).
+func inFirst(blocks []lookup.EvidenceBlock, n int, doc, fact string) bool {
+	for i, b := range blocks {
+		if i < n && b.DocumentID == doc && strings.Contains(b.Content, fact) {
+			return true
+		}
+	}
+	return false
+}
+
+// clarified lists a clarification's options, "" for none.
+func clarified(c *lookup.Clarification) string {
+	if c == nil {
+		return ""
+	}
+	ids := make([]string, len(c.Options))
+	for i, o := range c.Options {
+		ids[i] = o.Procedure
+	}
+	return ", clarification " + strings.Join(ids, "|")
 }
 
 // alternatives lists a result's alternatives with the paths favouring each, "" for none.

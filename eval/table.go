@@ -21,6 +21,10 @@ const Legend = `columns, in % of the questions of each kind:
   fact3  the quoted deciding fact in one of the first 3 blocks
   top1   the expected procedure as primary block; top3: in one of the first 3 blocks
   sect1  the fact's section as primary block; ask: the fact in /ask's excerpts
+  res1   answerable, resolved after at most one clarification: right, or the expected procedure among the
+         clarification's options and the follow-up confirming it grounded, its fact in the first 3 blocks
+  u-alt  off-topic and near-domain questions with alternatives or a clarification
+  u-conf off-topic and near-domain questions grounded once their primary procedure is confirmed
   near   near-domain questions grounded (of the count after /); off: off-topic questions grounded`
 
 // PrintTable writes the rows as a table, one row a line, with the columns Legend explains; a
@@ -54,12 +58,13 @@ func PrintTable(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	line("set", "lang", "ans", "right", "WRONG", "named", "fact3", "top1", "top3", "sect1", "ask", "near", "off")
+	line("set", "lang", "ans", "right", "WRONG", "named", "fact3", "top1", "top3", "sect1", "ask", "res1", "u-alt", "u-conf", "near", "off")
 	for _, row := range rows {
 		r := row.Report
 		line(row.Name, row.Language, fmt.Sprint(r.InDomain), pct(r.RightGrounded, r.InDomain), pct(r.WrongGrounded, r.InDomain),
 			pct(r.NotGroundedNamed, r.InDomain-r.Grounded), pct(r.FactTop3, r.WithFact), pct(r.Primary, r.InDomain),
-			pct(r.Top3, r.InDomain), pct(r.SectionTop1, r.WithFact), pct(r.FactAsk, r.AskedFact),
+			pct(r.Top3, r.InDomain), pct(r.SectionTop1, r.WithFact), pct(r.FactAsk, r.AskedFact), pct(r.Resolved, r.InDomain),
+			pct(r.UnansweredOffered, r.OutOfDomain+r.NearDomain), pct(r.UnansweredConfirmedGrounded, r.UnansweredConfirmable),
 			of(r.NearDomain-r.NearDomainInsufficent, r.NearDomain), of(r.OutOfDomain-r.OODInsufficient, r.OutOfDomain))
 	}
 }

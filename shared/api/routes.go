@@ -11,10 +11,11 @@ import (
 )
 
 type lookupBody struct {
-	Question *string `json:"question"`
-	Language *string `json:"language"`
-	TopK     *int    `json:"top_k"`
-	AsOf     *string `json:"as_of"`
+	Question  *string `json:"question"`
+	Language  *string `json:"language"`
+	TopK      *int    `json:"top_k"`
+	AsOf      *string `json:"as_of"`
+	Procedure *string `json:"procedure"`
 }
 
 type lookupResponse struct {
@@ -39,8 +40,12 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 	if ae != nil {
 		return nil, badRequest(ae)
 	}
+	proc, pe := request.Procedure(b.Procedure)
+	if pe != nil {
+		return nil, badRequest(pe)
+	}
 	res, e := h.svc.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK, AsOf: asOf,
-		Actor: c.actor, CorrelationID: c.correlationID})
+		Procedure: proc, Actor: c.actor, CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)
 	}
@@ -49,9 +54,10 @@ func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
 }
 
 type askBody struct {
-	Question *string `json:"question"`
-	Language *string `json:"language"`
-	AsOf     *string `json:"as_of"`
+	Question  *string `json:"question"`
+	Language  *string `json:"language"`
+	AsOf      *string `json:"as_of"`
+	Procedure *string `json:"procedure"`
 }
 
 type askResponse struct {
@@ -72,7 +78,11 @@ func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
 	if ae != nil {
 		return nil, badRequest(ae)
 	}
-	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Actor: c.actor,
+	proc, pe := request.Procedure(b.Procedure)
+	if pe != nil {
+		return nil, badRequest(pe)
+	}
+	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Procedure: proc, Actor: c.actor,
 		CorrelationID: c.correlationID})
 	if e != nil {
 		return nil, h.domainError(ctx, c, e)

@@ -90,7 +90,12 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	// BM25, then within the hits a passage stating the question's words in one sentence, and a
 	// fact of the kind asked, comes first (lexical.Focus): the deciding section before one that
 	// lists them.
-	hits := l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
+	var hits []lexical.Hit
+	if q.Procedure != "" {
+		hits = l.SearchFocusedIn(terms, q.TermWeights, l.DocIndex(q.Procedure), q.TopK, textproc.QuestionKinds(q.Question))
+	} else {
+		hits = l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
+	}
 	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)

@@ -10,4 +10,7 @@ var (
 	// ErrUnsupportedLanguage is returned for a language the corpus does not hold; the transport
 	// answers 400 unsupported_language.
 	ErrUnsupportedLanguage = errors.New("unsupported language")
+	// ErrUnknownProcedure is returned for a confirmed procedure id that names no procedure in
+	// force on the day asked; the transport answers 400 invalid_request naming procedure.
+	ErrUnknownProcedure = errors.New("unknown procedure")
 )

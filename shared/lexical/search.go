@@ -42,7 +42,18 @@ const SynonymWeight = 0.5
 // postings in full.
 func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
 	var buf [32]qterm
-	return l.search(l.resolve(query, weight, buf[:0]), category, topK)
+	f, ok := l.categoryFilter(category)
+	if !ok {
+		return nil // no document has the category
+	}
+	return l.search(l.resolve(query, weight, buf[:0]), f, topK)
+}
+
+// SearchWeightedIn is SearchWeighted confined to the sections of the document doc (an index
+// into Docs): the lexical search of a lookup confined to the procedure an operator confirmed.
+func (l *Lang) SearchWeightedIn(query []string, weight map[string]float64, doc, topK int) []Hit {
+	var buf [32]qterm
+	return l.search(l.resolve(query, weight, buf[:0]), l.docFilter(doc), topK)
 }
 
 // SearchFocused is SearchWeighted followed by Focus of its hits with the same query, weights and
@@ -50,8 +61,22 @@ func (l *Lang) SearchWeighted(query []string, weight map[string]float64, categor
 func (l *Lang) SearchFocused(query []string, weight map[string]float64, category string, topK int, kinds textproc.AnswerKinds) []Hit {
 	var buf, sorted [32]qterm
 	terms := l.resolve(query, weight, buf[:0])
+	f, ok := l.categoryFilter(category)
+	if !ok {
+		return nil // no document has the category
+	}
 	// search sorts its terms; Focus weighs them in query order.
-	hits := l.search(append(sorted[:0], terms...), category, topK)
+	hits := l.search(append(sorted[:0], terms...), f, topK)
+	l.focus(hits, terms, kinds)
+	return hits
+}
+
+// SearchFocusedIn is SearchFocused confined to the sections of the document doc (an index into
+// Docs), as SearchWeightedIn is.
+func (l *Lang) SearchFocusedIn(query []string, weight map[string]float64, doc, topK int, kinds textproc.AnswerKinds) []Hit {
+	var buf, sorted [32]qterm
+	terms := l.resolve(query, weight, buf[:0])
+	hits := l.search(append(sorted[:0], terms...), l.docFilter(doc), topK)
 	l.focus(hits, terms, kinds)
 	return hits
 }
@@ -102,8 +127,8 @@ func sortByWeight(terms []qterm) {
 	}
 }
 
-// search is SearchWeighted over resolved terms, which it reorders.
-func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
+// search is SearchWeighted over resolved terms, which it reorders, within the filter's passages.
+func (l *Lang) search(terms []qterm, f passageFilter, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
@@ -115,11 +140,6 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
 	}
 	sortByWeight(terms)
-	cat, known := l.categoryIDs[category]
-	if category != "" && !known {
-		return nil // no document has the category
-	}
-	f := passageFilter{all: category == "", cat: cat, cats: l.passageCat}
 	l.accumulate(sa, terms, remaining, walk, f, topK)
 	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(sa.acc.touched)))}
 	for _, p := range sa.acc.touched {
@@ -132,14 +152,39 @@ func (l *Lang) search(terms []qterm, category string, topK int) []Hit {
 	return top.sorted()
 }
 
-// passageFilter is a search's category filter: every passage, or those of category cat.
+// passageFilter is a search's filter: every passage, those of category cat, or those of one
+// document (the passages from lo to hi, as documents hold consecutive passages).
 type passageFilter struct {
-	all  bool
-	cat  uint32
-	cats []uint32 // each passage's category (Lang.passageCat)
+	all    bool
+	cat    uint32
+	cats   []uint32 // each passage's category (Lang.passageCat); nil for a document's filter
+	lo, hi uint32
 }
 
-func (f passageFilter) eligible(p uint32) bool { return f.all || f.cats[p] == f.cat }
+func (f passageFilter) eligible(p uint32) bool {
+	if f.cats == nil {
+		return p >= f.lo && p < f.hi
+	}
+	return f.all || f.cats[p] == f.cat
+}
+
+// categoryFilter is the filter of a category ("" for every passage); false when no document has
+// the category.
+func (l *Lang) categoryFilter(category string) (passageFilter, bool) {
+	cat, known := l.categoryIDs[category]
+	if category != "" && !known {
+		return passageFilter{}, false
+	}
+	return passageFilter{all: category == "", cat: cat, cats: l.passageCat}, true
+}
+
+// docFilter is the filter of the document doc's passages; an index out of range keeps none.
+func (l *Lang) docFilter(doc int) passageFilter {
+	if doc < 0 || doc+1 >= len(l.docStart) {
+		return passageFilter{}
+	}
+	return passageFilter{lo: l.docStart[doc], hi: l.docStart[doc+1]}
+}
 
 func (l *Lang) getSearchScratch() *searchScratch {
 	sa, _ := l.scratch.Get().(*searchScratch)

@@ -31,7 +31,11 @@ type LookupRequest struct {
 	TopK     int
 	// AsOf is the day (ISO date) whose procedure versions in force answer; "" means today in
 	// the configured time zone.
-	AsOf          string
+	AsOf string
+	// Procedure is the procedure id the operator confirmed after a clarification: the lookup
+	// considers only that procedure's version in force and is judged on its own basis
+	// ("confirmed"); "" considers every procedure.
+	Procedure     string
 	Actor         port.Actor
 	CorrelationID string
 }
@@ -40,8 +44,9 @@ type LookupRequest struct {
 type AskRequest struct {
 	Question string
 	Language string
-	// AsOf is as in LookupRequest.
+	// AsOf and Procedure are as in LookupRequest.
 	AsOf          string
+	Procedure     string
 	Actor         port.Actor
 	CorrelationID string
 	// Tool is the name the trace records; empty means ToolAsk (POST /ask). An MCP tool call sets

@@ -44,8 +44,33 @@ type Relevance struct {
 	Coverage float64 `json:"coverage"`
 	Reason   string  `json:"reason"`
 	// Alternatives names the procedures competing with the primary block's when the evidence
-	// paths disagree and none is decisive (the state is then insufficient); empty otherwise.
+	// paths disagree and none is decisive (the state is then insufficient); empty otherwise, and
+	// always for a question the procedures do not cover.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Clarification is the question an agent relays to the operator when the answer is
+	// insufficient but the procedures cover the question: which of its options applies. Nil
+	// otherwise.
+	Clarification *Clarification `json:"clarification,omitempty"`
+}
+
+// Bases of a verdict (Relevance.Basis) beside the evidence paths' own: a lookup confined to the
+// procedure the operator confirmed.
+const BasisConfirmed = "confirmed"
+
+// Clarification is a question in the request's language naming each situation the evidence
+// points to, and the options it offers; an option's Procedure is the id an agent sends back as
+// the request's procedure once the operator has chosen.
+type Clarification struct {
+	Question string   `json:"question"`
+	Options  []Option `json:"options"`
+}
+
+// Option is one situation a clarification offers: its procedure id, title, and the situation in
+// the words an operator knows (the title with the front-matter phrases the question matched).
+type Option struct {
+	Procedure string `json:"procedure"`
+	Title     string `json:"title"`
+	Situation string `json:"situation"`
 }
 
 // Alternative is a procedure one evidence path favours over the primary block's: its best
@@ -97,6 +122,8 @@ type Result struct {
 	// AsOf is the day whose procedure versions in force answered: the request's as_of, else
 	// today in the configured time zone.
 	AsOf string `json:"as_of"`
+	// Procedure echoes the request's procedure: the procedure the lookup was confined to.
+	Procedure string `json:"procedure,omitempty"`
 }
 
 // Answer is the outcome of an ask, shaped as the POST /ask response.
@@ -112,6 +139,10 @@ type Answer struct {
 	// Language and LanguageDetected are as in Result; the API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`
-	// AsOf is as in Result.
-	AsOf string `json:"as_of"`
+	// AsOf and Procedure are as in Result.
+	AsOf      string `json:"as_of"`
+	Procedure string `json:"procedure,omitempty"`
+	// Relevance is the lookup's judgement the answer stands on (its alternatives and
+	// clarification), so that an agent can run the clarifying turn from an ask alone.
+	Relevance *Relevance `json:"relevance,omitempty"`
 }

@@ -42,6 +42,10 @@ type TraceDetails struct {
 	// (as_of) rather than it being today. Absent from a trace that names no day.
 	AsOf          string `json:"as_of,omitempty"`
 	AsOfRequested bool   `json:"as_of_requested,omitempty"`
+	// Procedure is the confirmed procedure the lookup was confined to; Clarification the
+	// procedures a clarification offered. Absent when none.
+	Procedure     string   `json:"procedure,omitempty"`
+	Clarification []string `json:"clarification,omitempty"`
 }
 
 // BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.

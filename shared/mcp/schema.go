@@ -23,9 +23,9 @@ import (
 const instructions = "MobilityOps Knowledge: evidence from the versioned fleet-operations procedures " +
 	"(damage, bookings, fines, vehicles, customers). Call lookup_knowledge before answering any operational " +
 	"question, and answer only from the evidence blocks it returns, citing document_id, version and section. " +
-	"Act only on evidence_state grounded. When it is insufficient and relevance.alternatives names several " +
-	"procedures, ask the operator which situation applies before acting. When evidence_state is not grounded, " +
-	"do not answer from general knowledge."
+	"Act only on evidence_state grounded. When it is insufficient and relevance.clarification is present, relay " +
+	"its question to the operator as it is, then call the same tool again with the same question and procedure " +
+	"set to the option the operator chose. When evidence_state is not grounded, do not answer from general knowledge."
 
 const evidenceStateDoc = "grounded: the blocks answer the question; this is the promise to act on: answer from " +
 	"them and cite them. " +
@@ -36,23 +36,31 @@ const evidenceStateDoc = "grounded: the blocks answer the question; this is the 
 
 const alternativesDoc = "Present when the evidence points to several procedures and none is decisive (evidence_state " +
 	"is then insufficient): each competing procedure, with the evidence paths that favour it (semantic, lexical, " +
-	"front_matter). Do not act on any of them: ask the operator which situation applies (a clarifying question " +
-	"that names the procedures), then look up again with the answer."
+	"front_matter). Never present for a question the procedures do not cover. Do not act on any of them: relay " +
+	"relevance.clarification's question to the operator, then look up again with procedure set to the chosen option."
+
+// clarifyDoc explains the clarifying turn to a client's model.
+const clarifyDoc = " The clarifying turn: when evidence_state is insufficient and relevance.clarification is present, " +
+	"relay clarification.question to the operator as it is (it is in the question's language and names each " +
+	"situation); when the operator chooses, call this tool again with the same question and procedure set to the " +
+	"chosen option's procedure. That call considers only the confirmed procedure (relevance.basis confirmed): " +
+	"grounded when its sections answer the question, the answering section first; insufficient when they do not, " +
+	"and then the procedures do not cover the question. Without clarification, an insufficient answer has nothing " +
+	"to choose between: say the procedures do not cover the question."
 
 const lookupDescription = "Look up the fleet-operations procedures for evidence that answers a question " +
 	"(damage handling, bookings, fines, vehicle and customer issues). Call it before answering any operational " +
 	"question, with the question in the agent's or customer's own words. Returns ranked evidence blocks quoted " +
 	"verbatim from the versioned procedures: primary is the best block, supplement the others, each with its " +
-	"source, document_id, version, effective_date and section for citation. evidence_state says what the blocks " +
-	"support: " + evidenceStateDoc + " When evidence_state is insufficient and relevance.alternatives is present, " +
-	"the evidence points to several procedures: ask the operator which situation applies (a clarifying question " +
-	"naming them) rather than act; only grounded is a promise to act on. invocation_id identifies the recorded " +
-	"trace of the call."
+	"source, document_id, version, effective_date and section for citation; a block with next_version announces " +
+	"the procedure's coming version. evidence_state says what the blocks support: " + evidenceStateDoc +
+	" only grounded is a promise to act on." + clarifyDoc + " invocation_id identifies the recorded trace of the call."
 
 const askDescription = "Get a short answer to an operational question built only from the procedures' passages, " +
 	"with its sources. Prefer lookup_knowledge when you will write the answer yourself; use this when a ready, " +
 	"quoted answer is wanted. answer_kind says how the text was made (template: extracted passages, nothing " +
-	"generated). evidence_state: " + evidenceStateDoc
+	"generated). evidence_state: " + evidenceStateDoc + " relevance is the lookup's judgement, with its " +
+	"clarification." + clarifyDoc
 
 const statusDescription = "Report the state of the procedures index for one language: how many source documents " +
 	"there are, the last sync report, and whether the indexed count was verified (document_count is null and " +
@@ -71,7 +79,9 @@ var (
     "language": {"type": ["string", "null"], "enum": [%s, null],
       "description": "Language of the question and of the procedures to search. Omit to detect it from the question (en when it cannot be told)."},
     "as_of": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-      "description": "Answer from the procedure versions in force on this day (ISO date, %s to %s) instead of today: for audits and for preparing a coming change."}%%s
+      "description": "Answer from the procedure versions in force on this day (ISO date, %s to %s) instead of today: for audits and for preparing a coming change."},
+    "procedure": {"type": "string", "pattern": "^[a-z0-9-]{3,64}$",
+      "description": "The procedure the operator confirmed after a clarification: an option's procedure from relevance.clarification. Send it with the same question; the answer then considers only that procedure."}%%s
   },
   "required": ["question"],
   "additionalProperties": false

@@ -113,7 +113,12 @@ func results() map[string]*fixed {
 			Alternatives: []lookup.Alternative{
 				{DocumentID: "lost-and-found", Title: "Lost and found items", Source: "procedures/en/lost-and-found.md#4-x", FavouredBy: []string{retrieval.PathSemantic}},
 				{DocumentID: "child-locked-in", Title: "Child locked in", Source: "procedures/en/child.md#1-y", FavouredBy: []string{retrieval.PathLexical, retrieval.PathFrontMatter}},
-			}}},
+			},
+			Clarification: &lookup.Clarification{Question: "Is this about lost and found items or child locked in?",
+				Options: []lookup.Option{
+					{Procedure: "lost-and-found", Title: "Lost and found items", Situation: "Lost and found items: left behind"},
+					{Procedure: "child-locked-in", Title: "Child locked in", Situation: "Child locked in"},
+				}}}},
 		answer: lookup.Answer{EvidenceState: port.StateInsufficient, Sources: []port.AnswerSource{}},
 		status: domain.Status{Verification: domain.Verification{VerificationResult: domain.VerificationResult{Missing: []string{}}}}}
 	out["insufficient, alternatives as a service writes them"] = alt
@@ -193,7 +198,7 @@ func TestOutputSchemas(t *testing.T) {
 				t.Errorf("ask_knowledge's output schema has no answer: %s", b)
 			}
 		case ToolLookup:
-			for _, want := range []string{`"enum":["grounded","insufficient","unavailable"]`, `"alternatives"`, "ask the operator which situation applies"} {
+			for _, want := range []string{`"enum":["grounded","insufficient","unavailable"]`, `"alternatives"`, `"clarification"`, "relevance.clarification"} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("lookup_knowledge's output schema lacks %s", want)
 				}
@@ -206,33 +211,37 @@ func TestOutputSchemas(t *testing.T) {
 	}
 }
 
-// When the evidence points to several procedures, the tool tells the model to ask the operator a
-// clarifying question rather than act: in the tool's description, in the server's instructions
-// and in the text rendering, which names the competing procedures.
-func TestAlternativesAskForAClarifyingQuestion(t *testing.T) {
+// When the evidence points to several procedures, the tool tells the model to relay the
+// clarification to the operator and send the chosen option back as procedure: in the tool's
+// description, in the server's instructions and in the text rendering, which quotes the question
+// and lists the options; an insufficient answer without a clarification asks nothing.
+func TestClarificationIsRelayedAndSentBack(t *testing.T) {
 	t.Parallel()
 	tool, err := lookupTool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for what, text := range map[string]string{"description": tool.Description, "instructions": instructions} {
-		if !strings.Contains(text, "relevance.alternatives") || !strings.Contains(text, "ask the operator which situation applies") ||
+		if !strings.Contains(text, "relevance.clarification") || !strings.Contains(text, "procedure") ||
 			!strings.Contains(text, "grounded") {
-			t.Errorf("the %s do not say what alternatives ask for: %q", what, text)
+			t.Errorf("the %s do not say what a clarification asks for: %q", what, text)
 		}
 	}
-	if !strings.Contains(tool.Description, "clarifying question") || !strings.Contains(tool.Description, "only grounded is a promise to act on") {
+	if !strings.Contains(tool.Description, "The clarifying turn") || !strings.Contains(tool.Description, "only grounded is a promise to act on") {
 		t.Errorf("description %q", tool.Description)
 	}
 	f := results()["insufficient, alternatives as a service writes them"]
 	text := lookupText(f.result)
 	for _, want := range []string{"Lost and found items (lost-and-found, favoured by semantic)",
-		"Child locked in (child-locked-in, favoured by lexical and front_matter)", "ask the operator which situation applies"} {
+		"Child locked in (child-locked-in, favoured by lexical and front_matter)", "Ask the operator which situation applies",
+		`"Is this about lost and found items or child locked in?"`, `procedure "lost-and-found": Lost and found items: left behind`,
+		`procedure "child-locked-in": Child locked in`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text %q lacks %q", text, want)
 		}
 	}
-	if strings.Contains(lookupText(lookup.Result{EvidenceState: port.StateInsufficient}), "several procedures") {
-		t.Error("an insufficient lookup without alternatives names several procedures")
+	plain := lookupText(lookup.Result{EvidenceState: port.StateInsufficient})
+	if strings.Contains(plain, "several procedures") || strings.Contains(plain, "Ask the operator") {
+		t.Errorf("an insufficient lookup without a clarification asks something: %q", plain)
 	}
 }

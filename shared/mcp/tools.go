@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -51,10 +52,11 @@ type StatusOutput struct {
 }
 
 type questionArgs struct {
-	Question *string `json:"question"`
-	Language *string `json:"language"`
-	TopK     *int    `json:"top_k"`
-	AsOf     *string `json:"as_of"`
+	Question  *string `json:"question"`
+	Language  *string `json:"language"`
+	TopK      *int    `json:"top_k"`
+	AsOf      *string `json:"as_of"`
+	Procedure *string `json:"procedure"`
 }
 
 type statusArgs struct {
@@ -75,8 +77,12 @@ func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if ae != nil {
 		return errorResult(fromRequest(ae), call.CorrelationID), nil
 	}
+	proc, pe := request.Procedure(a.Procedure)
+	if pe != nil {
+		return errorResult(fromRequest(pe), call.CorrelationID), nil
+	}
 	res, err := s.svc.Lookup.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
-		AsOf: asOf, Actor: call.Actor, CorrelationID: call.CorrelationID})
+		AsOf: asOf, Procedure: proc, Actor: call.Actor, CorrelationID: call.CorrelationID})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
 	}
@@ -97,14 +103,17 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallTo
 	if ae != nil {
 		return errorResult(fromRequest(ae), call.CorrelationID), nil
 	}
-	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Actor: call.Actor,
+	proc, pe := request.Procedure(a.Procedure)
+	if pe != nil {
+		return errorResult(fromRequest(pe), call.CorrelationID), nil
+	}
+	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Procedure: proc, Actor: call.Actor,
 		CorrelationID: call.CorrelationID, Tool: ToolAsk})
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
 	}
 	ans.Language, ans.LanguageDetected = lang, detected
-	return result(AskOutput{Answer: ans, CorrelationID: call.CorrelationID},
-		fmt.Sprintf("evidence_state: %s\n%s", ans.EvidenceState, ans.Answer))
+	return result(AskOutput{Answer: ans, CorrelationID: call.CorrelationID}, askText(ans))
 }
 
 func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -244,41 +253,92 @@ func invalid(field, msg string) *toolError {
 	return &toolError{Code: codeInvalidRequest, Message: msg, Field: field}
 }
 
-// lookupText is the short text rendering of a lookup for clients that read only text: the
-// evidence state, what it obliges the model to (with the competing procedures, when the evidence
-// points to several), and the primary block.
+// textBlocks is how many evidence blocks the text rendering quotes: the answering section is
+// often not the primary block but the next one or two.
+const textBlocks = 3
+
+// lookupText renders a lookup for a model that reads the text content: the evidence state and
+// what it asks of the agent (the clarification to relay, with the options to send back as
+// procedure), then the first textBlocks blocks with their provenance.
 func lookupText(r lookup.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "evidence_state: %s\n", r.EvidenceState)
+	if r.Procedure != "" {
+		fmt.Fprintf(&b, "Confined to the procedure the operator confirmed: %s.\n", r.Procedure)
+	}
 	switch r.EvidenceState {
 	case port.StateInsufficient:
-		if alts := r.Relevance.Alternatives; len(alts) > 0 {
-			b.WriteString("The evidence points to several procedures:")
-			for i, a := range alts {
-				if i > 0 {
-					b.WriteString(";")
-				}
-				fmt.Fprintf(&b, " %s (%s, favoured by %s)", a.Title, a.DocumentID, strings.Join(a.FavouredBy, " and "))
-			}
-			b.WriteString(". Do not act on any of them: ask the operator which situation applies, then look up again.\n")
-			break
-		}
-		b.WriteString("The procedures do not clearly cover this question: do not answer it from general knowledge; say so, or ask for details.\n")
+		writeInsufficient(&b, r.Relevance)
 	case port.StateUnavailable:
 		b.WriteString("No evidence could be retrieved now: do not answer from general knowledge; say the procedures are unavailable.\n")
 	}
-	if r.Primary == nil {
+	if len(r.EvidenceBlocks) == 0 || r.Primary == nil {
 		b.WriteString("No evidence block.")
 		return b.String()
 	}
-	p := r.Primary
-	fmt.Fprintf(&b, "Primary: %s (%s v%s, effective %s, %s)\n%s", p.Breadcrumb, p.DocumentID, p.Version,
-		p.EffectiveDate, p.Source, p.Content)
-	if n := len(r.EvidenceBlocks) - 1; n > 0 {
-		fmt.Fprintf(&b, "\n(%d more evidence block(s) in the structured content; invocation_id %s)", n, r.InvocationID)
+	shown := 0
+	for i, blk := range r.EvidenceBlocks {
+		if i == textBlocks || blk.Outdated {
+			break
+		}
+		label := "Primary"
+		if i > 0 {
+			label = "Block " + strconv.Itoa(i+1)
+		}
+		fmt.Fprintf(&b, "%s: %s (%s v%s, effective %s, %s)\n%s\n", label, blk.Breadcrumb, blk.DocumentID, blk.Version,
+			blk.EffectiveDate, blk.Source, blk.Content)
+		if nv := blk.NextVersion; nv != nil {
+			fmt.Fprintf(&b, "(version %s of %s takes effect on %s)\n", nv.Version, blk.DocumentID, nv.EffectiveDate)
+		}
+		shown++
 	}
-	return b.String()
+	if n := len(r.EvidenceBlocks) - shown; n > 0 {
+		fmt.Fprintf(&b, "(%d more evidence block(s) in the structured content; invocation_id %s)", n, r.InvocationID)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeInsufficient says what an insufficient answer asks of the agent: relay the clarification
+// and send the chosen option back as procedure, or, without one, say the procedures do not cover
+// the question.
+func writeInsufficient(b *strings.Builder, rel lookup.Relevance) {
+	if alts := rel.Alternatives; len(alts) > 0 {
+		b.WriteString("The evidence points to several procedures:")
+		for i, a := range alts {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(b, " %s (%s, favoured by %s)", a.Title, a.DocumentID, strings.Join(a.FavouredBy, " and "))
+		}
+		b.WriteString(". Do not act on any of them.\n")
+	}
+	c := rel.Clarification
+	if c == nil {
+		if rel.Basis == lookup.BasisConfirmed {
+			b.WriteString("The confirmed procedure does not clearly answer the question: say that the procedures do not cover it; do not answer from general knowledge.\n")
+			return
+		}
+		b.WriteString("The procedures do not clearly cover this question: do not answer it from general knowledge; say so, or ask for details.\n")
+		return
+	}
+	fmt.Fprintf(b, "Ask the operator which situation applies, as it is: %q\nOptions (send the chosen one as procedure, with the same question):", c.Question)
+	for _, o := range c.Options {
+		fmt.Fprintf(b, "\n- procedure %q: %s", o.Procedure, o.Situation)
+	}
+	b.WriteString("\n")
 }
 
 // marshal encodes v as the HTTP routes do (request.Marshal).
 func marshal(v any) ([]byte, error) { return request.Marshal(v) }
+
+// askText renders an ask for a model that reads the text content: the state, the answer, and the
+// clarification when there is one.
+func askText(ans lookup.Answer) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "evidence_state: %s\n%s", ans.EvidenceState, ans.Answer)
+	if ans.Relevance != nil && ans.Relevance.Clarification != nil && ans.EvidenceState == port.StateInsufficient {
+		b.WriteString("\n")
+		writeInsufficient(&b, *ans.Relevance)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -82,6 +82,10 @@ type Query struct {
 	TopK     int
 	// Category is the L0-derived metadata filter; empty means no filter.
 	Category string
+	// Procedure confines the search to one procedure (the one an operator confirmed); empty
+	// means every procedure. A provider whose platform filters by category only (RAGcore) sends
+	// the procedure's category as Category, and the service keeps that procedure's candidates.
+	Procedure string
 	// Terms are the question's index terms as the service analysed them; a lexical provider
 	// may use them instead of analysing the question again.
 	Terms []string

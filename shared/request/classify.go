@@ -28,6 +28,9 @@ func Classify(err error) Error {
 	case errors.Is(err, domain.ErrUnsupportedLanguage):
 		return Error{Code: CodeUnsupportedLanguage, Field: "language",
 			Message: "supported languages: " + strings.Join(textproc.Languages, ", ")}
+	case errors.Is(err, domain.ErrUnknownProcedure):
+		return Error{Code: CodeInvalidRequest, Field: "procedure",
+			Message: "procedure names no procedure in force on the day asked; send an option's procedure from relevance.clarification"}
 	case errors.Is(err, domain.ErrNotFound):
 		return Error{Code: CodeNotFound, Message: "not found"}
 	case errors.Is(err, port.ErrUnavailable):

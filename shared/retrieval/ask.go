@@ -45,6 +45,10 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	if l == nil {
 		return lookup.Answer{}, domain.ErrUnsupportedLanguage
 	}
+	conf, err := confine(l, req.Procedure)
+	if err != nil {
+		return lookup.Answer{}, err
+	}
 	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
 	words := analyse(l, text)
 	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
@@ -54,6 +58,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	var layer string
 	var l1 lookup.L1Details
 	var l0Done time.Time
+	var rel lookup.Relevance // the lookup's judgement, which the answer carries
 	// On a semantic provider the lookup runs beside the answer call: a generated answer is
 	// grounded only when the lookup's own verdict grounds the procedure it cites (capAnswerState).
 	var check chan lookup.Result
@@ -61,19 +66,24 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		check = make(chan lookup.Result, 1)
 		go func() {
 			res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-				AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+				AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 			check <- res.Result
 		}()
 		hints, layer, l1 = s.askHints(l, words, &q)
+		if conf.on() {
+			l1.CategoryFilter, q.Category = &conf.category, conf.category
+		}
 		l0Done = s.now()
 	} else {
 		var res outcome
 		res, l0Done = s.evidenceFor(ctx, l, v, req, text, words, &q)
 		hints, l1, layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
 		blocks, evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
+		rel = res.Relevance
 	}
 	ga, err := s.ask(ctx, q)
-	if err == nil && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
+	ga.Sources = conf.sources(ga.Sources)
+	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
 		// As for a lookup, the filter narrows but never hides: an answer the filtered call
 		// could not ground is asked once more without it.
 		q.Category = ""
@@ -83,11 +93,14 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	}
 	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
 	if check != nil {
-		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
+		verdict := <-check
+		if ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
 			ans.EvidenceState = port.StateInsufficient
 			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
 		}
+		rel = verdict.Relevance
 	}
+	ans.Procedure, ans.Relevance = req.Procedure, &rel
 	l1Done := s.now()
 
 	sums := sourceSummaries(v, req.Language, ans.Sources)
@@ -104,6 +117,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
 			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
 			AsOf:      v.day, AsOfRequested: v.asked,
+			Procedure: req.Procedure, Clarification: optionIDs(rel.Clarification),
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil
@@ -131,7 +145,7 @@ func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQ
 func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, text string,
 	words []textproc.Group, q *port.AskQuery) (outcome, time.Time) {
 	res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-		AsOf: v.day, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
 	blocks := res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	q.EvidenceState = res.EvidenceState
 	kinds := textproc.QuestionKinds(text)

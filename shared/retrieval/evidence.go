@@ -117,7 +117,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	p := blocks[0]
 	sp := support(l, resolved, *p.EvidenceBlock)
 	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
-		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID}
+		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID, lang: l.Language}
 	switch {
 	case views[pathSemantic].present && views[pathLexical].present:
 		r.Basis = BasisBoth
@@ -167,11 +167,14 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 }
 
 // weak is r judged weak for why: the closest procedures are returned, with the alternatives
-// the evidence paths favour over the primary block's.
+// the evidence paths favour over the primary block's when the procedures cover the question
+// (covered), and none when they do not: there is then nothing for an operator to choose between.
 func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView, blocks []ranked, why string) judgement {
 	r.Assessment = "weak"
 	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
-	r.Alternatives = s.alternatives(l, blocks[0].DocumentID, views, blocks)
+	if r.covered = s.covered(r, views); r.covered {
+		r.Alternatives = s.alternatives(l, blocks[0].DocumentID, views, blocks)
+	}
 	return r
 }
 

@@ -40,6 +40,10 @@ type judgement struct {
 	// views and primaryDoc are what Signals describes the paths from, on demand.
 	views      *[pathCount]pathView
 	primaryDoc string
+	// lang is the language judged in; covered tells that the procedures cover a question judged
+	// weak, so that its answer may offer a clarification.
+	lang    string
+	covered bool
 }
 
 // Evidence paths named in lookup.Alternative.FavouredBy.

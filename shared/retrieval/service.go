@@ -116,6 +116,9 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	if l == nil {
 		return outcome{}, domain.ErrUnsupportedLanguage
 	}
+	if _, err := confine(l, req.Procedure); err != nil {
+		return outcome{}, err
+	}
 	res, lat := s.lookup(ctx, l, v, req, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
@@ -130,6 +133,7 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 			Sidecar:           res.Retrieval.Sidecar.SidecarStatus,
 			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 			AsOf:              v.day, AsOfRequested: v.asked,
+			Procedure: req.Procedure, Clarification: optionIDs(res.Relevance.Clarification),
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil
@@ -156,7 +160,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	// The informative words resolved once, for the lexical support of every block judged.
 	question := l.AppendQuestion(sc.question, words)
 	sc.question = question
+	conf, _ := confine(l, req.Procedure) // checked by the caller
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
+	matches = conf.matches(matches)
 	st.l0 = s.now()
 
 	l1 := lookup.L1Details{Status: lookup.L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
@@ -165,7 +171,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	var cands, outdated []port.Candidate
 	if s.opts.L1Enabled {
-		cands, outdated = s.layerL1(ctx, l, v, req, text, query, weights, question, hints, &l1)
+		cands, outdated = s.layerL1(ctx, l, v, req, conf, text, query, weights, question, hints, &l1)
 	}
 	st.l1 = s.now()
 
@@ -179,6 +185,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	res := outcome{
 		Result: lookup.Result{
 			AsOf:           v.day,
+			Procedure:      req.Procedure,
 			EvidenceBlocks: evidence,
 			Provider:       s.provider.Name(),
 			Retrieval: lookup.Details{
@@ -191,8 +198,16 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	// The demo provider's candidates are the lexical path itself, unless a category filter
 	// narrowed them; otherwise the local sections are searched.
 	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
-	res.relevance = s.assess(l, text, words, question, blocks, l1, &views)
+	views := s.views(l, conf, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
+	q := analysed{text: text, words: words, resolved: question}
+	if conf.on() {
+		res.relevance = s.assessConfirmed(l, q, blocks, l1, &views)
+	} else {
+		res.relevance = s.assess(l, text, words, question, blocks, l1, &views)
+		if res.relevance.Assessment == "weak" && res.relevance.covered {
+			res.relevance.Clarification = clarification(l, blocks[0].DocumentID, res.relevance.Alternatives, matches)
+		}
+	}
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
@@ -207,18 +222,24 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 // layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered
 // again when the filtered call is empty or weak, and records the calls and their outcome in l1;
 // it returns the candidates in force and the outdated ones.
-func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, text string, query []string,
+func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, conf confinement, text string, query []string,
 	weights map[string]float64, question lexical.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
 	q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 		Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
 		AsOf: v.day}
-	if len(hints.Domains) == 1 {
+	switch {
+	case conf.on():
+		// Confined to the confirmed procedure: its category is the platform's filter, and only
+		// its candidates are kept; there is nothing to retry without the filter.
+		l1.CategoryFilter, q.Category, q.Procedure = &conf.category, conf.category, conf.id
+	case len(hints.Domains) == 1:
 		l1.CategoryFilter = &hints.Domains[0]
 		q.Category = hints.Domains[0]
 	}
 	cands, err := s.retrieve(ctx, q, l1)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
-	if err == nil && q.Category != "" && s.weakL1(l, question, cands) {
+	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
+	if err == nil && !conf.on() && q.Category != "" && s.weakL1(l, question, cands) {
 		// The filter narrows, never hides: a filtered call that found nothing convincing is
 		// followed by one unfiltered call, whose candidates replace the filtered ones.
 		q.Category = ""

@@ -109,7 +109,7 @@ var agreement = Agreement{SemanticClose: 0.05, SemanticDecisive: 0.055, LexicalC
 
 // views builds the three paths' rankings: the semantic candidates (a semantic provider's, when
 // L1 answered), the lexical search of the local sections, and L0's front-matter matches.
-func (s *Service) views(l *lexical.Lang, query []string, weights map[string]float64, cands []port.Candidate, lexicalCands bool, matches []lexical.FrontMatch) [pathCount]pathView {
+func (s *Service) views(l *lexical.Lang, conf confinement, query []string, weights map[string]float64, cands []port.Candidate, lexicalCands bool, matches []lexical.FrontMatch) [pathCount]pathView {
 	var v [pathCount]pathView
 	// One array for the three paths' procedures, each path a stretch of it (grown only past
 	// pathProcs procedures).
@@ -127,7 +127,11 @@ func (s *Service) views(l *lexical.Lang, query []string, weights map[string]floa
 			v[pathLexical].add(c.DocumentID, c.Score, c.Source)
 		}
 	} else {
-		for _, h := range l.SearchWeighted(query, weights, "", lexicalPool) {
+		hits := l.SearchWeighted(query, weights, "", lexicalPool)
+		if conf.on() {
+			hits = l.SearchWeightedIn(query, weights, conf.doc, lexicalPool)
+		}
+		for _, h := range hits {
 			d, _ := l.Doc(h.Passage)
 			v[pathLexical].add(d.ID, h.Score, l.Source(h.Passage))
 		}

@@ -1,0 +1,143 @@
+package retrieval
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+)
+
+// CoveredShare is the share of the language's LexicalMinPoints from which the procedures cover a
+// question that the evidence does not ground: its closest procedure holds at least
+// minInformativeWords of its informative words and that much lexical evidence, and its front
+// matter has an opinion on the question (the paths' FrontMin). Below it the
+// question is one no procedure answers (off-topic, near-domain), and an insufficient answer then
+// names no alternatives and offers no clarification: an agent must not ask the operator to
+// choose between procedures none of which applies. Chosen on the development sets of eval/ (see
+// docs/retrieval.md, "The clarifying turn").
+const CoveredShare = 0.85
+
+// covered reports whether the procedures cover the question judged weak in r: on the semantic
+// path, when the semantic search scores the closest procedure at least at the supported
+// threshold of its scale; on lexical evidence alone (the demo provider, or the semantic search
+// down or empty), when the closest procedure holds enough of the question and its front matter
+// names the question's subject (CoveredShare). A
+// question that names a topic the procedures do not cover, or with too few informative words,
+// is never covered.
+func (s *Service) covered(r judgement, views *[pathCount]pathView) bool {
+	sig := r.signals
+	if sig.Uncovered.Term != "" || sig.Support.Words < minInformativeWords {
+		return false
+	}
+	if views[pathSemantic].present {
+		if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && sc.Supported > 0 {
+			first, _ := views[pathSemantic].first()
+			return first.score >= sc.Supported
+		}
+	}
+	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= CoveredShare*LexicalMinPoints(r.lang) &&
+		sig.FrontWeight >= agreement.FrontMin
+}
+
+// maxSituationPhrases is how many of the question's front-matter phrases an option's situation
+// names beside the procedure's title.
+const maxSituationPhrases = 2
+
+// clarification is the question an agent relays when the evidence is weak but covered: which of
+// the primary block's procedure and its alternatives applies, each named by its title and the
+// keywords of its front matter the question matched. Nil when there is no procedure to offer.
+func clarification(l *lexical.Lang, primary string, alts []lookup.Alternative, matches []lexical.FrontMatch) *lookup.Clarification {
+	ids := make([]string, 0, 1+len(alts))
+	ids = append(ids, primary)
+	for _, a := range alts {
+		ids = appendUnique(ids, a.DocumentID)
+	}
+	c := &lookup.Clarification{Options: make([]lookup.Option, 0, len(ids))}
+	for _, id := range ids {
+		di := l.DocIndex(id)
+		if di < 0 {
+			continue
+		}
+		title := l.Docs[di].Title
+		c.Options = append(c.Options, lookup.Option{Procedure: id, Title: title, Situation: situation(l, di, title, matches)})
+	}
+	if len(c.Options) == 0 {
+		return nil
+	}
+	c.Question = clarifyingQuestion(l.Language, c.Options)
+	return c
+}
+
+// situation names a procedure as an operator knows it: its title, with the keywords of its front
+// matter the question matched ("Digital key and access failures: won't unlock, locked out").
+func situation(l *lexical.Lang, doc int, title string, matches []lexical.FrontMatch) string {
+	var named []string
+	for _, m := range matches {
+		if m.Doc != doc {
+			continue
+		}
+		for _, p := range m.Named {
+			if kind, text := l.PhraseString(p.Phrase); kind == lexical.PhraseKeyword && len(named) < maxSituationPhrases {
+				named = appendUnique(named, text)
+			}
+		}
+	}
+	if len(named) == 0 {
+		return title
+	}
+	return title + ": " + strings.Join(named, ", ")
+}
+
+// clarifyingQuestion asks which option applies, in the request's language: "Is this about A?",
+// "Is this about A or B?", "Is this about A, B or C?" (German: "Geht es um …?").
+func clarifyingQuestion(lang string, opts []lookup.Option) string {
+	lead, or := "Is this about ", " or "
+	if lang == "de" {
+		lead, or = "Geht es um ", " oder "
+	}
+	names := make([]string, len(opts))
+	for i, o := range opts {
+		names[i] = o.Title
+		if lang != "de" {
+			names[i] = lowerFirst(o.Title)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(lead)
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			b.WriteString(or)
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
+	}
+	b.WriteString("?")
+	return b.String()
+}
+
+// lowerFirst lowers a title's first letter to run on in an English sentence, unless the first
+// word is an abbreviation ("EV charging").
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || len(s) > n && unicode.IsUpper(rune(s[n])) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// optionIDs are the procedures a clarification offers, as the trace records them; nil for none.
+func optionIDs(c *lookup.Clarification) []string {
+	if c == nil {
+		return nil
+	}
+	ids := make([]string, len(c.Options))
+	for i, o := range c.Options {
+		ids[i] = o.Procedure
+	}
+	return ids
+}

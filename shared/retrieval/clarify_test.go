@@ -1,0 +1,165 @@
+package retrieval_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+)
+
+// confirmed is a lookup with procedure set, as an agent sends it after a clarification.
+func (f *fixture) confirmed(t *testing.T, lang, q, procedure string) lookup.Result {
+	t.Helper()
+	res, err := f.svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: lang, TopK: 5, Procedure: procedure,
+		Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-1"})
+	if err != nil {
+		t.Fatalf("lookup with procedure %s: %v", procedure, err)
+	}
+	return res
+}
+
+// A question no procedure answers gets neither alternatives nor a clarification, in either
+// language: an agent is never prompted to ask the operator a question no procedure can answer.
+func TestUncoveredQuestionOffersNothingToChoose(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct{ lang, q string }{
+		{"en", "What is the wifi password of the office?"},
+		{"en", "weather tomorrow in Berlin"},
+		{"en", "how much is a train ticket"},
+		{"de", "Wie ist das WLAN-Passwort im Büro?"},
+		{"de", "Wetter morgen in Berlin"},
+	} {
+		res := f.lookup(t, q.lang, q.q)
+		if res.EvidenceState == port.StateGrounded {
+			t.Errorf("%q: grounded (%s)", q.q, res.Relevance.Reason)
+		}
+		if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
+			t.Errorf("%q: alternatives %v, clarification %+v", q.q, res.Relevance.Alternatives, res.Relevance.Clarification)
+		}
+	}
+}
+
+// The whole clarifying turn on the demo provider: a question the procedures cover but whose
+// evidence does not decide gets a clarification in its own language whose options are the primary
+// block's procedure and each alternative; the follow-up that confirms an option considers only
+// that procedure, is judged on the confirmed basis and grounded, and its trace records the
+// procedure; the first trace records the options offered.
+func TestClarifyingTurn(t *testing.T) {
+	for _, c := range []struct {
+		lang, q, want, lead string
+	}{
+		{"en", "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out", "breakdown-assistance", "Is this about "},
+		{"de", "Blut auf der Rückbank, sieht bisschen nach Schlägerei aus", "vehicle-cleaning", "Geht es um "},
+	} {
+		f := newFixture(t)
+		res := f.lookup(t, c.lang, c.q)
+		cl := res.Relevance.Clarification
+		if res.EvidenceState != port.StateInsufficient || cl == nil {
+			t.Fatalf("%q: %s, clarification %+v (%s)", c.q, res.EvidenceState, cl, res.Relevance.Reason)
+		}
+		if !strings.HasPrefix(cl.Question, c.lead) || !strings.HasSuffix(cl.Question, "?") {
+			t.Errorf("%q: clarification %q", c.q, cl.Question)
+		}
+		ids := []string{res.Primary.DocumentID}
+		for _, a := range res.Relevance.Alternatives {
+			ids = append(ids, a.DocumentID)
+		}
+		var offered []string
+		for _, o := range cl.Options {
+			offered = append(offered, o.Procedure)
+			if o.Title == "" || !strings.HasPrefix(o.Situation, o.Title) || !strings.Contains(cl.Question, o.Title[1:]) {
+				t.Errorf("%q: option %+v in %q", c.q, o, cl.Question)
+			}
+		}
+		if !slices.Equal(offered, ids) || !slices.Contains(offered, c.want) {
+			t.Fatalf("%q: options %v, want the primary and the alternatives %v, among them %s", c.q, offered, ids, c.want)
+		}
+		if tr := f.trace(t, res.InvocationID); !slices.Equal(tr.RetrievalDetails.Clarification, offered) {
+			t.Errorf("trace records options %v, want %v", tr.RetrievalDetails.Clarification, offered)
+		}
+
+		conf := f.confirmed(t, c.lang, c.q, c.want)
+		if conf.EvidenceState != port.StateGrounded || conf.Relevance.Basis != lookup.BasisConfirmed || conf.Procedure != c.want {
+			t.Fatalf("%q confirmed %s: %s, basis %s (%s)", c.q, c.want, conf.EvidenceState, conf.Relevance.Basis, conf.Relevance.Reason)
+		}
+		for _, b := range conf.EvidenceBlocks {
+			if b.DocumentID != c.want {
+				t.Errorf("%q confirmed %s: a block of %s", c.q, c.want, b.DocumentID)
+			}
+		}
+		if conf.Relevance.Clarification != nil || len(conf.Relevance.Alternatives) > 0 {
+			t.Errorf("%q confirmed: asks again: %+v", c.q, conf.Relevance)
+		}
+		last := f.p.calls()[len(f.p.calls())-1]
+		if last.Procedure != c.want || last.Category == "" {
+			t.Errorf("the provider was asked %+v, want the procedure %s and its category", last, c.want)
+		}
+		if tr := f.trace(t, conf.InvocationID); tr.RetrievalDetails.Procedure != c.want {
+			t.Errorf("trace records procedure %q", tr.RetrievalDetails.Procedure)
+		}
+	}
+}
+
+// A confirmed procedure that does not hold the question leaves it insufficient: confirming a
+// situation never grounds a question no procedure answers, and a confirmed answer offers no
+// further clarification.
+func TestConfirmedProcedureDoesNotGroundWhatItDoesNotCover(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ lang, q, proc string }{
+		{"en", "What is the wifi password of the office?", "access-failure"},
+		{"en", "weather tomorrow in Berlin", "fines-and-parking"},
+		{"en", "There is a deep scratch and a dent on the rear door, how do I report the damage?", "ev-charging"},
+		{"de", "Wetter morgen in Berlin", "damage-procedure"},
+	} {
+		res := f.confirmed(t, c.lang, c.q, c.proc)
+		if res.EvidenceState == port.StateGrounded || res.Relevance.Basis != lookup.BasisConfirmed || res.Relevance.Clarification != nil {
+			t.Errorf("%q confirmed %s: %s, basis %s, clarification %+v (%s)", c.q, c.proc, res.EvidenceState,
+				res.Relevance.Basis, res.Relevance.Clarification, res.Relevance.Reason)
+		}
+	}
+}
+
+// An unknown procedure id, or one not in the question's language's corpus, is refused as
+// ErrUnknownProcedure by lookup and ask alike.
+func TestUnknownProcedureIsRefused(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.svc.Lookup(context.Background(), lookup.LookupRequest{Question: damageQuestion, Language: "en", TopK: 5, Procedure: "no-such-procedure"})
+	if !errors.Is(err, domain.ErrUnknownProcedure) {
+		t.Errorf("lookup: %v", err)
+	}
+	_, err = f.svc.Ask(context.Background(), lookup.AskRequest{Question: damageQuestion, Language: "en", Procedure: "no-such-procedure"})
+	if !errors.Is(err, domain.ErrUnknownProcedure) {
+		t.Errorf("ask: %v", err)
+	}
+}
+
+// An ask carries the lookup's relevance, so the clarifying turn runs from /ask alone, and a
+// confirmed ask cites only its procedure.
+func TestAskRunsTheClarifyingTurn(t *testing.T) {
+	f := newFixture(t)
+	q := "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"
+	ans, err := f.svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Relevance == nil || ans.Relevance.Clarification == nil || ans.EvidenceState != port.StateInsufficient {
+		t.Fatalf("ask: %s, relevance %+v", ans.EvidenceState, ans.Relevance)
+	}
+	conf, err := f.svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en", Procedure: "breakdown-assistance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conf.EvidenceState != port.StateGrounded || conf.Relevance.Basis != lookup.BasisConfirmed || len(conf.Sources) == 0 {
+		t.Fatalf("confirmed ask: %s, %+v", conf.EvidenceState, conf.Relevance)
+	}
+	for _, s := range conf.Sources {
+		if s.DocumentID != "breakdown-assistance" {
+			t.Errorf("confirmed ask cites %s", s.DocumentID)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package retrieval
+
+import (
+	"strconv"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// confinement is the procedure a lookup is confined to after a clarification (the request's
+// procedure): its index in the day's documents, -1 when the lookup considers every procedure.
+type confinement struct {
+	doc      int
+	id       string
+	category string
+}
+
+// confine resolves the request's procedure in l, the day's versions in force of the question's
+// language: ErrUnknownProcedure when no procedure of that id is in force.
+func confine(l *lexical.Lang, id string) (confinement, error) {
+	if id == "" {
+		return confinement{doc: -1}, nil
+	}
+	di := l.DocIndex(id)
+	if di < 0 {
+		return confinement{doc: -1}, domain.ErrUnknownProcedure
+	}
+	return confinement{doc: di, id: id, category: l.Docs[di].Category}, nil
+}
+
+// on reports whether the lookup is confined.
+func (c confinement) on() bool { return c.doc >= 0 }
+
+// matches keeps, in place, the front-matter matches of the confined procedure.
+func (c confinement) matches(ms []lexical.FrontMatch) []lexical.FrontMatch {
+	if !c.on() {
+		return ms
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if m.Doc == c.doc {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// candidates keeps, in place, the L1 candidates of the confined procedure: a platform that
+// filters by category alone returns its neighbours too.
+func (c confinement) candidates(cs []port.Candidate) []port.Candidate {
+	if !c.on() {
+		return cs
+	}
+	out := cs[:0]
+	for _, cand := range cs {
+		if cand.DocumentID == c.id {
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// sources keeps, in place, an answer's sources of the confined procedure: a confirmed answer
+// cites only that procedure.
+func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
+	if !c.on() {
+		return srcs
+	}
+	out := srcs[:0]
+	for _, src := range srcs {
+		if src.DocumentID == c.id {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+// ConfirmedShare is the share of the language's LexicalMinPoints a confirmed procedure's lexical
+// evidence must reach to ground a question on lexical evidence: once the operator has chosen the
+// situation, no other procedure competes, but the procedure must still hold the question. Chosen
+// on the development sets of eval/ with CoveredShare (docs/retrieval.md, "The clarifying turn").
+const ConfirmedShare = 0.6
+
+// assessConfirmed judges a lookup confined to the procedure the operator confirmed, on its own
+// basis: grounded when the procedure's sections hold the question's evidence (the semantic
+// search scores the procedure at least at its supported threshold, or, on lexical evidence, the
+// procedure holds ConfirmedShare of the points a grounded question needs), insufficient with its
+// best sections when they do not. A question naming a topic the procedures do not cover stays
+// insufficient, and a semantic provider that is down grounds nothing, confirmed or not.
+func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+	r := judgement{Relevance: lookup.Relevance{Assessment: "weak", Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
+	if len(blocks) == 0 {
+		r.Assessment = "none"
+		r.Reason = "the confirmed procedure holds nothing of the question"
+		return r
+	}
+	p := blocks[0]
+	sp := support(l, q.resolved, *p.EvidenceBlock)
+	r.primaryDoc, r.Coverage = p.DocumentID, round4(sp.Share())
+	r.SemanticSupport = p.l1 && s.provider.Semantic()
+	r.signals = Signals{Support: sp, FrontWeight: p.l0Weight}
+	if sp.Words < minInformativeWords {
+		r.Reason = "the question has " + strconv.Itoa(sp.Words) + " informative word(s), too few to ground an answer, confirmed or not"
+		return r
+	}
+	lex := s.lexicalEvidence(l, q.text, q.words, q.resolved, p, sp)
+	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
+	if lex.uncovered.Term != "" {
+		r.Reason = lex.why + "; confirmed or not, the procedures do not cover it"
+		return r
+	}
+	reason, ok := s.confirmedVerdict(l, lex, l1, views)
+	r.Reason = "the operator confirmed " + p.DocumentID + "; " + reason
+	if ok {
+		r.Assessment = "strong"
+		r.signals.Base = true
+	}
+	return r
+}
+
+// confirmedVerdict says whether the confirmed procedure holds the question's evidence, and why.
+func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, l1 lookup.L1Details, views *[pathCount]pathView) (string, bool) {
+	held := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
+		" informative words (evidence " + fixed(lex.points, 1) + ")"
+	if s.provider.Semantic() {
+		if l1.Status != lookup.L1OK {
+			return held + "; the semantic search was not consulted (it " + degradedWhy(l1.Status) +
+				"), and a grounded answer needs it: the procedure's closest sections are returned", false
+		}
+		if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && sc.Supported > 0 {
+			first, _ := views[pathSemantic].first()
+			if first.score >= sc.Supported && lex.proc.Matched > 0 {
+				return "the semantic search scores its best section " + fixed(first.score, 2) + ", at or above " +
+					fixed(sc.Supported, 2) + ", and " + held, true
+			}
+			return "the semantic search scores its best section only " + fixed(first.score, 2) + " (a confirmed procedure needs " +
+				fixed(sc.Supported, 2) + "); " + held + ": the procedure does not clearly answer the question", false
+		}
+	}
+	need := ConfirmedShare * LexicalMinPoints(l.Language)
+	if lex.proc.Matched >= minInformativeWords && lex.points >= need {
+		return held + ", at least the " + fixed(need, 1) + " a confirmed procedure needs", true
+	}
+	return held + ", a confirmed procedure needs " + fixed(need, 1) + " and " + strconv.Itoa(minInformativeWords) +
+		" words: the procedure does not clearly answer the question", false
+}
+
+// analysed is a question as every step of a lookup reads it: its normalised text, its words
+// (with their parts and synonyms) and its informative words resolved in the index.
+type analysed struct {
+	text     string
+	words    []textproc.Group
+	resolved lexical.Question
+}
