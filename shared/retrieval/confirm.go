@@ -1,8 +1,10 @@
 package retrieval
 
 import (
+	"slices"
 	"strconv"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
@@ -154,4 +156,61 @@ type analysed struct {
 	text     string
 	words    []textproc.Group
 	resolved lexical.Question
+}
+
+// confinedKind labels the score of a section of the confirmed procedure that only the local
+// lexical search found: its BM25 score over the procedure's sections.
+const confinedKind = "bm25"
+
+// confinedLexical is how many of a focused lexical search's best sections of the confirmed
+// procedure rankConfined places right after its primary block.
+const confinedLexical = 2
+
+// rankConfined orders the blocks of a lookup confined to the confirmed procedure so that the
+// section that answers is among the first whichever path found it: the fused blocks (L1 with L0)
+// keep their order, and the confinedLexical best sections of a focused lexical search of the
+// procedure's own sections follow the primary block, each made a block of its own (layer L0, its
+// BM25 score) when no path returned it. A semantic platform returns a handful of sections over
+// every procedure, so the confirmed procedure's answering section is often not among them, or
+// behind sections it cannot tell apart from it; the procedure's own sections are all in the local
+// index. It returns at most topK blocks, the response's array keeping room for extra more.
+func (s *Service) rankConfined(l *lexical.Lang, conf confinement, query []string, weights map[string]float64, text string,
+	blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	hits := l.SearchFocusedIn(query, weights, conf.doc, confinedLexical, textproc.QuestionKinds(text))
+	order := make([]ranked, 0, len(blocks)+len(hits))
+	order = append(order, blocks...)
+	for r, h := range hits {
+		k := slices.IndexFunc(order, func(b ranked) bool { return b.local && b.localPassage == h.Passage })
+		switch {
+		case k == 0 || k > 0 && k <= r+1:
+			continue // already as far up
+		case k > 0:
+			b := order[k]
+			order = slices.Delete(order, k, k+1)
+			order = slices.Insert(order, min(r+1, len(order)), b)
+		default:
+			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h))
+		}
+	}
+	n := min(len(order), topK)
+	out := make([]ranked, n)
+	evidence := make([]lookup.EvidenceBlock, n, n+extra)
+	for i := range out {
+		evidence[i] = *order[i].EvidenceBlock
+		evidence[i].Rank = i + 1
+		out[i] = order[i]
+		out[i].EvidenceBlock = &evidence[i]
+	}
+	return out, evidence
+}
+
+// localBlock is the block of a section of the confirmed procedure that only the local lexical
+// search found.
+func localBlock(l *lexical.Lang, h lexical.Hit) ranked {
+	d, sec := l.Doc(h.Passage)
+	b := &lookup.EvidenceBlock{Source: l.Source(h.Passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
+		Title: d.Title, Breadcrumb: knowledge.Breadcrumb(d.Title, sec.Heading), Section: sec.Heading, Category: d.Category,
+		Content: sec.Content, RetrievalLayer: lookup.LayerL0, HitReasons: []string{"l0:confirmed-procedure"},
+		Score: port.Score{Value: round4(h.Score), Kind: confinedKind, HigherIsBetter: true}}
+	return ranked{EvidenceBlock: b, local: true, localPassage: h.Passage}
 }

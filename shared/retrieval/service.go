@@ -180,6 +180,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
+	if conf.on() {
+		blocks, evidence = s.rankConfined(l, conf, query, weights, text, blocks, req.TopK, len(outdated))
+	}
 	ownReasons(l, text, question, blocks)
 	v.announce(req.Language, blocks)
 	res := outcome{

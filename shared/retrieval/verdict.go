@@ -224,7 +224,8 @@ func (a Agreement) near(i int, r, p float64) bool {
 // weigh decides whether the paths let a strong base judgement of doc stand: no path may prefer
 // another procedure, and at least one must be decisive (doc first, no other procedure close).
 // Lexical evidence alone (the demo provider, or L1 switched off) has two paths, BM25 and the
-// front matter, under the same rule; a semantic provider that is down or found nothing grounds
+// front matter, under the same rule, except that the front matter alone never decides what the
+// lexical search cannot tell apart; a semantic provider that is down or found nothing grounds
 // nothing at all (assess), and weigh only says what the other paths showed. With the semantic path present, a
 // semantic favourite ahead of every other procedure by SemanticDecisive stands against a lexical
 // or front-matter path that prefers another procedure, as long as the lexical path still gives
@@ -250,9 +251,17 @@ func (s *Service) weigh(doc string, v *[pathCount]pathView) (string, bool) {
 		return strings.Join(against, " and ") + " rather than " + doc, false
 	}
 	for i := range st {
-		if st[i].decisive {
-			return "", true
+		if !st[i].decisive {
+			continue
 		}
+		if i == pathFront && !v[pathSemantic].present && st[pathLexical].close != "" {
+			// Lexical evidence alone: the front matter's names do not decide what the sections'
+			// own words cannot tell apart (keywords such as "lock" or "ticket" name several
+			// situations).
+			return "the lexical search does not tell it apart from " + st[pathLexical].close +
+				", and the front matter alone does not decide", false
+		}
+		return "", true
 	}
 	if c := cmp.Or(sem.close, st[pathLexical].close, st[pathFront].close); c != "" {
 		return "no path tells it apart from " + c, false
