@@ -245,11 +245,11 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 	whole := sp.Matched == sp.Words && p.l0Weight >= WholeQuestionFrontWeight
 	switch {
 	case sp.Matched == 0:
-		j.why = "the best block holds none of the question's " + strconv.Itoa(sp.Words) + " informative words"
+		j.why = "the best block holds none of the question's " + wordsOf(sp)
 		return j
 	case j.points < minPoints && !whole:
-		j.why = "the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
-			" informative words (evidence " + fixed(j.points, 1) + ", grounded needs " + fixed(minPoints, 1) + ")"
+		j.why = "the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + wordsOf(sp) +
+			" (evidence " + below(j.points, minPoints) + ", grounded needs " + fixed(minPoints, 1) + ")"
 		return j
 	}
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
@@ -274,6 +274,25 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 		" informative words, the primary block " + strconv.Itoa(sp.Matched) + " of them (evidence " + fixed(j.points, 1) +
 		", threshold " + fixed(minPoints, 1) + ")"
 	return j
+}
+
+// wordsOf says how many informative words the question has, and how many of them no procedure
+// uses: coverage counts only the others, the words the procedures know.
+func wordsOf(sp lexical.Support) string {
+	s := strconv.Itoa(sp.Words) + " informative words"
+	if sp.Unknown > 0 && sp.Unknown < sp.Words {
+		s += ", " + strconv.Itoa(sp.Unknown) + " of them used by no procedure"
+	}
+	return s
+}
+
+// below formats evidence x that falls short of threshold t with one decimal, or two where one
+// would round it up to t's own figure ("14.46", never "14.5" below 14.5).
+func below(x, t float64) string {
+	if s := fixed(x, 1); s != fixed(t, 1) {
+		return s
+	}
+	return fixed(x, 2)
 }
 
 // fixed formats x with prec decimals, as %.<prec>f does. assess builds its reasons by
