@@ -139,6 +139,8 @@ func toolError(t *testing.T, res *sdk.CallToolResult) (code, message, field stri
 const (
 	grounded     = "A customer found a deep scratch on the rear door before starting the trip. Does she need to upload photos of the damage?"
 	insufficient = "What is the capital of France?"
+	// clarified is covered by the procedures but not decided: its answer offers a clarification.
+	clarified = "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"
 )
 
 // exerciseTools initialises, lists the tools and calls each one through cs; it returns the

@@ -30,6 +30,8 @@ type tsCall struct {
 	EvidenceState string         `json:"evidence_state,omitempty"`
 	ErrorCode     string         `json:"error_code,omitempty"`
 	SameAs        string         `json:"same_as,omitempty"`
+	Offers        string         `json:"offers,omitempty"`
+	Basis         string         `json:"basis,omitempty"`
 }
 
 // tsSeen is what the script reports.
@@ -43,6 +45,7 @@ type tsSeen struct {
 		EvidenceState string `json:"evidence_state"`
 		ErrorCode     string `json:"error_code"`
 		SameAs        string `json:"same_as"`
+		Offers        string `json:"offers"`
 	} `json:"calls"`
 }
 
@@ -109,13 +112,22 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		{Tool: mcp.ToolStatus, Arguments: map[string]any{"language": "de"}},
 		{Tool: mcp.ToolStatus, Arguments: map[string]any{}},
 		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": grounded, "language": "fr"}, ErrorCode: "unsupported_language"},
+		// The clarifying turn: a question whose evidence does not decide, the clarification's
+		// option sent back as procedure through both tools, and an id that is no procedure.
+		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2}, EvidenceState: port.StateInsufficient,
+			Offers: "breakdown-assistance", SameAs: "/lookup"},
+		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2, "procedure": "breakdown-assistance"},
+			EvidenceState: port.StateGrounded, Basis: "confirmed", SameAs: "/lookup"},
+		{Tool: mcp.ToolAsk, Arguments: map[string]any{"question": clarified, "procedure": "breakdown-assistance"},
+			EvidenceState: port.StateGrounded, Basis: "confirmed"},
+		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "procedure": "battery-service"}, ErrorCode: "invalid_request"},
 	}}
 	seen := runTSClient(t, srv.URL, plan)
 	if seen.Server != "mobilityops-knowledge" || len(seen.Calls) != len(plan.Calls) || seen.Subscribe != -32601 {
 		t.Fatalf("the TypeScript client saw %+v", seen)
 	}
 	for i, c := range seen.Calls {
-		if want := plan.Calls[i]; c.Tool != want.Tool || want.ErrorCode == "" && !c.Validated || c.SameAs != want.SameAs {
+		if want := plan.Calls[i]; c.Tool != want.Tool || want.ErrorCode == "" && !c.Validated || c.SameAs != want.SameAs || c.Offers != want.Offers {
 			t.Errorf("call %d: %+v, planned %+v", i, c, want)
 		}
 	}

@@ -4,7 +4,9 @@
 //   node check.mjs <base URL of the API> <plan as JSON>
 //
 // The plan: {"headers": {...}, "tools": [names], "calls": [{"tool", "arguments", "evidence_state"?,
-// "error_code"?, "same_as"?}]}. The script initialises, lists the tools (which makes the client
+// "error_code"?, "same_as"?, "offers"?, "basis"?}]}; "offers" is a procedure id the result's
+// relevance.clarification must offer, "basis" the relevance.basis it must have (a confirmed
+// follow-up's). The script initialises, lists the tools (which makes the client
 // validate every later result's structuredContent against the tool's outputSchema, as the SDK
 // does for every tool that has one), calls each tool of the plan and checks what the plan expects;
 // "same_as" names an HTTP route (/lookup) whose body for the same arguments must equal the
@@ -74,6 +76,17 @@ for (const c of plan.calls) {
   got.evidence_state = res.structuredContent.evidence_state;
   if (c.evidence_state && got.evidence_state !== c.evidence_state) {
     fail(`${c.tool} ${JSON.stringify(c.arguments)}: evidence_state ${got.evidence_state}, want ${c.evidence_state}`);
+  }
+  const rel = res.structuredContent.relevance;
+  if (c.offers) {
+    const options = rel?.clarification?.options ?? [];
+    if (!options.some((o) => o.procedure === c.offers)) {
+      fail(`${c.tool} ${JSON.stringify(c.arguments)}: no clarification offering ${c.offers}: ${JSON.stringify(rel)}`);
+    }
+    got.offers = c.offers;
+  }
+  if (c.basis && rel?.basis !== c.basis) {
+    fail(`${c.tool} ${JSON.stringify(c.arguments)}: basis ${rel?.basis}, want ${c.basis}`);
   }
   if (c.same_as) {
     const r = await fetch(`${api}${c.same_as}`, {
