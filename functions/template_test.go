@@ -697,6 +697,7 @@ func TestTemplateDashboard(t *testing.T) {
 	for _, m := range retrieval.EvidenceMetrics {
 		want = append(want, m)
 	}
+	want = append(want, retrieval.ClarifyingMetrics.Offered, retrieval.ClarifyingMetrics.Confirmed, retrieval.ClarifyingMetrics.ConfirmedGrounded)
 	for _, m := range want {
 		if shown[m] == "" {
 			t.Errorf("the dashboard does not show %s (shown: %v)", m, shown)

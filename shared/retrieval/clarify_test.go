@@ -10,6 +10,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 )
 
 // confirmed is a lookup with procedure set, as an agent sends it after a clarification.
@@ -161,5 +162,21 @@ func TestAskRunsTheClarifyingTurn(t *testing.T) {
 		if s.DocumentID != "breakdown-assistance" {
 			t.Errorf("confirmed ask cites %s", s.DocumentID)
 		}
+	}
+}
+
+// The clarifying turn is counted beside the evidence states: a clarification offered, a
+// follow-up that confirmed a procedure, and whether it came back grounded.
+func TestClarifyingTurnIsCounted(t *testing.T) {
+	m := &counter{n: map[string]int{}, vals: map[string]float64{}}
+	f := newFixture(t, func(o *retrieval.Options) { o.Metrics = m })
+	q := "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"
+	f.lookup(t, "en", q)
+	f.confirmed(t, "en", q, "breakdown-assistance")
+	f.confirmed(t, "en", "weather tomorrow in Berlin", "breakdown-assistance")
+	f.lookup(t, "en", "weather tomorrow in Berlin")
+	cm := retrieval.ClarifyingMetrics
+	if m.vals[cm.Offered] != 1 || m.vals[cm.Confirmed] != 2 || m.vals[cm.ConfirmedGrounded] != 1 {
+		t.Errorf("clarifying turn counted %v", m.vals)
 	}
 }

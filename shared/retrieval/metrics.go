@@ -59,5 +59,25 @@ func (s *Service) emitEvidence(t lookup.Trace) {
 		}
 		metrics = append(metrics, domain.Metric{Name: EvidenceMetrics[state], Unit: "Count", Value: v})
 	}
+	d := t.RetrievalDetails
+	metrics = append(metrics,
+		domain.Metric{Name: ClarifyingMetrics.Offered, Unit: "Count", Value: one(len(d.Clarification) > 0)},
+		domain.Metric{Name: ClarifyingMetrics.Confirmed, Unit: "Count", Value: one(d.Procedure != "")},
+		domain.Metric{Name: ClarifyingMetrics.ConfirmedGrounded, Unit: "Count", Value: one(d.Procedure != "" && d.EvidenceState == port.StateGrounded)})
 	s.opts.Metrics.Emit(map[string]string{"tool": t.Tool, "provider": s.provider.Name()}, metrics...)
+}
+
+// ClarifyingMetrics name the count metrics of the clarifying turn, beside the evidence states:
+// the calls whose answer offered a clarification, the follow-ups that confirmed a procedure, and
+// those of them that came back grounded (each call counts 1 or 0 in each).
+var ClarifyingMetrics = struct{ Offered, Confirmed, ConfirmedGrounded string }{
+	Offered: "ClarificationsOffered", Confirmed: "FollowUpsConfirmed", ConfirmedGrounded: "FollowUpsGrounded",
+}
+
+// one is 1 for true, 0 for false: a count metric's value.
+func one(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
