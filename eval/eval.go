@@ -163,6 +163,21 @@ func (r *Report) Add(o Report) {
 	r.Misses = append(r.Misses, o.Misses...)
 }
 
+// ResolvedRate is the share of in-domain questions resolved after at most one clarification.
+func (r Report) ResolvedRate() float64 { return ratio(r.Resolved, r.InDomain) }
+
+// UnansweredOfferedRate is the share of off-topic and near-domain questions offered alternatives
+// or a clarification.
+func (r Report) UnansweredOfferedRate() float64 {
+	return ratio(r.UnansweredOffered, r.OutOfDomain+r.NearDomain)
+}
+
+// UnansweredConfirmedRate is the share of off-topic and near-domain questions with a primary
+// block grounded once its procedure is confirmed.
+func (r Report) UnansweredConfirmedRate() float64 {
+	return ratio(r.UnansweredConfirmedGrounded, r.UnansweredConfirmable)
+}
+
 // FactTop3Rate is the share of questions with a quoted fact whose fact is in the first 3 blocks.
 func (r Report) FactTop3Rate() float64 { return ratio(r.FactTop3, r.WithFact) }
 

@@ -20,10 +20,14 @@ import (
 // floors are the least figures a set must reach; zero means not checked. rightGrounded is the
 // share of answerable questions grounded on the expected procedure, notWrong the share not
 // grounded on another one (1 − the wrong-grounded share), named the share of the answerable
-// questions not grounded whose primary block or alternatives name the expected procedure.
+// questions not grounded whose primary block or alternatives name the expected procedure;
+// resolved the share resolved after at most one clarification, notOffered the share of the
+// questions no procedure answers offered neither alternatives nor a clarification, notConfirmed
+// the share of them not grounded once their primary procedure is confirmed.
 type floors struct {
 	primary, top3, factTop3, factAsk, grounded, offTopic, nearDomain float64
 	rightGrounded, notWrong, named                                   float64
+	resolved, notOffered, notConfirmed                               float64
 }
 
 func (f floors) check(t *testing.T, r Report) {
@@ -46,6 +50,9 @@ func (f floors) check(t *testing.T, r Report) {
 		{"not grounded, naming the expected procedure", named, f.named},
 		{"off-topic not grounded", r.OODRate(), f.offTopic},
 		{"near-domain not grounded", r.NearDomainRate(), f.nearDomain},
+		{"resolved after at most one clarification", r.ResolvedRate(), f.resolved},
+		{"negatives offered nothing to choose", 1 - r.UnansweredOfferedRate(), f.notOffered},
+		{"negatives not grounded once confirmed", 1 - r.UnansweredConfirmedRate(), f.notConfirmed},
 	} {
 		if c.got < c.want {
 			t.Errorf("%s %.3f, floor %.2f", c.name, c.got, c.want)
@@ -85,9 +92,11 @@ func TestRetrievalQualityFloors(t *testing.T) {
 	// The verdict's floors over every natural set pooled, per language: grounded on the right
 	// procedure, never (or almost never) on a wrong one, negatives not grounded.
 	pooledFloors := map[string]floors{
-		"demo":      {rightGrounded: 0.55, notWrong: 0.96, factTop3: 0.75, offTopic: 0.97, nearDomain: 0.95},
-		"semantic":  {rightGrounded: 0.95, notWrong: 1, offTopic: 1, nearDomain: 1},
-		"realistic": {rightGrounded: 0.55, notWrong: 0.97, named: 0.90, primary: 0.85, top3: 0.93, offTopic: 0.97, nearDomain: 0.95},
+		"demo": {rightGrounded: 0.55, notWrong: 0.96, factTop3: 0.75, offTopic: 0.97, nearDomain: 0.95,
+			resolved: 0.75, notOffered: 0.90, notConfirmed: 0.85},
+		"semantic": {rightGrounded: 0.95, notWrong: 1, offTopic: 1, nearDomain: 1, resolved: 0.98, notOffered: 1, notConfirmed: 1},
+		"realistic": {rightGrounded: 0.55, notWrong: 0.97, named: 0.90, primary: 0.85, top3: 0.93, offTopic: 0.97, nearDomain: 0.95,
+			resolved: 0.90, notOffered: 0.97, notConfirmed: 0.95},
 	}
 	pooled := map[string]*Report{}
 	reported := map[string][]Row{}

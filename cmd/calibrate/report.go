@@ -44,6 +44,8 @@ type report struct {
 	Edges []string `json:"edges,omitempty"`
 	// Holdout is the holdout sets' outcome at the configured and recommended pairs.
 	Holdout *holdoutOut `json:"holdout,omitempty"`
+	// Margins is the fit of the clarifying turn's margins on lexical evidence.
+	Margins *marginsOut `json:"margins,omitempty"`
 }
 
 // setSummary describes one set read.
@@ -198,6 +200,13 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 		rep.Holdout = h
 	}
 	rep.ProviderCalls = c.provider.Calls()
+	if c.parts.Index != nil {
+		m, err := c.margins(ctx, choose, hold)
+		if err != nil {
+			return rep, fmt.Errorf("margins: %w", err)
+		}
+		rep.Margins = &m
+	}
 	return rep, nil
 }
 
@@ -294,6 +303,9 @@ func (rep report) writeText(w io.Writer) error {
 		b.WriteString("; every pair judged the same candidates")
 	}
 	b.WriteString("\n")
+	if rep.Margins != nil {
+		writeMargins(&b, *rep.Margins)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

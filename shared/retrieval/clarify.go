@@ -37,8 +37,16 @@ func (s *Service) covered(r judgement, views *[pathCount]pathView) bool {
 			return first.score >= sc.Supported
 		}
 	}
-	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= CoveredShare*LexicalMinPoints(r.lang) &&
-		sig.FrontWeight >= agreement.FrontMin
+	return LexicallyCovered(sig, r.lang, CoveredShare)
+}
+
+// LexicallyCovered is covered's rule on lexical evidence at a share of the language's
+// LexicalMinPoints (the service uses CoveredShare; make calibrate measures others): the closest
+// procedure holds minInformativeWords of the question's words, that share of the points, and its
+// front matter has an opinion (the paths' FrontMin); never for an uncovered topic.
+func LexicallyCovered(sig Signals, lang string, share float64) bool {
+	return sig.Uncovered.Term == "" && sig.Support.Words >= minInformativeWords && sig.Procedure.Matched >= minInformativeWords &&
+		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= agreement.FrontMin
 }
 
 // maxSituationPhrases is how many of the question's front-matter phrases an option's situation

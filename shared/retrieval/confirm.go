@@ -84,7 +84,7 @@ func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
 // evidence must reach to ground a question on lexical evidence: once the operator has chosen the
 // situation, no other procedure competes, but the procedure must still hold the question. Chosen
 // on the development sets of eval/ with CoveredShare (docs/retrieval.md, "The clarifying turn").
-const ConfirmedShare = 0.6
+const ConfirmedShare = 0.85
 
 // assessConfirmed judges a lookup confined to the procedure the operator confirmed, on its own
 // basis: grounded when the procedure's sections hold the question's evidence (the semantic
@@ -114,7 +114,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 		r.Reason = lex.why + "; confirmed or not, the procedures do not cover it"
 		return r
 	}
-	reason, ok := s.confirmedVerdict(l, lex, l1, views)
+	reason, ok := s.confirmedVerdict(l, lex, r.signals, l1, views)
 	r.Reason = "the operator confirmed " + p.DocumentID + "; " + reason
 	if ok {
 		r.Assessment = "strong"
@@ -124,7 +124,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 }
 
 // confirmedVerdict says whether the confirmed procedure holds the question's evidence, and why.
-func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, l1 lookup.L1Details, views *[pathCount]pathView) (string, bool) {
+func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *[pathCount]pathView) (string, bool) {
 	held := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
 		" informative words (evidence " + fixed(lex.points, 1) + ")"
 	if s.provider.Semantic() {
@@ -143,11 +143,20 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, l1 loo
 		}
 	}
 	need := ConfirmedShare * LexicalMinPoints(l.Language)
-	if lex.proc.Matched >= minInformativeWords && lex.points >= need {
+	if LexicallyConfirmed(sig, l.Language, ConfirmedShare) {
 		return held + ", at least the " + fixed(need, 1) + " a confirmed procedure needs", true
 	}
 	return held + ", a confirmed procedure needs " + fixed(need, 1) + " and " + strconv.Itoa(minInformativeWords) +
 		" words: the procedure does not clearly answer the question", false
+}
+
+// LexicallyConfirmed is the confirmed verdict's rule on lexical evidence at a share of the
+// language's LexicalMinPoints (the service uses ConfirmedShare; make calibrate measures others):
+// the confirmed procedure holds minInformativeWords of the question's words and that share of
+// the points.
+func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
+	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= share*LexicalMinPoints(lang) &&
+		sig.FrontWeight >= agreement.FrontMin
 }
 
 // analysed is a question as every step of a lookup reads it: its normalised text, its words
