@@ -64,7 +64,7 @@ func TestWeighBranches(t *testing.T) {
 			sem: none, lex: view("a", 5.0, "b", 3.0), front: view("a", 2.0, "b", 1.9), grounded: true},
 		{name: "lexical only: the runner-up close on the lexical path, the front matter decisive",
 			sem: none, lex: view("a", 5.0, "b", 4.5), front: view("a", 3.0, "b", 1.0),
-			why: "the lexical search does not tell it apart from b, and the front matter alone does not decide",
+			why:          "the lexical search does not tell it apart from b, and the front matter alone does not decide",
 			alternatives: map[string][]string{"b": {PathLexical}}},
 		{name: "with the semantic path: the runner-up close on the lexical path, the front matter decisive",
 			sem: view("a", 0.78, "b", 0.77), lex: view("a", 5.0, "b", 4.5), front: view("a", 3.0, "b", 1.0),
