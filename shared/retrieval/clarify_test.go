@@ -3,6 +3,7 @@ package retrieval_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
 // confirmed is a lookup with procedure set, as an agent sends it after a clarification.
@@ -178,5 +180,54 @@ func TestClarifyingTurnIsCounted(t *testing.T) {
 	cm := retrieval.ClarifyingMetrics
 	if m.vals[cm.Offered] != 1 || m.vals[cm.Confirmed] != 2 || m.vals[cm.ConfirmedGrounded] != 1 {
 		t.Errorf("clarifying turn counted %v", m.vals)
+	}
+}
+
+// On a semantic provider a confirmed follow-up keeps only the confirmed procedure's candidates
+// (a platform filtering by category returns others too), is grounded from the supported cosine
+// on, stays insufficient below it, grounds nothing while the provider is down, and fills its
+// blocks with the procedure's own sections the platform did not return.
+func TestConfirmedOnTheSemanticPath(t *testing.T) {
+	q := "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"
+	scored := func(score float64) map[string][]port.Candidate {
+		return map[string][]port.Candidate{"assistance": {
+			chunk(t, "ev-charging", 5, score+0.05, ""), // a neighbour the platform ranks first
+			chunk(t, "breakdown-assistance", 2, score, ""),
+		}}
+	}
+	for _, c := range []struct {
+		name     string
+		byFilter map[string][]port.Candidate
+		err      error
+		grounded bool
+		reason   string
+	}{
+		{name: "at the supported cosine", byFilter: scored(0.74), grounded: true, reason: "the semantic search scores its best section 0.74"},
+		{name: "below it", byFilter: scored(0.62), reason: "scores its best section only 0.62"},
+		{name: "the provider down", err: port.ErrUnavailable, reason: "the semantic search was not consulted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake := &semanticFake{byFilter: c.byFilter, err: c.err}
+			svc := retrieval.New(index(t), fake, store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.DiscardHandler))
+			res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: "en", TopK: 5, Procedure: "breakdown-assistance"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (res.EvidenceState == port.StateGrounded) != c.grounded || res.Relevance.Basis != lookup.BasisConfirmed ||
+				!strings.Contains(res.Relevance.Reason, c.reason) {
+				t.Fatalf("%s, basis %s (%s)", res.EvidenceState, res.Relevance.Basis, res.Relevance.Reason)
+			}
+			for _, b := range res.EvidenceBlocks {
+				if b.DocumentID != "breakdown-assistance" {
+					t.Errorf("a block of %s", b.DocumentID)
+				}
+			}
+			if len(res.EvidenceBlocks) < 3 {
+				t.Errorf("%d blocks: the procedure's own sections fill the blocks", len(res.EvidenceBlocks))
+			}
+			if calls := fake.queries(); len(calls) != 1 || calls[0].Category != "assistance" || calls[0].Procedure != "breakdown-assistance" {
+				t.Errorf("the platform was asked %+v", calls)
+			}
+		})
 	}
 }

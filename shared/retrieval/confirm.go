@@ -179,20 +179,23 @@ const confinedLexical = 2
 // section that answers is among the first whichever path found it: the fused blocks (L1 with L0)
 // keep their order, and the confinedLexical best sections of a focused lexical search of the
 // procedure's own sections follow the primary block, each made a block of its own (layer L0, its
-// BM25 score) when no path returned it. A semantic platform returns a handful of sections over
+// BM25 score) when no path returned it, and the search's further sections fill the blocks up to
+// topK. A semantic platform returns a handful of sections over
 // every procedure, so the confirmed procedure's answering section is often not among them, or
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
 func (s *Service) rankConfined(l *lexical.Lang, conf confinement, query []string, weights map[string]float64, text string,
 	blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(query, weights, conf.doc, confinedLexical, textproc.QuestionKinds(text))
+	hits := l.SearchFocusedIn(query, weights, conf.doc, topK, textproc.QuestionKinds(text))
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {
 		k := slices.IndexFunc(order, func(b ranked) bool { return b.local && b.localPassage == h.Passage })
 		switch {
-		case k == 0 || k > 0 && k <= r+1:
-			continue // already as far up
+		case r >= confinedLexical && k < 0:
+			order = append(order, localBlock(l, h)) // the procedure's further sections fill top_k
+		case r >= confinedLexical, k == 0 || k > 0 && k <= r+1:
+			continue // already in the blocks, or as far up
 		case k > 0:
 			b := order[k]
 			order = slices.Delete(order, k, k+1)
