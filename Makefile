@@ -139,7 +139,7 @@ load: deps
 ## misses. A few seconds.
 EVAL_SETS := natural-dev natural-dev2 natural-dev3 natural-dev4 natural-dev5 natural-dev6 natural-dev7 \
 	natural-dev8 natural-dev9 natural-dev10 natural-holdout dev holdout fresh keyword2 keyword3 probe \
-	confusable-dev confusable-holdout styles-holdout
+	confusable-dev confusable-holdout styles-holdout multipart-dev multipart-holdout
 eval:
 	$(GO) run ./cmd/evaluate $(EVAL_FLAGS) $(addprefix eval/,$(addsuffix .yaml,$(EVAL_SETS)))
 

@@ -99,7 +99,13 @@ type Report struct {
 	// alternatives or offers a clarification; UnansweredConfirmedGrounded those grounded once
 	// their primary block's procedure is confirmed, of UnansweredConfirmable (those with one).
 	UnansweredOffered, UnansweredConfirmable, UnansweredConfirmedGrounded int
-	Misses                                                                []string
+	// MultiPart counts the answerable questions that need two procedures (Expect2); of them,
+	// BothProcedures those with both procedures among the blocks, BothFacts those with both
+	// deciding facts among the blocks, ComplementNamed those naming the procedure that is not
+	// the primary's in relevance.complements. SingleComplements counts the single-need
+	// answerable questions that name a complement.
+	MultiPart, BothProcedures, BothFacts, ComplementNamed, SingleComplements int
+	Misses                                                                    []string
 }
 
 // PrimaryRate is the share of in-domain questions whose primary block is the right procedure.
@@ -160,7 +166,17 @@ func (r *Report) Add(o Report) {
 	r.UnansweredOffered += o.UnansweredOffered
 	r.UnansweredConfirmable += o.UnansweredConfirmable
 	r.UnansweredConfirmedGrounded += o.UnansweredConfirmedGrounded
+	r.MultiPart += o.MultiPart
+	r.BothProcedures += o.BothProcedures
+	r.BothFacts += o.BothFacts
+	r.ComplementNamed += o.ComplementNamed
+	r.SingleComplements += o.SingleComplements
 	r.Misses = append(r.Misses, o.Misses...)
+}
+
+// SingleComplementRate is the share of single-need answerable questions naming a complement.
+func (r Report) SingleComplementRate() float64 {
+	return ratio(r.SingleComplements, r.InDomain-r.MultiPart)
 }
 
 // ResolvedRate is the share of in-domain questions resolved after at most one clarification.
@@ -300,6 +316,11 @@ func (r *Report) answerable(ctx context.Context, t turn, opts Options) error {
 	got, gotSection := t.primary()
 	grounded := res.EvidenceState == port.StateGrounded
 	r.InDomain++
+	if q.Expect2 != "" && got == q.Expect2 {
+		// A question that needs two procedures is answered by either first.
+		q.Expect, q.Expect2, q.Section, q.Section2, q.Fact, q.Fact2 = q.Expect2, q.Expect, q.Section2, q.Section, q.Fact2, q.Fact
+		t.q = q
+	}
 	if got == q.Expect {
 		r.Primary++
 	}
@@ -320,6 +341,7 @@ func (r *Report) answerable(ctx context.Context, t turn, opts Options) error {
 	case named:
 		r.NotGroundedNamed++
 	}
+	r.parts(t)
 	resolved, why, err := r.clarifyingTurn(ctx, t)
 	if err != nil {
 		return err
@@ -345,6 +367,34 @@ func (r *Report) answerable(ctx context.Context, t turn, opts Options) error {
 			alternatives(res.Relevance.Alternatives), clarified(res.Relevance.Clarification), note, res.Relevance.Reason, q.Question))
 	}
 	return nil
+}
+
+// parts counts what the blocks hold of a question's needs: for one that needs two procedures,
+// both among the blocks, both deciding facts, and the other named as a complement; for one
+// that needs one, whether a complement is named all the same.
+func (r *Report) parts(t turn) {
+	q, res := t.q, t.res
+	if q.Expect2 == "" {
+		if len(res.Relevance.Complements) > 0 {
+			r.SingleComplements++
+		}
+		return
+	}
+	r.MultiPart++
+	blocks := res.EvidenceBlocks[:min(len(res.EvidenceBlocks), res.Retrieval.FinalBlockCount)]
+	if inFirst(blocks, len(blocks), q.Expect, "") && inFirst(blocks, len(blocks), q.Expect2, "") {
+		r.BothProcedures++
+	}
+	if inFirst(blocks, len(blocks), q.Expect, q.Fact) && inFirst(blocks, len(blocks), q.Expect2, q.Fact2) {
+		r.BothFacts++
+	}
+	other := q.Expect2
+	if res.Primary != nil && res.Primary.DocumentID == q.Expect2 {
+		other = q.Expect
+	}
+	if slices.ContainsFunc(res.Relevance.Complements, func(c lookup.Complement) bool { return c.DocumentID == other }) {
+		r.ComplementNamed++
+	}
 }
 
 // clarifyingTurn counts an answerable question resolved after at most one clarification: grounded

@@ -25,6 +25,9 @@ const Legend = `columns, in % of the questions of each kind:
          clarification's options and the follow-up confirming it grounded, its fact in the first 3 blocks
   u-alt  off-topic and near-domain questions with alternatives or a clarification
   u-conf off-topic and near-domain questions grounded once their primary procedure is confirmed
+  cmp1   single-need answerable questions naming a complement (relevance.complements)
+  and, for the questions that need two procedures (multi-part sets): both procedures among the
+  blocks (2proc), both deciding facts among them (2fact), the second procedure named as a complement (named2)
   near   near-domain questions grounded (of the count after /); off: off-topic questions grounded`
 
 // PrintTable writes the rows as a table, one row a line, with the columns Legend explains; a
@@ -58,13 +61,16 @@ func PrintTable(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	line("set", "lang", "ans", "right", "WRONG", "named", "fact3", "top1", "top3", "sect1", "ask", "res1", "u-alt", "u-conf", "near", "off")
+	line("set", "lang", "ans", "right", "WRONG", "named", "fact3", "top1", "top3", "sect1", "ask", "res1", "u-alt", "u-conf",
+		"cmp1", "2proc", "2fact", "named2", "near", "off")
 	for _, row := range rows {
 		r := row.Report
 		line(row.Name, row.Language, fmt.Sprint(r.InDomain), pct(r.RightGrounded, r.InDomain), pct(r.WrongGrounded, r.InDomain),
 			pct(r.NotGroundedNamed, r.InDomain-r.Grounded), pct(r.FactTop3, r.WithFact), pct(r.Primary, r.InDomain),
 			pct(r.Top3, r.InDomain), pct(r.SectionTop1, r.WithFact), pct(r.FactAsk, r.AskedFact), pct(r.Resolved, r.InDomain),
 			pct(r.UnansweredOffered, r.OutOfDomain+r.NearDomain), pct(r.UnansweredConfirmedGrounded, r.UnansweredConfirmable),
+			pct(r.SingleComplements, r.InDomain-r.MultiPart), pct(r.BothProcedures, r.MultiPart), pct(r.BothFacts, r.MultiPart),
+			pct(r.ComplementNamed, r.MultiPart),
 			of(r.NearDomain-r.NearDomainInsufficent, r.NearDomain), of(r.OutOfDomain-r.OODInsufficient, r.OutOfDomain))
 	}
 }

@@ -47,10 +47,25 @@ type Relevance struct {
 	// paths disagree and none is decisive (the state is then insufficient); empty otherwise, and
 	// always for a question the procedures do not cover.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Complements are the procedures that answer other parts of the question than the primary
+	// block's procedure (a question with two needs); never offered as alternatives or in the
+	// clarification. Empty when the question has one need.
+	Complements []Complement `json:"complements,omitempty"`
 	// Clarification is the question an agent relays to the operator when the answer is
 	// insufficient but the procedures cover the question: which of its options applies. Nil
 	// otherwise.
 	Clarification *Clarification `json:"clarification,omitempty"`
+}
+
+// Complement is a procedure answering another part of the question: its best block's source
+// (among the blocks within top_k), the question's words it covers that the primary block's
+// procedure does not hold, and its own assessment (an agent acts on its block only when strong).
+type Complement struct {
+	DocumentID string   `json:"document_id"`
+	Title      string   `json:"title"`
+	Source     string   `json:"source"`
+	Covers     []string `json:"covers"`
+	Assessment string   `json:"assessment"`
 }
 
 // Bases of a verdict (Relevance.Basis) beside the evidence paths' own: a lookup confined to the

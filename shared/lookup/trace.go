@@ -46,6 +46,8 @@ type TraceDetails struct {
 	// procedures a clarification offered. Absent when none.
 	Procedure     string   `json:"procedure,omitempty"`
 	Clarification []string `json:"clarification,omitempty"`
+	// Complements are the procedures named as answering other parts of the question.
+	Complements []string `json:"complements,omitempty"`
 }
 
 // BlockSummary is an evidence block cut down for the trace: content at most SummaryChars.

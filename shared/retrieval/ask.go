@@ -117,7 +117,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
 			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
 			AsOf:      v.day, AsOfRequested: v.asked,
-			Procedure: req.Procedure, Clarification: optionIDs(rel.Clarification),
+			Procedure: req.Procedure, Clarification: optionIDs(rel.Clarification), Complements: complementIDs(rel.Complements),
 		},
 	}, req.Question, req.CorrelationID)
 	return ans, nil

@@ -65,6 +65,23 @@ func (c confinement) candidates(cs []port.Candidate) []port.Candidate {
 	return out
 }
 
+// others are the procedures an unconfined local pass ranks for the question (L0's matches and
+// the lexical search), for a confined lookup's complements: the question's other parts are
+// found without a second call to the provider. Nil when the lookup is not confined.
+func (c confinement) others(l *lexical.Lang, q analysed, matches []lexical.FrontMatch) []int {
+	if !c.on() {
+		return nil
+	}
+	var out []int
+	for _, m := range matches {
+		out = appendUnique(out, m.Doc)
+	}
+	for _, h := range l.SearchWeighted(q.query, q.weights, "", lexicalPool) {
+		out = appendUnique(out, l.Passages[h.Passage].Doc)
+	}
+	return out
+}
+
 // sources keeps, in place, an answer's sources of the confined procedure: a confirmed answer
 // cites only that procedure.
 func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
@@ -160,11 +177,14 @@ func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 }
 
 // analysed is a question as every step of a lookup reads it: its normalised text, its words
-// (with their parts and synonyms) and its informative words resolved in the index.
+// (with their parts and synonyms), its informative words resolved in the index, and its terms.
 type analysed struct {
 	text     string
 	words    []textproc.Group
 	resolved lexical.Question
+	// query and weights are the index terms a search takes (queryTerms).
+	query   []string
+	weights map[string]float64
 }
 
 // confinedKind labels the score of a section of the confirmed procedure that only the local
@@ -184,16 +204,15 @@ const confinedLexical = 2
 // every procedure, so the confirmed procedure's answering section is often not among them, or
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
-func (s *Service) rankConfined(l *lexical.Lang, conf confinement, query []string, weights map[string]float64, text string,
-	blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(query, weights, conf.doc, topK, textproc.QuestionKinds(text))
+func rankConfined(l *lexical.Lang, conf confinement, q analysed, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	hits := l.SearchFocusedIn(q.query, q.weights, conf.doc, topK, textproc.QuestionKinds(q.text))
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {
 		k := slices.IndexFunc(order, func(b ranked) bool { return b.local && b.localPassage == h.Passage })
 		switch {
 		case r >= confinedLexical && k < 0:
-			order = append(order, localBlock(l, h)) // the procedure's further sections fill top_k
+			order = append(order, localBlock(l, h, "l0:confirmed-procedure")) // the procedure's further sections fill top_k
 		case r >= confinedLexical, k == 0 || k > 0 && k <= r+1:
 			continue // already in the blocks, or as far up
 		case k > 0:
@@ -201,28 +220,19 @@ func (s *Service) rankConfined(l *lexical.Lang, conf confinement, query []string
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(r+1, len(order)), b)
 		default:
-			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h))
+			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h, "l0:confirmed-procedure"))
 		}
 	}
-	n := min(len(order), topK)
-	out := make([]ranked, n)
-	evidence := make([]lookup.EvidenceBlock, n, n+extra)
-	for i := range out {
-		evidence[i] = *order[i].EvidenceBlock
-		evidence[i].Rank = i + 1
-		out[i] = order[i]
-		out[i].EvidenceBlock = &evidence[i]
-	}
-	return out, evidence
+	return renumber(order, topK, extra)
 }
 
-// localBlock is the block of a section of the confirmed procedure that only the local lexical
-// search found.
-func localBlock(l *lexical.Lang, h lexical.Hit) ranked {
+// localBlock is the block of a section that only the local lexical search found (a section of
+// the confirmed procedure, a complement's), with its hit reason.
+func localBlock(l *lexical.Lang, h lexical.Hit, reason string) ranked {
 	d, sec := l.Doc(h.Passage)
 	b := &lookup.EvidenceBlock{Source: l.Source(h.Passage), DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate,
 		Title: d.Title, Breadcrumb: knowledge.Breadcrumb(d.Title, sec.Heading), Section: sec.Heading, Category: d.Category,
-		Content: sec.Content, RetrievalLayer: lookup.LayerL0, HitReasons: []string{"l0:confirmed-procedure"},
+		Content: sec.Content, RetrievalLayer: lookup.LayerL0, HitReasons: []string{reason},
 		Score: port.Score{Value: round4(h.Score), Kind: confinedKind, HigherIsBetter: true}}
 	return ranked{EvidenceBlock: b, local: true, localPassage: h.Passage}
 }

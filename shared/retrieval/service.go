@@ -160,8 +160,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	// The informative words resolved once, for the lexical support of every block judged.
 	question := l.AppendQuestion(sc.question, words)
 	sc.question = question
+	q := analysed{text: text, words: words, resolved: question, query: query, weights: weights}
 	conf, _ := confine(l, req.Procedure) // checked by the caller
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
+	others := conf.others(l, q, matches)
 	matches = conf.matches(matches)
 	st.l0 = s.now()
 
@@ -181,7 +183,15 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
 	if conf.on() {
-		blocks, evidence = s.rankConfined(l, conf, query, weights, text, blocks, req.TopK, len(outdated))
+		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
+	}
+	// The demo provider's candidates are the lexical path itself, unless a category filter
+	// narrowed them; otherwise the local sections are searched.
+	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
+	views := s.views(l, conf, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
+	parts := s.complementsOf(l, q, blocks, &views, others)
+	if len(parts) > 0 {
+		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
 	ownReasons(l, text, question, blocks)
 	v.announce(req.Language, blocks)
@@ -198,19 +208,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		},
 		blocks: blocks,
 	}
-	// The demo provider's candidates are the lexical path itself, unless a category filter
-	// narrowed them; otherwise the local sections are searched.
-	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	views := s.views(l, conf, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
-	q := analysed{text: text, words: words, resolved: question}
-	if conf.on() {
-		res.relevance = s.assessConfirmed(l, q, blocks, l1, &views)
-	} else {
-		res.relevance = s.assess(l, text, words, question, blocks, l1, &views)
-		if res.relevance.Assessment == "weak" && res.relevance.covered {
-			res.relevance.Clarification = clarification(l, blocks[0].DocumentID, res.relevance.Alternatives, matches)
-		}
-	}
+	res.relevance = s.judge(l, q, conf, blocks, l1, &views, matches, parts)
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
@@ -220,6 +218,34 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	res.respond()
 	return res, st
+}
+
+// judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
+// its clarification when the procedures cover a question they do not decide; the complements
+// named either way.
+func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []ranked, l1 lookup.L1Details,
+	views *[pathCount]pathView, matches []lexical.FrontMatch, parts []part) judgement {
+	if conf.on() {
+		r := s.assessConfirmed(l, q, blocks, l1, views)
+		nameComplements(l, q, parts, &r)
+		return r
+	}
+	r := s.assess(l, q.text, q.words, q.resolved, blocks, l1, views)
+	nameComplements(l, q, parts, &r)
+	if r.Assessment == "weak" && r.covered {
+		r.Clarification = clarification(l, blocks[0].DocumentID, r.Alternatives, matches)
+	}
+	return r
+}
+
+// complementsOf finds the complements of the primary block's procedure among the procedures the
+// paths rank (and, for a confined lookup, those of the unconfined local pass), each with its
+// best section (complements finds it); none without evidence blocks.
+func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, views *[pathCount]pathView, others []int) []part {
+	if len(blocks) == 0 {
+		return nil
+	}
+	return complements(l, q, l.DocIndex(blocks[0].DocumentID), pathDocs(l, views, others))
 }
 
 // layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered

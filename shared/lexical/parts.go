@@ -1,0 +1,78 @@
+package lexical
+
+// A question that needs two procedures splits its informative words between them. The masks
+// below say which of a question's words a procedure or a section holds, a bit per word (the
+// first 64 words; a longer question's further words are not told apart), so that a caller can
+// tell a procedure holding another part of the question from one competing for the same words.
+
+// maxMaskWords is how many of a question's informative words a mask tells apart.
+const maxMaskWords = 64
+
+// held is the mask of the words has holds: the word itself, one of its compound parts, or one of
+// its synonyms.
+func (q Question) held(has func(Term) bool) uint64 {
+	var m uint64
+	for i, w := range q.words[:min(len(q.words), maxMaskWords)] {
+		if w.known && has(w.term.t) {
+			m |= 1 << i
+			continue
+		}
+		for _, t := range q.terms[w.partsFrom:w.altsTo] {
+			if has(t.t) {
+				m |= 1 << i
+				break
+			}
+		}
+	}
+	return m
+}
+
+// DocHeld is the mask of q's words that the document doc's sections or front matter hold.
+func (l *Lang) DocHeld(q Question, doc int) uint64 {
+	front := l.Front(doc)
+	return q.held(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+}
+
+// PassageHeld is the mask of q's words that the passage's own text holds.
+func (l *Lang) PassageHeld(q Question, passage int) uint64 {
+	return q.held(func(t Term) bool { return l.PassageHas(passage, t) })
+}
+
+// WordSpecific is how specific word i of q is to few procedures: the idf over procedures of the
+// word's term (for a word the corpus does not know, the best of its parts and synonyms). Words
+// every procedure uses ("customer", "car") weigh almost nothing.
+func (q Question) WordSpecific(i int) float64 {
+	w := q.words[i]
+	if w.known {
+		return w.term.docIDF
+	}
+	best := 0.0
+	for _, t := range q.terms[w.partsFrom:w.altsTo] {
+		best = max(best, t.docIDF)
+	}
+	return best
+}
+
+// WordTerms appends to out the index terms of word i of q that a search for it uses: the word's
+// own term when the corpus knows it, and its known parts and synonyms.
+func (l *Lang) WordTerms(q Question, i int, out []string) []string {
+	w := q.words[i]
+	if w.known {
+		out = append(out, l.String(w.term.t))
+	}
+	for _, t := range q.terms[w.partsFrom:w.altsTo] {
+		out = append(out, l.String(t.t))
+	}
+	return out
+}
+
+// WordString names word i of q in a reason: its term, or its first known part or synonym.
+func (l *Lang) WordString(q Question, i int) string {
+	if w := q.words[i]; w.known {
+		return l.String(w.term.t)
+	}
+	if ts := l.WordTerms(q, i, nil); len(ts) > 0 {
+		return ts[0]
+	}
+	return ""
+}
