@@ -1,8 +1,10 @@
 package lexical_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"weak"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -15,8 +17,8 @@ func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
 	days := []string{"2026-12-31", "2027-01-02", "2027-01-12", "2027-03-01"} // four sets in force
 	for _, d := range days {
 		ep := e.At(d)
-		if ep.Corpus.Day() != d || ep.Index.Lang("en") == nil {
-			t.Fatalf("%s: epoch of day %q", d, ep.Corpus.Day())
+		if ep.Since > d || ep.Index.Lang("en") == nil {
+			t.Fatalf("%s: epoch of the set in force since %q", d, ep.Since)
 		}
 		if got := ep.Corpus.Document("en", "access-failure").Version; got != c.InForce("en", "access-failure", d).Version {
 			t.Errorf("%s: access-failure %s", d, got)
@@ -34,6 +36,44 @@ func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
 	if n := e.Builds(); n != 5 {
 		t.Errorf("%d builds after asking for a dropped set, want 5", n)
 	}
+}
+
+// TestEpochsStayBoundedWhateverDaysAreAsked cycles as_of over many sets in force and every day
+// between them: the epochs kept never exceed the bound, a day maps onto its set's one entry (two
+// days of one set make one epoch), and an evicted epoch's index is unreachable (collected), so
+// that memory does not grow with the days asked.
+func TestEpochsStayBoundedWhateverDaysAreAsked(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 20)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep = 3
+	e := lexical.NewEpochs(c, nil, nil, keep)
+	first := e.At(days[0])
+	gone := weak.Make(first.Index.Lang("en"))
+	first = nil
+	for round := range 2 {
+		for _, d := range days {
+			for _, day := range []string{d, d} { // the same set twice: one entry
+				if ep := e.At(day); ep.Since != d {
+					t.Fatalf("round %d: %s served the set since %s", round, day, ep.Since)
+				}
+			}
+			if n := e.Kept(); n > keep {
+				t.Fatalf("%d epochs kept, bound %d", n, keep)
+			}
+		}
+	}
+	if n := e.Builds(); n != int64(2*len(days)) {
+		t.Errorf("%d sets made for %d distinct sets cycled twice through a cache of %d, want %d", n, len(days), keep, 2*len(days))
+	}
+	runtime.GC()
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Error("an evicted epoch's index is still reachable")
+	}
+	runtime.KeepAlive(e)
 }
 
 // TestEpochsAnalyseADayOnce: lookups of one uncached day at once share one analysis, and every

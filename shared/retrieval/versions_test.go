@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -295,4 +297,48 @@ func TestEpochsAreAnalysedOncePerSetInForce(t *testing.T) {
 	if n := v.epochs.Builds(); n != 2 {
 		t.Errorf("%d epochs analysed, want 2", n)
 	}
+}
+
+// TestCyclingAsOfKeepsMemoryBounded cycles lookups' as_of over more sets in force than are kept:
+// the epochs kept stay within their bound, and an evicted set's index, with the hit-reason texts
+// the service derived from it, is unreachable afterwards (collected), so that memory does not
+// grow with the number of distinct days asked.
+func TestCyclingAsOfKeepsMemoryBounded(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 12)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep = 4
+	epochs := lexical.NewEpochs(c, nil, nil, keep)
+	svc := retrieval.New(nil, &provider{Provider: demo.WithEpochs(epochs)}, store.NewMemory(), retrieval.DefaultOptions(),
+		slog.New(slog.NewTextHandler(io.Discard, nil))).WithVersions(epochs, berlin, 30).
+		WithClock(func() time.Time { return berlinTime("2027-01-02", 9, 0) })
+	ask := func(asOf string) {
+		t.Helper()
+		res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: "A customer left a phone in the car: what now?",
+			Language: "en", TopK: 5, AsOf: asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.EvidenceBlocks) == 0 {
+			t.Fatalf("as_of %s: no evidence", asOf)
+		}
+	}
+	ask(days[0])
+	first := weak.Make(epochs.At(days[0]).Index.Lang("en"))
+	for range 3 {
+		for _, d := range days {
+			ask(d)
+			if n := epochs.Kept(); n > keep {
+				t.Fatalf("%d epochs kept, bound %d", n, keep)
+			}
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	if first.Value() != nil {
+		t.Error("the index of an evicted set is still reachable after cycling as_of (the service keeps it)")
+	}
+	runtime.KeepAlive(svc)
 }
