@@ -283,6 +283,21 @@ func (c *Corpus) On(day string) *Corpus {
 	return v
 }
 
+// All returns the corpus with every version on file as its Documents: each language's sorted by
+// id, a procedure's versions oldest effective date first. It is what the index of every version
+// is built from (lexical.BuildAll), and shares the documents, the synonyms and the fingerprint
+// of c; Document names no version of it.
+func (c *Corpus) All() *Corpus {
+	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
+		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms, versions: c.versions}
+	for _, key := range sortedKeys(c.versions) {
+		for _, d := range c.versions[key] {
+			v.byLang[d.Language] = append(v.byLang[d.Language], d)
+		}
+	}
+	return v
+}
+
 // EffectiveDates are the distinct effective dates of every version on file, in order: the only
 // days on which the set of versions in force changes.
 func (c *Corpus) EffectiveDates() []string {

@@ -47,10 +47,14 @@ type Epochs struct {
 	making sync.Mutex
 	// builds counts the epochs made since start (the one given to NewEpochs aside).
 	builds atomic.Int64
+	// base, when set, is the index of every version on file: an epoch is its projection onto
+	// the day's versions in force (Index.Project) instead of an analysis of them.
+	base *Index
 }
 
 // DefaultEpochs is how many epochs Epochs keeps: today's, the sets an audit or a coming change
-// asks for, each about 4 MB on the embedded corpus.
+// asks for. A projected epoch holds its own postings, front matter and statistics (about 1 MB on
+// the embedded corpus; its texts are the base's); an analysed one about 4 MB.
 const DefaultEpochs = 8
 
 // NewEpochs returns the epochs of corpus (every version on file). ix, when not nil, is the index
@@ -74,6 +78,14 @@ func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
 		last := e.dates[len(e.dates)-1]
 		e.cache = []*Epoch{{Corpus: corpus.On(last), Index: ix, Since: last}}
 	}
+	return e
+}
+
+// WithBase makes every epoch by projecting base, the index of every version on file (BuildAll,
+// or its prebuilt form), onto the day's versions in force instead of analysing them: no text is
+// analysed after the cold start, and an epoch not kept costs a pass over base's arrays.
+func (e *Epochs) WithBase(base *Index) *Epochs {
+	e.base = base
 	return e
 }
 
@@ -141,13 +153,18 @@ func (e *Epochs) kept(since string) *Epoch {
 	return nil
 }
 
-// make analyses the set in force since an effective date.
+// make projects (see WithBase) or analyses the set in force since an effective date.
 func (e *Epochs) make(since string) *Epoch {
 	day := since
 	if day == "" {
 		day = "0000-01-01"
 	}
 	on := e.corpus.On(day)
+	if e.base != nil {
+		if ix, ok := e.base.Project(on); ok {
+			return &Epoch{Corpus: on, Index: ix, Since: since}
+		}
+	}
 	return &Epoch{Corpus: on, Index: Build(on), Since: since}
 }
 

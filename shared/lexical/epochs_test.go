@@ -130,6 +130,21 @@ func BenchmarkEpochBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkEpochProject is what the first lookup of a set of versions in force not kept costs
+// with the index of every version (Epochs.WithBase): the versioned test corpus's index of 26
+// files a language projected onto a day's 11 procedures, no text analysed.
+func BenchmarkEpochProject(b *testing.B) {
+	c, _ := testutil.LoadVersioned(b)
+	all := lexical.BuildAll(c)
+	on := c.On(testutil.SwitchDay)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := all.Project(on); !ok {
+			b.Fatal("not projected")
+		}
+	}
+}
+
 // BenchmarkEpochsAtKept is what every lookup pays to find its day's set in force when it is kept:
 // a binary search over the effective dates, no listing of the corpus's versions.
 func BenchmarkEpochsAtKept(b *testing.B) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -185,26 +186,48 @@ func TestEditedEmbeddedProcedureIsServed(t *testing.T) {
 	}
 }
 
-// TestVersionedCorpusNamesNoRefreshCommand: a KNOWLEDGE_DIR with versions on file is parsed at
-// start, with or without an index.bin beside it, and the log names no command that would refuse
-// it (index-build does not write an index for a corpus with versions).
-func TestVersionedCorpusNamesNoRefreshCommand(t *testing.T) {
+// TestVersionedCorpusLoadsFromItsPrebuiltIndex: a KNOWLEDGE_DIR with versions on file and the
+// index.bin index-build writes for it starts from that index (nothing parsed or analysed), knows
+// every version, and serves each day's versions in force, projected from it.
+func TestVersionedCorpusLoadsFromItsPrebuiltIndex(t *testing.T) {
 	dir := testutil.VersionedDir(t)
-	for _, withFile := range []bool{false, true} {
-		if withFile {
-			if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), knowledge.EmbeddedIndex(), 0o644); err != nil {
-				t.Fatal(err)
+	parsed, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cfg := config.Config{KnowledgeDir: dir}
+	p, err := New(context.Background(), cfg, &logs, Needs{Index: true,
+		Clock: func() time.Time { return time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := logs.String(); strings.Contains(out, "parsed and analysed") || strings.Contains(out, "not used") {
+		t.Fatalf("the versioned corpus did not start from its prebuilt index:\n%s", out)
+	}
+	if !p.Corpus.Versioned() || len(p.Corpus.Versions("de", "access-failure")) != 2 {
+		t.Fatal("the restored corpus does not know every version")
+	}
+	for day, want := range map[string]string{"2026-12-31": "1.4", testutil.SwitchDay: "1.5"} {
+		ep := p.Epochs.At(day)
+		l := ep.Index.Lang("de")
+		found := false
+		for _, d := range l.Docs {
+			if d.ID == "access-failure" {
+				found = true
+				if d.Version != want {
+					t.Errorf("%s: access-failure %s in the index, want %s", day, d.Version, want)
+				}
 			}
 		}
-		var logs bytes.Buffer
-		log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		c, _, err := loadKnowledge(config.Config{KnowledgeDir: dir}, log, Needs{Index: true})
-		if err != nil || !c.Versioned() {
-			t.Fatalf("index.bin beside it %v: %v", withFile, err)
+		if !found || len(l.Docs) != 11 {
+			t.Errorf("%s: %d documents in the index, access-failure among them %v", day, len(l.Docs), found)
 		}
-		if out := logs.String(); !strings.Contains(out, "holds procedure versions") || strings.Contains(out, "index-build") ||
-			strings.Contains(out, "go generate") {
-			t.Errorf("index.bin beside it %v, log:\n%s", withFile, out)
-		}
+	}
+	if p.Epochs.At("2026-12-31").Index != p.Index {
+		t.Error("today's index is not the one the parts hold")
 	}
 }

@@ -58,8 +58,8 @@ type Parts struct {
 	Tracer  *tracing.Tracer
 	Metrics *obs.EMF
 	// Index is the analysed corpus of the versions in force at start; nil where nothing reads
-	// it (see New). Epochs holds it and analyses another set of versions in force when a day
-	// asks for one; nil with Index.
+	// it (see New). Epochs holds it and projects another set of versions in force from the
+	// index of every version when a day asks for one; nil with Index.
 	Index  *lexical.Index
 	Epochs *lexical.Epochs
 	// Now is the clock that tells today (Needs.Clock).
@@ -108,10 +108,10 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		return nil, err
 	}
 	if needs.Index {
-		// The index loaded covers the corpus's <id>.md files; today's set of versions in force
-		// is analysed now when it differs (a corpus with versions on file), not at the first
-		// lookup.
-		p.Epochs = lexical.NewEpochs(p.Corpus, p.Corpus, p.Index, lexical.DefaultEpochs)
+		// The index loaded holds every version on file; each day's set in force is projected
+		// from it, today's now rather than at the first lookup (the index itself when it holds
+		// nothing else, as for a corpus without versions).
+		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
 		p.Index = p.Epochs.At(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
 	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
