@@ -52,6 +52,9 @@ type Request struct {
 	Header map[string]string
 	// Query holds the query string parameters.
 	Query url.Values
+	// RawQuery is the query string as received, without the "?": a route that refuses what it
+	// does not define reads it, as Query drops malformed pairs.
+	RawQuery string
 	Body  []byte
 	// BodyErr is set by a transport that could not read the body whole (cut off, client gone,
 	// read timeout): such a request is refused, never served from the part that arrived.
