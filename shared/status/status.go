@@ -169,8 +169,19 @@ func (s *Service) Status(ctx context.Context, lang string, call port.Call) (doma
 	return st, nil
 }
 
+// Current is the verification /status would show now: the cached result when there is one for
+// the corpus in force, else a verification made now (and cached when complete).
+func (s *Service) Current(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
+	if !slices.Contains(knowledge.Languages, lang) {
+		return store.Verification{}, domain.ErrUnsupportedLanguage
+	}
+	v, _ := s.verification(ctx, lang, call, false)
+	return v, nil
+}
+
 // Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
-// scheduled event calls it so that GET /status is normally a cache hit.
+// scheduled event calls it so that GET /status is normally a cache hit, and a sync that uploaded
+// a version calls it so that /status right after shows RAGcore's truth, never a stale entry.
 func (s *Service) Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
 	if !slices.Contains(knowledge.Languages, lang) {
 		return store.Verification{}, domain.ErrUnsupportedLanguage
