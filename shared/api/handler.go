@@ -55,7 +55,7 @@ type Request struct {
 	// RawQuery is the query string as received, without the "?": a route that refuses what it
 	// does not define reads it, as Query drops malformed pairs.
 	RawQuery string
-	Body  []byte
+	Body     []byte
 	// BodyErr is set by a transport that could not read the body whole (cut off, client gone,
 	// read timeout): such a request is refused, never served from the part that arrived.
 	BodyErr error

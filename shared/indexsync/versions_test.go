@@ -29,8 +29,8 @@ type versionRig struct {
 	fake   *ragcorefake.Server
 	sync   *indexsync.Service
 	status *status.Service
-	clock atomic.Pointer[time.Time]
-	ticks atomic.Int64
+	clock  atomic.Pointer[time.Time]
+	ticks  atomic.Int64
 }
 
 var scheduler = port.Call{Actor: port.Actor{ID: "service:scheduler", Scopes: []string{"knowledge:read"}}, CorrelationID: "evt-1"}

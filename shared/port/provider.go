@@ -201,8 +201,8 @@ type SyncResult struct {
 	// UploadedIDs are the document ids of the Uploaded versions, ascending: the sync names
 	// each document it switched.
 	UploadedIDs []string
-	Unchanged int
-	Failed    []domain.SyncFailure
+	Unchanged   int
+	Failed      []domain.SyncFailure
 	// Note says, in plain words, what the provider did ("the demo provider syncs nothing").
 	Note string
 }
