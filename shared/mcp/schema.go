@@ -47,12 +47,12 @@ const lookupDescription = "Look up the fleet-operations procedures for evidence 
 	"support: " + evidenceStateDoc + " When evidence_state is insufficient and relevance.alternatives is present, " +
 	"the evidence points to several procedures: ask the operator which situation applies (a clarifying question " +
 	"naming them) rather than act; only grounded is a promise to act on. invocation_id identifies the recorded " +
-	"trace of the call."
+	"trace of the call." + nextVersionDoc
 
 const askDescription = "Get a short answer to an operational question built only from the procedures' passages, " +
 	"with its sources. Prefer lookup_knowledge when you will write the answer yourself; use this when a ready, " +
 	"quoted answer is wanted. answer_kind says how the text was made (template: extracted passages, nothing " +
-	"generated). evidence_state: " + evidenceStateDoc
+	"generated). evidence_state: " + evidenceStateDoc + nextVersionDoc
 
 const statusDescription = "Report the state of the procedures index for one language: how many source documents " +
 	"there are, the last sync report, and whether the indexed count was verified (document_count is null and " +

@@ -104,7 +104,7 @@ func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallTo
 	}
 	ans.Language, ans.LanguageDetected = lang, detected
 	return result(AskOutput{Answer: ans, CorrelationID: call.CorrelationID},
-		fmt.Sprintf("evidence_state: %s\n%s", ans.EvidenceState, ans.Answer))
+		fmt.Sprintf("evidence_state: %s\n%s", ans.EvidenceState, ans.Answer)+comingSourcesText(ans.Sources))
 }
 
 func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -274,6 +274,7 @@ func lookupText(r lookup.Result) string {
 	p := r.Primary
 	fmt.Fprintf(&b, "Primary: %s (%s v%s, effective %s, %s)\n%s", p.Breadcrumb, p.DocumentID, p.Version,
 		p.EffectiveDate, p.Source, p.Content)
+	b.WriteString(comingText(p))
 	if n := len(r.EvidenceBlocks) - 1; n > 0 {
 		fmt.Fprintf(&b, "\n(%d more evidence block(s) in the structured content; invocation_id %s)", n, r.InvocationID)
 	}

@@ -180,6 +180,15 @@ type AnswerSource struct {
 	// Outdated marks a citation of another version than the one in force on the day asked:
 	// it never grounds the answer.
 	Outdated bool `json:"outdated,omitempty"`
+	// NextVersion announces the procedure's version taking effect within the upcoming window
+	// after the day asked, as on a lookup's blocks; nil when none does.
+	NextVersion *NextVersion `json:"next_version,omitempty"`
+}
+
+// NextVersion is a procedure's coming version: its version and the day it takes effect.
+type NextVersion struct {
+	Version       string `json:"version"`
+	EffectiveDate string `json:"effective_date"`
 }
 
 // DocumentRef names one authoritative source in a manifest sync.

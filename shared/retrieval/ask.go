@@ -82,6 +82,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		ga, err = s.ask(ctx, q)
 	}
 	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
+	v.announceSources(req.Language, ans.Sources)
 	if check != nil {
 		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
 			ans.EvidenceState = port.StateInsufficient

@@ -116,6 +116,19 @@ func (v dayView) announce(lang string, blocks []ranked) {
 	}
 }
 
+// announceSources sets next_version on an answer's sources whose procedure has a version coming
+// within the upcoming window, as announce does on a lookup's blocks.
+func (v dayView) announceSources(lang string, sources []port.AnswerSource) {
+	if v.corpus == nil || v.upcoming <= 0 {
+		return
+	}
+	for i := range sources {
+		if d := v.corpus.NextVersion(lang, sources[i].DocumentID, v.day, v.upcoming); d != nil {
+			sources[i].NextVersion = &port.NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
+		}
+	}
+}
+
 // outdatedBlocks are the outdated candidates as blocks after the evidence, ranked on from it.
 func outdatedBlocks(cands []port.Candidate, kind string, higher bool, reason string, after int) []lookup.EvidenceBlock {
 	out := make([]lookup.EvidenceBlock, 0, len(cands))

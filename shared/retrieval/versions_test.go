@@ -342,3 +342,38 @@ func TestCyclingAsOfKeepsMemoryBounded(t *testing.T) {
 	}
 	runtime.KeepAlive(svc)
 }
+
+// An answer's sources announce a coming version as a lookup's blocks do: /ask and ask_knowledge
+// carry next_version on each source of a procedure whose next version takes effect within the
+// window, and none on the day it is in force.
+func TestAskSourcesAnnounceTheNextVersion(t *testing.T) {
+	v := newVersioned(t, berlinTime("2027-01-02", 9, 0), 30)
+	for _, lang := range knowledge.Languages {
+		for _, tc := range []struct {
+			asOf string
+			want *lookup.NextVersion
+		}{
+			{"", &lookup.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}},
+			{testutil.ComingDay, nil},
+		} {
+			ans, err := v.svc.Ask(context.Background(), lookup.AskRequest{Question: damageQuestions[lang], Language: lang,
+				AsOf: tc.asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, s := range ans.Sources {
+				if s.DocumentID != "damage-procedure" {
+					continue
+				}
+				n++
+				if (s.NextVersion == nil) != (tc.want == nil) || (s.NextVersion != nil && *s.NextVersion != *tc.want) {
+					t.Errorf("%s as_of %q: source next_version %+v, want %+v", lang, tc.asOf, s.NextVersion, tc.want)
+				}
+			}
+			if n == 0 {
+				t.Fatalf("%s as_of %q: no damage-procedure source: %+v", lang, tc.asOf, ans.Sources)
+			}
+		}
+	}
+}
