@@ -83,6 +83,9 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	}
 	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
 	v.announceSources(req.Language, ans.Sources)
+	if reason := v.nothingInForce(l); reason != "" {
+		ans.EvidenceState, ans.Answer = port.StateUnavailable, "No answer: "+reason+"."
+	}
 	if check != nil {
 		if verdict := <-check; ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
 			ans.EvidenceState = port.StateInsufficient

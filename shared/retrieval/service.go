@@ -69,6 +69,9 @@ type Service struct {
 	now          func() time.Time
 
 	traceFailures atomic.Int64
+	// todaySince is the effective date from which today's set of versions is in force, as the
+	// last lookup of today saw it: its change is the switch at midnight, logged once.
+	todaySince atomic.Pointer[string]
 }
 
 // texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
@@ -194,6 +197,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		// blocks of the versions in force.
 		res.EvidenceBlocks = append(res.EvidenceBlocks,
 			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
+	}
+	if reason := v.nothingInForce(l); reason != "" {
+		res.EvidenceState, res.relevance.Reason = port.StateUnavailable, reason
 	}
 	res.respond()
 	return res, st

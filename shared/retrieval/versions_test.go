@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"weak"
@@ -374,6 +375,64 @@ func TestAskSourcesAnnounceTheNextVersion(t *testing.T) {
 			if n == 0 {
 				t.Fatalf("%s as_of %q: no damage-procedure source: %+v", lang, tc.asOf, ans.Sources)
 			}
+		}
+	}
+}
+
+// The switch of today's versions in force at midnight in Berlin is logged once, naming the day,
+// the zone and the versions switched; lookups of an as_of never log one.
+func TestTheSwitchAtMidnightIsLoggedOnce(t *testing.T) {
+	c, _ := testutil.LoadVersioned(t)
+	epochs := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs)
+	var logs testutil.SyncBuffer
+	clock := berlinTime("2026-12-31", 23, 30)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	svc := retrieval.New(nil, &provider{Provider: demo.WithEpochs(epochs)}, store.NewMemory(), retrieval.DefaultOptions(),
+		slog.New(slog.NewJSONHandler(&logs, nil))).WithVersions(epochs, berlin, 30).WithClock(now)
+	ask := func(asOf string) {
+		t.Helper()
+		if _, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: unlockQuestions["en"], Language: "en", TopK: 5,
+			AsOf: asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask("")
+	ask(testutil.ComingDay) // an audit of another set is no switch
+	mu.Lock()
+	clock = berlinTime(testutil.SwitchDay, 0, 30)
+	mu.Unlock()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); ask("") }()
+	}
+	wg.Wait()
+	ask("")
+	out := logs.String()
+	if n := strings.Count(out, `"msg":"versions in force switched"`); n != 1 {
+		t.Fatalf("the switch logged %d times, want once:\n%s", n, out)
+	}
+	for _, want := range []string{`"day":"` + testutil.SwitchDay + `"`, `"time_zone":"Europe/Berlin"`, `access-failure 1.4 -> 1.5`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the switch line lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// An as_of before the first version on file of every procedure answers unavailable, and says
+// which day has no procedure in force.
+func TestAsOfBeforeEveryVersionSaysSo(t *testing.T) {
+	v := newVersioned(t, berlinTime("2027-01-02", 9, 0), 30)
+	for _, lang := range knowledge.Languages {
+		res := v.lookup(t, lang, unlockQuestions[lang], "2001-01-01")
+		if res.EvidenceState != port.StateUnavailable || !strings.Contains(res.Relevance.Reason, "2001-01-01") || res.Primary != nil {
+			t.Errorf("%s: %s, reason %q", lang, res.EvidenceState, res.Relevance.Reason)
+		}
+		ans, err := v.svc.Ask(context.Background(), lookup.AskRequest{Question: unlockQuestions[lang], Language: lang, AsOf: "2001-01-01",
+			Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
+		if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "2001-01-01") {
+			t.Errorf("%s ask: %s %q %v", lang, ans.EvidenceState, ans.Answer, err)
 		}
 	}
 }

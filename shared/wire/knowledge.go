@@ -27,12 +27,12 @@ var embeddedCorpus = func() (index []byte, procs, syns fs.FS, err error) {
 // cmd/index-build) while it matches the corpus files, which takes a few milliseconds; otherwise
 // the procedures are parsed and analysed here, and the log says so, why, and which command
 // refreshes the index.
-func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge.Corpus, *lexical.Index, error) {
+func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (_ *knowledge.Corpus, _ *lexical.Index, source string, err error) {
 	withIndex := needs.Index
 	start := time.Now()
 	prebuilt, release, procs, syns, where, err := prebuiltSource(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	embedded := cfg.KnowledgeDir == ""
 	if prebuilt != nil {
@@ -50,7 +50,7 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		if err == nil {
 			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
-			return c, ix, nil
+			return c, ix, "prebuilt index", nil
 		}
 		release()
 		refresh := "`go run ./cmd/index-build -dir " + cfg.KnowledgeDir + "`"
@@ -62,7 +62,7 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	}
 	c, err := loadCorpus(cfg, procs, syns)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if prebuilt == nil {
 		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
@@ -76,7 +76,7 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 	}
 	log.Info("knowledge parsed and analysed at start", "index", withIndex,
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
-	return c, ix, nil
+	return c, ix, "parsed", nil
 }
 
 // prebuiltSource returns the prebuilt index to try: the embedded one with the embedded files,

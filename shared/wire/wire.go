@@ -70,7 +70,10 @@ type Parts struct {
 	StoreName string
 
 	start time.Time
-	aws   func() (aws.Config, error)
+	// knowledgeSource says where the corpus came from at this cold start: "prebuilt index" or
+	// "parsed" (the procedure files, when no prebuilt index matched them).
+	knowledgeSource string
+	aws             func() (aws.Config, error)
 	// gcPercent is the collector's setting to restore after the cold start, -1 when it was
 	// left alone.
 	gcPercent int
@@ -104,7 +107,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		p.gcPercent = debug.SetGCPercent(-1)
 	}
 	var err error
-	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
+	if p.Corpus, p.Index, p.knowledgeSource, err = loadKnowledge(cfg, p.Log, needs); err != nil {
 		return nil, err
 	}
 	if needs.Index {
@@ -271,11 +274,12 @@ func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
 		debug.SetGCPercent(p.gcPercent)
 		p.gcPercent = -1
 	}
-	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName,
+	attrs := []any{"provider", p.Provider.Name(), "store", p.StoreName,
 		"dynamodb_endpoint", p.dynamoEndpoint(), "xray", p.Tracer.Active(),
-		"sidecar", sidecarStatus, "index", p.Index != nil,
-		"documents_en", len(p.Corpus.Documents("en")), "documents_de", len(p.Corpus.Documents("de")),
-		"init_ms", float64(time.Since(p.start).Microseconds())/1000)
+		"sidecar", sidecarStatus, "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
+	attrs = append(attrs, knowledgeAttrs(p.Corpus, knowledge.Today(p.Now(), p.Config.Zone()), p.Config.Zone().String())...)
+	attrs = append(attrs, "init_ms", float64(time.Since(p.start).Microseconds())/1000)
+	p.Log.InfoContext(ctx, "initialised", attrs...)
 }
 
 // dynamoEndpoint says loudly where records go: the DynamoDB Local endpoint, the AWS region's
