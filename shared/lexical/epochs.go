@@ -19,11 +19,14 @@ type Epoch struct {
 	// Since is the effective date from which the set is in force ("" before the corpus's first
 	// one); the set lasts until the next effective date.
 	Since string
+	// bytes is about how much heap the epoch holds of its own (0 for the base index itself).
+	bytes int64
 }
 
 // Epochs holds the analysed index of each set of versions in force that has been served.
 //
-// The cache: its bound is keep epochs (NewEpochs), most recently used first; its key is the
+// The cache: its bound is keep epochs (NewEpochs) and DefaultEpochBytes of their own heap
+// (the most recently used epoch is kept whatever its size), most recently used first; its key is the
 // effective date from which a set is in force (the last of the corpus's effective dates on or
 // before the day asked), so a caller cycling through days reaches at most one entry per
 // effective date on file, never one per day; asking for a set not kept evicts the least
@@ -31,8 +34,9 @@ type Epoch struct {
 // texts on the epoch's Lang, see Lang.Kept), so its memory is freed. A set not kept is made
 // once however many lookups ask for it at once (singleflight), and one at a time.
 type Epochs struct {
-	corpus *knowledge.Corpus // every version
-	max    int
+	corpus   *knowledge.Corpus // every version
+	max      int
+	maxBytes int64
 
 	// dates are the corpus's effective dates, in order: a day's set is found by a binary search
 	// instead of listing the corpus's versions.
@@ -52,16 +56,21 @@ type Epochs struct {
 	base *Index
 }
 
-// DefaultEpochs is how many epochs Epochs keeps: today's, the sets an audit or a coming change
-// asks for. A projected epoch holds its own postings, front matter and statistics (about 1 MB on
-// the embedded corpus; its texts are the base's); an analysed one about 4 MB.
-const DefaultEpochs = 8
+// DefaultEpochs is how many epochs Epochs keeps at most: today's, the sets an audit or a coming
+// change asks for. A projected epoch holds its own postings, front matter and statistics (about
+// 0.5 MB on the embedded corpus; its texts are the base's), so that a corpus of the embedded
+// size keeps every set an audit cycles through; a large corpus keeps fewer (DefaultEpochBytes).
+const DefaultEpochs = 32
+
+// DefaultEpochBytes bounds the heap the epochs kept hold of their own (Epochs evicts the least
+// recently used beyond it; the most recently used is always kept).
+const DefaultEpochBytes = 64 << 20
 
 // NewEpochs returns the epochs of corpus (every version on file). ix, when not nil, is the index
 // already analysed for the documents of on (a view of corpus, or corpus itself): it serves its
 // own set without being analysed again.
 func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
-	e := &Epochs{corpus: corpus, max: max(keep, 1)}
+	e := &Epochs{corpus: corpus, max: max(keep, 1), maxBytes: DefaultEpochBytes}
 	if corpus == nil {
 		return e
 	}
@@ -79,6 +88,24 @@ func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
 		e.cache = []*Epoch{{Corpus: corpus.On(last), Index: ix, Since: last}}
 	}
 	return e
+}
+
+// WithByteBound replaces DefaultEpochBytes (tests).
+func (e *Epochs) WithByteBound(n int64) *Epochs {
+	e.maxBytes = n
+	return e
+}
+
+// Bytes is about how much heap the epochs kept hold of their own: at most the byte bound, or
+// the most recently used epoch's when that alone is larger.
+func (e *Epochs) Bytes() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var n int64
+	for _, ep := range e.cache {
+		n += ep.bytes
+	}
+	return n
 }
 
 // WithBase makes every epoch by projecting base, the index of every version on file (BuildAll,
@@ -127,11 +154,18 @@ func (e *Epochs) At(day string) *Epoch {
 		e.making.Unlock()
 		e.builds.Add(1)
 		e.mu.Lock()
-		if len(e.cache) < e.max {
-			e.cache = append(e.cache, nil)
-		}
+		e.cache = append(e.cache, nil)
 		copy(e.cache[1:], e.cache)
 		e.cache[0] = ep
+		var total int64
+		for i, kept := range e.cache {
+			total += kept.bytes
+			if i > 0 && (i >= e.max || total > e.maxBytes) {
+				clear(e.cache[i:])
+				e.cache = e.cache[:i]
+				break
+			}
+		}
 		e.mu.Unlock()
 		return ep, nil
 	})
@@ -162,10 +196,15 @@ func (e *Epochs) make(since string) *Epoch {
 	on := e.corpus.On(day)
 	if e.base != nil {
 		if ix, ok := e.base.Project(on); ok {
-			return &Epoch{Corpus: on, Index: ix, Since: since}
+			ep := &Epoch{Corpus: on, Index: ix, Since: since}
+			if ix != e.base {
+				ep.bytes = ix.footprint()
+			}
+			return ep
 		}
 	}
-	return &Epoch{Corpus: on, Index: Build(on), Since: since}
+	ix := Build(on)
+	return &Epoch{Corpus: on, Index: ix, Since: since, bytes: ix.footprint()}
 }
 
 // since is the last of the corpus's effective dates on or before day, "" when there is none: the

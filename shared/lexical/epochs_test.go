@@ -159,3 +159,33 @@ func BenchmarkEpochsAtKept(b *testing.B) {
 		e.At("2026-12-04")
 	}
 }
+
+// TestEpochsStayWithinTheirByteBound: projected from the index of every version, the epochs kept
+// hold at most the byte bound of their own (the latest whatever its size), however many sets
+// are cycled, and each is what the day asks for.
+func TestEpochsStayWithinTheirByteBound(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 25)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := lexical.NewEpochs(c, nil, nil, 1).WithBase(lexical.BuildAll(c))
+	one.At(days[0])
+	size := one.Bytes()
+	if size <= 0 {
+		t.Fatal("a projected epoch counts no bytes")
+	}
+	bound := 3*size + size/2 // room for three
+	e := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs).WithBase(lexical.BuildAll(c)).WithByteBound(bound)
+	for range 2 {
+		for _, d := range days {
+			ep := e.At(d)
+			if got := ep.Corpus.Document("en", "lost-and-found").EffectiveDate; got != d {
+				t.Fatalf("%s: lost-and-found of %s in force", d, got)
+			}
+			if b := e.Bytes(); b > bound || e.Kept() > 3 {
+				t.Fatalf("%d epochs, %d bytes kept, bound %d", e.Kept(), b, bound)
+			}
+		}
+	}
+}

@@ -64,6 +64,10 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		j++
 	}
 	p := &Lang{Language: l.Language, Analyzer: l.Analyzer, text: l.text, Docs: docs, uncovered: l.uncovered}
+	// Every array is made with room for the largest it can be (that of every version), so that
+	// a projection allocates each once.
+	p.Passages = make([]Passage, 0, len(l.Passages))
+	p.docStart = make([]uint32, 0, len(docs)+1)
 
 	// Passages: old passage -> new, -1 when its document is not kept.
 	newPassage := make([]int32, len(l.Passages))
@@ -109,7 +113,7 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		}
 	}
 	newTerm := make([]Term, V)
-	var words []string
+	words := make([]string, 0, V)
 	for t := range V {
 		if live[t] {
 			newTerm[t] = Term(len(words))
@@ -121,6 +125,8 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	// Postings and the inverted front matter, per kept term in order.
 	p.postStart = make([]uint32, 0, len(words)+1)
 	p.frontDocStart = make([]uint32, 0, len(words)+1)
+	p.postPassage, p.postTF = make([]uint32, 0, len(l.postPassage)), make([]uint16, 0, len(l.postTF))
+	p.frontDoc = make([]uint32, 0, len(l.frontDoc))
 	for t := range V {
 		if !live[t] {
 			continue
@@ -148,6 +154,9 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	for i := range newPhrase {
 		newPhrase[i] = -1
 	}
+	p.frontStart, p.frontTerms = make([]uint32, 0, len(keep)+1), make([]Term, 0, len(l.frontTerms))
+	p.docPhrase, p.phraseStart = make([]uint32, 0, len(keep)+1), make([]uint32, 0, len(l.phraseStart))
+	p.phraseTerms, p.phraseFirst = make([]Term, 0, len(l.phraseTerms)), make([]uint32, 0, len(l.phraseFirst))
 	for _, od := range keep {
 		p.frontStart = append(p.frontStart, uint32(len(p.frontTerms)))
 		for _, t := range l.frontOf(od) {
@@ -172,6 +181,10 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	p.phraseStart = append(p.phraseStart, uint32(len(p.phraseTerms)))
 
 	// Sentences, per kept passage.
+	np := len(p.Passages) + 1
+	p.sentStart, p.sentTermStart, p.maskStart = make([]uint32, 0, np), make([]uint32, 0, np), make([]uint32, 0, np)
+	p.sentKinds, p.sentTerms = make([]uint16, 0, len(l.sentKinds)), make([]Term, 0, len(l.sentTerms))
+	p.sentMasks = make([]uint16, 0, len(l.sentMasks))
 	for op := range l.Passages {
 		if newPassage[op] < 0 {
 			continue
@@ -191,4 +204,21 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 
 	p.statistics()
 	return p, true
+}
+
+// footprint is about how many bytes of heap a projected index holds of its own (its arrays,
+// statistics and vocabulary map; the documents, the text and the analysis are its base's): what
+// Epochs counts against its byte bound.
+func (ix *Index) footprint() int64 {
+	var n int64
+	for _, l := range ix.langs {
+		V, P := int64(len(l.terms.words)), int64(len(l.Passages))
+		n += V * (16 + 48)               // the words and their map entries
+		n += V * (8 + 8 + 2 + 4 + 4 + 4) // idf, docIDF, frontCats, postStart, frontDocStart, termPhraseStart
+		n += P * (24 + 8 + 4 + 12)       // passages, lenNorm, passageCat, sentence offsets
+		n += int64(len(l.postPassage))*6 + int64(len(l.frontTerms)+len(l.frontDoc)+len(l.phraseTerms)+len(l.termPhrase))*4
+		n += int64(len(l.phraseFirst)+len(l.phraseDoc))*4 + int64(len(l.phraseShape)) + int64(len(l.titleIDF))*8
+		n += int64(len(l.sentTerms))*4 + int64(len(l.sentKinds)+len(l.sentMasks))*2
+	}
+	return n
 }
