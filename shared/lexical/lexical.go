@@ -76,6 +76,11 @@ type Lang struct {
 	sourcesOnce sync.Once
 	sources     []atomic.Pointer[string]
 
+	// lazyStats marks a loaded index of every version whose statistics were left out (see
+	// load): computed once (statsOnce) if a day ever needs the index as it is (Project).
+	lazyStats bool
+	statsOnce sync.Once
+
 	// kept is what a caller derives from the language once and keeps with it (see Kept).
 	keptOnce sync.Once
 	kept     any

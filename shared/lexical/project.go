@@ -47,6 +47,9 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 			same = same && d == l.Docs[i]
 		}
 		if same {
+			if l.lazyStats {
+				l.statsOnce.Do(l.statistics)
+			}
 			return l, true
 		}
 	}

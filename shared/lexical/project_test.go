@@ -2,6 +2,8 @@ package lexical
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -58,5 +60,42 @@ func TestProjectionOfEveryDocumentIsTheIndexItself(t *testing.T) {
 	ix := BuildAll(c)
 	if p, ok := ix.Project(c.On("2026-12-04")); !ok || p != ix {
 		t.Error("today's set of a corpus without versions was copied")
+	}
+}
+
+// TestLoadedIndexOfEveryVersionServesADayOfAllItsDocuments: an index of every version loaded
+// without its statistics (they are a projection's to compute) still serves a day on which every
+// document on file is in force, with the statistics a build gives.
+func TestLoadedIndexOfEveryVersionServesADayOfAllItsDocuments(t *testing.T) {
+	dir := testutil.VersionedDir(t)
+	// Only the procedure whose one version lies ahead is versioned: on its day, every file is in force.
+	for _, lang := range knowledge.Languages {
+		for _, f := range []string{"access-failure@1.5.md", "damage-procedure@1.4.md"} {
+			if err := os.Remove(filepath.Join(dir, lang, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c, err := knowledge.LoadDir(dir)
+	if err != nil || !c.Versioned() {
+		t.Fatalf("%v, versioned %v", err, c != nil && c.Versioned())
+	}
+	ix, c2, err := Load(Encode(BuildAll(c), c), LoadOptions{Procs: os.DirFS(dir), Syns: os.DirFS(filepath.Join(dir, knowledge.SynonymsDir))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := ix.Project(c2.On(testutil.AheadDay))
+	if !ok || p != ix {
+		t.Fatal("the day of every document was not served from the index itself")
+	}
+	want := Build(c2.On(testutil.AheadDay)).Lang("en")
+	got := p.Lang("en")
+	if len(got.idf) != len(want.idf) || got.avgLen != want.avgLen || len(got.phraseDoc) != len(want.phraseDoc) {
+		t.Fatalf("statistics not computed: %d idf, want %d", len(got.idf), len(want.idf))
+	}
+	for i := range got.idf {
+		if got.idf[i] != want.idf[i] {
+			t.Fatalf("idf of %q: %v, want %v", got.terms.words[i], got.idf[i], want.idf[i])
+		}
 	}
 }
