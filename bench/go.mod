@@ -52,6 +52,7 @@ require (
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect

@@ -264,7 +264,21 @@ func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*C
 		}
 		for _, f := range files {
 			name := path.Join(e.Name(), f.Name())
-			if f.IsDir() || !strings.HasSuffix(f.Name(), ".md") {
+			if f.IsDir() {
+				continue
+			}
+			if !strings.HasSuffix(f.Name(), ".md") {
+				// A file that looks like a procedure or a version of one but is not read
+				// ("access-failure@1.5.MD") would silently leave a language without it.
+				if msg := unreadName(f.Name()); msg != "" {
+					errs = append(errs, ruleError(shownPath(procRoot, name), 0, "file-name", "%s", msg))
+				}
+				continue
+			}
+			if msg := badVersionName(f.Name()); msg != "" {
+				errs = append(errs, ruleError(shownPath(procRoot, name), 0, "file-name", "%s", msg))
+				id, _ := fileIdentity(strings.TrimSuffix(f.Name(), ".md"))
+				failedIDs[id], failedLangs[e.Name()] = true, true
 				continue
 			}
 			raw, err := fs.ReadFile(fsys, name)
@@ -283,8 +297,10 @@ func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*C
 			c.add(doc)
 		}
 	}
-	errs = append(errs, c.checkVersions(procRoot)...)
+	versionErrs, badVersions := c.checkVersions(procRoot)
+	errs = append(errs, versionErrs...)
 	errs = append(errs, c.checkAcrossLanguages(failedIDs, failedLangs, categoryLine, procRoot, badFolder)...)
+	errs = append(errs, c.checkVersionTwins(failedIDs, badVersions, procRoot)...)
 	if syns != nil {
 		errs = append(errs, c.loadSynonyms(syns, synRoot)...)
 	}

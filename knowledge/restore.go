@@ -15,11 +15,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 )
 
-// ErrVersioned is returned by Restore for a corpus with versions on file: a prebuilt index
-// holds the documents of one set of versions in force, and the corpus must know every version,
-// so such a corpus is parsed (Load) and each set in force analysed when it is first served.
-var ErrVersioned = errors.New("the corpus holds procedure versions: it is parsed at start")
-
 // ErrStale is returned by Restore when the source files are not the ones the documents were
 // loaded from.
 var ErrStale = errors.New("the corpus files changed since the prebuilt index was built")
@@ -28,7 +23,8 @@ var ErrStale = errors.New("the corpus files changed since the prebuilt index was
 // carries them), without parsing them again: it reads the bytes of the source files, gives each
 // document its Raw bytes from procs, and requires the fingerprint of the files of procs and syns
 // (nil when there are none) to be want, so that a corpus whose files changed since is never
-// restored (ErrStale). docs are the documents of every language, each language's sorted by id.
+// restored (ErrStale). docs are every version on file of every language, each language's sorted
+// by id, a procedure's versions by effective date (as Corpus.All lists them).
 // With raw unset the documents' Raw stays nil: only manifest sync sends the files' bytes, and a
 // function that answers questions need not hold the corpus twice. The synonym files are parsed
 // on the first call of Synonyms only: a restored corpus is used with the prebuilt index, which
@@ -45,11 +41,6 @@ func Restore(docs []*Document, procs, syns fs.FS, want string, raw bool) (*Corpu
 	if syns != nil {
 		if err := readSources(syns, SynonymsDir, ".txt", c.files, nil); err != nil {
 			return nil, err
-		}
-	}
-	for p := range c.files {
-		if strings.HasPrefix(p, "procedures/") && strings.Contains(p, VersionSeparator) {
-			return nil, ErrVersioned
 		}
 	}
 	if got := c.Fingerprint(); got != want {

@@ -2,6 +2,8 @@ package knowledge
 
 import (
 	"cmp"
+	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +41,94 @@ func fileIdentity(name string) (id, version string) {
 	return id, version
 }
 
+// unreadName says why a file of a language folder that the loader does not read (its name does
+// not end in ".md") looks like a procedure or a version of one, "" when it does not: a name with
+// a version separator, or one ending in ".md" in another case ("access-failure@1.5.MD").
+func unreadName(name string) string {
+	ext := path.Ext(name)
+	switch {
+	case strings.EqualFold(ext, ".md"):
+		return fmt.Sprintf("%q is not read: procedure files end in \".md\" (lower case)", name)
+	case strings.Contains(name, VersionSeparator):
+		return fmt.Sprintf("%q is not read: a version of a procedure is a file <id>@<version>.md", name)
+	}
+	return ""
+}
+
+// badVersionName says what is wrong with a procedure file's name that holds a version separator
+// but names no version ("access-failure@.md", "access-failure@v2.md"), "" when nothing is.
+func badVersionName(name string) string {
+	id, version := fileIdentity(strings.TrimSuffix(name, ".md"))
+	if !strings.Contains(name, VersionSeparator) {
+		return ""
+	}
+	if id == "" || !versionPattern.MatchString(version) {
+		return fmt.Sprintf("%q does not name a version: a version of a procedure is a file <id>@<version>.md, "+
+			"the version dotted numbers such as \"1.5\"", name)
+	}
+	return ""
+}
+
+// checkVersionTwins enforces that every language holds the same versions: a version on file in
+// one language is on file in every other with the same effective date. The file without a twin
+// is named (at its version's line), with the file the other language lacks; a procedure missing
+// from a language altogether, or whose file failed to parse, and a file that broke a version rule
+// (bad), are reported elsewhere already.
+func (c *Corpus) checkVersionTwins(failedIDs map[string]bool, bad map[*Document]bool, root string) []error {
+	var errs []error
+	ids := map[string]bool{}
+	for _, key := range sortedKeys(c.versions) {
+		_, id, _ := strings.Cut(key, "/")
+		ids[id] = true
+	}
+	for _, id := range sortedKeys(ids) {
+		if failedIDs[id] {
+			continue
+		}
+		for _, lang := range Languages {
+			vs := c.versions[lang+"/"+id]
+			if vs == nil {
+				continue
+			}
+			for _, other := range Languages {
+				ovs := c.versions[other+"/"+id]
+				if other == lang || ovs == nil {
+					continue
+				}
+				for _, d := range vs {
+					twin := versionOf(ovs, d.Version)
+					switch {
+					case bad[d] || (twin != nil && bad[twin]):
+					case twin == nil:
+						missing := other + "/" + id + VersionSeparator + d.Version + ".md"
+						if !strings.Contains(path.Base(d.Path), VersionSeparator) {
+							missing = other + "/" + id + ".md (or " + missing + ")"
+						}
+						errs = append(errs, ruleError(shown(root, d), keyLine(d.Raw, "version"), "versions",
+							"version %q of %s is on file in %q but not in %q: every language holds the same versions (add %s)",
+							d.Version, id, lang, other, missing))
+					case twin.EffectiveDate != d.EffectiveDate && slices.Index(Languages, lang) < slices.Index(Languages, other):
+						errs = append(errs, ruleError(shown(root, twin), keyLine(twin.Raw, "effective_date"), "versions",
+							"version %q takes effect on %s here but on %s in %q (%s): every language gives a version the same effective date",
+							twin.Version, twin.EffectiveDate, d.EffectiveDate, lang, shown(root, d)))
+					}
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// versionOf is the document of vs with the version, nil when there is none.
+func versionOf(vs []*Document, version string) *Document {
+	for _, d := range vs {
+		if d.Version == version {
+			return d
+		}
+	}
+	return nil
+}
+
 // compareVersions orders dotted version numbers numerically: "1.10" after "1.9", "2" before
 // "2.0"; both must match the version rule.
 func compareVersions(a, b string) int {
@@ -55,9 +145,9 @@ func compareVersions(a, b string) int {
 
 // checkVersions sorts each procedure's versions by effective date and enforces the version
 // rules: one version per effective date, each version once, and a later effective date carrying
-// a higher version. A broken rule names the file that breaks it, once.
-func (c *Corpus) checkVersions(root string) []error {
-	var errs []error
+// a higher version. A broken rule names the file that breaks it, once; bad holds those files.
+func (c *Corpus) checkVersions(root string) (errs []error, bad map[*Document]bool) {
+	bad = map[*Document]bool{}
 	for _, key := range sortedKeys(c.versions) {
 		vs := c.versions[key]
 		slices.SortStableFunc(vs, func(a, b *Document) int {
@@ -66,7 +156,6 @@ func (c *Corpus) checkVersions(root string) []error {
 		})
 		// prev is the last version that broke no rule: a file in fault is reported once, and
 		// the versions after it are compared with the one before it.
-		bad := map[*Document]bool{}
 		prev := vs[0]
 		for _, d := range vs[1:] {
 			switch {
@@ -88,11 +177,12 @@ func (c *Corpus) checkVersions(root string) []error {
 			if first, ok := seen[d.Version]; ok && !bad[d] {
 				errs = append(errs, ruleError(shown(root, d), keyLine(d.Raw, "version"), "versions",
 					"version %q is also the version of %s", d.Version, shown(root, first)))
+				bad[d] = true
 			}
 			seen[d.Version] = d
 		}
 	}
-	return errs
+	return errs, bad
 }
 
 // shown is a document's file as the user knows it, under the corpus folder root.
@@ -189,6 +279,21 @@ func (c *Corpus) On(day string) *Corpus {
 		}
 		v.byLang[d.Language] = append(v.byLang[d.Language], d)
 		v.byKey[key] = d
+	}
+	return v
+}
+
+// All returns the corpus with every version on file as its Documents: each language's sorted by
+// id, a procedure's versions oldest effective date first. It is what the index of every version
+// is built from (lexical.BuildAll), and shares the documents, the synonyms and the fingerprint
+// of c; Document names no version of it.
+func (c *Corpus) All() *Corpus {
+	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
+		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms, versions: c.versions}
+	for _, key := range sortedKeys(c.versions) {
+		for _, d := range c.versions[key] {
+			v.byLang[d.Language] = append(v.byLang[d.Language], d)
+		}
 	}
 	return v
 }

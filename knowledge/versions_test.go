@@ -124,3 +124,85 @@ func TestVersionRulesNameTheFileOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryLanguageHoldsTheSameVersions(t *testing.T) {
+	t.Run("a version in one language only", func(t *testing.T) {
+		dir := testutil.VersionedDir(t)
+		if err := os.Remove(filepath.Join(dir, "de", "access-failure@1.5.md")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := knowledge.LoadDir(dir)
+		if err == nil {
+			t.Fatal("a corpus with access-failure 1.5 in English only loaded")
+		}
+		msg := err.Error()
+		file := filepath.Join(dir, "en", "access-failure@1.5.md")
+		if !strings.Contains(msg, file+":") || !strings.Contains(msg, ": versions: ") || !strings.Contains(msg, "de/access-failure@1.5.md") {
+			t.Fatalf("error %q does not name %s, the rule and the missing de file", msg, file)
+		}
+		if n := strings.Count(msg, "access-failure@1.5.md:"); n != 1 {
+			t.Errorf("reported %d times:\n%s", n, msg)
+		}
+	})
+	t.Run("one version, two effective dates", func(t *testing.T) {
+		dir := testutil.VersionedDir(t)
+		file := filepath.Join(dir, "de", "access-failure@1.5.md")
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := replaceKey(string(src), "effective_date: ", "effective_date: 2027-01-05")
+		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = knowledge.LoadDir(dir)
+		if err == nil {
+			t.Fatal("a corpus whose languages give 1.5 different dates loaded")
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, file+":") || !strings.Contains(msg, "2027-01-05") || !strings.Contains(msg, "same effective date") {
+			t.Fatalf("error %q does not name %s and the two dates", msg, file)
+		}
+		if n := strings.Count(msg, "access-failure@1.5.md:"); n != 1 {
+			t.Errorf("reported %d times:\n%s", n, msg)
+		}
+	})
+}
+
+func TestAFileNamedLikeAVersionIsNeverSkipped(t *testing.T) {
+	for _, name := range []string{"access-failure@1.6.MD", "access-failure@.md", "access-failure@v2.md", "access-failure.Md", "access-failure@1.6.txt"} {
+		t.Run(name, func(t *testing.T) {
+			dir := testutil.VersionedDir(t)
+			if err := os.WriteFile(filepath.Join(dir, "en", name), []byte("---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := knowledge.LoadDir(dir)
+			if err == nil {
+				t.Fatalf("%s was skipped without a word", name)
+			}
+			want := filepath.Join(dir, "en", name) + ": file-name: "
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q does not hold %q", err, want)
+			}
+		})
+	}
+	dir := testutil.VersionedDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "en", "notes.txt"), []byte("not a procedure"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := knowledge.LoadDir(dir); err != nil {
+		t.Errorf("a file that does not look like a procedure was refused: %v", err)
+	}
+}
+
+// replaceKey replaces the front-matter line that starts with prefix.
+func replaceKey(s, prefix, line string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			lines[i] = line
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
+}

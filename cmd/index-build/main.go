@@ -1,5 +1,6 @@
 // Command index-build writes the prebuilt index of a corpus (see lexical.Encode): the checked
-// procedures and their analysed form, which the functions load at a cold start instead of
+// procedures, every version on file, and their analysed form, which the functions load at a
+// cold start instead of
 // parsing and analysing the procedures. A function loads it only while the corpus files are
 // the ones it was built from; otherwise it builds the index itself and logs that it did.
 //
@@ -55,27 +56,35 @@ func run(dir, out string) error {
 		}
 		return err
 	}
-	if c.Versioned() {
-		// A prebuilt index holds one set of versions in force; a corpus with versions on file
-		// is parsed at every cold start instead (knowledge.ErrVersioned), so an index written
-		// here would never be used.
-		return fmt.Errorf("the corpus holds procedure versions (<id>@<version>.md): it is parsed at start, " +
-			"and no prebuilt index is written; remove any old index.bin from the folder")
-	}
-	b := lexical.Encode(lexical.Build(c), c)
+	b := lexical.Encode(lexical.BuildAll(c), c)
+	what := describe(c)
 	if old, err := os.ReadFile(out); err == nil && string(old) == string(b) {
-		fmt.Printf("%s is up to date (%d bytes)\n", out, len(b))
+		fmt.Printf("%s is up to date: %s, %d bytes\n", out, what, len(b))
 		return nil
 	}
 	if err := replace(out, b); err != nil {
 		return err
 	}
-	n := 0
-	for _, lang := range knowledge.Languages {
-		n += len(c.Documents(lang))
-	}
-	fmt.Printf("wrote %s: %d procedures, %d bytes, in %v\n", out, n, len(b), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("wrote %s: %s, %d bytes, in %v\n", out, what, len(b), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// describe says what the index holds: the procedures, the version files, and the sets of
+// versions in force they make (one per effective date).
+func describe(c *knowledge.Corpus) string {
+	ids, files := map[string]bool{}, 0
+	for _, lang := range knowledge.Languages {
+		for _, d := range c.All().Documents(lang) {
+			ids[d.ID] = true
+			files++
+		}
+	}
+	s := fmt.Sprintf("%d procedures, %d files in %d languages", len(ids), files, len(knowledge.Languages))
+	if c.Versioned() {
+		s += fmt.Sprintf(" (every version on file; %d effective dates, each day's versions in force projected from it)",
+			len(c.EffectiveDates()))
+	}
+	return s
 }
 
 // replace writes b to a new file beside path and renames it over path: a function that maps the

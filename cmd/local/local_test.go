@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -216,4 +217,66 @@ func mustDecode(t *testing.T, body []byte, v any) {
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("%v: %s", err, body)
 	}
+}
+
+// TestListeningIsLoggedAfterTheBind: "local API listening" names an address that accepts
+// connections when the line is written, and a port already taken fails the start without it.
+func TestListeningIsLoggedAfterTheBind(t *testing.T) {
+	startLocal(t) // builds the binary
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	run := func(addr string) (*exec.Cmd, *testutil.SyncBuffer, chan error) {
+		logs := &testutil.SyncBuffer{}
+		cmd := exec.Command(binPath)
+		cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		return cmd, logs, exited
+	}
+
+	_, logs, exited := run(taken.Addr().String())
+	select {
+	case err := <-exited:
+		if err == nil || strings.Contains(logs.String(), "local API listening") {
+			t.Errorf("a taken port: exit %v, log:\n%s", err, logs)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("a taken port did not fail the start:\n%s", logs)
+	}
+
+	_, logs, exited = run(testutil.FreeAddr(t))
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(logs.String(), "local API listening") {
+		select {
+		case err := <-exited:
+			t.Fatalf("exited: %v\n%s", err, logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no listening line:\n%s", logs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var line struct {
+		Addr string `json:"addr"`
+	}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "local API listening") {
+			_ = json.Unmarshal([]byte(l), &line)
+		}
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(line.Addr, "http://"), "/api/v1/knowledge")
+	conn, err := net.DialTimeout("tcp", host, time.Second)
+	if err != nil {
+		t.Fatalf("the listening line names %q, which does not accept: %v", line.Addr, err)
+	}
+	conn.Close()
 }

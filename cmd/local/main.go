@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -36,9 +37,16 @@ func run() error {
 		return err
 	}
 	srv := a.Server(cfg.LocalAddr)
+	// Bind first, then say so: "local API listening" is logged only once the port is bound (a
+	// port in use fails here, before the line), and names the address actually bound (":0"
+	// picks a free port).
+	ln, err := net.Listen("tcp", cfg.LocalAddr)
+	if err != nil {
+		return fmt.Errorf("listen on LOCAL_ADDR %s: %w", cfg.LocalAddr, err)
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	a.Log.Info("local API listening", "addr", "http://"+cfg.LocalAddr+"/api/v1/knowledge", "auth_mode", cfg.AuthMode)
+	go func() { errc <- srv.Serve(ln) }()
+	a.Log.Info("local API listening", "addr", "http://"+ln.Addr().String()+"/api/v1/knowledge", "auth_mode", cfg.AuthMode)
 	select {
 	case err := <-errc:
 		return err

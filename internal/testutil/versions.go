@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,4 +104,29 @@ func write(t testing.TB, file, s string) {
 	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ManyVersionsDir writes VersionedDir's folder with n more versions of lost-and-found in every
+// language, "9.1" to "9.<n>", taking effect on n days in a row from 2027-04-01: n more sets of
+// versions in force, for the tests that cycle as_of over many of them; days are their dates.
+func ManyVersionsDir(t testing.TB, n int) (dir string, days []string) {
+	t.Helper()
+	dir = VersionedDir(t)
+	for _, lang := range knowledge.Languages {
+		src, err := os.ReadFile(filepath.Join(dir, lang, "lost-and-found.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= n; i++ {
+			version := "9." + strconv.Itoa(i)
+			day := knowledge.AddDays("2027-04-01", i-1)
+			s := replaceLine(string(src), "version: ", `version: "`+version+`"`)
+			s = replaceLine(s, "effective_date: ", "effective_date: "+day)
+			write(t, filepath.Join(dir, lang, "lost-and-found@"+version+".md"), s)
+			if lang == knowledge.Languages[0] {
+				days = append(days, day)
+			}
+		}
+	}
+	return dir, days
 }

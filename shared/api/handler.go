@@ -52,7 +52,10 @@ type Request struct {
 	Header map[string]string
 	// Query holds the query string parameters.
 	Query url.Values
-	Body  []byte
+	// RawQuery is the query string as received, without the "?": a route that refuses what it
+	// does not define reads it, as Query drops malformed pairs.
+	RawQuery string
+	Body     []byte
 	// BodyErr is set by a transport that could not read the body whole (cut off, client gone,
 	// read timeout): such a request is refused, never served from the part that arrived.
 	BodyErr error

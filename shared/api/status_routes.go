@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -19,13 +23,9 @@ type statusResponse struct {
 }
 
 func (h *Handler) getStatus(ctx context.Context, c *call) (any, *Error) {
-	var lang *string
-	switch v := c.req.Query["language"]; len(v) {
-	case 0:
-	case 1:
-		lang = &v[0]
-	default:
-		return nil, invalid("language", "give language once")
+	lang, e := statusQuery(c.req.RawQuery)
+	if e != nil {
+		return nil, e
 	}
 	l, e := languageOf(lang)
 	if e != nil {
@@ -155,4 +155,65 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	}
 	return syncReportResponse{RunID: *b.RunID, Language: lang, Stored: !res.Duplicate, Duplicate: res.Duplicate,
 		Differs: res.Differs, Latest: res.Latest, CorrelationID: c.correlationID}, nil
+}
+
+// statusQuery reads GET /status's query string, whose one parameter is language (nil when it is
+// absent). As with unknown body members, nothing a caller sends is silently ignored: a parameter
+// the route does not define (as_of, refresh), a repeated one, and a malformed query string (a
+// ";" separator, an empty pair such as a trailing "&", a bad escape) get 400 invalid_request
+// naming them (the first few of many), the first as field.
+func statusQuery(raw string) (*string, *Error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var lang *string
+	var unknown []string
+	for _, pair := range strings.Split(raw, "&") {
+		name, value, _ := strings.Cut(pair, "=")
+		switch {
+		case pair == "":
+			return nil, invalid("", fmt.Sprintf("malformed query string %q: an empty parameter (a stray or trailing \"&\")", clip(raw)))
+		case strings.Contains(pair, ";"):
+			return nil, invalid(clip(name), fmt.Sprintf("malformed query parameter %q: separate parameters with \"&\", not \";\"", clip(pair)))
+		}
+		n, err1 := url.QueryUnescape(name)
+		v, err2 := url.QueryUnescape(value)
+		switch {
+		case err1 != nil || err2 != nil:
+			return nil, invalid(clip(name), fmt.Sprintf("malformed query parameter %q: a bad %%-escape", clip(pair)))
+		case n != "language":
+			if !slices.Contains(unknown, n) {
+				unknown = append(unknown, n)
+			}
+		case lang != nil:
+			return nil, invalid("language", "query parameter \"language\" is given more than once: give it once")
+		default:
+			lang = &v
+		}
+	}
+	if len(unknown) > 0 {
+		names := make([]string, 0, 5)
+		for _, n := range unknown[:min(len(unknown), 5)] {
+			names = append(names, strconv.Quote(clip(n)))
+		}
+		more := ""
+		if len(unknown) > 5 {
+			more = fmt.Sprintf(" and %d more", len(unknown)-5)
+		}
+		return nil, invalid(clip(unknown[0]), fmt.Sprintf("unknown query parameter %s%s: GET /status takes only language",
+			strings.Join(names, ", "), more))
+	}
+	return lang, nil
+}
+
+// clip cuts a caller's text named in an error message to 64 bytes, on a rune boundary.
+func clip(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	i := 64
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

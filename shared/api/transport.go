@@ -43,6 +43,7 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 		req.TraceID = v
 	}
 	req.Query, _ = url.ParseQuery(ev.RawQueryString) // a malformed pair is dropped, as net/http does
+	req.RawQuery = ev.RawQueryString
 	if ev.IsBase64Encoded {
 		body, err := base64.StdEncoding.DecodeString(ev.Body)
 		if err != nil {
@@ -66,7 +67,7 @@ func (h *Handler) HTTP(requestTimeout time.Duration) http.Handler {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: r.URL.Query()}
+		req := Request{Method: r.Method, Path: r.URL.Path, Header: map[string]string{}, Query: r.URL.Query(), RawQuery: r.URL.RawQuery}
 		for k, v := range r.Header {
 			req.Header[strings.ToLower(k)] = strings.Join(v, ",")
 		}

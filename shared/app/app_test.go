@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -348,5 +349,44 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 	_, body = send(http.MethodGet, "/health", "")
 	if err := json.Unmarshal([]byte(body), &health); err != nil || health.Components["provider"] != "ok" {
 		t.Errorf("health after recovery: %s", body)
+	}
+}
+
+// TestAnonymousHealthProbesShareOneRAGcoreCheck: 200 anonymous GET /health requests, 50 of them
+// at once, make at most a few RAGcore health calls: the provider's check is cached for a few
+// seconds and shared by concurrent probes, as the store's is.
+func TestAnonymousHealthProbesShareOneRAGcoreCheck(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	rc := httptest.NewServer(fake)
+	defer rc.Close()
+	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": rc.URL, "RAGCORE_TOKEN": "t"})
+	h := a.Handler.HTTP(RequestTimeout)
+	probe := func() {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/knowledge/health", nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"status":"ok"`) {
+			t.Errorf("anonymous health: %d %s", w.Code, w.Body.String())
+		}
+	}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			probe()
+		}()
+	}
+	wg.Wait()
+	for range 150 {
+		probe()
+	}
+	if n := fake.Count(http.MethodGet, "/v1/health"); n < 1 || n > 5 {
+		t.Errorf("200 anonymous health probes made %d RAGcore health calls, want 1..5", n)
 	}
 }

@@ -65,6 +65,10 @@ type OutdatedSource struct {
 	DocumentID string `json:"document_id"`
 	InForce    string `json:"in_force"`
 	Active     string `json:"active"`
+	// Uploaded is the version in force, uploaded and still being processed by RAGcore (not
+	// published, so never counted as verified); Active is then the version RAGcore served
+	// before, as the previous verification found it ("" when it knew none).
+	Uploaded string `json:"uploaded,omitempty"`
 }
 
 // SourceOutcome is what verification found for one managed source that did not count.

@@ -19,7 +19,18 @@ type LanguageResult struct {
 	Uploaded  int           `json:"uploaded"`
 	Unchanged int           `json:"unchanged"`
 	Failed    []SyncFailure `json:"failed"`
-	Note      string        `json:"note"`
+	// Switched names each document the sync uploaded in its version in force: the version the
+	// provider served before (From, "" when it held none, as the last verification found it)
+	// and the one uploaded (To).
+	Switched []SwitchedDocument `json:"switched"`
+	Note     string             `json:"note"`
+}
+
+// SwitchedDocument is one document a manifest sync switched to its version in force.
+type SwitchedDocument struct {
+	DocumentID string `json:"document_id"`
+	From       string `json:"from"`
+	To         string `json:"to"`
 }
 
 // Run is one manifest sync.

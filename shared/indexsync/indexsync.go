@@ -25,9 +25,11 @@ type Reports interface {
 	PutSyncReport(ctx context.Context, ns domain.Namespace, r domain.SyncReport) (domain.ReportResult, error)
 }
 
-// Verifications is what the scheduled refresh needs from the status service: verify a language
-// now and cache a complete result.
+// Verifications is what the syncs need from the status service: the verification /status shows
+// now (Current, cached or made now), and a language verified now with a complete result cached
+// (Refresh).
 type Verifications interface {
+	Current(ctx context.Context, lang string, call port.Call) (store.Verification, error)
 	Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error)
 }
 
@@ -100,6 +102,14 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (do
 		for _, d := range docs {
 			refs = append(refs, ref(d))
 		}
+		// What the provider served before, to name what the sync switched: the verification
+		// /status shows (normally the scheduled run's cached one).
+		var before *store.Verification
+		if _, verifies := s.provider.(port.Verifier); verifies && s.status != nil {
+			if v, err := s.status.Current(ctx, lang, call); err == nil {
+				before = &v
+			}
+		}
 		res, err := s.provider.SyncManifest(ctx, call, refs)
 		if err != nil {
 			return domain.Run{}, fmt.Errorf("sync %s: %w", lang, err)
@@ -107,13 +117,50 @@ func (s *Service) Sync(ctx context.Context, call port.Call, language string) (do
 		if res.Failed == nil {
 			res.Failed = []domain.SyncFailure{}
 		}
+		switched := switchedOf(corpus, lang, res.UploadedIDs, before)
 		run.Results = append(run.Results, domain.LanguageResult{Language: lang, Documents: res.Documents, Uploaded: res.Uploaded,
-			Unchanged: res.Unchanged, Failed: res.Failed, Note: res.Note})
+			Unchanged: res.Unchanged, Failed: res.Failed, Switched: switched, Note: res.Note})
 		s.log.InfoContext(ctx, "manifest synced", "correlation_id", call.CorrelationID, "run_id", run.RunID,
 			"language", lang, "provider", s.provider.Name(), "documents", res.Documents, "uploaded", res.Uploaded,
-			"unchanged", res.Unchanged, "failed", len(res.Failed))
+			"unchanged", res.Unchanged, "failed", len(res.Failed), "switched", switched)
+		if res.Uploaded > 0 && s.status != nil {
+			// The cached verification no longer says what RAGcore holds: verify what was
+			// uploaded now, so that /status right after shows it confirmed once published, or
+			// outdated with "uploaded" while RAGcore processes it, never the stale entry.
+			if _, err := s.status.Refresh(ctx, lang, call); err != nil {
+				s.log.WarnContext(ctx, "verification not refreshed after the sync", "correlation_id", call.CorrelationID,
+					"language", lang, "error", port.SafeError(err))
+			}
+		}
 	}
 	return run, nil
+}
+
+// switchedOf names the documents a sync uploaded: each one's version in force (to) and the
+// version the provider served before as the verification before the sync found it (from: its
+// active version when it was outdated, "" when it was missing or unknown, the same version when
+// it was confirmed current and uploaded again).
+func switchedOf(corpus *knowledge.Corpus, lang string, ids []string, before *store.Verification) []domain.SwitchedDocument {
+	out := make([]domain.SwitchedDocument, 0, len(ids))
+	for _, id := range ids {
+		d := corpus.Document(lang, id)
+		if d == nil {
+			continue
+		}
+		sw := domain.SwitchedDocument{DocumentID: id, To: d.Version}
+		if before != nil {
+			i := slices.IndexFunc(before.Outdated, func(o domain.OutdatedSource) bool { return o.DocumentID == id })
+			switch {
+			case i >= 0:
+				sw.From = before.Outdated[i].Active
+			case !slices.Contains(before.Missing, id) && !slices.ContainsFunc(before.Failed,
+				func(f domain.SourceOutcome) bool { return f.DocumentID == id }):
+				sw.From = d.Version
+			}
+		}
+		out = append(out, sw)
+	}
+	return out
 }
 
 // Report stores a sync report: once per (run_id, language), and as the newest of its language

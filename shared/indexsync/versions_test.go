@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/ragcore"
@@ -24,22 +26,30 @@ import (
 // versionRig is a RAGcore fake that serves the versions in force on 2026-12-31 (access-failure
 // 1.4, damage-procedure 1.3) and the sync service over the versioned corpus, its clock set by at.
 type versionRig struct {
-	fake  *ragcorefake.Server
-	sync  *indexsync.Service
-	clock atomic.Pointer[time.Time]
-	ticks atomic.Int64
+	fake   *ragcorefake.Server
+	sync   *indexsync.Service
+	status *status.Service
+	clock  atomic.Pointer[time.Time]
+	ticks  atomic.Int64
 }
 
 var scheduler = port.Call{Actor: port.Actor{ID: "service:scheduler", Scopes: []string{"knowledge:read"}}, CorrelationID: "evt-1"}
 
 func newVersionRig(t *testing.T, records func(now func() time.Time) status.Records) *versionRig {
 	t.Helper()
+	return newVersionRigPublishing(t, records, true)
+}
+
+// newVersionRigPublishing is newVersionRig with a RAGcore that publishes an upload at once, or
+// keeps it processing until told (ragcorefake.Server.SetVersionStatus).
+func newVersionRigPublishing(t *testing.T, records func(now func() time.Time) status.Records, publish bool) *versionRig {
+	t.Helper()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, _ := testutil.LoadVersioned(t)
-	r := &versionRig{fake: ragcorefake.New(ragcorefake.Options{Token: "t", PublishUploads: true})}
+	r := &versionRig{fake: ragcorefake.New(ragcorefake.Options{Token: "t", PublishUploads: publish})}
 	r.fake.LoadCorpus(c.On("2026-12-31"), "mobilityops-procedures")
 	srv := httptest.NewServer(r.fake)
 	t.Cleanup(srv.Close)
@@ -55,6 +65,7 @@ func newVersionRig(t *testing.T, records func(now func() time.Time) status.Recor
 	rec := records(now)
 	log := slog.New(slog.DiscardHandler)
 	st := status.New(c, p, p, rec, status.Options{Namespace: ns, Now: now, TimeZone: berlin}, log)
+	r.status = st
 	r.sync = indexsync.New(c, p, rec.(indexsync.Reports), st, ns, log).WithClock(now, berlin)
 	r.at(t, "2027-01-02", 10, 0)
 	return r
@@ -192,5 +203,53 @@ func TestScheduledRunPublishesANewProcedureOnItsDay(t *testing.T) {
 	r.sync.Refresh(context.Background(), scheduler)
 	if again := len(r.uploads()); again != n {
 		t.Errorf("a second run on the day uploaded %d more", again-n)
+	}
+}
+
+// A manifest sync that uploads a version names each document it switched (per language: id,
+// from, to) and refreshes the verification of what it uploaded: GET /status right after it shows
+// RAGcore's truth, never the cached entry from before the sync. While RAGcore processes the upload,
+// the document stays outdated with "uploaded" and is not counted; once published, it is confirmed.
+func TestSyncRefreshesTheVerificationOfWhatItUploaded(t *testing.T) {
+	for name, publish := range map[string]bool{"processing": false, "published at once": true} {
+		t.Run(name, func(t *testing.T) {
+			r := newVersionRigPublishing(t, stores["memory"](t), publish)
+			ctx := context.Background()
+			reader := port.Call{Actor: port.Actor{ID: "console", Scopes: []string{"knowledge:read"}}}
+			// /status before the sync: a cached entry that lists 1.4 as RAGcore's active version.
+			before, err := r.status.Status(ctx, "en", reader)
+			if err != nil || len(before.Verification.Outdated) != 1 {
+				t.Fatalf("status before the sync: %+v %v", before.Verification, err)
+			}
+			run, err := r.sync.Sync(ctx, port.Call{Actor: port.Actor{ID: "op", Scopes: []string{"knowledge:sync"}}}, "all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, res := range run.Results {
+				want := []domain.SwitchedDocument{{DocumentID: "access-failure", From: "1.4", To: "1.5"}}
+				if !slices.Equal(res.Switched, want) {
+					t.Errorf("%s: switched %+v, want %+v", res.Language, res.Switched, want)
+				}
+			}
+			for _, lang := range knowledge.Languages {
+				st, err := r.status.Status(ctx, lang, reader)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := st.Verification
+				if publish {
+					if len(v.Outdated) != 0 || st.DocumentCount == nil || *st.DocumentCount != 11 {
+						t.Errorf("%s right after a published upload: outdated %+v, count %v", lang, v.Outdated, st.DocumentCount)
+					}
+					continue
+				}
+				want := []domain.OutdatedSource{{DocumentID: "access-failure", InForce: "1.5", Active: "1.4", Uploaded: "1.5"}}
+				if !slices.Equal(v.Outdated, want) || st.DocumentCount == nil || *st.DocumentCount != 10 ||
+					!slices.Contains(v.Missing, "access-failure") {
+					t.Errorf("%s right after an upload RAGcore processes: outdated %+v, missing %v, count %v, want %+v and 10",
+						lang, v.Outdated, v.Missing, st.DocumentCount, want)
+				}
+			}
+		})
 	}
 }

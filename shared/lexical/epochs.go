@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
@@ -14,47 +16,103 @@ import (
 type Epoch struct {
 	Corpus *knowledge.Corpus
 	Index  *Index
-	key    string
+	// Since is the effective date from which the set is in force ("" before the corpus's first
+	// one); the set lasts until the next effective date.
+	Since string
+	// bytes is about how much heap the epoch holds of its own (0 for the base index itself).
+	bytes int64
 }
 
-// Epochs holds the analysed index of each set of versions in force that has been served. The
-// set changes only on effective dates, so a day maps onto few epochs; each is analysed on its
-// first lookup and kept, the keep most recently used at most (see NewEpochs).
+// Epochs holds the analysed index of each set of versions in force that has been served.
+//
+// The cache: its bound is keep epochs (NewEpochs) and DefaultEpochBytes of their own heap
+// (the most recently used epoch is kept whatever its size), most recently used first; its key is the
+// effective date from which a set is in force (the last of the corpus's effective dates on or
+// before the day asked), so a caller cycling through days reaches at most one entry per
+// effective date on file, never one per day; asking for a set not kept evicts the least
+// recently used one, and nothing else refers to an evicted epoch (the lookup service keeps its
+// texts on the epoch's Lang, see Lang.Kept), so its memory is freed. A set not kept is made
+// once however many lookups ask for it at once (singleflight), and one at a time.
 type Epochs struct {
-	corpus *knowledge.Corpus // every version
-	max    int
+	corpus   *knowledge.Corpus // every version
+	max      int
+	maxBytes int64
 
-	// dates are the corpus's effective dates, in order; keys maps the last of them on or before
-	// a day ("" before the first) onto that day's set in force (Corpus.InForceKey), so that a
-	// lookup finds its set by a binary search instead of listing the corpus's versions.
+	// dates are the corpus's effective dates, in order: a day's set is found by a binary search
+	// instead of listing the corpus's versions.
 	dates []string
-	keys  map[string]string
 
-	mu       sync.Mutex
-	cache    []*Epoch // most recently used first
-	building map[string]*epochBuild
-	// analyse admits one analysis at a time, so that requests for many uncached days cost one
-	// analysis's CPU and memory at a time, never one each at once.
-	analyse sync.Mutex
-	// builds counts the epochs analysed since start (the one given to NewEpochs aside).
+	mu    sync.Mutex
+	cache []*Epoch // most recently used first, at most max
+	// flight shares the making of one set among the lookups that ask for it at once.
+	flight singleflight.Group
+	// making admits one set at a time, so that requests for many uncached sets cost one set's
+	// CPU and memory at a time, never one each at once.
+	making sync.Mutex
+	// builds counts the epochs made since start (the one given to NewEpochs aside).
 	builds atomic.Int64
+	// base, when set, is the index of every version on file: an epoch is its projection onto
+	// the day's versions in force (Index.Project) instead of an analysis of them.
+	base *Index
 }
 
-// DefaultEpochs is how many analysed epochs Epochs keeps: today's, the sets an audit or a
-// coming change asks for, each about 4 MB on the embedded corpus.
-const DefaultEpochs = 8
+// DefaultEpochs is how many epochs Epochs keeps at most: today's, the sets an audit or a coming
+// change asks for. A projected epoch holds its own postings, front matter and statistics (about
+// 0.5 MB on the embedded corpus; its texts are the base's), so that a corpus of the embedded
+// size keeps every set an audit cycles through; a large corpus keeps fewer (DefaultEpochBytes).
+const DefaultEpochs = 32
+
+// DefaultEpochBytes bounds the heap the epochs kept hold of their own (Epochs evicts the least
+// recently used beyond it; the most recently used is always kept).
+const DefaultEpochBytes = 64 << 20
 
 // NewEpochs returns the epochs of corpus (every version on file). ix, when not nil, is the index
-// already analysed for the documents of on (a view of corpus, or corpus itself when it holds no
-// versions): a prebuilt index serves its own set without being analysed again.
+// already analysed for the documents of on (a view of corpus, or corpus itself): it serves its
+// own set without being analysed again.
 func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
-	e := &Epochs{corpus: corpus, max: max(keep, 1), keys: map[string]string{}}
-	if corpus != nil {
-		e.dates = corpus.EffectiveDates()
+	e := &Epochs{corpus: corpus, max: max(keep, 1), maxBytes: DefaultEpochBytes}
+	if corpus == nil {
+		return e
 	}
-	if ix != nil && on != nil {
-		e.cache = []*Epoch{{Corpus: on, Index: ix, key: on.Key()}}
+	e.dates = corpus.EffectiveDates()
+	if ix == nil || on == nil {
+		return e
 	}
+	switch since := e.since(on.Day()); {
+	case on.Day() != "":
+		e.cache = []*Epoch{{Corpus: on, Index: ix, Since: since}}
+	case len(e.dates) > 0 && on.Key() == corpus.InForceKey(e.dates[len(e.dates)-1]):
+		// The corpus as loaded (its <id>.md files) is the set in force since its last
+		// effective date, as for a corpus without versions.
+		last := e.dates[len(e.dates)-1]
+		e.cache = []*Epoch{{Corpus: corpus.On(last), Index: ix, Since: last}}
+	}
+	return e
+}
+
+// WithByteBound replaces DefaultEpochBytes (tests).
+func (e *Epochs) WithByteBound(n int64) *Epochs {
+	e.maxBytes = n
+	return e
+}
+
+// Bytes is about how much heap the epochs kept hold of their own: at most the byte bound, or
+// the most recently used epoch's when that alone is larger.
+func (e *Epochs) Bytes() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var n int64
+	for _, ep := range e.cache {
+		n += ep.bytes
+	}
+	return n
+}
+
+// WithBase makes every epoch by projecting base, the index of every version on file (BuildAll,
+// or its prebuilt form), onto the day's versions in force instead of analysing them: no text is
+// analysed after the cold start, and an epoch not kept costs a pass over base's arrays.
+func (e *Epochs) WithBase(base *Index) *Epochs {
+	e.base = base
 	return e
 }
 
@@ -67,77 +125,97 @@ func Single(ix *Index) *Epochs {
 // Corpus is the corpus with every version, nil for Single.
 func (e *Epochs) Corpus() *knowledge.Corpus { return e.corpus }
 
-// Builds counts the epochs analysed since start.
+// Builds counts the epochs made since start.
 func (e *Epochs) Builds() int64 { return e.builds.Load() }
 
-// epochBuild is an analysis under way; lookups of its day wait for it (done) instead of starting
-// their own.
-type epochBuild struct {
-	done chan struct{}
-	ep   *Epoch
+// Kept is how many epochs are kept now: never more than the bound given to NewEpochs.
+func (e *Epochs) Kept() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.cache)
 }
 
-// At returns the epoch of day (an ISO date), analysing it when it is not kept (tens of
-// milliseconds on the embedded corpus, once per set in force). Only lookups of a day being
-// analysed wait for it; a kept epoch is returned at once while another is analysed.
+// At returns the epoch of day (an ISO date), making it when it is not kept. Only lookups of a
+// set being made wait for it; a kept epoch is returned at once while another is made.
 func (e *Epochs) At(day string) *Epoch {
 	if e.corpus == nil {
 		return e.cache[0]
 	}
+	since := e.since(day)
+	if ep := e.kept(since); ep != nil {
+		return ep
+	}
+	v, _, _ := e.flight.Do(since, func() (any, error) {
+		if ep := e.kept(since); ep != nil { // made while this call waited to start
+			return ep, nil
+		}
+		e.making.Lock()
+		ep := e.make(since)
+		e.making.Unlock()
+		e.builds.Add(1)
+		e.mu.Lock()
+		e.cache = append(e.cache, nil)
+		copy(e.cache[1:], e.cache)
+		e.cache[0] = ep
+		var total int64
+		for i, kept := range e.cache {
+			total += kept.bytes
+			if i > 0 && (i >= e.max || total > e.maxBytes) {
+				clear(e.cache[i:])
+				e.cache = e.cache[:i]
+				break
+			}
+		}
+		e.mu.Unlock()
+		return ep, nil
+	})
+	return v.(*Epoch)
+}
+
+// kept returns the kept epoch of the set in force since, moved to the front; nil when it is not
+// kept.
+func (e *Epochs) kept(since string) *Epoch {
 	e.mu.Lock()
-	key := e.keyOf(day)
+	defer e.mu.Unlock()
 	for i, ep := range e.cache {
-		if ep.key == key {
+		if ep.Since == since {
 			copy(e.cache[1:i+1], e.cache[:i])
 			e.cache[0] = ep
-			e.mu.Unlock()
 			return ep
 		}
 	}
-	if b := e.building[key]; b != nil {
-		e.mu.Unlock()
-		<-b.done
-		return b.ep
-	}
-	b := &epochBuild{done: make(chan struct{})}
-	if e.building == nil {
-		e.building = map[string]*epochBuild{}
-	}
-	e.building[key] = b
-	e.mu.Unlock()
-
-	e.analyse.Lock()
-	on := e.corpus.On(day)
-	b.ep = &Epoch{Corpus: on, Index: Build(on), key: key}
-	e.analyse.Unlock()
-	e.builds.Add(1)
-
-	e.mu.Lock()
-	delete(e.building, key)
-	if len(e.cache) < e.max {
-		e.cache = append(e.cache, nil)
-	}
-	copy(e.cache[1:], e.cache)
-	e.cache[0] = b.ep
-	e.mu.Unlock()
-	close(b.done)
-	return b.ep
+	return nil
 }
 
-// keyOf is the key of day's set in force, made once per effective date (under mu).
-func (e *Epochs) keyOf(day string) string {
+// make projects (see WithBase) or analyses the set in force since an effective date.
+func (e *Epochs) make(since string) *Epoch {
+	day := since
+	if day == "" {
+		day = "0000-01-01"
+	}
+	on := e.corpus.On(day)
+	if e.base != nil {
+		if ix, ok := e.base.Project(on); ok {
+			ep := &Epoch{Corpus: on, Index: ix, Since: since}
+			if ix != e.base {
+				ep.bytes = ix.footprint()
+			}
+			return ep
+		}
+	}
+	ix := Build(on)
+	return &Epoch{Corpus: on, Index: ix, Since: since, bytes: ix.footprint()}
+}
+
+// since is the last of the corpus's effective dates on or before day, "" when there is none: the
+// key of day's set in force, which changes only on effective dates.
+func (e *Epochs) since(day string) string {
 	i, found := slices.BinarySearch(e.dates, day)
-	since := ""
 	switch {
 	case found:
-		since = day
+		return day
 	case i > 0:
-		since = e.dates[i-1]
+		return e.dates[i-1]
 	}
-	key, ok := e.keys[since]
-	if !ok {
-		key = e.corpus.InForceKey(day)
-		e.keys[since] = key
-	}
-	return key
+	return ""
 }

@@ -1,8 +1,10 @@
 package lexical_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"weak"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -15,8 +17,8 @@ func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
 	days := []string{"2026-12-31", "2027-01-02", "2027-01-12", "2027-03-01"} // four sets in force
 	for _, d := range days {
 		ep := e.At(d)
-		if ep.Corpus.Day() != d || ep.Index.Lang("en") == nil {
-			t.Fatalf("%s: epoch of day %q", d, ep.Corpus.Day())
+		if ep.Since > d || ep.Index.Lang("en") == nil {
+			t.Fatalf("%s: epoch of the set in force since %q", d, ep.Since)
 		}
 		if got := ep.Corpus.Document("en", "access-failure").Version; got != c.InForce("en", "access-failure", d).Version {
 			t.Errorf("%s: access-failure %s", d, got)
@@ -34,6 +36,44 @@ func TestEpochsKeepABoundedNumberOfSets(t *testing.T) {
 	if n := e.Builds(); n != 5 {
 		t.Errorf("%d builds after asking for a dropped set, want 5", n)
 	}
+}
+
+// TestEpochsStayBoundedWhateverDaysAreAsked cycles as_of over many sets in force and every day
+// between them: the epochs kept never exceed the bound, a day maps onto its set's one entry (two
+// days of one set make one epoch), and an evicted epoch's index is unreachable (collected), so
+// that memory does not grow with the days asked.
+func TestEpochsStayBoundedWhateverDaysAreAsked(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 20)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep = 3
+	e := lexical.NewEpochs(c, nil, nil, keep)
+	first := e.At(days[0])
+	gone := weak.Make(first.Index.Lang("en"))
+	first = nil
+	for round := range 2 {
+		for _, d := range days {
+			for _, day := range []string{d, d} { // the same set twice: one entry
+				if ep := e.At(day); ep.Since != d {
+					t.Fatalf("round %d: %s served the set since %s", round, day, ep.Since)
+				}
+			}
+			if n := e.Kept(); n > keep {
+				t.Fatalf("%d epochs kept, bound %d", n, keep)
+			}
+		}
+	}
+	if n := e.Builds(); n != int64(2*len(days)) {
+		t.Errorf("%d sets made for %d distinct sets cycled twice through a cache of %d, want %d", n, len(days), keep, 2*len(days))
+	}
+	runtime.GC()
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Error("an evicted epoch's index is still reachable")
+	}
+	runtime.KeepAlive(e)
 }
 
 // TestEpochsAnalyseADayOnce: lookups of one uncached day at once share one analysis, and every
@@ -90,6 +130,21 @@ func BenchmarkEpochBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkEpochProject is what the first lookup of a set of versions in force not kept costs
+// with the index of every version (Epochs.WithBase): the versioned test corpus's index of 26
+// files a language projected onto a day's 11 procedures, no text analysed.
+func BenchmarkEpochProject(b *testing.B) {
+	c, _ := testutil.LoadVersioned(b)
+	all := lexical.BuildAll(c)
+	on := c.On(testutil.SwitchDay)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := all.Project(on); !ok {
+			b.Fatal("not projected")
+		}
+	}
+}
+
 // BenchmarkEpochsAtKept is what every lookup pays to find its day's set in force when it is kept:
 // a binary search over the effective dates, no listing of the corpus's versions.
 func BenchmarkEpochsAtKept(b *testing.B) {
@@ -102,5 +157,35 @@ func BenchmarkEpochsAtKept(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.At("2026-12-04")
+	}
+}
+
+// TestEpochsStayWithinTheirByteBound: projected from the index of every version, the epochs kept
+// hold at most the byte bound of their own (the latest whatever its size), however many sets
+// are cycled, and each is what the day asks for.
+func TestEpochsStayWithinTheirByteBound(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 25)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := lexical.NewEpochs(c, nil, nil, 1).WithBase(lexical.BuildAll(c))
+	one.At(days[0])
+	size := one.Bytes()
+	if size <= 0 {
+		t.Fatal("a projected epoch counts no bytes")
+	}
+	bound := 3*size + size/2 // room for three
+	e := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs).WithBase(lexical.BuildAll(c)).WithByteBound(bound)
+	for range 2 {
+		for _, d := range days {
+			ep := e.At(d)
+			if got := ep.Corpus.Document("en", "lost-and-found").EffectiveDate; got != d {
+				t.Fatalf("%s: lost-and-found of %s in force", d, got)
+			}
+			if b := e.Bytes(); b > bound || e.Kept() > 3 {
+				t.Fatalf("%d epochs, %d bytes kept, bound %d", e.Kept(), b, bound)
+			}
+		}
 	}
 }

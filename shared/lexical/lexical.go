@@ -75,6 +75,24 @@ type Lang struct {
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
 	sources     []atomic.Pointer[string]
+
+	// lazyStats marks a loaded index of every version whose statistics were left out (see
+	// load): computed once (statsOnce) if a day ever needs the index as it is (Project).
+	lazyStats bool
+	statsOnce sync.Once
+
+	// kept is what a caller derives from the language once and keeps with it (see Kept).
+	keptOnce sync.Once
+	kept     any
+}
+
+// Kept returns the value mk derives from l, made on the first call and kept with l: it lives
+// exactly as long as the language (its epoch, see Epochs), so a cache a caller keeps this way
+// is bounded by the epochs kept and unreachable once its epoch is evicted. Every call must pass
+// an mk of the same kind; the lookup service keeps its hit-reason texts here.
+func (l *Lang) Kept(mk func(*Lang) any) any {
+	l.keptOnce.Do(func() { l.kept = mk(l) })
+	return l.kept
 }
 
 // Passage is one section of one document.

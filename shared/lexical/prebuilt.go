@@ -36,8 +36,10 @@ const prebuiltMagic = "MOKIDX\x00\x06"
 // ErrPrebuilt is returned for bytes that are not a prebuilt index of this format.
 var ErrPrebuilt = errors.New("not a prebuilt index of this version")
 
-// Encode returns the prebuilt form of ix, built from c.
+// Encode returns the prebuilt form of ix, built from c: the index of every version on file
+// (BuildAll), whose documents are c.All()'s.
 func Encode(ix *Index, c *knowledge.Corpus) []byte {
+	c = c.All()
 	var e encoder
 	e.buf.WriteString(prebuiltMagic)
 	e.str(c.Fingerprint())
@@ -117,6 +119,9 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 	if err != nil {
 		return nil, nil, err
 	}
+	// The index's documents are every version on file, each language's in the order Encode
+	// wrote them (knowledge.Corpus.All).
+	all := c.All()
 	ix := &Index{langs: map[string]*Lang{}}
 	langs := d.count(1)
 	for range langs {
@@ -129,7 +134,10 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 			return nil, nil, fmt.Errorf("%w: language %q", ErrPrebuilt, lang)
 		}
 		// A compiled index's arrays were checked when the binary was built (see LoadOptions.Compiled).
-		l, err := decodeLang(body, lang, c.Documents(lang), !compiled)
+		// The statistics of an index with versions on file are never read: every day is served
+		// from a projection of it (Index.Project), which computes its own; skipping them saves
+		// a pass over the arrays and their heap at every cold start.
+		l, err := decodeLang(body, lang, all.Documents(lang), !compiled, !c.Versioned())
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
@@ -222,7 +230,7 @@ func (l *Lang) encode(e *encoder) {
 	e.u16s(l.sentMasks)
 }
 
-func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool) (*Lang, error) {
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, stats bool) (*Lang, error) {
 	l := &Lang{Language: lang, Docs: docs}
 	l.terms = newTermTable(d.strs())
 	l.postStart = d.u32s()
@@ -277,7 +285,11 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify bool
 			return nil, err
 		}
 	}
-	l.statistics()
+	if stats {
+		l.statistics()
+	} else {
+		l.lazyStats = true
+	}
 	return l, nil
 }
 

@@ -25,11 +25,9 @@ type EvidenceBlock struct {
 	Outdated bool `json:"outdated,omitempty"`
 }
 
-// NextVersion is a procedure's coming version: its version and the day it takes effect.
-type NextVersion struct {
-	Version       string `json:"version"`
-	EffectiveDate string `json:"effective_date"`
-}
+// NextVersion is a procedure's coming version: its version and the day it takes effect (the same
+// shape on a lookup's blocks and an answer's sources).
+type NextVersion = port.NextVersion
 
 // Relevance is the service's judgement of the evidence.
 type Relevance struct {

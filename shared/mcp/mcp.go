@@ -91,6 +91,9 @@ func callFrom(ctx context.Context) (port.Call, bool) {
 // The caller checks the body first: one JSON-RPC message, no batch (api.Handler does).
 func (s *Server) ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call) {
 	s.once.Do(s.build)
+	if answerUnserved(w, r) {
+		return
+	}
 	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, call)))
 }
 

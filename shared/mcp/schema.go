@@ -52,15 +52,15 @@ const lookupDescription = "Look up the fleet-operations procedures for evidence 
 	"(damage handling, bookings, fines, vehicle and customer issues). Call it before answering any operational " +
 	"question, with the question in the agent's or customer's own words. Returns ranked evidence blocks quoted " +
 	"verbatim from the versioned procedures: primary is the best block, supplement the others, each with its " +
-	"source, document_id, version, effective_date and section for citation; a block with next_version announces " +
-	"the procedure's coming version. evidence_state says what the blocks support: " + evidenceStateDoc +
-	" only grounded is a promise to act on." + clarifyDoc + " invocation_id identifies the recorded trace of the call."
+	"source, document_id, version, effective_date and section for citation. evidence_state says what the blocks " +
+	"support: " + evidenceStateDoc + " only grounded is a promise to act on." + clarifyDoc +
+	" invocation_id identifies the recorded trace of the call." + nextVersionDoc
 
 const askDescription = "Get a short answer to an operational question built only from the procedures' passages, " +
 	"with its sources. Prefer lookup_knowledge when you will write the answer yourself; use this when a ready, " +
 	"quoted answer is wanted. answer_kind says how the text was made (template: extracted passages, nothing " +
 	"generated). evidence_state: " + evidenceStateDoc + " relevance is the lookup's judgement, with its " +
-	"clarification." + clarifyDoc
+	"clarification." + clarifyDoc + nextVersionDoc
 
 const statusDescription = "Report the state of the procedures index for one language: how many source documents " +
 	"there are, the last sync report, and whether the indexed count was verified (document_count is null and " +

@@ -285,11 +285,8 @@ func lookupText(r lookup.Result) string {
 		if i > 0 {
 			label = "Block " + strconv.Itoa(i+1)
 		}
-		fmt.Fprintf(&b, "%s: %s (%s v%s, effective %s, %s)\n%s\n", label, blk.Breadcrumb, blk.DocumentID, blk.Version,
-			blk.EffectiveDate, blk.Source, blk.Content)
-		if nv := blk.NextVersion; nv != nil {
-			fmt.Fprintf(&b, "(version %s of %s takes effect on %s)\n", nv.Version, blk.DocumentID, nv.EffectiveDate)
-		}
+		fmt.Fprintf(&b, "%s: %s (%s v%s, effective %s, %s)\n%s%s\n", label, blk.Breadcrumb, blk.DocumentID, blk.Version,
+			blk.EffectiveDate, blk.Source, blk.Content, comingText(&r.EvidenceBlocks[i]))
 		shown++
 	}
 	if n := len(r.EvidenceBlocks) - shown; n > 0 {
@@ -335,7 +332,7 @@ func marshal(v any) ([]byte, error) { return request.Marshal(v) }
 // clarification when there is one.
 func askText(ans lookup.Answer) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "evidence_state: %s\n%s", ans.EvidenceState, ans.Answer)
+	fmt.Fprintf(&b, "evidence_state: %s\n%s%s", ans.EvidenceState, ans.Answer, comingSourcesText(ans.Sources))
 	if ans.Relevance != nil && ans.Relevance.Clarification != nil && ans.EvidenceState == port.StateInsufficient {
 		b.WriteString("\n")
 		writeInsufficient(&b, *ans.Relevance)

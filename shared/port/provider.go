@@ -51,6 +51,10 @@ type HealthChecker interface {
 // outcome names why it does not ("missing", "not_published", ...).
 const SourceIndexed = "indexed"
 
+// SourceNotPublished is the outcome for a source whose version the provider holds but has not
+// published (still processing an upload, or failed): it does not count as indexed.
+const SourceNotPublished = "not_published"
+
 // Verifier is implemented by providers that can confirm, one source at a time, that a managed
 // source is indexed: the independent evidence behind the status's document_count.
 type Verifier interface {
@@ -58,7 +62,9 @@ type Verifier interface {
 }
 
 // VersionVerifier is implemented by Verifiers whose identity lookup also tells the version the
-// provider serves: activeVersion is the indexed source's active version ("" when not indexed).
+// provider serves: activeVersion is the indexed source's active version, or for
+// SourceNotPublished the version the provider holds unpublished (an upload it is processing);
+// "" otherwise.
 type VersionVerifier interface {
 	VerifySourceVersion(ctx context.Context, call Call, lang, documentID string) (outcome, activeVersion string, err error)
 }
@@ -178,6 +184,15 @@ type AnswerSource struct {
 	// Outdated marks a citation of another version than the one in force on the day asked:
 	// it never grounds the answer.
 	Outdated bool `json:"outdated,omitempty"`
+	// NextVersion announces the procedure's version taking effect within the upcoming window
+	// after the day asked, as on a lookup's blocks; nil when none does.
+	NextVersion *NextVersion `json:"next_version,omitempty"`
+}
+
+// NextVersion is a procedure's coming version: its version and the day it takes effect.
+type NextVersion struct {
+	Version       string `json:"version"`
+	EffectiveDate string `json:"effective_date"`
 }
 
 // DocumentRef names one authoritative source in a manifest sync.
@@ -196,8 +211,11 @@ type DocumentRef struct {
 type SyncResult struct {
 	Documents int
 	Uploaded  int
-	Unchanged int
-	Failed    []domain.SyncFailure
+	// UploadedIDs are the document ids of the Uploaded versions, ascending: the sync names
+	// each document it switched.
+	UploadedIDs []string
+	Unchanged   int
+	Failed      []domain.SyncFailure
 	// Note says, in plain words, what the provider did ("the demo provider syncs nothing").
 	Note string
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -209,11 +210,13 @@ func (p *Provider) SyncManifest(ctx context.Context, call port.Call, docs []port
 				res.Unchanged++
 			default:
 				res.Uploaded++
+				res.UploadedIDs = append(res.UploadedIDs, d.DocumentID)
 			}
 			return nil
 		})
 	}
 	_ = g.Wait() // the functions never return an error: failures are per document
+	slices.Sort(res.UploadedIDs)
 	if len(docs) > 0 && unreachableCount == len(docs) {
 		return port.SyncResult{}, fmt.Errorf("no document could be uploaded: %w", unreachable)
 	}
@@ -265,7 +268,7 @@ func (p *Provider) VerifySourceVersion(ctx context.Context, call port.Call, lang
 		return "", "", err
 	}
 	outcome := Verdict(r.Documents, p.c.ns, sourceID, documentID)
-	if outcome != Indexed {
+	if outcome != Indexed && outcome != NotPublished {
 		return outcome, "", nil
 	}
 	return outcome, ActiveVersion(r.Documents, p.c.ns, sourceID, documentID), nil

@@ -92,6 +92,10 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		ga, err = s.ask(ctx, q)
 	}
 	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
+	v.announceSources(req.Language, ans.Sources)
+	if reason := v.nothingInForce(l); reason != "" {
+		ans.EvidenceState, ans.Answer = port.StateUnavailable, "No answer: "+reason+"."
+	}
 	if check != nil {
 		verdict := <-check
 		if ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -180,5 +181,45 @@ func worstQuestions() []worstQuestion {
 		{"synonym-walks-en", "en", func(t string) string {
 			return fill(t, "phone battery is the dead cant get into the car wont open", " ")
 		}},
+	}
+}
+
+// BenchmarkLookupCyclingAsOf is a lookup whose as_of cycles over 25 sets of versions in force
+// (testutil.ManyVersionsDir) against the same lookup of today, with the epochs projected from
+// the index of every version as a function holds them: "kept" with the default bounds (every
+// set kept after the first round), "evicted" with one epoch kept (every lookup projects its
+// set). It reports the epochs' own heap at the end.
+func BenchmarkLookupCyclingAsOf(b *testing.B) {
+	dir, days := testutil.ManyVersionsDir(b, 25)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := lexical.BuildAll(c)
+	for _, bench := range []struct {
+		name  string
+		keep  int
+		cycle bool
+	}{{"today", lexical.DefaultEpochs, false}, {"kept", lexical.DefaultEpochs, true}, {"evicted", 1, true}} {
+		b.Run(bench.name, func(b *testing.B) {
+			epochs := lexical.NewEpochs(c, nil, nil, bench.keep).WithBase(base)
+			svc := retrieval.New(nil, demo.WithEpochs(epochs), store.NewMemory(), retrieval.DefaultOptions(),
+				slog.New(slog.NewTextHandler(io.Discard, nil))).WithVersions(epochs, time.UTC, 30).
+				WithClock(func() time.Time { return time.Date(2027, 6, 1, 12, 0, 0, 0, time.UTC) })
+			req := lookup.LookupRequest{Question: "A customer left a phone in the car: what now?", Language: "en", TopK: 5,
+				Actor: port.Actor{ID: "bench"}}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if bench.cycle {
+					req.AsOf = days[i%len(days)]
+					i++
+				}
+				if _, err := svc.Lookup(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(epochs.Bytes())/(1<<20), "epoch-MB")
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,17 +69,16 @@ type Service struct {
 	now          func() time.Time
 
 	traceFailures atomic.Int64
-	// langTexts holds a *langTexts per *lexical.Lang, made at the language's first lookup.
-	langTexts sync.Map
+	// todaySince is the effective date from which today's set of versions is in force, as the
+	// last lookup of today saw it: its change is the switch at midnight, logged once.
+	todaySince atomic.Pointer[string]
 }
 
-// texts returns the hit reasons kept for l's lookups.
+// texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
+// in a map of the service's: a map keyed by the language would keep every epoch's index
+// reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
 func (s *Service) texts(l *lexical.Lang) *langTexts {
-	if t, ok := s.langTexts.Load(l); ok {
-		return t.(*langTexts)
-	}
-	t, _ := s.langTexts.LoadOrStore(l, newLangTexts(l))
-	return t.(*langTexts)
+	return l.Kept(func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
 }
 
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
@@ -215,6 +213,9 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		// blocks of the versions in force.
 		res.EvidenceBlocks = append(res.EvidenceBlocks,
 			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
+	}
+	if reason := v.nothingInForce(l); reason != "" {
+		res.EvidenceState, res.relevance.Reason = port.StateUnavailable, reason
 	}
 	res.respond()
 	return res, st

@@ -1,6 +1,9 @@
 package retrieval
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -30,9 +33,11 @@ func (s *Service) WithVersions(epochs *lexical.Epochs, loc *time.Location, upcom
 }
 
 // WithClock replaces the clock that tells today (and the latencies): tests never read the wall
-// clock for a day.
+// clock for a day. Today's set of versions in force on that clock is noted, so that the first
+// switch after it is logged (see noteToday).
 func (s *Service) WithClock(now func() time.Time) *Service {
 	s.now = now
+	s.noteStart()
 	return s
 }
 
@@ -51,7 +56,74 @@ func (s *Service) epoch(asOf string) (dayView, *lexical.Epoch) {
 	if v.day == "" {
 		v.day = knowledge.Today(s.now(), s.loc)
 	}
-	return v, s.epochs.At(v.day)
+	ep := s.epochs.At(v.day)
+	if !v.asked && v.corpus != nil {
+		s.noteToday(v.day, ep)
+	}
+	return v, ep
+}
+
+// noteToday logs the switch of today's set of versions in force (at midnight in the zone, on an
+// effective date) once per process: the first lookup of today that sees a set other than the
+// one the last lookup of today saw swaps it in and says which versions changed.
+func (s *Service) noteToday(day string, ep *lexical.Epoch) {
+	prev := s.todaySince.Load()
+	if prev != nil && *prev == ep.Since {
+		return
+	}
+	since := ep.Since
+	if !s.todaySince.CompareAndSwap(prev, &since) || prev == nil {
+		return // another lookup logged it, or this is the first lookup: nothing switched
+	}
+	lang := knowledge.Languages[0]
+	before, after := v0(s.epochs.Corpus(), *prev, lang), v0(s.epochs.Corpus(), since, lang)
+	var changed []string
+	for id, to := range after {
+		if from := before[id]; from != to {
+			changed = append(changed, id+" "+cmp.Or(from, "(none)")+" -> "+to)
+		}
+	}
+	for id, from := range before {
+		if _, ok := after[id]; !ok {
+			changed = append(changed, id+" "+from+" -> (none)")
+		}
+	}
+	slices.Sort(changed)
+	s.log.Info("versions in force switched", "day", day, "time_zone", s.loc.String(), "since", since,
+		"previous_since", *prev, "switched", changed, "procedures_in_force", len(after))
+}
+
+// v0 is the version in force of each procedure of lang in the set in force since an effective
+// date ("" for before the first one).
+func v0(c *knowledge.Corpus, since, lang string) map[string]string {
+	day := cmp.Or(since, "0000-01-01")
+	out := map[string]string{}
+	for _, d := range c.On(day).Documents(lang) {
+		out[d.ID] = d.Version
+	}
+	return out
+}
+
+// noteStart records today's set in force on the service's clock (set last, by WithClock), so
+// that the first switch after it is logged.
+func (s *Service) noteStart() {
+	if s.epochs.Corpus() == nil {
+		return
+	}
+	since := s.epochs.At(knowledge.Today(s.now(), s.loc)).Since
+	s.todaySince.Store(&since)
+}
+
+// nothingInForce says why a day on which no procedure is in force (a day before the first
+// version on file of every procedure) has no evidence; "" when some procedure is in force.
+func (v dayView) nothingInForce(l *lexical.Lang) string {
+	if v.corpus == nil || len(l.Docs) > 0 {
+		return ""
+	}
+	if dates := v.corpus.EffectiveDates(); len(dates) > 0 {
+		return fmt.Sprintf("no procedure is in force on %s: the first version on file takes effect on %s", v.day, dates[0])
+	}
+	return fmt.Sprintf("no procedure is in force on %s", v.day)
 }
 
 // partition keeps in cands, in place, the candidates of the version in force (their source and
@@ -112,6 +184,19 @@ func (v dayView) announce(lang string, blocks []ranked) {
 	for i := range blocks {
 		if d := v.corpus.NextVersion(lang, blocks[i].DocumentID, v.day, v.upcoming); d != nil {
 			blocks[i].NextVersion = &lookup.NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
+		}
+	}
+}
+
+// announceSources sets next_version on an answer's sources whose procedure has a version coming
+// within the upcoming window, as announce does on a lookup's blocks.
+func (v dayView) announceSources(lang string, sources []port.AnswerSource) {
+	if v.corpus == nil || v.upcoming <= 0 {
+		return
+	}
+	for i := range sources {
+		if d := v.corpus.NextVersion(lang, sources[i].DocumentID, v.day, v.upcoming); d != nil {
+			sources[i].NextVersion = &port.NextVersion{Version: d.Version, EffectiveDate: d.EffectiveDate}
 		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -294,5 +297,142 @@ func TestEpochsAreAnalysedOncePerSetInForce(t *testing.T) {
 	// 2027-01-02..11 share a set, 2026-06-01 and 2026-12-31 another.
 	if n := v.epochs.Builds(); n != 2 {
 		t.Errorf("%d epochs analysed, want 2", n)
+	}
+}
+
+// TestCyclingAsOfKeepsMemoryBounded cycles lookups' as_of over more sets in force than are kept:
+// the epochs kept stay within their bound, and an evicted set's index, with the hit-reason texts
+// the service derived from it, is unreachable afterwards (collected), so that memory does not
+// grow with the number of distinct days asked.
+func TestCyclingAsOfKeepsMemoryBounded(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 12)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep = 4
+	epochs := lexical.NewEpochs(c, nil, nil, keep)
+	svc := retrieval.New(nil, &provider{Provider: demo.WithEpochs(epochs)}, store.NewMemory(), retrieval.DefaultOptions(),
+		slog.New(slog.NewTextHandler(io.Discard, nil))).WithVersions(epochs, berlin, 30).
+		WithClock(func() time.Time { return berlinTime("2027-01-02", 9, 0) })
+	ask := func(asOf string) {
+		t.Helper()
+		res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: "A customer left a phone in the car: what now?",
+			Language: "en", TopK: 5, AsOf: asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.EvidenceBlocks) == 0 {
+			t.Fatalf("as_of %s: no evidence", asOf)
+		}
+	}
+	ask(days[0])
+	first := weak.Make(epochs.At(days[0]).Index.Lang("en"))
+	for range 3 {
+		for _, d := range days {
+			ask(d)
+			if n := epochs.Kept(); n > keep {
+				t.Fatalf("%d epochs kept, bound %d", n, keep)
+			}
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	if first.Value() != nil {
+		t.Error("the index of an evicted set is still reachable after cycling as_of (the service keeps it)")
+	}
+	runtime.KeepAlive(svc)
+}
+
+// An answer's sources announce a coming version as a lookup's blocks do: /ask and ask_knowledge
+// carry next_version on each source of a procedure whose next version takes effect within the
+// window, and none on the day it is in force.
+func TestAskSourcesAnnounceTheNextVersion(t *testing.T) {
+	v := newVersioned(t, berlinTime("2027-01-02", 9, 0), 30)
+	for _, lang := range knowledge.Languages {
+		for _, tc := range []struct {
+			asOf string
+			want *lookup.NextVersion
+		}{
+			{"", &lookup.NextVersion{Version: "1.4", EffectiveDate: testutil.ComingDay}},
+			{testutil.ComingDay, nil},
+		} {
+			ans, err := v.svc.Ask(context.Background(), lookup.AskRequest{Question: damageQuestions[lang], Language: lang,
+				AsOf: tc.asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}, CorrelationID: "corr-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, s := range ans.Sources {
+				if s.DocumentID != "damage-procedure" {
+					continue
+				}
+				n++
+				if (s.NextVersion == nil) != (tc.want == nil) || (s.NextVersion != nil && *s.NextVersion != *tc.want) {
+					t.Errorf("%s as_of %q: source next_version %+v, want %+v", lang, tc.asOf, s.NextVersion, tc.want)
+				}
+			}
+			if n == 0 {
+				t.Fatalf("%s as_of %q: no damage-procedure source: %+v", lang, tc.asOf, ans.Sources)
+			}
+		}
+	}
+}
+
+// The switch of today's versions in force at midnight in Berlin is logged once, naming the day,
+// the zone and the versions switched; lookups of an as_of never log one.
+func TestTheSwitchAtMidnightIsLoggedOnce(t *testing.T) {
+	c, _ := testutil.LoadVersioned(t)
+	epochs := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs)
+	var logs testutil.SyncBuffer
+	clock := berlinTime("2026-12-31", 23, 30)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	svc := retrieval.New(nil, &provider{Provider: demo.WithEpochs(epochs)}, store.NewMemory(), retrieval.DefaultOptions(),
+		slog.New(slog.NewJSONHandler(&logs, nil))).WithVersions(epochs, berlin, 30).WithClock(now)
+	ask := func(asOf string) {
+		t.Helper()
+		if _, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: unlockQuestions["en"], Language: "en", TopK: 5,
+			AsOf: asOf, Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask("")
+	ask(testutil.ComingDay) // an audit of another set is no switch
+	mu.Lock()
+	clock = berlinTime(testutil.SwitchDay, 0, 30)
+	mu.Unlock()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); ask("") }()
+	}
+	wg.Wait()
+	ask("")
+	out := logs.String()
+	if n := strings.Count(out, `"msg":"versions in force switched"`); n != 1 {
+		t.Fatalf("the switch logged %d times, want once:\n%s", n, out)
+	}
+	for _, want := range []string{`"day":"` + testutil.SwitchDay + `"`, `"time_zone":"Europe/Berlin"`, `access-failure 1.4 -> 1.5`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the switch line lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// An as_of before the first version on file of every procedure answers unavailable, and says
+// which day has no procedure in force.
+func TestAsOfBeforeEveryVersionSaysSo(t *testing.T) {
+	v := newVersioned(t, berlinTime("2027-01-02", 9, 0), 30)
+	for _, lang := range knowledge.Languages {
+		res := v.lookup(t, lang, unlockQuestions[lang], "2001-01-01")
+		if res.EvidenceState != port.StateUnavailable || !strings.Contains(res.Relevance.Reason, "2001-01-01") || res.Primary != nil {
+			t.Errorf("%s: %s, reason %q", lang, res.EvidenceState, res.Relevance.Reason)
+		}
+		ans, err := v.svc.Ask(context.Background(), lookup.AskRequest{Question: unlockQuestions[lang], Language: lang, AsOf: "2001-01-01",
+			Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
+		if err != nil || ans.EvidenceState != port.StateUnavailable || !strings.Contains(ans.Answer, "2001-01-01") {
+			t.Errorf("%s ask: %s %q %v", lang, ans.EvidenceState, ans.Answer, err)
+		}
 	}
 }

@@ -37,14 +37,39 @@ const (
 	// DefaultStoreProbeTTL is how long a probe's result is reused, so that a burst of health
 	// checks costs one read.
 	DefaultStoreProbeTTL = 5 * time.Second
+	// DefaultProviderProbeTTL is how long the provider's health result is reused, so that a
+	// burst of health checks costs one provider call.
+	DefaultProviderProbeTTL = 5 * time.Second
 )
 
-// storeProbe remembers the last probe of the store.
-type storeProbe struct {
-	mu  sync.Mutex
-	at  time.Time
-	err error
-	ok  bool // a result is there
+// probeCache is the last result of one health check (the store's or the provider's), reused for
+// a TTL. Its bound is one entry, its key the check itself (the process's one store or provider,
+// never a caller's input); a result older than the TTL is replaced by the next check.
+type probeCache struct {
+	mu        sync.Mutex
+	at        time.Time
+	component string
+	ok        bool // a result is there
+}
+
+// cached returns the component state c holds when it is younger than ttl; otherwise it runs
+// check once for every caller waiting at the time (single-flight under key) and keeps its result.
+func (s *Service) cached(c *probeCache, key string, ttl time.Duration, check func() string) string {
+	c.mu.Lock()
+	if c.ok && s.now().Sub(c.at) < ttl {
+		v := c.component
+		c.mu.Unlock()
+		return v
+	}
+	c.mu.Unlock()
+	v, _, _ := s.flight.Do(key, func() (any, error) {
+		component := check()
+		c.mu.Lock()
+		c.at, c.component, c.ok = s.now(), component, true
+		c.mu.Unlock()
+		return component, nil
+	})
+	return v.(string)
 }
 
 // CheckHealth checks the provider (its breaker first, then its Health within the request
@@ -67,14 +92,20 @@ func (s *Service) CheckHealth(ctx context.Context, call port.Call) domain.Health
 	return h
 }
 
+// providerHealth is the provider's state: circuit_open while its breaker refuses calls, else
+// its Health, reused for ProviderProbeTTL and shared by concurrent checks, so that however many
+// probes arrive (GET /health is open to uptime probes without credentials) the provider sees
+// at most one health call per interval.
 func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
 	if b, ok := s.provider.(port.BreakerReporter); ok && b.BreakerOpen() {
 		return ComponentCircuitOpen
 	}
-	if s.Health(ctx, call).Status != "ok" {
-		return ComponentFailed
-	}
-	return ComponentOK
+	return s.cached(&s.providerProbe, "provider-probe", s.opts.ProviderProbeTTL, func() string {
+		if s.Health(context.WithoutCancel(ctx), call).Status != "ok" {
+			return ComponentFailed
+		}
+		return ComponentOK
+	})
 }
 
 // l0Answers reports whether procedures are loaded for L0 in some language: then a lookup
@@ -100,15 +131,7 @@ func (s *Service) storeHealth(ctx context.Context) string {
 	if !ok {
 		return ComponentOK
 	}
-	sp := &s.probe
-	sp.mu.Lock()
-	if sp.ok && s.now().Sub(sp.at) < s.opts.StoreProbeTTL {
-		err := sp.err
-		sp.mu.Unlock()
-		return componentOf(err)
-	}
-	sp.mu.Unlock()
-	v, _, _ := s.flight.Do("store-probe", func() (any, error) {
+	return s.cached(&s.storeProbe, "store-probe", s.opts.StoreProbeTTL, func() string {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.StoreProbeTimeout)
 		defer cancel()
 		err := p.Probe(pctx)
@@ -120,13 +143,8 @@ func (s *Service) storeHealth(ctx context.Context) string {
 		if s.opts.Metrics != nil {
 			s.opts.Metrics.Count("StoreHealthFailures", failed)
 		}
-		sp.mu.Lock()
-		sp.at, sp.err, sp.ok = s.now(), err, true
-		sp.mu.Unlock()
-		return err, nil
+		return componentOf(err)
 	})
-	err, _ := v.(error)
-	return componentOf(err)
 }
 
 func componentOf(err error) string {

@@ -67,6 +67,9 @@ type Options struct {
 	// StoreProbeTimeout bounds one probe of the store for GET /health (default 500 ms);
 	// StoreProbeTTL is how long its result is reused (default 5 s).
 	StoreProbeTimeout, StoreProbeTTL time.Duration
+	// ProviderProbeTTL is how long the provider's health result is reused for GET /health
+	// (default 5 s).
+	ProviderProbeTTL time.Duration
 	// NegativeTTL is how long this process answers /status with a verification that did not
 	// complete before it asks RAGcore again (VERIFY_NEGATIVE_TTL_MS), so that an outage costs one
 	// identity lookup per source per TTL rather than per call. Such a result is never written to
@@ -88,7 +91,9 @@ type Service struct {
 	now      func() time.Time
 	owner    string // this process's lease owner id
 	flight   singleflight.Group
-	probe    storeProbe // the last probe of the store, for GET /health
+	// storeProbe and providerProbe are the last checks of the store and the provider, for
+	// GET /health.
+	storeProbe, providerProbe probeCache
 
 	negMu    sync.Mutex
 	negative map[string]failedVerification // by language: the last verification that did not complete
@@ -117,6 +122,9 @@ func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Ve
 	}
 	if opts.StoreProbeTTL <= 0 {
 		opts.StoreProbeTTL = DefaultStoreProbeTTL
+	}
+	if opts.ProviderProbeTTL <= 0 {
+		opts.ProviderProbeTTL = DefaultProviderProbeTTL
 	}
 	if opts.TimeZone == nil {
 		opts.TimeZone = time.UTC
@@ -161,8 +169,19 @@ func (s *Service) Status(ctx context.Context, lang string, call port.Call) (doma
 	return st, nil
 }
 
+// Current is the verification /status would show now: the cached result when there is one for
+// the corpus in force, else a verification made now (and cached when complete).
+func (s *Service) Current(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
+	if !slices.Contains(knowledge.Languages, lang) {
+		return store.Verification{}, domain.ErrUnsupportedLanguage
+	}
+	v, _ := s.verification(ctx, lang, call, false)
+	return v, nil
+}
+
 // Refresh verifies a language now, whatever the cache holds, and caches a complete result: the
-// scheduled event calls it so that GET /status is normally a cache hit.
+// scheduled event calls it so that GET /status is normally a cache hit, and a sync that uploaded
+// a version calls it so that /status right after shows RAGcore's truth, never a stale entry.
 func (s *Service) Refresh(ctx context.Context, lang string, call port.Call) (store.Verification, error) {
 	if !slices.Contains(knowledge.Languages, lang) {
 		return store.Verification{}, domain.ErrUnsupportedLanguage

@@ -58,10 +58,33 @@ func (s *Service) verify(ctx context.Context, lang string, call port.Call) store
 		default:
 			v.Missing = append(v.Missing, id)
 			v.NotIndexed = append(v.NotIndexed, domain.SourceOutcome{DocumentID: id, Reason: r.outcome})
+			if r.outcome == port.SourceNotPublished && r.active == docs[i].Version {
+				// The version in force is uploaded and RAGcore still processes it: not counted,
+				// and listed as outdated with what RAGcore served before, as far as known.
+				v.Outdated = append(v.Outdated, domain.OutdatedSource{DocumentID: id, InForce: docs[i].Version,
+					Active: s.previouslyActive(ctx, lang, id, docs[i].Version), Uploaded: r.active})
+			}
 		}
 	}
 	v.Complete = v.Errors == 0
 	v.CorpusFingerprint = fingerprint(docs)
 	v.DurationMs = math.Round(float64(s.now().Sub(start).Microseconds())/10) / 100
 	return normalise(v)
+}
+
+// previouslyActive is the version RAGcore served of a source before the version in force was
+// uploaded, as the cached verification of the language lists it among the outdated sources
+// (whatever corpus day it was made on); "" when it lists none. It is read only for a source
+// whose upload RAGcore is processing, so a verification reads the cache at most once a source.
+func (s *Service) previouslyActive(ctx context.Context, lang, id, inForce string) string {
+	c, err := s.records.GetVerification(ctx, s.opts.Namespace, lang)
+	if err != nil {
+		return ""
+	}
+	for _, o := range c.Outdated {
+		if o.DocumentID == id && o.Active != inForce {
+			return o.Active
+		}
+	}
+	return ""
 }

@@ -38,6 +38,7 @@ type outdatedItem struct {
 	DocumentID string `dynamodbav:"document_id"`
 	InForce    string `dynamodbav:"in_force"`
 	Active     string `dynamodbav:"active"`
+	Uploaded   string `dynamodbav:"uploaded,omitempty"`
 }
 
 type outcomeItem struct {

@@ -21,17 +21,18 @@ var embeddedCorpus = func() (index []byte, procs, syns fs.FS, err error) {
 	return knowledge.EmbeddedIndex(), procs, syns, err
 }
 
-// loadKnowledge loads the corpus, and its analysed index when needs.Index is set. Both come from
+// loadKnowledge loads the corpus, and the analysed index of every version on file when
+// needs.Index is set. Both come from
 // the prebuilt index (the embedded one, or index.bin in KNOWLEDGE_DIR, written by
 // cmd/index-build) while it matches the corpus files, which takes a few milliseconds; otherwise
 // the procedures are parsed and analysed here, and the log says so, why, and which command
 // refreshes the index.
-func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge.Corpus, *lexical.Index, error) {
+func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (_ *knowledge.Corpus, _ *lexical.Index, source string, err error) {
 	withIndex := needs.Index
 	start := time.Now()
 	prebuilt, release, procs, syns, where, err := prebuiltSource(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	embedded := cfg.KnowledgeDir == ""
 	if prebuilt != nil {
@@ -49,40 +50,33 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (*knowledge
 		if err == nil {
 			log.Debug("knowledge loaded from the prebuilt index", "prebuilt", where, "index", withIndex,
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
-			return c, ix, nil
+			return c, ix, "prebuilt index", nil
 		}
 		release()
 		refresh := "`go run ./cmd/index-build -dir " + cfg.KnowledgeDir + "`"
 		if embedded {
 			refresh = "`go generate ./knowledge`"
 		}
-		if !errors.Is(err, knowledge.ErrVersioned) {
-			log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
-				"refresh it with "+refresh+" (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
-		}
+		log.Warn("prebuilt index not used: the procedures are parsed and analysed at start instead; "+
+			"refresh it with "+refresh+" (see docs/corpus.md)", "prebuilt", where, "error", err.Error())
 	}
 	c, err := loadCorpus(cfg, procs, syns)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	switch {
-	case c.Versioned():
-		// No prebuilt index holds a corpus with versions (it would hold one set in force);
-		// index-build refuses one, so no command is named.
-		log.Info("the corpus holds procedure versions: it is parsed and today's versions in force analysed at start "+
-			"(see docs/corpus.md)", "knowledge_dir", cfg.KnowledgeDir)
-	case prebuilt == nil:
+	if prebuilt == nil {
 		log.Info("no prebuilt index in KNOWLEDGE_DIR: the procedures are parsed and analysed at start; "+
 			"`go run ./cmd/index-build -dir "+cfg.KnowledgeDir+"` writes one", "knowledge_dir", cfg.KnowledgeDir)
 	}
 	var ix *lexical.Index
-	if withIndex && !c.Versioned() {
-		// With versions on file, the set in force today is analysed instead (see New).
-		ix = lexical.Build(c)
+	if withIndex {
+		// Every version on file, as a prebuilt index holds them: each day's index is projected
+		// from it (see New).
+		ix = lexical.BuildAll(c)
 	}
 	log.Info("knowledge parsed and analysed at start", "index", withIndex,
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
-	return c, ix, nil
+	return c, ix, "parsed", nil
 }
 
 // prebuiltSource returns the prebuilt index to try: the embedded one with the embedded files,

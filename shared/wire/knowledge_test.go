@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -36,7 +39,7 @@ func TestKnowledgeComesFromThePrebuiltIndexAsNeeded(t *testing.T) {
 		{Needs{Index: true, Raw: true}, true, true},
 	} {
 		logs.Reset()
-		c, ix, err := loadKnowledge(config.Config{}, log, tc.needs)
+		c, ix, _, err := loadKnowledge(config.Config{}, log, tc.needs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +84,7 @@ func TestStalePrebuiltIndexIsNotUsed(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := config.Config{KnowledgeDir: dir}
-	if _, ix, err := loadKnowledge(cfg, log, Needs{Index: true}); err != nil || ix == nil ||
+	if _, ix, _, err := loadKnowledge(cfg, log, Needs{Index: true}); err != nil || ix == nil ||
 		!strings.Contains(logs.String(), "knowledge loaded from the prebuilt index") {
 		t.Fatalf("fresh index: %v\n%s", err, logs.String())
 	}
@@ -96,7 +99,7 @@ func TestStalePrebuiltIndexIsNotUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs.Reset()
-	c2, ix, err := loadKnowledge(cfg, log, Needs{Index: true})
+	c2, ix, _, err := loadKnowledge(cfg, log, Needs{Index: true})
 	if err != nil || ix == nil {
 		t.Fatal(err)
 	}
@@ -185,26 +188,100 @@ func TestEditedEmbeddedProcedureIsServed(t *testing.T) {
 	}
 }
 
-// TestVersionedCorpusNamesNoRefreshCommand: a KNOWLEDGE_DIR with versions on file is parsed at
-// start, with or without an index.bin beside it, and the log names no command that would refuse
-// it (index-build does not write an index for a corpus with versions).
-func TestVersionedCorpusNamesNoRefreshCommand(t *testing.T) {
+// TestVersionedCorpusLoadsFromItsPrebuiltIndex: a KNOWLEDGE_DIR with versions on file and the
+// index.bin index-build writes for it starts from that index (nothing parsed or analysed), knows
+// every version, and serves each day's versions in force, projected from it.
+func TestVersionedCorpusLoadsFromItsPrebuiltIndex(t *testing.T) {
 	dir := testutil.VersionedDir(t)
-	for _, withFile := range []bool{false, true} {
-		if withFile {
-			if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), knowledge.EmbeddedIndex(), 0o644); err != nil {
-				t.Fatal(err)
+	parsed, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cfg := config.Config{KnowledgeDir: dir}
+	p, err := New(context.Background(), cfg, &logs, Needs{Index: true,
+		Clock: func() time.Time { return time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := logs.String(); strings.Contains(out, "parsed and analysed") || strings.Contains(out, "not used") {
+		t.Fatalf("the versioned corpus did not start from its prebuilt index:\n%s", out)
+	}
+	if !p.Corpus.Versioned() || len(p.Corpus.Versions("de", "access-failure")) != 2 {
+		t.Fatal("the restored corpus does not know every version")
+	}
+	for day, want := range map[string]string{"2026-12-31": "1.4", testutil.SwitchDay: "1.5"} {
+		ep := p.Epochs.At(day)
+		l := ep.Index.Lang("de")
+		found := false
+		for _, d := range l.Docs {
+			if d.ID == "access-failure" {
+				found = true
+				if d.Version != want {
+					t.Errorf("%s: access-failure %s in the index, want %s", day, d.Version, want)
+				}
 			}
 		}
-		var logs bytes.Buffer
-		log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		c, _, err := loadKnowledge(config.Config{KnowledgeDir: dir}, log, Needs{Index: true})
-		if err != nil || !c.Versioned() {
-			t.Fatalf("index.bin beside it %v: %v", withFile, err)
+		if !found || len(l.Docs) != 11 {
+			t.Errorf("%s: %d documents in the index, access-failure among them %v", day, len(l.Docs), found)
 		}
-		if out := logs.String(); !strings.Contains(out, "holds procedure versions") || strings.Contains(out, "index-build") ||
-			strings.Contains(out, "go generate") {
-			t.Errorf("index.bin beside it %v, log:\n%s", withFile, out)
+	}
+	if p.Epochs.At("2026-12-31").Index != p.Index {
+		t.Error("today's index is not the one the parts hold")
+	}
+}
+
+// The start log names the day and zone the versions were computed for, the procedures in force
+// (not the files: a procedure whose only version lies ahead counts nowhere), the versions in
+// force and coming, and where the corpus came from; the same for a function with the index and
+// one without it.
+func TestStartLogNamesTheVersionsOfTheDay(t *testing.T) {
+	dir := testutil.VersionedDir(t)
+	parsed, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { return time.Date(2027, 1, 2, 8, 0, 0, 0, time.UTC) }
+	var lines []map[string]any
+	for _, index := range []bool{true, false} {
+		var logs bytes.Buffer
+		p, err := New(context.Background(), config.Config{KnowledgeDir: dir}, &logs, Needs{Index: index, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs.Reset()
+		p.Initialised(context.Background(), "disabled")
+		var line map[string]any
+		if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+			t.Fatalf("%v: %s", err, logs.String())
+		}
+		lines = append(lines, line)
+	}
+	for _, line := range lines {
+		for key, want := range map[string]any{
+			"day": "2027-01-02", "time_zone": "Europe/Berlin", "knowledge": "prebuilt index",
+			"procedures_in_force_en": 11.0, "procedures_in_force_de": 11.0,
+		} {
+			if line[key] != want {
+				t.Errorf("%s: %v, want %v", key, line[key], want)
+			}
+		}
+		inForce := fmt.Sprint(line["versions_in_force"])
+		coming := fmt.Sprint(line["versions_coming"])
+		if !strings.Contains(inForce, "access-failure 1.5 since 2027-01-01") || !strings.Contains(inForce, "damage-procedure 1.3") ||
+			!strings.Contains(coming, "damage-procedure 1.4 on 2027-01-12") || !strings.Contains(coming, testutil.AheadID+" 1.0 on 2027-03-01") {
+			t.Errorf("versions in force %s, coming %s", inForce, coming)
+		}
+	}
+	for _, key := range []string{"day", "knowledge", "versions_in_force", "versions_coming", "procedures_in_force_en"} {
+		if fmt.Sprint(lines[0][key]) != fmt.Sprint(lines[1][key]) {
+			t.Errorf("%s differs between a function with the index and one without: %v, %v", key, lines[0][key], lines[1][key])
 		}
 	}
 }

@@ -58,8 +58,8 @@ type Parts struct {
 	Tracer  *tracing.Tracer
 	Metrics *obs.EMF
 	// Index is the analysed corpus of the versions in force at start; nil where nothing reads
-	// it (see New). Epochs holds it and analyses another set of versions in force when a day
-	// asks for one; nil with Index.
+	// it (see New). Epochs holds it and projects another set of versions in force from the
+	// index of every version when a day asks for one; nil with Index.
 	Index  *lexical.Index
 	Epochs *lexical.Epochs
 	// Now is the clock that tells today (Needs.Clock).
@@ -70,7 +70,10 @@ type Parts struct {
 	StoreName string
 
 	start time.Time
-	aws   func() (aws.Config, error)
+	// knowledgeSource says where the corpus came from at this cold start: "prebuilt index" or
+	// "parsed" (the procedure files, when no prebuilt index matched them).
+	knowledgeSource string
+	aws             func() (aws.Config, error)
 	// gcPercent is the collector's setting to restore after the cold start, -1 when it was
 	// left alone.
 	gcPercent int
@@ -104,14 +107,14 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		p.gcPercent = debug.SetGCPercent(-1)
 	}
 	var err error
-	if p.Corpus, p.Index, err = loadKnowledge(cfg, p.Log, needs); err != nil {
+	if p.Corpus, p.Index, p.knowledgeSource, err = loadKnowledge(cfg, p.Log, needs); err != nil {
 		return nil, err
 	}
 	if needs.Index {
-		// The index loaded covers the corpus's <id>.md files; today's set of versions in force
-		// is analysed now when it differs (a corpus with versions on file), not at the first
-		// lookup.
-		p.Epochs = lexical.NewEpochs(p.Corpus, p.Corpus, p.Index, lexical.DefaultEpochs)
+		// The index loaded holds every version on file; each day's set in force is projected
+		// from it, today's now rather than at the first lookup (the index itself when it holds
+		// nothing else, as for a corpus without versions).
+		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
 		p.Index = p.Epochs.At(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
 	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
@@ -271,11 +274,12 @@ func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
 		debug.SetGCPercent(p.gcPercent)
 		p.gcPercent = -1
 	}
-	p.Log.InfoContext(ctx, "initialised", "provider", p.Provider.Name(), "store", p.StoreName,
+	attrs := []any{"provider", p.Provider.Name(), "store", p.StoreName,
 		"dynamodb_endpoint", p.dynamoEndpoint(), "xray", p.Tracer.Active(),
-		"sidecar", sidecarStatus, "index", p.Index != nil,
-		"documents_en", len(p.Corpus.Documents("en")), "documents_de", len(p.Corpus.Documents("de")),
-		"init_ms", float64(time.Since(p.start).Microseconds())/1000)
+		"sidecar", sidecarStatus, "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
+	attrs = append(attrs, knowledgeAttrs(p.Corpus, knowledge.Today(p.Now(), p.Config.Zone()), p.Config.Zone().String())...)
+	attrs = append(attrs, "init_ms", float64(time.Since(p.start).Microseconds())/1000)
+	p.Log.InfoContext(ctx, "initialised", attrs...)
 }
 
 // dynamoEndpoint says loudly where records go: the DynamoDB Local endpoint, the AWS region's
