@@ -245,3 +245,27 @@ func TestClarificationIsRelayedAndSentBack(t *testing.T) {
 		t.Errorf("an insufficient lookup without a clarification asks something: %q", plain)
 	}
 }
+
+// The text rendering names each complement with the words it covers, warns when it is weak, and
+// quotes its block among the first three.
+func TestComplementsAreRendered(t *testing.T) {
+	t.Parallel()
+	blk := func(doc, sec string) lookup.EvidenceBlock {
+		return lookup.EvidenceBlock{DocumentID: doc, Breadcrumb: doc + " > " + sec, Source: "procedures/en/" + doc + ".md#" + sec,
+			Version: "1.0", Content: "content of " + doc + " " + sec}
+	}
+	blocks := []lookup.EvidenceBlock{blk("breakdown-assistance", "2"), blk("vehicle-cleaning", "5"), blk("breakdown-assistance", "3")}
+	r := lookup.Result{EvidenceState: port.StateGrounded, Primary: &blocks[0], EvidenceBlocks: blocks,
+		Relevance: lookup.Relevance{Complements: []lookup.Complement{
+			{DocumentID: "vehicle-cleaning", Title: "Vehicle cleaning", Source: "procedures/en/vehicle-cleaning.md#5", Covers: []string{"dog", "hair"}, Assessment: "strong"},
+			{DocumentID: "lost-and-found", Title: "Lost and found items", Source: "procedures/en/lost-and-found.md#2", Covers: []string{"wallet", "pocket"}, Assessment: "weak"},
+		}}}
+	text := lookupText(r)
+	for _, want := range []string{"Vehicle cleaning (vehicle-cleaning) answers it (dog, hair; procedures/en/vehicle-cleaning.md#5).",
+		"Lost and found items (lost-and-found) answers it (wallet, pocket; procedures/en/lost-and-found.md#2), but weakly",
+		"Block 2: vehicle-cleaning > 5", "content of vehicle-cleaning 5"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q lacks %q", text, want)
+		}
+	}
+}

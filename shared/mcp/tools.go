@@ -276,6 +276,7 @@ func lookupText(r lookup.Result) string {
 		b.WriteString("No evidence block.")
 		return b.String()
 	}
+	writeComplements(&b, r.Relevance.Complements)
 	shown := 0
 	for i, blk := range r.EvidenceBlocks {
 		if i == textBlocks || blk.Outdated {
@@ -293,6 +294,19 @@ func lookupText(r lookup.Result) string {
 		fmt.Fprintf(&b, "(%d more evidence block(s) in the structured content; invocation_id %s)", n, r.InvocationID)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeComplements says which other procedures answer other parts of the question, each with
+// its block among those quoted below, and that a weak one is not to be acted on.
+func writeComplements(b *strings.Builder, cs []lookup.Complement) {
+	for _, c := range cs {
+		fmt.Fprintf(b, "The question has another part: %s (%s) answers it (%s; %s)", c.Title, c.DocumentID,
+			strings.Join(c.Covers, ", "), c.Source)
+		if c.Assessment != "strong" {
+			b.WriteString(", but weakly: do not act on that part without confirming it")
+		}
+		b.WriteString(".\n")
+	}
 }
 
 // writeInsufficient says what an insufficient answer asks of the agent: relay the clarification
