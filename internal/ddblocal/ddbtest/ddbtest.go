@@ -34,12 +34,16 @@ var (
 	inMain bool
 )
 
-// Main runs the package's tests and stops DynamoDB Local afterwards; call it from TestMain.
-func Main(m *testing.M) {
+// Main runs the package's tests and stops DynamoDB Local afterwards, then runs after (the
+// package's own cleanup), whatever the tests' outcome; call it from TestMain.
+func Main(m *testing.M, after ...func()) {
 	inMain = true
 	code := m.Run()
 	if local != nil {
 		_ = local.Stop()
+	}
+	for _, f := range after {
+		f()
 	}
 	os.Exit(code)
 }
