@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/child"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -186,7 +187,7 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 		if cmd == nil || cmd.Process == nil {
 			return
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = child.Kill(cmd, syscall.SIGKILL)
 		<-f.exited
 	}
 	f.restart = func() error {
@@ -198,7 +199,7 @@ func emulate(t *testing.T, rie, bootstrap, name string, env []string, wrap ...st
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = f.logs, f.logs
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		child.Prepare(cmd) // the emulator and its bootstrap end with the test binary
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start the emulator of %s: %w", name, err)
 		}

@@ -116,33 +116,8 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 	rep := report{Provider: p.Name(), ScoreKind: p.ScoreKind(), ThresholdsApply: c.semantic(), Limits: c.opts.limits,
 		Rule: c.opts.limits.rule()}
 	var choose, hold []labelled
-	for _, s := range sets {
-		sum := setSummary{Path: s.Path, Holdout: s.Holdout}
-		for _, q := range s.Questions {
-			if q.Expect == "" {
-				sum.Negatives++
-			} else {
-				sum.Answerable++
-			}
-		}
-		rep.Sets = append(rep.Sets, sum)
-		if s.Holdout {
-			hold = append(hold, s.Questions...)
-		} else {
-			choose = append(choose, s.Questions...)
-		}
-	}
-	pairs := []pair{c.configured}
-	if rep.ThresholdsApply {
-		pairs = grid(c.opts.grounded, c.opts.gap, c.configured)
-		rep.Grounded, rep.SupportedGap = c.opts.grounded.String(), c.opts.gap.String()
-	} else {
-		rep.Note = "the provider " + p.Name() + " scores " + p.ScoreKind() + ", not a semantic cosine similarity"
-		if !c.parts.Config.L1Enabled {
-			rep.Note = "L1 is disabled (RETRIEVAL_L1_ENABLED=false)"
-		}
-		rep.Note += ": L1_GROUNDED_COSINE and L1_SUPPORTED_COSINE do not apply; the verdict is measured once, at the configured settings"
-	}
+	rep.Sets, choose, hold = summarize(sets)
+	pairs := c.pairs(&rep)
 	rep.Pairs = len(pairs)
 	m, err := c.lookups(ctx, choose, pairs)
 	if err != nil {
@@ -159,45 +134,14 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 	}
 	rep.Configured = c.rowOut(rows[0], rep.ThresholdsApply, rec)
 	if rep.ThresholdsApply {
-		shown := thin(front(rows), c.opts.rows)
-		for _, r := range []row{rows[0], derefOr(rec, rows[0])} {
-			if !slices.ContainsFunc(shown, func(s row) bool { return s.pair == r.pair }) {
-				shown = append(shown, r)
-			}
-		}
-		slices.SortFunc(shown, func(a, b row) int { return -better(a, b) })
-		for _, r := range shown {
-			rep.Rows = append(rep.Rows, c.rowOut(r, true, rec))
-		}
-		if rec != nil {
-			o := c.rowOut(*rec, true, rec)
-			rep.Recommended = &o
-			rep.Edges = edges(rec.pair, c.opts.grounded, c.opts.gap)
-		} else {
-			o := c.rowOut(safest(rows), true, rec)
-			rep.Safest = &o
-		}
+		c.gridRows(&rep, rows, rec)
 	} else {
 		rep.Rows = []rowOut{rep.Configured}
 	}
-
 	if len(hold) > 0 {
-		hp := []pair{c.configured}
-		if rec != nil && rec.pair != c.configured {
-			hp = append(hp, rec.pair)
+		if rep.Holdout, err = c.holdout(ctx, hold, rec, rep.ThresholdsApply); err != nil {
+			return rep, err
 		}
-		hm, err := c.lookups(ctx, hold, hp)
-		if err != nil {
-			return rep, fmt.Errorf("holdout: %w", err)
-		}
-		h := &holdoutOut{Questions: len(hold), Failed: hm.failures(), ErrorClasses: hm.errorClasses(),
-			Configured: c.rowOut(row{pair: c.configured, counts: hm.counts(0)}, rep.ThresholdsApply, rec)}
-		if rec != nil {
-			i := len(hp) - 1
-			o := c.rowOut(row{pair: hp[i], counts: hm.counts(i)}, true, rec)
-			h.Recommended = &o
-		}
-		rep.Holdout = h
 	}
 	rep.ProviderCalls = c.provider.Calls()
 	if c.parts.Index != nil {
@@ -208,6 +152,87 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 		rep.Margins = &m
 	}
 	return rep, nil
+}
+
+// summarize counts the answerable and negative questions of every set, and splits the questions
+// into those to choose on and the holdout ones.
+func summarize(sets []set) (sums []setSummary, choose, hold []labelled) {
+	for _, s := range sets {
+		sum := setSummary{Path: s.Path, Holdout: s.Holdout}
+		for _, q := range s.Questions {
+			if q.Expect == "" {
+				sum.Negatives++
+			} else {
+				sum.Answerable++
+			}
+		}
+		sums = append(sums, sum)
+		if s.Holdout {
+			hold = append(hold, s.Questions...)
+		} else {
+			choose = append(choose, s.Questions...)
+		}
+	}
+	return sums, choose, hold
+}
+
+// pairs are the pairs to measure: the grid when the thresholds apply (named in rep), else the
+// configured one alone (rep's note says why).
+func (c *calibration) pairs(rep *report) []pair {
+	if rep.ThresholdsApply {
+		rep.Grounded, rep.SupportedGap = c.opts.grounded.String(), c.opts.gap.String()
+		return grid(c.opts.grounded, c.opts.gap, c.configured)
+	}
+	p := c.parts.Provider
+	rep.Note = "the provider " + p.Name() + " scores " + p.ScoreKind() + ", not a semantic cosine similarity"
+	if !c.parts.Config.L1Enabled {
+		rep.Note = "L1 is disabled (RETRIEVAL_L1_ENABLED=false)"
+	}
+	rep.Note += ": L1_GROUNDED_COSINE and L1_SUPPORTED_COSINE do not apply; the verdict is measured once, at the configured settings"
+	return []pair{c.configured}
+}
+
+// gridRows reports the grid's rows (the Pareto front thinned, with the configured and recommended
+// ones), and the recommended pair with the grid's edges it sits on, or the safest pair.
+func (c *calibration) gridRows(rep *report, rows []row, rec *row) {
+	shown := thin(front(rows), c.opts.rows)
+	for _, r := range []row{rows[0], derefOr(rec, rows[0])} {
+		if !slices.ContainsFunc(shown, func(s row) bool { return s.pair == r.pair }) {
+			shown = append(shown, r)
+		}
+	}
+	slices.SortFunc(shown, func(a, b row) int { return -better(a, b) })
+	for _, r := range shown {
+		rep.Rows = append(rep.Rows, c.rowOut(r, true, rec))
+	}
+	if rec != nil {
+		o := c.rowOut(*rec, true, rec)
+		rep.Recommended = &o
+		rep.Edges = edges(rec.pair, c.opts.grounded, c.opts.gap)
+	} else {
+		o := c.rowOut(safest(rows), true, rec)
+		rep.Safest = &o
+	}
+}
+
+// holdout measures the holdout questions at the configured pair and at the recommended one.
+func (c *calibration) holdout(ctx context.Context, hold []labelled, rec *row, thresholds bool) (*holdoutOut, error) {
+	hp := []pair{c.configured}
+	if rec != nil && rec.pair != c.configured {
+		hp = append(hp, rec.pair)
+	}
+	hm, err := c.lookups(ctx, hold, hp)
+	if err != nil {
+		return nil, fmt.Errorf("holdout: %w", err)
+	}
+	h := &holdoutOut{Questions: len(hold), Failed: hm.failures(), ErrorClasses: hm.errorClasses(),
+		Configured: c.rowOut(row{pair: c.configured, counts: hm.counts(0)}, thresholds, rec)}
+	if rec != nil {
+		i := len(hp) - 1
+		o := c.rowOut(row{pair: hp[i], counts: hm.counts(i)}, true, rec)
+		h.Recommended = &o
+	}
+	return h, nil
 }
 
 func derefOr(r *row, def row) row {
@@ -263,40 +288,10 @@ func (rep report) writeText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if rep.ThresholdsApply {
-		b.WriteString(wrap("rule: "+rep.Rule+".", 100))
-		switch {
-		case rep.Recommended != nil:
-			fmt.Fprintf(&b, "recommended: L1_GROUNDED_COSINE=%s L1_SUPPORTED_COSINE=%s (configured: %s and %s)\n",
-				num(*rep.Recommended.Grounded), num(*rep.Recommended.Supported),
-				num(*rep.Configured.Grounded), num(*rep.Configured.Supported))
-			if len(rep.Edges) > 0 {
-				b.WriteString(wrap("The recommended pair is at the edge of the grid ("+strings.Join(rep.Edges, "; ")+
-					"): a pair beyond it may ground more within the limits. Widen -grounded or -supported-gap and run again.", 100))
-			}
-		case rep.Safest != nil:
-			fmt.Fprintf(&b, "recommended: none; no pair of the grid is within the limits. The fewest wrong-grounded: %s/%s (%s); "+
-				"keep the configured values and look at the retriever, the questions or the grid.\n",
-				num(*rep.Safest.Grounded), num(*rep.Safest.Supported), strings.TrimSpace(cell(rep.Safest.WrongRate, rep.Safest.Wrong, rep.Safest.Answerable)))
-		}
+		rep.writeRecommendation(&b)
 	}
-	if h := rep.Holdout; h != nil {
-		if rep.ThresholdsApply {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "holdout, not used to choose (%s): %d questions", strings.Join(hold, ", "), h.Questions)
-		if h.Failed > 0 {
-			fmt.Fprintf(&b, ", %d left out (%s)", h.Failed, h.ErrorClasses)
-		}
-		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, header)
-		fmt.Fprint(tw, h.Configured.line())
-		if h.Recommended != nil && !slices.Contains(h.Configured.Marks, "recommended") {
-			fmt.Fprint(tw, h.Recommended.line())
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	if err := rep.writeHoldout(&b, hold, header); err != nil {
+		return err
 	}
 	fmt.Fprintf(&b, "\nprovider calls: %d distinct queries, each sent once", rep.ProviderCalls)
 	if rep.ThresholdsApply {
@@ -308,6 +303,49 @@ func (rep report) writeText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRecommendation prints the rule and the recommended pair, or the safest when none is
+// within the limits.
+func (rep report) writeRecommendation(b *strings.Builder) {
+	b.WriteString(wrap("rule: "+rep.Rule+".", 100))
+	switch {
+	case rep.Recommended != nil:
+		fmt.Fprintf(b, "recommended: L1_GROUNDED_COSINE=%s L1_SUPPORTED_COSINE=%s (configured: %s and %s)\n",
+			num(*rep.Recommended.Grounded), num(*rep.Recommended.Supported),
+			num(*rep.Configured.Grounded), num(*rep.Configured.Supported))
+		if len(rep.Edges) > 0 {
+			b.WriteString(wrap("The recommended pair is at the edge of the grid ("+strings.Join(rep.Edges, "; ")+
+				"): a pair beyond it may ground more within the limits. Widen -grounded or -supported-gap and run again.", 100))
+		}
+	case rep.Safest != nil:
+		fmt.Fprintf(b, "recommended: none; no pair of the grid is within the limits. The fewest wrong-grounded: %s/%s (%s); "+
+			"keep the configured values and look at the retriever, the questions or the grid.\n",
+			num(*rep.Safest.Grounded), num(*rep.Safest.Supported), strings.TrimSpace(cell(rep.Safest.WrongRate, rep.Safest.Wrong, rep.Safest.Answerable)))
+	}
+}
+
+// writeHoldout prints the holdout sets' table (under header), if there are holdout sets.
+func (rep report) writeHoldout(b *strings.Builder, hold []string, header string) error {
+	h := rep.Holdout
+	if h == nil {
+		return nil
+	}
+	if rep.ThresholdsApply {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "holdout, not used to choose (%s): %d questions", strings.Join(hold, ", "), h.Questions)
+	if h.Failed > 0 {
+		fmt.Fprintf(b, ", %d left out (%s)", h.Failed, h.ErrorClasses)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, header)
+	fmt.Fprint(tw, h.Configured.line())
+	if h.Recommended != nil && !slices.Contains(h.Configured.Marks, "recommended") {
+		fmt.Fprint(tw, h.Recommended.line())
+	}
+	return tw.Flush()
 }
 
 // line is the row's table line.

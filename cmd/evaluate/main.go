@@ -61,23 +61,7 @@ func run(w io.Writer, paths []string, verbose bool) error {
 	if err != nil {
 		return err
 	}
-	ix := lexical.Build(c)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	demoSvc := retrieval.New(ix, demo.New(ix), store.NewMemory(), options(), quiet)
-	demoPath := func([]eval.Question) *retrieval.Service { return demoSvc }
-	ways := []path{
-		{name: "ideal", title: "semantic path, ideal stand-in (eval/semantic.go: the answer always first)", sections: true,
-			service: func(qs []eval.Question) *retrieval.Service {
-				return retrieval.New(ix, eval.NewScripted(ix, qs), store.NewMemory(), retrieval.DefaultOptions(), quiet)
-			}},
-		{name: "realistic", title: "semantic path, realistic stand-in (eval/realistic.go: close scores, the answer displaced or missing for a third)", sections: true,
-			service: func(qs []eval.Question) *retrieval.Service {
-				return retrieval.New(ix, eval.NewRealistic(ix, qs), store.NewMemory(), retrieval.DefaultOptions(), quiet)
-			}},
-		{name: "demo", title: "demo provider (embedded default, lexical)", service: demoPath},
-		{name: "demo-nolang", title: "demo provider without the language field", sections: true, service: demoPath,
-			opts: eval.Options{NoLanguage: true, Detect: detect}},
-	}
+	ways := waysOn(lexical.Build(c))
 	sets := map[string][]eval.Question{}
 	for _, p := range paths {
 		if sets[p], err = eval.Load(p); err != nil {
@@ -85,53 +69,13 @@ func run(w io.Writer, paths []string, verbose bool) error {
 		}
 	}
 	ctx := context.Background()
-	type group struct {
-		name  string
-		langs []string
-		by    map[string]*eval.Report
-		sets  []string
-	}
 	var summary []eval.Row
 	var pooled []string
 	fmt.Fprintln(w, eval.Legend)
 	for _, way := range ways {
-		groups := []*group{{name: "dev"}, {name: "held out"}}
-		var rows []eval.Row
-		var misses []string
-		for _, p := range paths {
-			qs := sets[p]
-			hasFacts := slices.ContainsFunc(qs, func(q eval.Question) bool { return q.Fact != "" })
-			if way.sections && !hasFacts {
-				continue
-			}
-			svc := way.service(qs)
-			opts := way.opts
-			opts.Ask = hasFacts
-			g := groups[0]
-			if heldOut(p) {
-				g = groups[1]
-			}
-			g.sets = append(g.sets, filepath.Base(p))
-			langs, by := eval.ByLanguage(qs)
-			for _, lang := range langs {
-				r, err := eval.Run(ctx, svc, by[lang], opts)
-				if err != nil {
-					return err
-				}
-				name := strings.TrimSuffix(filepath.Base(p), ".yaml")
-				rows = append(rows, eval.Row{Name: name, Language: lang, Report: r})
-				if g.by == nil {
-					g.by = map[string]*eval.Report{}
-				}
-				if g.by[lang] == nil {
-					g.langs = append(g.langs, lang)
-					g.by[lang] = &eval.Report{}
-				}
-				g.by[lang].Add(r)
-				for _, m := range r.Misses {
-					misses = append(misses, name+" "+lang+": "+m)
-				}
-			}
+		rows, misses, groups, err := measure(ctx, way, paths, sets)
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(w, "\n== %s: %s\n", way.name, way.title)
 		eval.PrintTable(w, rows)
@@ -157,4 +101,81 @@ func run(w io.Writer, paths []string, verbose bool) error {
 		fmt.Fprintln(w, p)
 	}
 	return nil
+}
+
+// waysOn are the four paths measured over ix, in the order printed.
+func waysOn(ix *lexical.Index) []path {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	demoSvc := retrieval.New(ix, demo.New(ix), store.NewMemory(), options(), quiet)
+	demoPath := func([]eval.Question) *retrieval.Service { return demoSvc }
+	return []path{
+		{name: "ideal", title: "semantic path, ideal stand-in (eval/semantic.go: the answer always first)", sections: true,
+			service: func(qs []eval.Question) *retrieval.Service {
+				return retrieval.New(ix, eval.NewScripted(ix, qs), store.NewMemory(), retrieval.DefaultOptions(), quiet)
+			}},
+		{name: "realistic", title: "semantic path, realistic stand-in (eval/realistic.go: close scores, the answer displaced or missing for a third)", sections: true,
+			service: func(qs []eval.Question) *retrieval.Service {
+				return retrieval.New(ix, eval.NewRealistic(ix, qs), store.NewMemory(), retrieval.DefaultOptions(), quiet)
+			}},
+		{name: "demo", title: "demo provider (embedded default, lexical)", service: demoPath},
+		{name: "demo-nolang", title: "demo provider without the language field", sections: true, service: demoPath,
+			opts: eval.Options{NoLanguage: true, Detect: detect}},
+	}
+}
+
+// group pools the reports of the development sets, or of the held-out ones, per language.
+type group struct {
+	name  string
+	langs []string
+	by    map[string]*eval.Report
+	sets  []string
+}
+
+// add pools r, a report in lang.
+func (g *group) add(lang string, r eval.Report) {
+	if g.by == nil {
+		g.by = map[string]*eval.Report{}
+	}
+	if g.by[lang] == nil {
+		g.langs = append(g.langs, lang)
+		g.by[lang] = &eval.Report{}
+	}
+	g.by[lang].Add(r)
+}
+
+// measure runs way on every set of paths it applies to: a row per set and language, the misses,
+// and the development and held-out groups pooled.
+func measure(ctx context.Context, way path, paths []string, sets map[string][]eval.Question) ([]eval.Row, []string, []*group, error) {
+	groups := []*group{{name: "dev"}, {name: "held out"}}
+	var rows []eval.Row
+	var misses []string
+	for _, p := range paths {
+		qs := sets[p]
+		hasFacts := slices.ContainsFunc(qs, func(q eval.Question) bool { return q.Fact != "" })
+		if way.sections && !hasFacts {
+			continue
+		}
+		svc := way.service(qs)
+		opts := way.opts
+		opts.Ask = hasFacts
+		g := groups[0]
+		if heldOut(p) {
+			g = groups[1]
+		}
+		g.sets = append(g.sets, filepath.Base(p))
+		langs, by := eval.ByLanguage(qs)
+		for _, lang := range langs {
+			r, err := eval.Run(ctx, svc, by[lang], opts)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			name := strings.TrimSuffix(filepath.Base(p), ".yaml")
+			rows = append(rows, eval.Row{Name: name, Language: lang, Report: r})
+			g.add(lang, r)
+			for _, m := range r.Misses {
+				misses = append(misses, name+" "+lang+": "+m)
+			}
+		}
+	}
+	return rows, misses, groups, nil
 }

@@ -72,22 +72,11 @@ func run(out string, paths []string) error {
 		return err
 	}
 	ix := lexical.Build(c)
-	var all []eval.Question
-	sets := map[string][]eval.Question{}
-	for _, p := range paths {
-		qs, err := load(p)
-		if err != nil {
-			return err
-		}
-		sets[p] = qs
-		all = append(all, qs...)
+	sets, all, err := loadSets(paths)
+	if err != nil {
+		return err
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	type way struct {
-		name     string
-		provider retrieval.LookupProvider
-		noLang   bool
-	}
 	ways := []way{
 		{name: "demo", provider: demo.New(ix)},
 		{name: "demo-nolang", provider: demo.New(ix), noLang: true},
@@ -106,31 +95,9 @@ func run(out string, paths []string) error {
 		svc := retrieval.New(ix, wy.provider, traces, retrieval.DefaultOptions(), quiet)
 		for _, p := range paths {
 			for _, q := range sets[p] {
-				lang := q.Language
-				if wy.noLang || lang == "" {
-					lang, _ = textproc.DetectLanguage(q.Question)
-				}
-				r := record{Path: wy.name, Set: filepath.Base(p), ID: q.ID, Question: q.Question, Language: lang}
-				actor := port.Actor{ID: "golden"}
-				res, sg, err := svc.LookupSignals(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
+				r, err := recordOne(ctx, svc, traces, wy, p, q)
 				if err != nil {
-					r.Error = err.Error()
-				} else {
-					t, err := traces.GetTrace(ctx, res.InvocationID)
-					if err != nil {
-						return fmt.Errorf("%s %s: trace: %w", p, q.ID, err)
-					}
-					res.InvocationID = ""
-					td := t.RetrievalDetails
-					td.LatencyMs = lookup.Latency{}
-					r.Lookup, r.Signals, r.Trace = &res, &sg, &td
-				}
-				ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: lang, Actor: actor})
-				if err != nil {
-					r.AskError = err.Error()
-				} else {
-					ans.InvocationID = ""
-					r.Ask = &ans
+					return err
 				}
 				line, err := json.Marshal(r)
 				if err != nil {
@@ -150,6 +117,61 @@ func run(out string, paths []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "%d lookups and asks recorded in %s\n", n, out)
 	return nil
+}
+
+// way is one way of answering the questions: a provider, and whether the question's language
+// is left out (then detected, as the API does without the field).
+type way struct {
+	name     string
+	provider retrieval.LookupProvider
+	noLang   bool
+}
+
+// loadSets reads every set of paths: by path, and all questions in order.
+func loadSets(paths []string) (map[string][]eval.Question, []eval.Question, error) {
+	var all []eval.Question
+	sets := map[string][]eval.Question{}
+	for _, p := range paths {
+		qs, err := load(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets[p] = qs
+		all = append(all, qs...)
+	}
+	return sets, all, nil
+}
+
+// recordOne runs question q of the set at p through Lookup and Ask on svc, whose traces are
+// traces, and returns its record without invocation ids and latencies.
+func recordOne(ctx context.Context, svc *retrieval.Service, traces *store.Memory, wy way, p string, q eval.Question) (record, error) {
+	lang := q.Language
+	if wy.noLang || lang == "" {
+		lang, _ = textproc.DetectLanguage(q.Question)
+	}
+	r := record{Path: wy.name, Set: filepath.Base(p), ID: q.ID, Question: q.Question, Language: lang}
+	actor := port.Actor{ID: "golden"}
+	res, sg, err := svc.LookupSignals(ctx, lookup.LookupRequest{Question: q.Question, Language: lang, TopK: 5, Actor: actor})
+	if err != nil {
+		r.Error = err.Error()
+	} else {
+		t, err := traces.GetTrace(ctx, res.InvocationID)
+		if err != nil {
+			return record{}, fmt.Errorf("%s %s: trace: %w", p, q.ID, err)
+		}
+		res.InvocationID = ""
+		td := t.RetrievalDetails
+		td.LatencyMs = lookup.Latency{}
+		r.Lookup, r.Signals, r.Trace = &res, &sg, &td
+	}
+	ans, err := svc.Ask(ctx, lookup.AskRequest{Question: q.Question, Language: lang, Actor: actor})
+	if err != nil {
+		r.AskError = err.Error()
+	} else {
+		ans.InvocationID = ""
+		r.Ask = &ans
+	}
+	return r, nil
 }
 
 // load reads an evaluation set: YAML (eval.Load) or JSON Lines of {"question", "language",

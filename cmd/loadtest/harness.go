@@ -124,7 +124,9 @@ type target struct {
 	// storeBreaker is the trace store's breaker (dynamodb setup).
 	storeBreaker port.BreakerReporter
 	phases       []phase
-	close        func()
+	// close runs cleanups (what the setup started) in reverse order.
+	close    func()
+	cleanups []func()
 }
 
 var questions = []struct{ lang, text string }{
@@ -177,103 +179,127 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 	env := map[string]string{"AUTH_MODE": "local-headers", "LOG_LEVEL": "warn"}
 	t := &target{}
-	var cleanups []func()
 	t.close = func() {
-		for _, c := range slices.Backward(cleanups) {
+		for _, c := range slices.Backward(t.cleanups) {
 			c()
 		}
 	}
-	steady := phase{name: "steady"}
+	var err error
 	switch setup {
 	case "memory":
-		t.phases = []phase{steady, {name: "batch flood", flood: true}}
+		t.phases = []phase{{name: "steady"}, {name: "batch flood", flood: true}}
 	case "dynamodb":
-		root, err := ddblocal.RepoRoot()
-		if err != nil {
-			return nil, err
-		}
-		dir, err := ddblocal.JarDir(root)
-		if err != nil {
-			return nil, err
-		}
-		local, err := startDynamo(ctx, dir, root, 0)
-		if err != nil {
-			return nil, err
-		}
-		port, _ := strconv.Atoi(local.Endpoint[strings.LastIndex(local.Endpoint, ":")+1:])
-		t.endpoint = local.Endpoint
-		cleanups = append(cleanups, func() { local.Kill() })
-		// A killed DynamoDB Local refuses connections at once, so the deadline does not set the
-		// outage's pace; it only has to hold a write the table accepts on a busy machine (a
-		// Java process and the race detector on two cores took 530 ms at the 99th percentile).
-		env["DYNAMODB_ENDPOINT"], env["TABLE_NAME"], env["DYNAMODB_TIMEOUT_MS"] = local.Endpoint, loadTable, "1500"
-		if o.TraceWait > 0 {
-			env["DYNAMODB_TRACE_WAIT_MS"] = strconv.Itoa(int(o.TraceWait.Milliseconds()))
-		}
-		if o.BreakerCooldown > 0 {
-			env["DYNAMODB_BREAKER_COOLDOWN_MS"] = strconv.Itoa(int(max(o.BreakerCooldown, 100*time.Millisecond).Milliseconds()))
-		}
-		t.phases = []phase{steady,
-			// SIGSTOP: DynamoDB Local accepts connections and answers nothing, a table that hangs.
-			{name: "ddb frozen", fault: func(context.Context) error { return local.Freeze() }},
-			{name: "ddb thawed", fault: func(ctx context.Context) error {
-				if err := local.Thaw(); err != nil {
-					return err
-				}
-				return t.storeAnswers(ctx)
-			}},
-			{name: "ddb killed", fault: func(context.Context) error { local.Kill(); return nil }},
-			{name: "ddb restarted", fault: func(ctx context.Context) error {
-				l, err := startDynamo(ctx, dir, root, port)
-				if err != nil {
-					return err
-				}
-				local = l
-				return t.storeAnswers(ctx)
-			}},
-		}
+		err = t.dynamodb(ctx, o, env)
 	case "ragcore":
-		corpus, err := knowledge.Embedded()
-		if err != nil {
-			return nil, err
-		}
-		const token = "loadtest-token"
-		t.fake = ragcorefake.New(ragcorefake.Options{Token: token, Seed: 1})
-		t.fake.LoadCorpus(corpus, "mobilityops-procedures")
-		rc, err := serveFake(t.fake, "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		cleanups = append(cleanups, func() { rc.stop() })
-		env["KNOWLEDGE_PROVIDER"], env["RAGCORE_BASE_URL"], env["RAGCORE_TOKEN"] = "ragcore", "http://"+rc.addr, token
-		env["RAGCORE_TIMEOUT_MS"] = strconv.Itoa(int(o.RAGcoreTimeout.Milliseconds()))
-		env["RAGCORE_BREAKER_COOLDOWN_MS"] = strconv.Itoa(int(o.BreakerCooldown.Milliseconds()))
-		if o.BreakerFailures > 0 {
-			env["RAGCORE_BREAKER_FAILURES"] = strconv.Itoa(o.BreakerFailures)
-		}
-		t.phases = []phase{steady,
-			{name: "ragcore slow", fault: func(context.Context) error {
-				// Hanging far past the timeout: only the timeout (or the breaker) ends a call.
-				t.fake.SetFaults(ragcorefake.Faults{Latency: time.Minute})
-				return nil
-			}},
-			{name: "ragcore 500s", fault: func(context.Context) error {
-				t.fake.SetFaults(ragcorefake.Faults{ErrorRate: 1, ErrorStatus: http.StatusInternalServerError})
-				return nil
-			}},
-			{name: "ragcore stopped", fault: func(context.Context) error { rc.stop(); return nil }},
-			{name: "ragcore recovered", fault: func(context.Context) error {
-				t.fake.SetFaults(ragcorefake.Faults{})
-				return rc.start()
-			}},
-		}
+		err = t.ragcore(o, env)
 	default:
 		return nil, fmt.Errorf("unknown setup %q (memory, dynamodb, ragcore)", setup)
 	}
-	cfg, err := config.FromEnv(func(k string) string { return env[k] })
 	if err != nil {
+		return nil, err
+	}
+	if err := t.serve(ctx, setup, o, env); err != nil {
 		t.close()
 		return nil, err
+	}
+	return t, nil
+}
+
+// dynamodb starts DynamoDB Local with the table for the dynamodb setup, points env at it and
+// sets the phases that freeze, thaw, kill and restart it.
+func (t *target) dynamodb(ctx context.Context, o Options, env map[string]string) error {
+	root, err := ddblocal.RepoRoot()
+	if err != nil {
+		return err
+	}
+	dir, err := ddblocal.JarDir(root)
+	if err != nil {
+		return err
+	}
+	local, err := startDynamo(ctx, dir, root, 0)
+	if err != nil {
+		return err
+	}
+	port, _ := strconv.Atoi(local.Endpoint[strings.LastIndex(local.Endpoint, ":")+1:])
+	t.endpoint = local.Endpoint
+	t.cleanups = append(t.cleanups, func() { local.Kill() }) // the one running at the end
+	// A killed DynamoDB Local refuses connections at once, so the deadline does not set the
+	// outage's pace; it only has to hold a write the table accepts on a busy machine (a
+	// Java process and the race detector on two cores took 530 ms at the 99th percentile).
+	env["DYNAMODB_ENDPOINT"], env["TABLE_NAME"], env["DYNAMODB_TIMEOUT_MS"] = local.Endpoint, loadTable, "1500"
+	if o.TraceWait > 0 {
+		env["DYNAMODB_TRACE_WAIT_MS"] = strconv.Itoa(int(o.TraceWait.Milliseconds()))
+	}
+	if o.BreakerCooldown > 0 {
+		env["DYNAMODB_BREAKER_COOLDOWN_MS"] = strconv.Itoa(int(max(o.BreakerCooldown, 100*time.Millisecond).Milliseconds()))
+	}
+	t.phases = []phase{{name: "steady"},
+		// SIGSTOP: DynamoDB Local accepts connections and answers nothing, a table that hangs.
+		{name: "ddb frozen", fault: func(context.Context) error { return local.Freeze() }},
+		{name: "ddb thawed", fault: func(ctx context.Context) error {
+			if err := local.Thaw(); err != nil {
+				return err
+			}
+			return t.storeAnswers(ctx)
+		}},
+		{name: "ddb killed", fault: func(context.Context) error { local.Kill(); return nil }},
+		{name: "ddb restarted", fault: func(ctx context.Context) error {
+			l, err := startDynamo(ctx, dir, root, port)
+			if err != nil {
+				return err
+			}
+			local = l
+			return t.storeAnswers(ctx)
+		}},
+	}
+	return nil
+}
+
+// ragcore serves the fake RAGcore with the embedded corpus for the ragcore setup, points env at
+// it and sets the phases that slow it, fail it, stop it and let it recover.
+func (t *target) ragcore(o Options, env map[string]string) error {
+	corpus, err := knowledge.Embedded()
+	if err != nil {
+		return err
+	}
+	const token = "loadtest-token"
+	t.fake = ragcorefake.New(ragcorefake.Options{Token: token, Seed: 1})
+	t.fake.LoadCorpus(corpus, "mobilityops-procedures")
+	rc, err := serveFake(t.fake, "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	t.cleanups = append(t.cleanups, func() { rc.stop() })
+	env["KNOWLEDGE_PROVIDER"], env["RAGCORE_BASE_URL"], env["RAGCORE_TOKEN"] = "ragcore", "http://"+rc.addr, token
+	env["RAGCORE_TIMEOUT_MS"] = strconv.Itoa(int(o.RAGcoreTimeout.Milliseconds()))
+	env["RAGCORE_BREAKER_COOLDOWN_MS"] = strconv.Itoa(int(o.BreakerCooldown.Milliseconds()))
+	if o.BreakerFailures > 0 {
+		env["RAGCORE_BREAKER_FAILURES"] = strconv.Itoa(o.BreakerFailures)
+	}
+	t.phases = []phase{{name: "steady"},
+		{name: "ragcore slow", fault: func(context.Context) error {
+			// Hanging far past the timeout: only the timeout (or the breaker) ends a call.
+			t.fake.SetFaults(ragcorefake.Faults{Latency: time.Minute})
+			return nil
+		}},
+		{name: "ragcore 500s", fault: func(context.Context) error {
+			t.fake.SetFaults(ragcorefake.Faults{ErrorRate: 1, ErrorStatus: http.StatusInternalServerError})
+			return nil
+		}},
+		{name: "ragcore stopped", fault: func(context.Context) error { rc.stop(); return nil }},
+		{name: "ragcore recovered", fault: func(context.Context) error {
+			t.fake.SetFaults(ragcorefake.Faults{})
+			return rc.start()
+		}},
+	}
+	return nil
+}
+
+// serve builds the service from env as the local API does and serves it on a loopback port.
+func (t *target) serve(ctx context.Context, setup string, o Options, env map[string]string) error {
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		return err
 	}
 	logs := o.Logs
 	if setup == "dynamodb" {
@@ -282,22 +308,20 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 	}
 	a, err := app.New(ctx, cfg, logs)
 	if err != nil {
-		t.close()
-		return nil, err
+		return err
 	}
 	t.app = a
 	t.breaker, _ = a.Provider.(port.BreakerReporter)
 	t.storeBreaker, _ = a.Records.(port.BreakerReporter)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.close()
-		return nil, err
+		return err
 	}
 	srv := a.Server(ln.Addr().String())
 	go func() { _ = srv.Serve(ln) }()
-	cleanups = append(cleanups, func() { _ = srv.Close() })
+	t.cleanups = append(t.cleanups, func() { _ = srv.Close() })
 	t.base = "http://" + ln.Addr().String() + "/api/v1/knowledge"
-	return t, nil
+	return nil
 }
 
 // loadTable is the table name in the dynamodb setup.
@@ -416,52 +440,10 @@ func (t *target) run(ctx context.Context, r Result, ph phase, o Options) Result 
 		r.Flood, r.FloodCalls = true, o.FloodCalls
 		send = func(ctx context.Context, n int) sample { return t.flood(ctx, n, o.FloodCalls) }
 	}
-	var issued atomic.Int64
-	samples := make([][]sample, o.Clients)
 	start := time.Now()
-	var wg sync.WaitGroup
-	for c := range o.Clients {
-		wg.Go(func() {
-			for pctx.Err() == nil {
-				n := issued.Add(1)
-				if n > int64(o.Requests) {
-					return
-				}
-				// The phase's end stops new lookups; one in flight finishes (bounded by the
-				// client's timeout), so that every trace it wrote is counted.
-				s := send(ctx, int(n))
-				s.n = int(n)
-				samples[c] = append(samples[c], s)
-			}
-		})
-	}
-	wg.Wait()
+	all := drive(ctx, pctx, send, o)
 	r.Elapsed = time.Since(start)
-	all := slices.Concat(samples...)
-	r.Codes, r.L1 = map[int]int{}, map[string]int{}
-	var lat, early []time.Duration
-	var ids []string
-	for _, s := range all {
-		if s.code == -1 {
-			continue // cut off by the end of the phase: not a result of the service
-		}
-		r.Requests++
-		r.Codes[s.code]++
-		lat = append(lat, s.latency)
-		if s.n >= 11 && s.n <= 30 {
-			early = append(early, s.latency)
-		}
-		if s.code == http.StatusOK && !ph.flood {
-			r.L1[s.l1]++
-			ids = append(ids, s.invocationID)
-		}
-	}
-	slices.Sort(lat)
-	slices.Sort(early)
-	r.P50, r.P99, r.P50Early = percentile(lat, 50), percentile(lat, 99), percentile(early, 50)
-	if len(lat) > 0 {
-		r.Max = lat[len(lat)-1]
-	}
+	ids := tally(&r, all, ph.flood)
 	r.TracesToLog = int(t.app.Service.TraceFailures() - failuresBefore)
 	if ph.flood {
 		r.FloodLookups = t.kept() - keptBefore + r.TracesToLog
@@ -485,6 +467,61 @@ func (t *target) run(ctx context.Context, r Result, ph phase, o Options) Result 
 		r.BreakerOpen = t.storeBreaker.BreakerOpen()
 	}
 	return r
+}
+
+// drive sends requests from o.Clients clients until pctx ends or o.Requests are issued, and
+// returns every request's sample.
+func drive(ctx, pctx context.Context, send func(context.Context, int) sample, o Options) []sample {
+	var issued atomic.Int64
+	samples := make([][]sample, o.Clients)
+	var wg sync.WaitGroup
+	for c := range o.Clients {
+		wg.Go(func() {
+			for pctx.Err() == nil {
+				n := issued.Add(1)
+				if n > int64(o.Requests) {
+					return
+				}
+				// The phase's end stops new lookups; one in flight finishes (bounded by the
+				// client's timeout), so that every trace it wrote is counted.
+				s := send(ctx, int(n))
+				s.n = int(n)
+				samples[c] = append(samples[c], s)
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(samples...)
+}
+
+// tally counts the samples into r: requests, statuses, l1 statuses and latencies; it returns the
+// invocation ids of the lookups answered (none in a flood).
+func tally(r *Result, all []sample, flood bool) []string {
+	r.Codes, r.L1 = map[int]int{}, map[string]int{}
+	var lat, early []time.Duration
+	var ids []string
+	for _, s := range all {
+		if s.code == -1 {
+			continue // cut off by the end of the phase: not a result of the service
+		}
+		r.Requests++
+		r.Codes[s.code]++
+		lat = append(lat, s.latency)
+		if s.n >= 11 && s.n <= 30 {
+			early = append(early, s.latency)
+		}
+		if s.code == http.StatusOK && !flood {
+			r.L1[s.l1]++
+			ids = append(ids, s.invocationID)
+		}
+	}
+	slices.Sort(lat)
+	slices.Sort(early)
+	r.P50, r.P99, r.P50Early = percentile(lat, 50), percentile(lat, 99), percentile(early, 50)
+	if len(lat) > 0 {
+		r.Max = lat[len(lat)-1]
+	}
+	return ids
 }
 
 // kept is the number of traces the in-memory store took since it was made (those it holds and

@@ -10,11 +10,14 @@ import (
 
 // TestTinyRun runs the harness on a few requests per phase (no DynamoDB Local: that setup is
 // `make load`'s) and checks that its counts agree with each other and with the faults injected.
+// Its timeout and cool-down leave a loaded machine room: every steady lookup must reach RAGcore
+// within the timeout, and the lookups of the 500s phase after the breaker opened must come
+// before its cool-down ends (the slow phase hangs for a minute, past any timeout).
 func TestTinyRun(t *testing.T) {
 	const perPhase, floodCalls = 4, 3
 	rs, err := Run(context.Background(), Options{Setups: []string{"memory", "ragcore"}, Clients: 2,
 		Phase: 30 * time.Second, Requests: perPhase, Total: 2 * time.Minute, ReadBack: 3,
-		RAGcoreTimeout: 100 * time.Millisecond, BreakerCooldown: 200 * time.Millisecond, FloodCalls: floodCalls})
+		RAGcoreTimeout: 2 * time.Second, BreakerCooldown: 10 * time.Second, FloodCalls: floodCalls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +113,20 @@ func TestDynamoDBOutageLosesNoTrace(t *testing.T) {
 			t.Errorf("%s: codes %v: every lookup must be answered", r.Phase, r.Codes)
 		}
 	}
+	// With the table up, traces are stored; a write slower than the wait (a loaded machine, the
+	// emulator's JVM) goes whole to the log instead, by design, and the replay stores it: what
+	// is asserted is that none is lost, not how fast DynamoDB Local answers.
+	logged := 0
 	for _, r := range []Result{up, thawed, again} {
-		if r.TracesToLog != 0 || r.TracesRead != r.ReadChecked || r.BreakerOpen {
-			t.Errorf("table up (%s): %d traces to the log, %d of %d read back, store breaker open %v", r.Phase,
-				r.TracesToLog, r.TracesRead, r.ReadChecked, r.BreakerOpen)
+		logged += r.TracesToLog
+		// A trace read back may be one of those logged, not stored (yet).
+		if r.TracesWritten == 0 || r.TracesWritten+r.TracesToLog != perPhase || r.TracesRead < r.ReadChecked-r.TracesToLog || r.BreakerOpen {
+			t.Errorf("table up (%s): %d traces written, %d to the log, %d of %d read back, store breaker open %v", r.Phase,
+				r.TracesWritten, r.TracesToLog, r.TracesRead, r.ReadChecked, r.BreakerOpen)
 		}
 	}
 	for _, r := range []Result{frozen, down} {
+		logged += r.TracesToLog
 		if r.TracesToLog != perPhase || r.TracesWritten != 0 || !r.BreakerOpen {
 			t.Errorf("table %s: %d traces to the log, %d written, store breaker open %v; want all %d to the log and the breaker open",
 				r.Phase, r.TracesToLog, r.TracesWritten, r.BreakerOpen, perPhase)
@@ -124,8 +134,8 @@ func TestDynamoDBOutageLosesNoTrace(t *testing.T) {
 	}
 	// A write still running when its wait ran out may land once the table goes on: it is then
 	// both in the table and in the log, and the replay finds it there already.
-	if replayed.ReplayChecked != 2*perPhase || replayed.ReplayMissing != 0 || replayed.ReplayOther != 0 ||
-		replayed.ReplayStored+replayed.ReplayPresent != 2*perPhase {
+	if replayed.ReplayChecked != logged || replayed.ReplayMissing != 0 || replayed.ReplayOther != 0 ||
+		replayed.ReplayStored+replayed.ReplayPresent != logged {
 		t.Errorf("replay: %d stored, %d present, %d other, %d checked, %d missing", replayed.ReplayStored, replayed.ReplayPresent,
 			replayed.ReplayOther, replayed.ReplayChecked, replayed.ReplayMissing)
 	}

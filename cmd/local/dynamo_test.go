@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,14 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
-func TestMain(m *testing.M) { ddbtest.Main(m) }
+// TestMain stops DynamoDB Local and removes the local API built for the tests.
+func TestMain(m *testing.M) {
+	ddbtest.Main(m, func() {
+		if buildDir != "" {
+			_ = os.RemoveAll(buildDir)
+		}
+	})
+}
 
 // TestLookupTraceLandsInDynamoDBLocal: after a lookup through the local API on DynamoDB Local,
 // the trace is in the table with the L0 hints, the layer, the counts and

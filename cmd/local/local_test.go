@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/child"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 )
@@ -113,6 +114,7 @@ type localAPI struct {
 
 var (
 	buildOnce sync.Once
+	buildDir  string // removed by TestMain
 	binPath   string
 	buildErr  error
 )
@@ -122,12 +124,10 @@ var (
 func startLocal(t *testing.T, env ...string) *localAPI {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "local-api")
-		if err != nil {
-			buildErr = err
+		if buildDir, buildErr = os.MkdirTemp("", "local-api"); buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "local")
+		binPath = filepath.Join(buildDir, "local")
 		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("build: %v\n%s", err, out)
 		}
@@ -144,11 +144,12 @@ func startLocal(t *testing.T, env ...string) *localAPI {
 		l.cmd.Env = append(os.Environ(), "LOCAL_ADDR="+addr, "AUTH_MODE=local-headers", "KNOWLEDGE_PROVIDER=", "DYNAMODB_ENDPOINT=", "KNOWLEDGE_DIR=")
 		l.cmd.Env = append(l.cmd.Env, env...)
 		l.cmd.Stdout, l.cmd.Stderr = l.logs, l.logs
+		child.Prepare(l.cmd)
 		if err := l.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		go func() { l.exited <- l.cmd.Wait() }()
-		t.Cleanup(func() { _ = l.cmd.Process.Kill() })
+		t.Cleanup(func() { _ = child.Kill(l.cmd, syscall.SIGKILL) })
 		err := waitReady(l.base+"/health", l.cmd.Process.Pid, addr, l.exited, l.logs)
 		if err == nil {
 			return l

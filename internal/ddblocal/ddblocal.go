@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/child"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/procnet"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
@@ -92,7 +93,7 @@ func start(ctx context.Context, jarDir string, port int) (*Local, error) {
 		"-port", strconv.Itoa(port))
 	cmd.Dir = jarDir
 	cmd.Stdout, cmd.Stderr = logs, logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	child.Prepare(cmd) // ends with this process, also when a test binary panics or times out
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local (java): %w", err)
 	}
@@ -144,12 +145,12 @@ func (l *Local) Done() <-chan struct{} { return l.done }
 // Stop stops DynamoDB Local and waits for it to exit.
 func (l *Local) Stop() error {
 	l.stop.Do(func() {
-		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGTERM)
-		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGCONT) // a frozen one must run to end
+		_ = child.Kill(l.cmd, syscall.SIGTERM)
+		_ = child.Kill(l.cmd, syscall.SIGCONT) // a frozen one must run to end
 		select {
 		case <-l.done:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+			_ = child.Kill(l.cmd, syscall.SIGKILL)
 			<-l.done
 		}
 	})
@@ -159,7 +160,7 @@ func (l *Local) Stop() error {
 // Kill ends DynamoDB Local at once (SIGKILL, as a crash would) and waits for it to exit.
 func (l *Local) Kill() {
 	l.stop.Do(func() {
-		_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+		_ = child.Kill(l.cmd, syscall.SIGKILL)
 		<-l.done
 	})
 }
@@ -167,10 +168,10 @@ func (l *Local) Kill() {
 // Freeze stops DynamoDB Local without ending it (SIGSTOP): the kernel still accepts its
 // connections and requests, and nothing answers them, as a table that hangs. Thaw (SIGCONT) lets
 // it go on; Kill and Stop end a frozen one too.
-func (l *Local) Freeze() error { return syscall.Kill(-l.cmd.Process.Pid, syscall.SIGSTOP) }
+func (l *Local) Freeze() error { return child.Kill(l.cmd, syscall.SIGSTOP) }
 
 // Thaw lets a frozen DynamoDB Local go on.
-func (l *Local) Thaw() error { return syscall.Kill(-l.cmd.Process.Pid, syscall.SIGCONT) }
+func (l *Local) Thaw() error { return child.Kill(l.cmd, syscall.SIGCONT) }
 
 // Logs returns the last output of the process.
 func (l *Local) Logs() string { return l.logs.String() }

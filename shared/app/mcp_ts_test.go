@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/child"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -75,6 +77,9 @@ func runTSClient(t *testing.T, base string, plan tsPlan) tsSeen {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "check.mjs", base, string(raw))
 	cmd.Dir = dir
+	// Node and anything it starts end with this test binary, and at the deadline as a group.
+	child.Prepare(cmd)
+	cmd.Cancel = func() error { return child.Kill(cmd, syscall.SIGKILL) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/breaker"
@@ -35,7 +36,12 @@ func call(b *breaker.Breaker, err error) bool {
 	return ok
 }
 
-func TestOpensRefusesProbesAndCloses(t *testing.T) {
+// TestOpensRefusesProbesAndCloses runs in a synctest bubble: the breaker's clock is the
+// bubble's, which moves only when the test sleeps, so a machine that is slow between two steps
+// cannot end the cool-down behind the test's back.
+func TestOpensRefusesProbesAndCloses(t *testing.T) { synctest.Test(t, opensRefusesProbesAndCloses) }
+
+func opensRefusesProbesAndCloses(t *testing.T) {
 	const cooldown = 20 * time.Millisecond
 	logs := &bytes.Buffer{}
 	m := &metrics{}
@@ -49,7 +55,7 @@ func TestOpensRefusesProbesAndCloses(t *testing.T) {
 	if !b.Open() || call(b, nil) {
 		t.Fatal("3 failures in a row did not open the breaker")
 	}
-	time.Sleep(cooldown) // then one probe goes through; a second waits for its outcome
+	time.Sleep(cooldown + time.Millisecond) // past the cool-down, one probe goes through; a second waits for its outcome
 	done, ok := b.Allow()
 	if !ok {
 		t.Fatal("no probe after the cool-down")
@@ -61,7 +67,7 @@ func TestOpensRefusesProbesAndCloses(t *testing.T) {
 	if !b.Open() || call(b, nil) {
 		t.Fatal("a failed probe did not open the breaker again")
 	}
-	time.Sleep(cooldown)
+	time.Sleep(cooldown + time.Millisecond)
 	if !call(b, nil) || b.Open() {
 		t.Fatal("a good probe did not close the breaker")
 	}

@@ -224,7 +224,9 @@ func TestRetryAfterBeyondDeadlineGivesUpAtOnce(t *testing.T) {
 	s := &scripted{replies: []reply{{status: 429, body: `{"error":{"code":"rate_limited","message":"m"}}`,
 		header: map[string]string{"Retry-After": "30"}}}}
 	c := newTestClient(t, s, Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// The deadline lies well before the Retry-After and well after the 429 arrives, however
+	// loaded the machine: a client that waited would reach it, one that gave up would not.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := c.Retrieve(ctx, testActor, RetrieveRequest{})
 	var e *Error
@@ -334,7 +336,8 @@ func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
 	}}
 	c := newTestClient(t, s, Options{Timeout: 5 * time.Second})
 	c.sleep = func(context.Context, time.Duration) error { return nil } // retry at once
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The deadline must fall after the first answer, also on a loaded machine: 2 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := c.Retrieve(ctx, testActor, RetrieveRequest{})
 	var e *Error
@@ -363,7 +366,7 @@ func TestRetriesEndedByTheDeadlineKeepRAGcoresAnswer(t *testing.T) {
 	})
 	c = newTestClient(t, stall, Options{Timeout: 5 * time.Second})
 	c.sleep = func(context.Context, time.Duration) error { return nil }
-	ctx3, cancel3 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel3()
 	_, err = c.Retrieve(ctx3, testActor, RetrieveRequest{})
 	if !errors.As(err, &e) || e.Class != ClassUnavailable || e.Status != 503 || n.Load() != 2 {

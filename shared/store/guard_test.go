@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -211,7 +212,11 @@ func (g *gate) PutTrace(ctx context.Context, t lookup.Trace) error {
 // TestWhatCountsAgainstTheTable: an absent trace, a record refused as invalid and a reader that
 // went away are the table answering (or no fault of it); errors are failures; after the
 // cool-down one good call closes the breaker again.
-func TestWhatCountsAgainstTheTable(t *testing.T) {
+// It runs in a synctest bubble, so that the cool-down ends only when the test sleeps through it,
+// however slowly the machine runs the steps before.
+func TestWhatCountsAgainstTheTable(t *testing.T) { synctest.Test(t, whatCountsAgainstTheTable) }
+
+func whatCountsAgainstTheTable(t *testing.T) {
 	table := newHanging(t)
 	const cooldown = 10 * time.Millisecond
 	guarded := store.Guard(table, store.GuardOptions{Wait: time.Minute, Failures: 2, Cooldown: cooldown})
@@ -234,7 +239,7 @@ func TestWhatCountsAgainstTheTable(t *testing.T) {
 	if err := guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X"}); !errors.Is(err, store.ErrCircuitOpen) || table.calls.Load() != calls {
 		t.Fatalf("a write with the breaker open: %v, the table called %d times more", err, table.calls.Load()-calls)
 	}
-	time.Sleep(cooldown)
+	time.Sleep(cooldown + time.Millisecond)
 	table.answerWith(nil) // the table answers again: the probe's write succeeds
 	if err := guarded.PutTrace(ctx, lookup.Trace{InvocationID: "X", ExpiresAt: time.Now().Add(time.Hour)}); err != nil || guarded.BreakerOpen() {
 		t.Fatalf("the probe after the cool-down: %v, breaker open %v", err, guarded.BreakerOpen())

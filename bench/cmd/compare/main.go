@@ -199,25 +199,10 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 	}
 	defer os.RemoveAll(tmp)
 	corpusDir := filepath.Join(tmp, "corpus")
-	t := time.Now()
-	st, err := gen.Write(corpusDir, n, seed)
-	if err != nil {
-		return Size{}, err
-	}
-	sz := Size{Procedures: n, Generated: st.Generated, Categories: st.Categories, DistinctWords: st.DistinctWords,
-		Vocabulary: st.Vocabulary, GenerateSeconds: time.Since(t).Seconds()}
-	t = time.Now()
-	c, err := knowledge.LoadDir(corpusDir)
+	sz, c, err := generate(log, corpusDir, n, seed)
 	if err != nil {
 		return sz, err
 	}
-	sz.LoadSeconds = time.Since(t).Seconds()
-	for _, lang := range knowledge.Languages {
-		for _, d := range c.Documents(lang) {
-			sz.Passages += len(d.Sections)
-		}
-	}
-	fmt.Fprintf(log, "%d procedures: generated in %.1fs, loaded in %.1fs, %d passages\n", n, sz.GenerateSeconds, sz.LoadSeconds, sz.Passages)
 
 	// Heap first, each system in its own fresh process, one after the other.
 	heaps := map[string]*Heap{}
@@ -229,7 +214,73 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 		heaps[name] = h
 	}
 
-	// Builds, interleaved; the last build of each is the one asked.
+	project, bl, builds, err := build(c, tmp, buildRuns, &sz)
+	if err != nil {
+		return sz, err
+	}
+	defer bl.Close()
+	fmt.Fprintf(log, "%d procedures: built (project %v, bleve %v)\n", n, time.Duration(median(builds[0])), time.Duration(median(builds[1])))
+
+	if err := prebuild(log, n, project, c, corpusDir, &sz); err != nil {
+		return sz, err
+	}
+
+	sys := []systems.System{project, systems.NewLexical(project.Index), bl}
+	out := make([]System, len(sys))
+	for i, s := range sys {
+		if out[i], err = accuracy(ctx, s, qs); err != nil {
+			return sz, err
+		}
+	}
+	out[0].BuildNs, out[0].Builds = median(builds[0]), builds[0]
+	out[2].BuildNs, out[2].Builds = median(builds[1]), builds[1]
+	out[0].Heap, out[2].Heap = heaps["project"], heaps["bleve"]
+
+	lat, err := timed(ctx, sys, qs, runs)
+	if err != nil {
+		return sz, err
+	}
+	for i := range sys {
+		per := make([]int64, len(qs))
+		for qi := range qs {
+			per[qi] = median(lat[i][qi])
+		}
+		out[i].MedianNs, out[i].P99Ns = median(per), percentile(per, 0.99)
+		fmt.Fprintf(log, "%d procedures: %s median %v p99 %v top-1 %.1f %%\n", n, out[i].Name, time.Duration(out[i].MedianNs), time.Duration(out[i].P99Ns), 100*out[i].Top1)
+	}
+	sz.Systems = out
+	return sz, nil
+}
+
+// generate writes a corpus of n procedures into corpusDir and loads it, and returns the size's
+// first figures: the generated corpus, its passages, the time to generate and to load it.
+func generate(log io.Writer, corpusDir string, n int, seed uint64) (Size, *knowledge.Corpus, error) {
+	t := time.Now()
+	st, err := gen.Write(corpusDir, n, seed)
+	if err != nil {
+		return Size{}, nil, err
+	}
+	sz := Size{Procedures: n, Generated: st.Generated, Categories: st.Categories, DistinctWords: st.DistinctWords,
+		Vocabulary: st.Vocabulary, GenerateSeconds: time.Since(t).Seconds()}
+	t = time.Now()
+	c, err := knowledge.LoadDir(corpusDir)
+	if err != nil {
+		return sz, nil, err
+	}
+	sz.LoadSeconds = time.Since(t).Seconds()
+	for _, lang := range knowledge.Languages {
+		for _, d := range c.Documents(lang) {
+			sz.Passages += len(d.Sections)
+		}
+	}
+	fmt.Fprintf(log, "%d procedures: generated in %.1fs, loaded in %.1fs, %d passages\n", n, sz.GenerateSeconds, sz.LoadSeconds, sz.Passages)
+	return sz, c, nil
+}
+
+// build builds the project's index and bleve's (in a folder under tmp) buildRuns times each,
+// interleaved, and returns the last build of each and every build's time; bleve's size on disk
+// goes into sz.
+func build(c *knowledge.Corpus, tmp string, buildRuns int, sz *Size) (*systems.Project, *systems.Bleve, [2][]int64, error) {
 	var project *systems.Project
 	var bl *systems.Bleve
 	var builds [2][]int64
@@ -250,7 +301,7 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 				t := time.Now()
 				b, err := systems.NewBleve(c, dir)
 				if err != nil {
-					return sz, err
+					return nil, nil, builds, err
 				}
 				builds[1] = append(builds[1], int64(time.Since(t)))
 				bl = b
@@ -264,68 +315,68 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 			}
 		}
 	}
-	defer bl.Close()
-	fmt.Fprintf(log, "%d procedures: built (project %v, bleve %v)\n", n, time.Duration(median(builds[0])), time.Duration(median(builds[1])))
+	return project, bl, builds, nil
+}
 
-	// The prebuilt index, written beside the corpus as cmd/index-build writes it, then loaded
-	// by a fresh process as a function's cold start loads it.
-	t = time.Now()
+// prebuild writes the prebuilt index beside the corpus as cmd/index-build writes it, then has a
+// fresh process load it as a function's cold start loads it; the figures go into sz.
+func prebuild(log io.Writer, n int, project *systems.Project, c *knowledge.Corpus, corpusDir string, sz *Size) error {
+	t := time.Now()
 	prebuilt := lexical.Encode(project.Index, c)
 	sz.Prebuilt = &Prebuilt{Bytes: int64(len(prebuilt)), EncodeNs: int64(time.Since(t))}
 	if err := os.WriteFile(filepath.Join(corpusDir, lexical.PrebuiltFile), prebuilt, 0o644); err != nil {
-		return sz, err
+		return err
 	}
-	prebuilt = nil
 	h, err := childHeap("project-prebuilt", corpusDir)
 	if err != nil {
-		return sz, fmt.Errorf("heap of the prebuilt index: %w", err)
+		return fmt.Errorf("heap of the prebuilt index: %w", err)
 	}
 	sz.Prebuilt.Heap, sz.Prebuilt.LoadSeconds = *h, h.loadSeconds
 	fmt.Fprintf(log, "%d procedures: prebuilt index %.1f MB, loaded in %.2fs, heap %.1f MB\n", n, mb(sz.Prebuilt.Bytes),
 		h.loadSeconds, mb(h.HeapAlloc))
+	return nil
+}
 
-	sys := []systems.System{project, systems.NewLexical(project.Index), bl}
-	out := make([]System, len(sys))
-	for i, s := range sys {
-		out[i].Name = s.Name()
-		// One pass for accuracy, which also warms every cache a running function would have warm.
-		acc := systems.Accuracy{}
-		byLang := map[string]*systems.Accuracy{}
-		for _, q := range qs {
-			a, err := s.Ask(ctx, q.Language, q.Question)
-			if err != nil {
-				return sz, fmt.Errorf("%s: %s: %w", s.Name(), q.ID, err)
-			}
-			acc.Score(q, a)
-			if byLang[q.Language] == nil {
-				byLang[q.Language] = &systems.Accuracy{}
-			}
-			byLang[q.Language].Score(q, a)
+// accuracy measures system s: one pass for accuracy, which also warms every cache a running
+// function would have warm, then one pass for allocations, alone so that the deltas are s's.
+func accuracy(ctx context.Context, s systems.System, qs []eval.Question) (System, error) {
+	out := System{Name: s.Name()}
+	acc := systems.Accuracy{}
+	byLang := map[string]*systems.Accuracy{}
+	for _, q := range qs {
+		a, err := s.Ask(ctx, q.Language, q.Question)
+		if err != nil {
+			return out, fmt.Errorf("%s: %s: %w", s.Name(), q.ID, err)
 		}
-		out[i].Top1, out[i].Top3 = acc.Top1Rate(), acc.Top3Rate()
-		out[i].ByLanguage = map[string][2]float64{}
-		for lang, a := range byLang {
-			out[i].ByLanguage[lang] = [2]float64{a.Top1Rate(), a.Top3Rate()}
+		acc.Score(q, a)
+		if byLang[q.Language] == nil {
+			byLang[q.Language] = &systems.Accuracy{}
 		}
-		// One pass for allocations, alone so that the deltas are this system's.
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		for _, q := range qs {
-			if _, err := s.Ask(ctx, q.Language, q.Question); err != nil {
-				return sz, err
-			}
-		}
-		runtime.ReadMemStats(&after)
-		out[i].BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(len(qs))
-		out[i].AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(len(qs))
+		byLang[q.Language].Score(q, a)
 	}
-	out[0].BuildNs, out[0].Builds = median(builds[0]), builds[0]
-	out[2].BuildNs, out[2].Builds = median(builds[1]), builds[1]
-	out[0].Heap, out[2].Heap = heaps["project"], heaps["bleve"]
+	out.Top1, out.Top3 = acc.Top1Rate(), acc.Top3Rate()
+	out.ByLanguage = map[string][2]float64{}
+	for lang, a := range byLang {
+		out.ByLanguage[lang] = [2]float64{a.Top1Rate(), a.Top3Rate()}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, q := range qs {
+		if _, err := s.Ask(ctx, q.Language, q.Question); err != nil {
+			return out, err
+		}
+	}
+	runtime.ReadMemStats(&after)
+	out.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / float64(len(qs))
+	out.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / float64(len(qs))
+	return out, nil
+}
 
-	// Timed passes: every question of every system, interleaved in a rotating order.
-	lat := make([][][]int64, len(sys)) // system, question, run
+// timed runs the timed passes: every question of every system, runs times, interleaved in a
+// rotating order; the latencies by system, question and run.
+func timed(ctx context.Context, sys []systems.System, qs []eval.Question, runs int) ([][][]int64, error) {
+	lat := make([][][]int64, len(sys))
 	for i := range lat {
 		lat[i] = make([][]int64, len(qs))
 	}
@@ -336,22 +387,13 @@ func measureSize(ctx context.Context, log io.Writer, n int, qs []eval.Question, 
 				i := (k + r + qi) % len(sys)
 				t := time.Now()
 				if _, err := sys[i].Ask(ctx, q.Language, q.Question); err != nil {
-					return sz, err
+					return nil, err
 				}
 				lat[i][qi] = append(lat[i][qi], int64(time.Since(t)))
 			}
 		}
 	}
-	for i := range sys {
-		per := make([]int64, len(qs))
-		for qi := range qs {
-			per[qi] = median(lat[i][qi])
-		}
-		out[i].MedianNs, out[i].P99Ns = median(per), percentile(per, 0.99)
-		fmt.Fprintf(log, "%d procedures: %s median %v p99 %v top-1 %.1f %%\n", n, out[i].Name, time.Duration(out[i].MedianNs), time.Duration(out[i].P99Ns), 100*out[i].Top1)
-	}
-	sz.Systems = out
-	return sz, nil
+	return lat, nil
 }
 
 // median is the middle value (the lower middle for an even count).

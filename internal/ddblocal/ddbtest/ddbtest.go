@@ -1,6 +1,8 @@
 // Package ddbtest gives a test binary one DynamoDB Local, started on first use and stopped by
 // Main, with fresh tables created from template.yaml. A test that needs it fails, never skips,
 // when it cannot start: the integration tests are part of the suite, in CI and everywhere else.
+// A package that uses it must call Main from its TestMain (Local fails a test otherwise), so
+// that no DynamoDB Local outlives the package's tests.
 package ddbtest
 
 import (
@@ -28,13 +30,20 @@ var (
 	root   string
 	err    error
 	tables atomic.Int64
+	// inMain is set by Main: without it nothing would stop DynamoDB Local after the tests.
+	inMain bool
 )
 
-// Main runs the package's tests and stops DynamoDB Local afterwards; call it from TestMain.
-func Main(m *testing.M) {
+// Main runs the package's tests and stops DynamoDB Local afterwards, then runs after (the
+// package's own cleanup), whatever the tests' outcome; call it from TestMain.
+func Main(m *testing.M, after ...func()) {
+	inMain = true
 	code := m.Run()
 	if local != nil {
 		_ = local.Stop()
+	}
+	for _, f := range after {
+		f()
 	}
 	os.Exit(code)
 }
@@ -71,6 +80,9 @@ func start() {
 // Local returns the running DynamoDB Local and a client for it, starting it on first use.
 func Local(t testing.TB) (*ddblocal.Local, *dynamodb.Client) {
 	t.Helper()
+	if !inMain {
+		t.Fatal("ddbtest: the package's TestMain must call ddbtest.Main, which stops DynamoDB Local after the tests")
+	}
 	once.Do(start)
 	if err != nil {
 		t.Fatal(err)
