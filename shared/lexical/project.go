@@ -41,19 +41,42 @@ func (ix *Index) Project(on *knowledge.Corpus) (*Index, bool) {
 
 // project returns the language's index of docs, which must be among l.Docs in their order.
 func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
-	if len(docs) == len(l.Docs) {
-		same := true
-		for i, d := range docs {
-			same = same && d == l.Docs[i]
+	if l.sameDocs(docs) {
+		if l.lazyStats {
+			l.statsOnce.Do(l.statistics)
 		}
-		if same {
-			if l.lazyStats {
-				l.statsOnce.Do(l.statistics)
-			}
-			return l, true
+		return l, true
+	}
+	keep, ok := l.keptDocs(docs)
+	if !ok {
+		return nil, false
+	}
+	pj := projection{from: l, keep: keep,
+		to: &Lang{Language: l.Language, Analyzer: l.Analyzer, text: l.text, Docs: docs, uncovered: l.uncovered}}
+	pj.passages()
+	pj.terms()
+	pj.postings()
+	pj.front()
+	pj.sentences()
+	pj.to.statistics()
+	return pj.to, true
+}
+
+// sameDocs reports whether docs are l's documents, all of them.
+func (l *Lang) sameDocs(docs []*knowledge.Document) bool {
+	if len(docs) != len(l.Docs) {
+		return false
+	}
+	for i, d := range docs {
+		if d != l.Docs[i] {
+			return false
 		}
 	}
-	// keep are the old indexes of the documents kept, ascending.
+	return true
+}
+
+// keptDocs are the old indexes of docs in l.Docs, ascending; false when one is not there.
+func (l *Lang) keptDocs(docs []*knowledge.Document) ([]int, bool) {
 	keep := make([]int, 0, len(docs))
 	j := 0
 	for _, d := range docs {
@@ -66,23 +89,33 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		keep = append(keep, j)
 		j++
 	}
-	p := &Lang{Language: l.Language, Analyzer: l.Analyzer, text: l.text, Docs: docs, uncovered: l.uncovered}
-	// Every array is made with room for the largest it can be (that of every version), so that
-	// a projection allocates each once.
-	p.Passages = make([]Passage, 0, len(l.Passages))
-	p.docStart = make([]uint32, 0, len(docs)+1)
+	return keep, true
+}
 
-	// Passages: old passage -> new, -1 when its document is not kept.
-	newPassage := make([]int32, len(l.Passages))
-	for i := range newPassage {
-		newPassage[i] = -1
-	}
+// projection is one projection in the making: the index of every version (from), the documents
+// kept, and the renumbering of passages, documents and terms from the old index to the new (-1,
+// or not live, when not kept). Every array is made with room for the largest it can be (that of
+// every version), so that a projection allocates each once.
+type projection struct {
+	from, to           *Lang
+	keep               []int
+	newPassage, newDoc []int32
+	live               []bool
+	newTerm            []Term
+}
+
+// passages copies the kept documents' passages and their document starts.
+func (pj *projection) passages() {
+	l, p := pj.from, pj.to
+	p.Passages = make([]Passage, 0, len(l.Passages))
+	p.docStart = make([]uint32, 0, len(pj.keep)+1)
+	pj.newPassage = filled(len(l.Passages))
 	total := 0
-	for nd, od := range keep {
+	for nd, od := range pj.keep {
 		p.docStart = append(p.docStart, uint32(len(p.Passages)))
 		for op := l.docStart[od]; op < l.docStart[od+1]; op++ {
 			old := l.Passages[op]
-			newPassage[op] = int32(len(p.Passages))
+			pj.newPassage[op] = int32(len(p.Passages))
 			p.Passages = append(p.Passages, Passage{Doc: nd, Section: old.Section, Len: old.Len})
 			total += old.Len
 		}
@@ -91,86 +124,98 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	if len(p.Passages) > 0 {
 		p.avgLen = float64(total) / float64(len(p.Passages))
 	}
-	newDoc := make([]int32, len(l.Docs))
-	for i := range newDoc {
-		newDoc[i] = -1
+	pj.newDoc = filled(len(l.Docs))
+	for nd, od := range pj.keep {
+		pj.newDoc[od] = int32(nd)
 	}
-	for nd, od := range keep {
-		newDoc[od] = int32(nd)
-	}
+}
 
-	// Terms: those of a kept passage or a kept document's front matter, renumbered in order.
+// filled is n entries of -1.
+func filled(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = -1
+	}
+	return out
+}
+
+// terms keeps the terms of a kept passage or a kept document's front matter, renumbered in order.
+func (pj *projection) terms() {
+	l := pj.from
 	V := len(l.terms.words)
-	live := make([]bool, V)
+	pj.live = make([]bool, V)
 	for t := range V {
 		for _, op := range l.postPassage[l.postStart[t]:l.postStart[t+1]] {
-			if newPassage[op] >= 0 {
-				live[t] = true
+			if pj.newPassage[op] >= 0 {
+				pj.live[t] = true
 				break
 			}
 		}
 	}
-	for _, od := range keep {
+	for _, od := range pj.keep {
 		for _, t := range l.frontOf(od) {
-			live[t] = true
+			pj.live[t] = true
 		}
 	}
-	newTerm := make([]Term, V)
+	pj.newTerm = make([]Term, V)
 	words := make([]string, 0, V)
 	for t := range V {
-		if live[t] {
-			newTerm[t] = Term(len(words))
+		if pj.live[t] {
+			pj.newTerm[t] = Term(len(words))
 			words = append(words, l.terms.words[t])
 		}
 	}
-	p.terms = newTermTable(words)
+	pj.to.terms = newTermTable(words)
+}
 
-	// Postings and the inverted front matter, per kept term in order.
-	p.postStart = make([]uint32, 0, len(words)+1)
-	p.frontDocStart = make([]uint32, 0, len(words)+1)
+// postings copies the postings and the inverted front matter of each kept term, in order.
+func (pj *projection) postings() {
+	l, p := pj.from, pj.to
+	n := len(p.terms.words) + 1
+	p.postStart, p.frontDocStart = make([]uint32, 0, n), make([]uint32, 0, n)
 	p.postPassage, p.postTF = make([]uint32, 0, len(l.postPassage)), make([]uint16, 0, len(l.postTF))
 	p.frontDoc = make([]uint32, 0, len(l.frontDoc))
-	for t := range V {
-		if !live[t] {
+	for t, live := range pj.live {
+		if !live {
 			continue
 		}
 		p.postStart = append(p.postStart, uint32(len(p.postPassage)))
 		for i := l.postStart[t]; i < l.postStart[t+1]; i++ {
-			if np := newPassage[l.postPassage[i]]; np >= 0 {
+			if np := pj.newPassage[l.postPassage[i]]; np >= 0 {
 				p.postPassage = append(p.postPassage, uint32(np))
 				p.postTF = append(p.postTF, l.postTF[i])
 			}
 		}
 		p.frontDocStart = append(p.frontDocStart, uint32(len(p.frontDoc)))
 		for _, od := range l.frontDocs(Term(t)) {
-			if nd := newDoc[od]; nd >= 0 {
+			if nd := pj.newDoc[od]; nd >= 0 {
 				p.frontDoc = append(p.frontDoc, uint32(nd))
 			}
 		}
 	}
 	p.postStart = append(p.postStart, uint32(len(p.postPassage)))
 	p.frontDocStart = append(p.frontDocStart, uint32(len(p.frontDoc)))
+}
 
-	// Each kept document's front-matter terms and phrases; a keyword or entity phrase's first
-	// phrase of the same text is the first kept one.
-	newPhrase := make([]int32, len(l.phraseFirst))
-	for i := range newPhrase {
-		newPhrase[i] = -1
-	}
-	p.frontStart, p.frontTerms = make([]uint32, 0, len(keep)+1), make([]Term, 0, len(l.frontTerms))
-	p.docPhrase, p.phraseStart = make([]uint32, 0, len(keep)+1), make([]uint32, 0, len(l.phraseStart))
+// front copies each kept document's front-matter terms and phrases; a keyword or entity
+// phrase's first phrase of the same text is the first kept one.
+func (pj *projection) front() {
+	l, p := pj.from, pj.to
+	newPhrase := filled(len(l.phraseFirst))
+	p.frontStart, p.frontTerms = make([]uint32, 0, len(pj.keep)+1), make([]Term, 0, len(l.frontTerms))
+	p.docPhrase, p.phraseStart = make([]uint32, 0, len(pj.keep)+1), make([]uint32, 0, len(l.phraseStart))
 	p.phraseTerms, p.phraseFirst = make([]Term, 0, len(l.phraseTerms)), make([]uint32, 0, len(l.phraseFirst))
-	for _, od := range keep {
+	for _, od := range pj.keep {
 		p.frontStart = append(p.frontStart, uint32(len(p.frontTerms)))
 		for _, t := range l.frontOf(od) {
-			p.frontTerms = append(p.frontTerms, newTerm[t])
+			p.frontTerms = append(p.frontTerms, pj.newTerm[t])
 		}
 		p.docPhrase = append(p.docPhrase, uint32(len(p.phraseStart)))
 		for op := l.docPhrase[od]; op < l.docPhrase[od+1]; op++ {
 			np := uint32(len(p.phraseStart))
 			p.phraseStart = append(p.phraseStart, uint32(len(p.phraseTerms)))
 			for _, t := range l.phraseTerms[l.phraseStart[op]:l.phraseStart[op+1]] {
-				p.phraseTerms = append(p.phraseTerms, newTerm[t])
+				p.phraseTerms = append(p.phraseTerms, pj.newTerm[t])
 			}
 			f := l.phraseFirst[op]
 			if newPhrase[f] < 0 {
@@ -182,21 +227,24 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	p.frontStart = append(p.frontStart, uint32(len(p.frontTerms)))
 	p.docPhrase = append(p.docPhrase, uint32(len(p.phraseStart)))
 	p.phraseStart = append(p.phraseStart, uint32(len(p.phraseTerms)))
+}
 
-	// Sentences, per kept passage.
+// sentences copies the sentences of each kept passage.
+func (pj *projection) sentences() {
+	l, p := pj.from, pj.to
 	np := len(p.Passages) + 1
 	p.sentStart, p.sentTermStart, p.maskStart = make([]uint32, 0, np), make([]uint32, 0, np), make([]uint32, 0, np)
 	p.sentKinds, p.sentTerms = make([]uint16, 0, len(l.sentKinds)), make([]Term, 0, len(l.sentTerms))
 	p.sentMasks = make([]uint16, 0, len(l.sentMasks))
 	for op := range l.Passages {
-		if newPassage[op] < 0 {
+		if pj.newPassage[op] < 0 {
 			continue
 		}
 		p.sentStart = append(p.sentStart, uint32(len(p.sentKinds)))
 		p.sentKinds = append(p.sentKinds, l.sentKinds[l.sentStart[op]:l.sentStart[op+1]]...)
 		p.sentTermStart = append(p.sentTermStart, uint32(len(p.sentTerms)))
 		for _, t := range l.sentTerms[l.sentTermStart[op]:l.sentTermStart[op+1]] {
-			p.sentTerms = append(p.sentTerms, newTerm[t])
+			p.sentTerms = append(p.sentTerms, pj.newTerm[t])
 		}
 		p.maskStart = append(p.maskStart, uint32(len(p.sentMasks)))
 		p.sentMasks = append(p.sentMasks, l.sentMasks[l.maskStart[op]:l.maskStart[op+1]]...)
@@ -204,9 +252,6 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	p.sentStart = append(p.sentStart, uint32(len(p.sentKinds)))
 	p.sentTermStart = append(p.sentTermStart, uint32(len(p.sentTerms)))
 	p.maskStart = append(p.maskStart, uint32(len(p.sentMasks)))
-
-	p.statistics()
-	return p, true
 }
 
 // footprint is about how many bytes of heap a projected index holds of its own (its arrays,

@@ -52,79 +52,107 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
 	words := analyse(l, text)
 	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	var blocks []ranked // the lookup's, for an answer from its evidence
-	var evidence []lookup.EvidenceBlock
-	var hints lookup.L0Hints
-	var layer string
-	var l1 lookup.L1Details
-	var l0Done time.Time
-	var rel lookup.Relevance // the lookup's judgement, which the answer carries
-	// On a semantic provider the lookup runs beside the answer call: a generated answer is
-	// grounded only when the lookup's own verdict grounds the procedure it cites (capAnswerState).
-	var check chan lookup.Result
-	if s.provider.Semantic() {
-		check = make(chan lookup.Result, 1)
-		go func() {
-			res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-				AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
-			check <- res.Result
-		}()
-		hints, layer, l1 = s.askHints(l, words, &q)
-		if conf.on() {
-			l1.CategoryFilter, q.Category = &conf.category, conf.category
-		}
-		l0Done = s.now()
-	} else {
-		var res outcome
-		res, l0Done = s.evidenceFor(ctx, l, v, req, text, words, &q)
-		hints, l1, layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
-		blocks, evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
-		rel = res.Relevance
-	}
-	ga, err := s.ask(ctx, q)
-	ga.Sources = conf.sources(ga.Sources)
-	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
-		// As for a lookup, the filter narrows but never hides: an answer the filtered call
-		// could not ground is asked once more without it.
-		q.Category = ""
-		l1.Calls++
-		s.unfilteredRetry(&l1)
-		ga, err = s.ask(ctx, q)
-	}
-	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &l1)
+	a := s.askEvidence(ctx, l, v, conf, req, text, words, &q)
+	ga, err := s.askCall(ctx, conf, &q, &a.l1)
+	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &a.l1)
 	v.announceSources(req.Language, ans.Sources)
 	if reason := v.nothingInForce(l); reason != "" {
 		ans.EvidenceState, ans.Answer = port.StateUnavailable, "No answer: "+reason+"."
 	}
-	if check != nil {
-		verdict := <-check
+	if a.check != nil {
+		verdict := <-a.check
 		if ans.EvidenceState == port.StateGrounded && !groundsCitation(verdict, v.markSources(req.Language, ans.Sources)) {
 			ans.EvidenceState = port.StateInsufficient
 			ans.Answer = uncheckedAnswer(req.Language) + ans.Answer
 		}
-		rel = verdict.Relevance
+		a.rel = verdict.Relevance
 	}
-	ans.Procedure, ans.Relevance = req.Procedure, &rel
-	l1Done := s.now()
+	ans.Procedure, ans.Relevance = req.Procedure, &a.rel
+	a.l1Done = s.now()
+	ans.InvocationID = newID()
+	s.recordAsk(ctx, start, v, req, ans, a)
+	return ans, nil
+}
 
+// asking is an ask's evidence in the making: L0's hints, the layer and L1's outcome, when L0
+// was done and L1 answered, the lookup's blocks an answer from evidence quotes (a lexical
+// provider's), the lookup's judgement the answer carries, and, on a semantic provider, the
+// lookup running beside the answer call.
+type asking struct {
+	hints          lookup.L0Hints
+	layer          string
+	l1             lookup.L1Details
+	l0Done, l1Done time.Time
+	blocks         []ranked
+	evidence       []lookup.EvidenceBlock
+	rel            lookup.Relevance
+	check          chan lookup.Result
+}
+
+// askEvidence prepares an answer call: on a semantic provider, L0's hints and the category
+// filter, the lookup started beside the call (a generated answer is grounded only when the
+// lookup's own verdict grounds the procedure it cites, capAnswerState); on a lexical one, the
+// lookup whose blocks and state the answer is made from.
+func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, conf confinement, req lookup.AskRequest, text string,
+	words []textproc.Group, q *port.AskQuery) asking {
+	var a asking
+	if !s.provider.Semantic() {
+		var res outcome
+		res, a.l0Done = s.evidenceFor(ctx, l, v, req, text, words, q)
+		a.hints, a.l1, a.layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
+		a.blocks, a.evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
+		a.rel = res.Relevance
+		return a
+	}
+	check := make(chan lookup.Result, 1)
+	a.check = check
+	go func() {
+		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
+			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		check <- res.Result
+	}()
+	a.hints, a.layer, a.l1 = s.askHints(l, words, q)
+	if conf.on() {
+		a.l1.CategoryFilter, q.Category = &conf.category, conf.category
+	}
+	a.l0Done = s.now()
+	return a
+}
+
+// askCall makes the answer call, keeping a confirmed answer's citations of its procedure alone.
+// As for a lookup, the filter narrows but never hides: an answer the filtered call could not
+// ground is asked once more without it (not a confirmed one: its procedure's category is its
+// filter).
+func (s *Service) askCall(ctx context.Context, conf confinement, q *port.AskQuery, l1 *lookup.L1Details) (port.GroundedAnswer, error) {
+	ga, err := s.ask(ctx, *q)
+	ga.Sources = conf.sources(ga.Sources)
+	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
+		q.Category = ""
+		l1.Calls++
+		s.unfilteredRetry(l1)
+		ga, err = s.ask(ctx, *q)
+	}
+	return ga, err
+}
+
+// recordAsk emits an ask's metrics and records its trace.
+func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req lookup.AskRequest, ans lookup.Answer, a asking) {
 	sums := sourceSummaries(v, req.Language, ans.Sources)
 	if !s.provider.Semantic() {
-		sums = summaries(evidence, blocks)
+		sums = summaries(a.evidence, a.blocks)
 	}
-	ans.InvocationID = newID()
-	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
+	s.emit(lookup.ToolAsk, a.layer, a.l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
 		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
 		RetrievalDetails: lookup.TraceDetails{
-			Layer: layer, EvidenceState: ans.EvidenceState,
-			L0: hints, L1: l1, CandidateCount: max(l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
+			Layer: a.layer, EvidenceState: ans.EvidenceState,
+			L0: a.hints, L1: a.l1, CandidateCount: max(a.l1.CandidateCount, len(ans.Sources)), FinalBlockCount: len(ans.Sources),
 			EvidenceSummaries: sums, Sidecar: s.askSidecarStatus(),
-			LatencyMs: lookup.Latency{L0: ms(l0Done.Sub(start)), L1: ms(l1Done.Sub(l0Done)), Total: ms(s.now().Sub(start))},
+			LatencyMs: lookup.Latency{L0: ms(a.l0Done.Sub(start)), L1: ms(a.l1Done.Sub(a.l0Done)), Total: ms(s.now().Sub(start))},
 			AsOf:      v.day, AsOfRequested: v.asked,
-			Procedure: req.Procedure, Clarification: optionIDs(rel.Clarification), Complements: complementIDs(rel.Complements),
+			Procedure: req.Procedure, Clarification: optionIDs(a.rel.Clarification), Complements: complementIDs(a.rel.Complements),
 		},
 	}, req.Question, req.CorrelationID)
-	return ans, nil
 }
 
 // askHints are L0's hints for an answer from a semantic provider: the layer, and the category
