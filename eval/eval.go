@@ -105,7 +105,7 @@ type Report struct {
 	// the primary's in relevance.complements. SingleComplements counts the single-need
 	// answerable questions that name a complement.
 	MultiPart, BothProcedures, BothFacts, ComplementNamed, SingleComplements int
-	Misses                                                                    []string
+	Misses                                                                   []string
 }
 
 // PrimaryRate is the share of in-domain questions whose primary block is the right procedure.
