@@ -1,0 +1,102 @@
+package tracing
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/aws/aws-xray-sdk-go/instrumentation/awsv2"
+	"github.com/aws/aws-xray-sdk-go/strategy/ctxmissing"
+	"github.com/aws/aws-xray-sdk-go/xray"
+	"github.com/aws/aws-xray-sdk-go/xraylog"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// xrayTracer is the X-Ray SDK path (TRACING=xray): segments go to the daemon over UDP as each
+// subsegment closes, so there is nothing left to flush when an invocation ends.
+type xrayTracer struct{}
+
+var configureXRay sync.Once
+
+// newXRay configures the X-Ray SDK once per process. Where a call has no segment (work outside
+// an invocation), the SDK stays quiet instead of logging an error per call; its own warnings and
+// errors go to log.
+func newXRay(daemonAddress string, log *slog.Logger) *xrayTracer {
+	configureXRay.Do(func() {
+		xray.SetLogger(xrayLogger{log})
+		_ = xray.Configure(xray.Config{DaemonAddr: daemonAddress,
+			ContextMissingStrategy: ctxmissing.NewDefaultIgnoreErrorStrategy()})
+	})
+	return &xrayTracer{}
+}
+
+// invocation opens a subsegment named name. In Lambda the SDK builds the function's (facade)
+// segment from the invocation's trace header, which aws-lambda-go puts in the context; elsewhere
+// a header given continues that trace the same way, and without one the span is a segment of
+// its own.
+func (x *xrayTracer) invocation(ctx context.Context, name, header string) (context.Context, func()) {
+	var seg *xray.Segment
+	switch {
+	case ctx.Value(xray.LambdaTraceHeaderKey) != nil:
+		ctx, seg = xray.BeginSubsegment(ctx, name)
+	case header != "":
+		ctx, seg = xray.BeginSubsegment(context.WithValue(ctx, xray.LambdaTraceHeaderKey, header), name)
+	default:
+		ctx, seg = xray.BeginSegment(ctx, name)
+	}
+	if seg == nil {
+		return ctx, nothing
+	}
+	return ctx, func() { seg.Close(nil) }
+}
+
+func (x *xrayTracer) apiOptions() []func(*middleware.Stack) error {
+	var opts []func(*middleware.Stack) error
+	awsv2.AWSV2Instrumentor(&opts)
+	return opts
+}
+
+// xrayTransport sends a request within a trace (a segment in the context, or an invocation's
+// trace header) through the X-Ray SDK's client, and any other untouched, without the SDK's
+// "segment cannot be found" warning.
+func xrayTransport(plain http.RoundTripper) roundTripper {
+	return roundTripper{plain: plain, traced: xray.Client(&http.Client{Transport: plain}).Transport,
+		inTrace: func(ctx context.Context) bool {
+			return xray.GetSegment(ctx) != nil || ctx.Value(xray.LambdaTraceHeaderKey) != nil
+		}}
+}
+
+// startXRay opens a subsegment under the segment ctx carries; ok is false without one.
+func startXRay(ctx context.Context, name string) (_ context.Context, end func(), ok bool) {
+	if xray.GetSegment(ctx) == nil {
+		return ctx, nil, false
+	}
+	ctx, seg := xray.BeginSubsegment(ctx, name)
+	if seg == nil {
+		return ctx, nothing, true
+	}
+	return ctx, func() { seg.Close(nil) }, true
+}
+
+// annotateXRay records a on the segment ctx carries, if any.
+func annotateXRay(ctx context.Context, a Annotations) {
+	seg := xray.GetSegment(ctx)
+	if seg == nil {
+		return
+	}
+	for _, kv := range a.pairs() {
+		_ = seg.AddAnnotation(string(kv.Key), kv.Value.AsString())
+	}
+}
+
+// xrayLogger passes the X-Ray SDK's warnings and errors to slog.
+type xrayLogger struct{ log *slog.Logger }
+
+func (l xrayLogger) Log(level xraylog.LogLevel, msg fmt.Stringer) {
+	if level < xraylog.LogLevelWarn {
+		return
+	}
+	l.log.Warn("x-ray", "level", level.String(), "message", msg.String())
+}
