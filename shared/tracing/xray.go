@@ -38,8 +38,8 @@ func newXRay(daemonAddress string, log *slog.Logger) *xrayTracer {
 // its own.
 func (x *xrayTracer) invocation(ctx context.Context, name, header string) (context.Context, func()) {
 	var seg *xray.Segment
-	switch {
-	case ctx.Value(xray.LambdaTraceHeaderKey) != nil:
+	switch lambdaHeader, _ := ctx.Value(xray.LambdaTraceHeaderKey).(string); {
+	case lambdaHeader != "":
 		ctx, seg = xray.BeginSubsegment(ctx, name)
 	case header != "":
 		ctx, seg = xray.BeginSubsegment(context.WithValue(ctx, xray.LambdaTraceHeaderKey, header), name)
