@@ -11,8 +11,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
 // unavailableAnswer is what an ask says when the provider cannot answer: plainly, with no
@@ -96,7 +96,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		sums = summaries(evidence, blocks)
 	}
 	ans.InvocationID = newID()
-	tracing.Annotate(ctx, tracing.Annotations{Provider: s.provider.Name(), EvidenceState: ans.EvidenceState,
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: ans.EvidenceState,
 		Language: req.Language, Layer: layer, InvocationID: ans.InvocationID})
 	s.emit(lookup.ToolAsk, layer, l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
@@ -243,7 +243,7 @@ func (s *Service) askSidecarStatus() lookup.SidecarStatus {
 
 // ask makes one answer call under the provider deadline.
 func (s *Service) ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
-	ctx, end := tracing.Start(ctx, "l1")
+	ctx, end := span.Start(ctx, "l1")
 	defer end()
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()

@@ -16,8 +16,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
 // TraceStore keeps invocation traces.
@@ -120,7 +120,7 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	res, lat := s.lookup(ctx, l, v, req, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
-	tracing.Annotate(ctx, tracing.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
 		Language: req.Language, Layer: res.Retrieval.Layer, InvocationID: res.InvocationID})
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
@@ -159,7 +159,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	// The informative words resolved once, for the lexical support of every block judged.
 	question := l.AppendQuestion(sc.question, words)
 	sc.question = question
-	_, end := tracing.Start(ctx, "l0")
+	_, end := span.Start(ctx, "l0")
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	end()
 	st.l0 = s.now()
@@ -178,7 +178,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	if len(cands) == 0 {
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
-	_, end = tracing.Start(ctx, "fusion")
+	_, end = span.Start(ctx, "fusion")
 	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
 	end()
 	ownReasons(l, text, question, blocks)
@@ -198,10 +198,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	// The demo provider's candidates are the lexical path itself, unless a category filter
 	// narrowed them; otherwise the local sections are searched.
 	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	_, end = tracing.Start(ctx, "lexical")
+	_, end = span.Start(ctx, "lexical")
 	views := s.views(l, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
 	end()
-	_, end = tracing.Start(ctx, "verdict")
+	_, end = span.Start(ctx, "verdict")
 	res.relevance = s.assess(l, text, words, question, blocks, l1, &views)
 	end()
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
@@ -258,7 +258,7 @@ func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req l
 
 // retrieve makes one L1 call under the provider deadline and counts it.
 func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Details) ([]port.Candidate, error) {
-	ctx, end := tracing.Start(ctx, "l1")
+	ctx, end := span.Start(ctx, "l1")
 	defer end()
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()

@@ -6,8 +6,8 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
 // pendingSidecar is a sidecar query in flight.
@@ -31,7 +31,7 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
 	go func() {
 		defer cancel()
-		sctx, end := tracing.Start(sctx, "sidecar")
+		sctx, end := span.Start(sctx, "sidecar")
 		r := reportOf(s.opts.Sidecar.Query(sctx, q))
 		end() // before the report: the lookup's flush must find the span closed
 		p.done <- r

@@ -11,8 +11,8 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 )
 
 // Invocation returns a stored trace to its own actor, or to an actor with knowledge:admin.
@@ -44,7 +44,7 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	t.CreatedAt = s.now().UTC()
 	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, DefaultTraceRetention))
 	s.emitEvidence(t)
-	wctx, end := tracing.Start(ctx, "trace_write")
+	wctx, end := span.Start(ctx, "trace_write")
 	err := s.traces.PutTrace(wctx, t)
 	end()
 	if err == nil {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracing"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -15,9 +15,9 @@ import (
 // RequestTimeout, all under ctx's budget. A source that fails or is not reached in time is an
 // error: the result is then incomplete.
 func (s *Service) verify(ctx context.Context, lang string, call port.Call) store.Verification {
-	ctx, end := tracing.Start(ctx, "verify")
+	ctx, end := span.Start(ctx, "verify")
 	defer end()
-	tracing.Annotate(ctx, tracing.Annotations{Provider: s.provider.Name(), Language: lang})
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), Language: lang})
 	start := s.now()
 	docs := s.sources(lang)
 	type result struct {

@@ -20,6 +20,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/embedded"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 )
 
 // otelTracer is the OpenTelemetry path (TRACING=otel): the official SDK with X-Ray trace and span
@@ -81,15 +83,45 @@ func (o *otelTracer) invocation(ctx context.Context, name, header string) (conte
 	if header != "" {
 		ctx = xray.Propagator{}.Extract(ctx, propagation.MapCarrier{xrayHeader: header})
 	}
-	ctx, span := tp.Tracer(scopeName).Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, root := tp.Tracer(scopeName).Start(span.With(ctx, otelSteps{}), name, trace.WithSpanKind(trace.SpanKindServer))
 	return ctx, func() {
-		span.End()
+		root.End()
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 		defer cancel()
 		if err := tp.ForceFlush(fctx); err != nil {
 			o.log.WarnContext(ctx, "opentelemetry flush failed; this invocation's spans may be lost", "error", err.Error())
 		}
 	}
+}
+
+// otelSteps records the steps of an invocation as OpenTelemetry spans, through the provider of
+// the span the context carries.
+type otelSteps struct{}
+
+func (otelSteps) Start(ctx context.Context, name string) (context.Context, func()) {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.SpanContext().IsValid() {
+		return ctx, nothing
+	}
+	ctx, child := parent.TracerProvider().Tracer(scopeName).Start(ctx, name)
+	return ctx, func() { child.End() }
+}
+
+// Annotate sets a's values as attributes and lists their keys in aws.xray.annotations: one call
+// per span, since a second would list only its own keys.
+func (otelSteps) Annotate(ctx context.Context, a span.Annotations) {
+	s := trace.SpanFromContext(ctx)
+	if !s.IsRecording() {
+		return
+	}
+	pairs := a.Pairs()
+	attrs := make([]attribute.KeyValue, 0, len(pairs)+1)
+	keys := make([]string, 0, len(pairs))
+	for _, kv := range pairs {
+		attrs = append(attrs, attribute.String(kv[0], kv[1]))
+		keys = append(keys, kv[0])
+	}
+	s.SetAttributes(append(attrs, attribute.StringSlice(xrayAnnotationsKey, keys))...)
 }
 
 // xrayHeader is the header the X-Ray propagator reads and writes.

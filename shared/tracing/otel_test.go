@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/otlptest"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 )
 
 // TestOTelExportsOverOTLP runs the OpenTelemetry path against an in-process OTLP receiver: the
@@ -51,7 +52,7 @@ func TestOTelExportsOverOTLP(t *testing.T) {
 	}
 
 	ctx, end := tr.Invocation(context.Background(), "handler", testHeader)
-	lctx, lend := Start(ctx, "l1")
+	lctx, lend := span.Start(ctx, "l1")
 	req, _ := http.NewRequestWithContext(lctx, http.MethodPost, srv.URL+"/v1/retrieve", nil)
 	resp, err := client.Do(req)
 	if err != nil {
@@ -59,12 +60,12 @@ func TestOTelExportsOverOTLP(t *testing.T) {
 	}
 	resp.Body.Close()
 	lend()
-	wctx, wend := Start(ctx, "trace_write")
+	wctx, wend := span.Start(ctx, "trace_write")
 	if _, err := params.GetParameter(wctx, &ssm.GetParameterInput{Name: aws.String("/t")}); err != nil {
 		t.Fatal(err)
 	}
 	wend()
-	Annotate(ctx, Annotations{Provider: "demo", EvidenceState: "grounded", Language: "en", Layer: "both", InvocationID: "INV1"})
+	span.Annotate(ctx, span.Annotations{Provider: "demo", EvidenceState: "grounded", Language: "en", Layer: "both", InvocationID: "INV1"})
 	end()
 	for range 2 {
 		if h := <-headers; !strings.Contains(h, "Root=1-67891233-abcdef012345678912345678") {
@@ -119,7 +120,7 @@ func TestOTelConsole(t *testing.T) {
 	tr := New(Options{Mode: ModeOTel, Exporter: ExporterConsole, Out: &out})
 	before := time.Now().Unix()
 	ctx, end := tr.Invocation(context.Background(), "handler", "")
-	_, send := Start(ctx, "verdict")
+	_, send := span.Start(ctx, "verdict")
 	send()
 	end()
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -1,13 +1,11 @@
 // Package tracing is the service's one seam to tracing: it instruments the AWS SDK clients
 // (DynamoDB, SSM, Bedrock) and the HTTP client to RAGcore, opens one span per invocation
-// (Tracer.Invocation) and lets the packages below mark their steps (Start) and the values an
-// operator searches by (Annotate). Nothing else imports a tracing SDK.
+// (Tracer.Invocation), carrying in its context the Steps through which the services mark their
+// steps and annotations (shared/span). Nothing else imports a tracing SDK.
 //
 // Two tracers stand behind the seam, chosen by TRACING: "xray", the X-Ray SDK for Go (end of
 // support 2027-02-25; xray.go), and "otel", the OpenTelemetry SDK with the X-Ray ID generator and
 // propagator, exporting OTLP to the ADOT collector layer (otel.go); "off" traces nothing.
-// Start and Annotate follow the span the context carries, whichever tracer opened it: a step
-// outside any invocation's span costs two context look-ups and records nothing.
 package tracing
 
 import (
@@ -18,8 +16,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // The tracers TRACING chooses from.
@@ -167,76 +163,11 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	return rt.plain.RoundTrip(r)
 }
 
-// Start opens a span named name under the span ctx carries (an invocation's, or a step's within
-// it); end closes it. Without one, it records nothing and costs next to nothing.
-func Start(ctx context.Context, name string) (_ context.Context, end func()) {
-	if span := trace.SpanFromContext(ctx); span.SpanContext().IsValid() {
-		ctx, child := span.TracerProvider().Tracer(scopeName).Start(ctx, name)
-		return ctx, func() { child.End() }
-	}
-	if ctx, end, ok := startXRay(ctx, name); ok {
-		return ctx, end
-	}
-	return ctx, nothing
-}
-
 func nothing() {}
-
-// Annotations are the values an operator searches traces by, made X-Ray annotations (indexed)
-// on both paths. They are the only annotations the service records: a question's text has no
-// field here, and never reaches a span.
-type Annotations struct {
-	Provider      string
-	EvidenceState string
-	Language      string
-	Layer         string
-	InvocationID  string
-}
-
-// The annotations' keys, as X-Ray indexes them (letters, digits and underscores).
-const (
-	KeyProvider      = "provider"
-	KeyEvidenceState = "evidence_state"
-	KeyLanguage      = "language"
-	KeyLayer         = "layer"
-	KeyInvocationID  = "invocation_id"
-)
 
 // xrayAnnotationsKey is the attribute that lists, on an OpenTelemetry span, the attributes the
 // collector's X-Ray exporter turns into annotations.
 const xrayAnnotationsKey = "aws.xray.annotations"
-
-// pairs are a's set values under their keys.
-func (a Annotations) pairs() []attribute.KeyValue {
-	all := [...]attribute.KeyValue{
-		attribute.String(KeyProvider, a.Provider), attribute.String(KeyEvidenceState, a.EvidenceState),
-		attribute.String(KeyLanguage, a.Language), attribute.String(KeyLayer, a.Layer),
-		attribute.String(KeyInvocationID, a.InvocationID),
-	}
-	out := make([]attribute.KeyValue, 0, len(all))
-	for _, kv := range all {
-		if kv.Value.AsString() != "" {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// Annotate records a's set values on the span ctx carries, as annotations; without a span it
-// does nothing.
-func Annotate(ctx context.Context, a Annotations) {
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		kvs := a.pairs()
-		keys := make([]string, len(kvs))
-		for i, kv := range kvs {
-			keys[i] = string(kv.Key)
-		}
-		span.SetAttributes(kvs...)
-		span.SetAttributes(attribute.StringSlice(xrayAnnotationsKey, keys))
-		return
-	}
-	annotateXRay(ctx, a)
-}
 
 // scopeName names the service's own spans' instrumentation scope.
 const scopeName = "github.com/northstar-mobility/mobilityops-knowledge"

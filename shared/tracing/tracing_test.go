@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-xray-sdk-go/xray"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 )
 
 func TestInactiveTracerChangesNothing(t *testing.T) {
@@ -30,8 +31,8 @@ func TestInactiveTracerChangesNothing(t *testing.T) {
 			t.Fatalf("%+v: an inactive tracer instrumented a client", opts)
 		}
 		ctx, end := tr.Invocation(context.Background(), "handler", testHeader)
-		sctx, send := Start(ctx, "l0")
-		Annotate(sctx, Annotations{Provider: "demo"})
+		sctx, send := span.Start(ctx, "l0")
+		span.Annotate(sctx, span.Annotations{Provider: "demo"})
 		send()
 		end()
 		if sctx != context.Background() {
@@ -133,9 +134,9 @@ func TestActiveTracer(t *testing.T) {
 	// An invocation continuing a caller's trace: its steps are subsegments of the caller's
 	// trace, with the annotations, sent to the daemon as each closes.
 	ctx, end := tr.Invocation(context.Background(), "handler", testHeader)
-	_, send := Start(ctx, "l0")
+	_, send := span.Start(ctx, "l0")
 	send()
-	Annotate(ctx, Annotations{Provider: "demo", EvidenceState: "grounded", Language: "en", Layer: "both", InvocationID: "INV1"})
+	span.Annotate(ctx, span.Annotations{Provider: "demo", EvidenceState: "grounded", Language: "en", Layer: "both", InvocationID: "INV1"})
 	end()
 	_ = daemon.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if n, _, err = daemon.ReadFrom(buf); err != nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-xray-sdk-go/xray"
 	"github.com/aws/aws-xray-sdk-go/xraylog"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 )
 
 // xrayTracer is the X-Ray SDK path (TRACING=xray): segments go to the daemon over UDP as each
@@ -38,6 +40,7 @@ func newXRay(daemonAddress string, log *slog.Logger) *xrayTracer {
 // its own.
 func (x *xrayTracer) invocation(ctx context.Context, name, header string) (context.Context, func()) {
 	var seg *xray.Segment
+	ctx = span.With(ctx, xraySteps{})
 	switch lambdaHeader, _ := ctx.Value(xray.LambdaTraceHeaderKey).(string); {
 	case lambdaHeader != "":
 		ctx, seg = xray.BeginSubsegment(ctx, name)
@@ -68,26 +71,27 @@ func xrayTransport(plain http.RoundTripper) roundTripper {
 		}}
 }
 
-// startXRay opens a subsegment under the segment ctx carries; ok is false without one.
-func startXRay(ctx context.Context, name string) (_ context.Context, end func(), ok bool) {
+// xraySteps records the steps of an invocation as subsegments of the segment the context carries.
+type xraySteps struct{}
+
+func (xraySteps) Start(ctx context.Context, name string) (context.Context, func()) {
 	if xray.GetSegment(ctx) == nil {
-		return ctx, nil, false
+		return ctx, nothing
 	}
 	ctx, seg := xray.BeginSubsegment(ctx, name)
 	if seg == nil {
-		return ctx, nothing, true
+		return ctx, nothing
 	}
-	return ctx, func() { seg.Close(nil) }, true
+	return ctx, func() { seg.Close(nil) }
 }
 
-// annotateXRay records a on the segment ctx carries, if any.
-func annotateXRay(ctx context.Context, a Annotations) {
+func (xraySteps) Annotate(ctx context.Context, a span.Annotations) {
 	seg := xray.GetSegment(ctx)
 	if seg == nil {
 		return
 	}
-	for _, kv := range a.pairs() {
-		_ = seg.AddAnnotation(string(kv.Key), kv.Value.AsString())
+	for _, kv := range a.Pairs() {
+		_ = seg.AddAnnotation(kv[0], kv[1])
 	}
 }
 
