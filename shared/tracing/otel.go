@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 otelaws, which the design names for the AWS SDK clients, is marked unsupported upstream but works with this SDK; its successor is the SDK's own tracing (aws.Config.TracerProvider through smithy-go's OpenTelemetry adapter), to take up when that adapter is a dependency this module can pin.
+
 package tracing
 
 import (

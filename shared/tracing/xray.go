@@ -45,6 +45,7 @@ func (x *xrayTracer) invocation(ctx context.Context, name, header string) (conte
 	case lambdaHeader != "":
 		ctx, seg = xray.BeginSubsegment(ctx, name)
 	case header != "":
+		//lint:ignore SA1029 the X-Ray SDK reads the header under its own plain string key
 		ctx, seg = xray.BeginSubsegment(context.WithValue(ctx, xray.LambdaTraceHeaderKey, header), name)
 	default:
 		ctx, seg = xray.BeginSegment(ctx, name)
