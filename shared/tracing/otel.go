@@ -135,9 +135,9 @@ func (o *otelTracer) apiOptions() []func(*middleware.Stack) error {
 	return opts
 }
 
-// otelTransport traces a request whose context carries a span, through otelhttp with the X-Ray
+// transport traces a request whose context carries a span, through otelhttp with the X-Ray
 // propagator; the span's own provider records it.
-func otelTransport(plain http.RoundTripper) roundTripper {
+func (o *otelTracer) transport(plain http.RoundTripper) http.RoundTripper {
 	traced := otelhttp.NewTransport(plain, otelhttp.WithPropagators(xray.Propagator{}),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
 	return roundTripper{plain: plain, traced: traced,

@@ -55,8 +55,17 @@ type Options struct {
 // Tracer opens invocations' spans and instruments clients; its zero value traces nothing.
 type Tracer struct {
 	mode string
-	xray *xrayTracer
-	otel *otelTracer
+	b    backend // nil: nothing is traced
+}
+
+// backend is one tracer behind the seam (xray.go, otel.go).
+type backend interface {
+	// invocation opens the span of one invocation, with the tracer's span.Steps in its context.
+	invocation(ctx context.Context, name, header string) (context.Context, func())
+	// apiOptions are the AWS SDK middleware that trace a call within an invocation.
+	apiOptions() []func(*middleware.Stack) error
+	// transport traces a request within an invocation and sends any other through plain.
+	transport(plain http.RoundTripper) http.RoundTripper
 }
 
 // New returns the tracer opts choose. Nothing is exported, connected or allocated beyond a few
@@ -69,18 +78,18 @@ func New(opts Options) *Tracer {
 	}
 	switch opts.Mode {
 	case ModeOTel:
-		return &Tracer{mode: ModeOTel, otel: newOTel(opts, log)}
+		return &Tracer{mode: ModeOTel, b: newOTel(opts, log)}
 	case ModeXRay, "":
 		if opts.XRayDaemonAddress == "" {
 			return &Tracer{mode: ModeXRay}
 		}
-		return &Tracer{mode: ModeXRay, xray: newXRay(opts.XRayDaemonAddress, log)}
+		return &Tracer{mode: ModeXRay, b: newXRay(opts.XRayDaemonAddress, log)}
 	}
 	return &Tracer{mode: ModeOff}
 }
 
 // Active reports whether spans are recorded and clients instrumented.
-func (t *Tracer) Active() bool { return t != nil && (t.xray != nil || t.otel != nil) }
+func (t *Tracer) Active() bool { return t != nil && t.b != nil }
 
 // Mode is the tracer chosen (ModeXRay, ModeOTel or ModeOff), as the start-up log reports it.
 func (t *Tracer) Mode() string {
@@ -95,49 +104,31 @@ func (t *Tracer) Mode() string {
 // when there is one. end closes the span and flushes every span of the invocation before it
 // returns, since Lambda freezes the process once the response is out.
 func (t *Tracer) Invocation(ctx context.Context, name, header string) (_ context.Context, end func()) {
-	switch {
-	case t == nil:
-	case t.otel != nil:
-		return t.otel.invocation(ctx, name, header)
-	case t.xray != nil:
-		return t.xray.invocation(ctx, name, header)
+	if !t.Active() {
+		return ctx, nothing
 	}
-	return ctx, nothing
+	return t.b.invocation(ctx, name, header)
 }
 
 // AWS instruments every client built from cfg: a call within an invocation is a span of its own
 // under the invocation's; a call outside any (the token read at a cold start) is left alone.
 func (t *Tracer) AWS(cfg *aws.Config) {
-	if opts := t.APIOptions(); opts != nil {
-		cfg.APIOptions = append(cfg.APIOptions, opts...)
-	}
+	cfg.APIOptions = append(cfg.APIOptions, t.APIOptions()...)
 }
 
 // APIOptions are the middleware that AWS adds, for clients built from options rather than a
 // configuration; nil when tracing is off.
 func (t *Tracer) APIOptions() []func(*middleware.Stack) error {
-	switch {
-	case t == nil:
-	case t.otel != nil:
-		return t.otel.apiOptions()
-	case t.xray != nil:
-		return t.xray.apiOptions()
+	if !t.Active() {
+		return nil
 	}
-	return nil
+	return t.b.apiOptions()
 }
 
 // HTTP returns c wrapped so that every request made within an invocation's trace is a span of its
 // own carrying the X-Amzn-Trace-Id header. Requests outside any trace go through untouched.
 func (t *Tracer) HTTP(c *http.Client) *http.Client {
-	var wrap func(http.RoundTripper) roundTripper
-	switch {
-	case t == nil:
-		return c
-	case t.otel != nil:
-		wrap = otelTransport
-	case t.xray != nil:
-		wrap = xrayTransport
-	default:
+	if !t.Active() {
 		return c
 	}
 	plain := c.Transport
@@ -145,7 +136,7 @@ func (t *Tracer) HTTP(c *http.Client) *http.Client {
 		plain = http.DefaultTransport
 	}
 	out := *c
-	out.Transport = wrap(plain)
+	out.Transport = t.b.transport(plain)
 	return &out
 }
 

@@ -62,10 +62,10 @@ func (x *xrayTracer) apiOptions() []func(*middleware.Stack) error {
 	return opts
 }
 
-// xrayTransport sends a request within a trace (a segment in the context, or an invocation's
+// transport sends a request within a trace (a segment in the context, or an invocation's
 // trace header) through the X-Ray SDK's client, and any other untouched, without the SDK's
 // "segment cannot be found" warning.
-func xrayTransport(plain http.RoundTripper) roundTripper {
+func (x *xrayTracer) transport(plain http.RoundTripper) http.RoundTripper {
 	return roundTripper{plain: plain, traced: xray.Client(&http.Client{Transport: plain}).Transport,
 		inTrace: func(ctx context.Context) bool {
 			return xray.GetSegment(ctx) != nil || ctx.Value(xray.LambdaTraceHeaderKey) != nil
