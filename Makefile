@@ -180,12 +180,14 @@ $(addprefix build-,$(FUNCTIONS)): build-%:
 		-o bin/$*/bootstrap ./functions/$*
 
 ## build-LookupFunction, build-StatusFunction, build-SyncFunction: the targets `sam build` calls
-## (BuildMethod: makefile) with ARTIFACTS_DIR.
+## (BuildMethod: makefile) with ARTIFACTS_DIR: the bootstrap, and collector.yaml for the ADOT
+## collector layer (Tracing=otel).
 ## Without ARTIFACTS_DIR the target refuses to run (it would write /bootstrap).
 build-LookupFunction build-StatusFunction build-SyncFunction: build-%Function:
 	@if [ -z "$(ARTIFACTS_DIR)" ]; then echo "build-$*Function: ARTIFACTS_DIR is not set (sam build sets it; by hand use make build-$(shell echo $* | tr A-Z a-z))" >&2; exit 1; fi
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_LAMBDA) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags lambda.norpc \
 		-o $(ARTIFACTS_DIR)/bootstrap ./functions/$(shell echo $* | tr A-Z a-z)
+	cp collector.yaml $(ARTIFACTS_DIR)/collector.yaml
 
 clean:
 	rm -rf bin .aws-sam

@@ -28,23 +28,31 @@ func TestInitDurations(t *testing.T) {
 	}
 	rie, bins := built(t, root)
 	table := startTable(t, root)
-	type target struct{ name, binary, knowledgeDir string }
+	type target struct {
+		name, binary, knowledgeDir string
+		env                        []string
+	}
 	var targets []target
 	for _, name := range []string{"hello", "deps", "lookup", "status", "sync"} {
-		targets = append(targets, target{name, bins[name], ""})
+		targets = append(targets, target{name: name, binary: bins[name]})
 	}
+	// The lookup function under each tracer, as Lambda with active tracing starts it (the
+	// daemon's address set): the X-Ray SDK (the default) and OpenTelemetry without an exporter,
+	// which Init does not build either way.
+	targets = append(targets, target{name: lookupXRay, binary: bins["lookup"], env: []string{"TRACING=xray"}},
+		target{name: lookupOTel, binary: bins["lookup"], env: []string{"TRACING=otel", "OTEL_TRACES_EXPORTER=none"}})
 	if large := os.Getenv("INIT_KNOWLEDGE_DIR"); large != "" {
-		targets = append(targets, target{"lookup (INIT_KNOWLEDGE_DIR)", bins["lookup"], large},
-			target{"status (INIT_KNOWLEDGE_DIR)", bins["status"], large})
+		targets = append(targets, target{name: "lookup (INIT_KNOWLEDGE_DIR)", binary: bins["lookup"], knowledgeDir: large},
+			target{name: "status (INIT_KNOWLEDGE_DIR)", binary: bins["status"], knowledgeDir: large})
 	}
 	report := regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)`)
 	got := map[string][]float64{}
 	for round := range runs {
 		for i := range targets {
 			tg := targets[(i+round)%len(targets)]
-			f, stop := emulate(t, rie, tg.binary, tg.name, append(lambdaLikeEnv(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge",
-				"DYNAMODB_ENDPOINT="+table, "AWS_LAMBDA_FUNCTION_NAME="+filepath.Base(filepath.Dir(tg.binary)),
-				"KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR="+tg.knowledgeDir))
+			f, stop := emulate(t, rie, tg.binary, tg.name, slices.Concat(lambdaLikeEnv(), []string{"AUTH_MODE=jwt",
+				"TABLE_NAME=rie-knowledge", "DYNAMODB_ENDPOINT=" + table, "AWS_LAMBDA_FUNCTION_NAME=" + filepath.Base(filepath.Dir(tg.binary)),
+				"KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR=" + tg.knowledgeDir, "AWS_XRAY_DAEMON_ADDRESS=127.0.0.1:2000"}, tg.env))
 			invoke(t, f, []byte(`{}`))
 			stop()
 			logs := f.logs
@@ -66,7 +74,14 @@ func TestInitDurations(t *testing.T) {
 		xs := slices.Sorted(slices.Values(got[tg.name]))
 		t.Logf("INIT %-28s %7.2f / %7.2f / %7.2f ms  %5.2fx deps", tg.name, median(xs), xs[len(xs)/4], xs[0], median(xs)/floor)
 	}
+	t.Logf("INIT lookup, otel over xray: %.2fx (the bound: 1.15x)", median(got[lookupOTel])/median(got[lookupXRay]))
 }
+
+// The lookup function's targets under each tracer.
+const (
+	lookupXRay = "lookup TRACING=xray"
+	lookupOTel = "lookup TRACING=otel (none)"
+)
 
 // lambdaLikeEnv is this process's environment without what Lambda never sets and what changes a
 // cold start: a custom CA bundle (AWS_CA_BUNDLE makes the AWS SDK parse every certificate of it

@@ -835,3 +835,81 @@ func TestLintRunsCfnLint(t *testing.T) {
 		t.Errorf("make lint does not run cfn-lint template.yaml:%s", lint)
 	}
 }
+
+// TestTemplateTracing: Tracing chooses the tracer (TRACING); with otel, every function has the
+// ADOT collector layer, the OTLP exporter and the collector's configuration from the bundle,
+// which the build copies there, and which receives OTLP on localhost and exports to X-Ray.
+func TestTemplateTracing(t *testing.T) {
+	type globals struct {
+		Tracing     string
+		Layers      []string
+		Environment struct{ Variables map[string]string }
+	}
+	read := func(overrides map[string]any) globals {
+		raw, _ := json.Marshal(openTemplate(t, overrides).Globals["Function"])
+		var g globals
+		if err := json.Unmarshal(raw, &g); err != nil {
+			t.Fatalf("%v: %v in %s", overrides, err, raw)
+		}
+		return g
+	}
+	g := read(nil)
+	if v := g.Environment.Variables; g.Tracing != "Active" || len(g.Layers) != 0 || v["TRACING"] != "xray" ||
+		v["OTEL_TRACES_EXPORTER"] != "" || v["OPENTELEMETRY_COLLECTOR_CONFIG_URI"] != "" {
+		t.Errorf("default (xray): %+v", g)
+	}
+	if g := read(map[string]any{"Tracing": "off"}); g.Tracing != "PassThrough" || len(g.Layers) != 0 || g.Environment.Variables["TRACING"] != "off" {
+		t.Errorf("off: %+v", g)
+	}
+	g = read(map[string]any{"Tracing": "otel"})
+	v := g.Environment.Variables
+	// The template reader leaves AWS::Partition empty; CloudFormation fills it in.
+	if g.Tracing != "Active" || len(g.Layers) != 1 || !regexp.MustCompile(`^arn:[a-z-]*:lambda:[a-z0-9-]+:901920570463:layer:aws-otel-collector-arm64-ver-0-117-0:1$`).MatchString(g.Layers[0]) ||
+		v["TRACING"] != "otel" || v["OTEL_TRACES_EXPORTER"] != "otlp" || v["OPENTELEMETRY_COLLECTOR_CONFIG_URI"] != "/var/task/collector.yaml" {
+		t.Errorf("otel: %+v", g)
+	}
+	// The configuration accepts what the template sets (the collector's variable is the layer's).
+	if cfg, err := config.FromEnv(func(k string) string { return v[k] }); err != nil || cfg.Tracing != "otel" || cfg.OTelTracesExporter != "otlp" {
+		t.Errorf("configuration of the otel template: %+v %v", cfg, err)
+	}
+	arn := "arn:aws:lambda:eu-central-1:123456789012:layer:my-collector:7"
+	if g := read(map[string]any{"Tracing": "otel", "AdotCollectorLayerArn": arn}); !slices.Equal(g.Layers, []string{arn}) {
+		t.Errorf("layer given: %v", g.Layers)
+	}
+
+	root, _ := ddblocal.RepoRoot()
+	mk, _ := os.ReadFile(filepath.Join(root, "Makefile"))
+	if !strings.Contains(string(mk), "cp collector.yaml $(ARTIFACTS_DIR)/collector.yaml") {
+		t.Error("the sam build targets do not copy collector.yaml into the bundle")
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "collector.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var col struct {
+		Receivers struct {
+			OTLP struct {
+				Protocols struct {
+					HTTP struct{ Endpoint string }
+				}
+			} `yaml:"otlp"`
+		}
+		Exporters map[string]struct {
+			IndexedAttributes []string `yaml:"indexed_attributes"`
+		}
+		Service struct {
+			Pipelines map[string]struct{ Receivers, Exporters []string }
+		}
+	}
+	if err := yaml.Unmarshal(raw, &col); err != nil {
+		t.Fatal(err)
+	}
+	p := col.Service.Pipelines["traces"]
+	if col.Receivers.OTLP.Protocols.HTTP.Endpoint != "localhost:4318" || !slices.Equal(p.Receivers, []string{"otlp"}) ||
+		!slices.Equal(p.Exporters, []string{"awsxray"}) {
+		t.Errorf("collector configuration %+v", col)
+	}
+	if got := col.Exporters["awsxray"].IndexedAttributes; !slices.Equal(got, []string{"provider", "evidence_state", "language", "layer", "invocation_id"}) {
+		t.Errorf("indexed attributes %v", got)
+	}
+}

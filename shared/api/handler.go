@@ -4,6 +4,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -88,6 +89,28 @@ type Handler struct {
 	warm   atomic.Bool // false until the first request: cold_start in the request log
 
 	mcpServer MCPServer // POST, GET and DELETE /mcp; nil where the function serves no MCP
+	tracer    Tracer    // nil: no spans
+}
+
+// Tracer opens the span of one invocation, continuing the caller's trace from an X-Amzn-Trace-Id
+// header when there is one; end closes it and flushes the invocation's spans (tracing.Tracer).
+type Tracer interface {
+	Invocation(ctx context.Context, name, header string) (_ context.Context, end func())
+}
+
+// WithTracer makes every request and scheduled event a span of t's, named "handler" and
+// "schedule"; it returns h.
+func (h *Handler) WithTracer(t Tracer) *Handler {
+	h.tracer = t
+	return h
+}
+
+// span opens the span of one invocation when h has a tracer.
+func (h *Handler) span(ctx context.Context, name, header string) (context.Context, func()) {
+	if h.tracer == nil {
+		return ctx, func() {}
+	}
+	return h.tracer.Invocation(ctx, name, header)
 }
 
 type route struct {
@@ -191,6 +214,10 @@ func validCorrelationID(id string) bool { return len(id) <= 64 && correlationPat
 // contract's error shape, and panics become 500s with the details only in the log.
 func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 	start := h.now()
+	// Lambda's trace header first: deployed, the request's own is the gateway's, the parent of
+	// the invocation's.
+	ctx, end := h.span(ctx, "handler", cmp.Or(req.TraceID, req.Header["x-amzn-trace-id"]))
+	defer end() // last: after the request's log line, before the response leaves
 	c := &call{req: req, correlationID: req.Header["x-correlation-id"], status: http.StatusOK}
 	if !validCorrelationID(c.correlationID) {
 		c.correlationID = rand.Text()

@@ -116,6 +116,9 @@ func (h *Handler) LambdaWithSchedule(onSchedule ScheduleFunc) func(context.Conte
 		}
 		switch {
 		case probe.Source == "aws.events" && probe.DetailType == "Scheduled Event":
+			header, _ := ctx.Value("x-amzn-trace-id").(string)
+			ctx, end := h.span(ctx, "schedule", header)
+			defer end()
 			return onSchedule(ctx, probe.ID)
 		case probe.Version == "2.0":
 			var ev events.APIGatewayV2HTTPRequest

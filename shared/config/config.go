@@ -54,8 +54,15 @@ type Config struct {
 	DynamoDBTimeout time.Duration
 	// AWSRegion is the region for AWS clients when the SDK's own configuration names none.
 	AWSRegion string
-	// XRayDaemonAddress is set by Lambda when active tracing is on; empty means no tracing.
+	// XRayDaemonAddress is set by Lambda when active tracing is on; empty means no X-Ray SDK
+	// tracing.
 	XRayDaemonAddress string
+	// Tracing is TRACING: "xray" (the X-Ray SDK), "otel" (OpenTelemetry) or "off".
+	Tracing string
+	// OTelTracesExporter is OTEL_TRACES_EXPORTER, read with TRACING=otel only: "otlp" (over
+	// HTTP, to the collector layer), "console" or "none". The OpenTelemetry SDK reads the other
+	// standard OTEL_* variables itself (endpoint, headers, sampler, batching, resource).
+	OTelTracesExporter string
 	// GroundedCosine and SupportedCosine are the semantic grounded thresholds of a cosine
 	// similarity L1 score: grounded on its own at GroundedCosine, with matching words from
 	// SupportedCosine on.
@@ -139,6 +146,17 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
 		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
 		XRayDaemonAddress:     p.str("AWS_XRAY_DAEMON_ADDRESS", ""),
+		Tracing:               p.oneOf("TRACING", "xray", "xray", "otel", "off"),
+	}
+	if c.Tracing == "otel" {
+		c.OTelTracesExporter = p.oneOf("OTEL_TRACES_EXPORTER", "otlp", "otlp", "console", "none")
+		// The OTLP exporter linked speaks HTTP with protobuf, which the collector layer receives
+		// on localhost:4318; gRPC is not linked.
+		for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+			if v := p.str(name, "http/protobuf"); v != "http/protobuf" {
+				p.errs = append(p.errs, fmt.Errorf("%s=%q: only http/protobuf is supported", name, v))
+			}
+		}
 	}
 	if mb := p.integer("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0, 0, 1<<20); mb > 0 && getenv("GOMEMLIMIT") == "" {
 		c.MemoryLimitBytes = int64(mb) << 20 * 9 / 10

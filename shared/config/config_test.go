@@ -204,3 +204,32 @@ func TestVersionSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestTracing(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}))
+	if err != nil || c.Tracing != "xray" || c.OTelTracesExporter != "" {
+		t.Fatalf("default: %q %q %v (OTEL_* is read with TRACING=otel only)", c.Tracing, c.OTelTracesExporter, err)
+	}
+	c, err = FromEnv(env(map[string]string{"TRACING": "otel"}))
+	if err != nil || c.Tracing != "otel" || c.OTelTracesExporter != "otlp" {
+		t.Fatalf("otel: %q %q %v", c.Tracing, c.OTelTracesExporter, err)
+	}
+	c, err = FromEnv(env(map[string]string{"TRACING": "otel", "OTEL_TRACES_EXPORTER": "console",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}))
+	if err != nil || c.OTelTracesExporter != "console" {
+		t.Fatalf("console: %q %v", c.OTelTracesExporter, err)
+	}
+	for _, tc := range []struct {
+		vars map[string]string
+		name string
+	}{
+		{map[string]string{"TRACING": "jaeger"}, `TRACING="jaeger": must be one of xray, otel, off`},
+		{map[string]string{"TRACING": "otel", "OTEL_TRACES_EXPORTER": "zipkin"}, `OTEL_TRACES_EXPORTER="zipkin": must be one of otlp, console, none`},
+		{map[string]string{"TRACING": "otel", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, `OTEL_EXPORTER_OTLP_PROTOCOL="grpc": only http/protobuf`},
+		{map[string]string{"TRACING": "otel", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"}, `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="grpc"`},
+	} {
+		if _, err := FromEnv(env(tc.vars)); err == nil || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%v: err = %v, want %s", tc.vars, err, tc.name)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -84,6 +85,9 @@ const HTTPBudget = 25 * time.Second
 // Sync sends the manifest of one language, or of all ("all"), to the provider, within
 // HTTPBudget (or the caller's earlier deadline).
 func (s *Service) Sync(ctx context.Context, call port.Call, language string) (domain.Run, error) {
+	ctx, end := span.Start(ctx, "sync")
+	defer end()
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), Language: language})
 	ctx, cancel := context.WithTimeout(ctx, s.budget)
 	defer cancel()
 	langs := []string{language}

@@ -11,6 +11,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -141,6 +142,8 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 	if !s.provider.Semantic() {
 		sums = summaries(a.evidence, a.blocks)
 	}
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: ans.EvidenceState,
+		Language: req.Language, Layer: a.layer, InvocationID: ans.InvocationID})
 	s.emit(lookup.ToolAsk, a.layer, a.l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
 		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
@@ -286,6 +289,8 @@ func (s *Service) askSidecarStatus() lookup.SidecarStatus {
 
 // ask makes one answer call under the provider deadline.
 func (s *Service) ask(ctx context.Context, q port.AskQuery) (port.GroundedAnswer, error) {
+	ctx, end := span.Start(ctx, "l1")
+	defer end()
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()
 	return s.provider.Ask(pctx, q)

@@ -15,6 +15,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -120,6 +121,8 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	res, lat := s.lookup(ctx, l, v, req, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
+		Language: req.Language, Layer: res.Retrieval.Layer, InvocationID: res.InvocationID})
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
 	s.record(ctx, lookup.Trace{
@@ -160,9 +163,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	sc.question = question
 	q := analysed{text: text, words: words, resolved: question, query: query, weights: weights}
 	conf, _ := confine(l, req.Procedure) // checked by the caller
+	_, end := span.Start(ctx, "l0")
 	hints, matches := l0(l, words, query, weights, req.TopK, sc)
 	others := conf.others(l, q, matches)
 	matches = conf.matches(matches)
+	end()
 	st.l0 = s.now()
 
 	l1 := lookup.L1Details{Status: lookup.L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
@@ -179,14 +184,15 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	if len(cands) == 0 {
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
+	_, end = span.Start(ctx, "fusion")
 	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
 	if conf.on() {
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
-	// The demo provider's candidates are the lexical path itself, unless a category filter
-	// narrowed them; otherwise the local sections are searched.
-	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	views := s.views(l, conf, query, weights, cands, lexicalCands, matches[:min(len(matches), req.TopK)])
+	end()
+	views := s.paths(ctx, l, conf, q, cands, l1, matches[:min(len(matches), req.TopK)])
+	_, end = span.Start(ctx, "verdict")
+	defer end()
 	parts := s.complementsOf(l, q, blocks, &views, others)
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
@@ -219,6 +225,17 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	res.respond()
 	return res, st
+}
+
+// paths are the evidence paths' rankings the verdict weighs (views). The demo provider's
+// candidates are the lexical path itself, unless a category filter narrowed them; otherwise the
+// local sections are searched.
+func (s *Service) paths(ctx context.Context, l *lexical.Lang, conf confinement, q analysed, cands []port.Candidate,
+	l1 lookup.L1Details, matches []lexical.FrontMatch) [pathCount]pathView {
+	_, end := span.Start(ctx, "lexical")
+	defer end()
+	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
+	return s.views(l, conf, q.query, q.weights, cands, lexicalCands, matches)
 }
 
 // judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
@@ -298,6 +315,8 @@ func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req l
 
 // retrieve makes one L1 call under the provider deadline and counts it.
 func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Details) ([]port.Candidate, error) {
+	ctx, end := span.Start(ctx, "l1")
+	defer end()
 	pctx, cancel := s.providerContext(ctx)
 	defer cancel()
 	l1.Calls++

@@ -6,6 +6,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -30,7 +31,10 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
 	go func() {
 		defer cancel()
-		p.done <- reportOf(s.opts.Sidecar.Query(sctx, q))
+		sctx, end := span.Start(sctx, "sidecar")
+		r := reportOf(s.opts.Sidecar.Query(sctx, q))
+		end() // before the report: the lookup's flush must find the span closed
+		p.done <- r
 	}()
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -43,7 +44,9 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	t.CreatedAt = s.now().UTC()
 	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, DefaultTraceRetention))
 	s.emitEvidence(t)
-	err := s.traces.PutTrace(ctx, t)
+	wctx, end := span.Start(ctx, "trace_write")
+	err := s.traces.PutTrace(wctx, t)
+	end()
 	if err == nil {
 		return
 	}

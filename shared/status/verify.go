@@ -6,6 +6,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"golang.org/x/sync/errgroup"
 )
@@ -14,6 +15,9 @@ import (
 // RequestTimeout, all under ctx's budget. A source that fails or is not reached in time is an
 // error: the result is then incomplete.
 func (s *Service) verify(ctx context.Context, lang string, call port.Call) store.Verification {
+	ctx, end := span.Start(ctx, "verify")
+	defer end()
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), Language: lang})
 	start := s.now()
 	docs := s.sources(lang)
 	type result struct {

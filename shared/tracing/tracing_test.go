@@ -18,15 +18,26 @@ import (
 	"github.com/aws/aws-xray-sdk-go/xray"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 )
 
 func TestInactiveTracerChangesNothing(t *testing.T) {
-	tr := New("", slog.New(slog.DiscardHandler))
-	c := &http.Client{}
-	var cfg aws.Config
-	tr.AWS(&cfg)
-	if tr.Active() || tr.HTTP(c) != c || len(cfg.APIOptions) != 0 {
-		t.Fatal("an inactive tracer instrumented a client")
+	for _, opts := range []Options{{Mode: ModeXRay}, {Mode: ModeOff, XRayDaemonAddress: "127.0.0.1:2000"}, {}} {
+		tr := New(opts)
+		c := &http.Client{}
+		var cfg aws.Config
+		tr.AWS(&cfg)
+		if tr.Active() || tr.HTTP(c) != c || len(cfg.APIOptions) != 0 {
+			t.Fatalf("%+v: an inactive tracer instrumented a client", opts)
+		}
+		ctx, end := tr.Invocation(context.Background(), "handler", testHeader)
+		sctx, send := span.Start(ctx, "l0")
+		span.Annotate(sctx, span.Annotations{Provider: "demo"})
+		send()
+		end()
+		if sctx != context.Background() {
+			t.Errorf("%+v: an inactive tracer put a span in the context", opts)
+		}
 	}
 }
 
@@ -53,7 +64,7 @@ func TestActiveTracer(t *testing.T) {
 	}
 	logs := &tracerLogs
 	logs.Reset()
-	tr := New(daemon.LocalAddr().String(), slog.New(slog.NewTextHandler(logs, nil)))
+	tr := New(Options{Mode: ModeXRay, XRayDaemonAddress: daemon.LocalAddr().String(), Log: slog.New(slog.NewTextHandler(logs, nil))})
 	var cfg aws.Config
 	tr.AWS(&cfg)
 	if !tr.Active() || len(cfg.APIOptions) == 0 {
@@ -119,4 +130,27 @@ func TestActiveTracer(t *testing.T) {
 	if !strings.Contains(doc, `"name":"knowledge-test"`) || !strings.Contains(doc, `"subsegments"`) || !strings.Contains(doc, "/v1/health") {
 		t.Errorf("segment document %s", doc)
 	}
+
+	// An invocation continuing a caller's trace: its steps are subsegments of the caller's
+	// trace, with the annotations, sent to the daemon as each closes.
+	ctx, end := tr.Invocation(context.Background(), "handler", testHeader)
+	_, send := span.Start(ctx, "l0")
+	send()
+	span.Annotate(ctx, span.Annotations{Provider: "demo", EvidenceState: "grounded", Language: "en", Layer: "both", InvocationID: "INV1"})
+	end()
+	_ = daemon.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, _, err = daemon.ReadFrom(buf); err != nil {
+		t.Fatalf("the invocation's subsegments did not reach the daemon: %v", err)
+	}
+	all := string(buf[:n])
+	for _, want := range []string{`"trace_id":"1-67891233-abcdef012345678912345678"`, `"parent_id":"53995c3f42cd8ad8"`,
+		`"name":"handler"`, `"name":"l0"`, `"provider":"demo"`, `"evidence_state":"grounded"`, `"language":"en"`,
+		`"layer":"both"`, `"invocation_id":"INV1"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %s in %s", want, all)
+		}
+	}
 }
+
+// testHeader is a caller's X-Ray trace header, sampled.
+const testHeader = "Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1"

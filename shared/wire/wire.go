@@ -117,7 +117,8 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
 		p.Index = p.Epochs.At(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
-	p.Tracer = tracing.New(cfg.XRayDaemonAddress, p.Log)
+	p.Tracer = tracing.New(tracing.Options{Mode: cfg.Tracing, XRayDaemonAddress: cfg.XRayDaemonAddress,
+		Exporter: cfg.OTelTracesExporter, ServiceName: cfg.FunctionName, InLambda: cfg.InLambda, Out: out, Log: p.Log})
 	p.Metrics = obs.NewEMF(out, cfg.FunctionName)
 	p.aws = sync.OnceValues(func() (aws.Config, error) { return loadAWS(ctx, cfg, p.Tracer) })
 	if p.Provider, err = p.newProvider(ctx); err != nil {
@@ -265,7 +266,7 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 
 // Handler is the API handler of the services given (the others' routes answer 404).
 func (p *Parts) Handler(s api.Services) *api.Handler {
-	return api.New(s, api.AuthMode(p.Config.AuthMode), p.Log)
+	return api.New(s, api.AuthMode(p.Config.AuthMode), p.Log).WithTracer(p.Tracer)
 }
 
 // Initialised logs the end of the cold start.
@@ -275,7 +276,7 @@ func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
 		p.gcPercent = -1
 	}
 	attrs := []any{"provider", p.Provider.Name(), "store", p.StoreName,
-		"dynamodb_endpoint", p.dynamoEndpoint(), "xray", p.Tracer.Active(),
+		"dynamodb_endpoint", p.dynamoEndpoint(), "tracing", p.Tracer.Mode(), "tracing_active", p.Tracer.Active(),
 		"sidecar", sidecarStatus, "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
 	attrs = append(attrs, knowledgeAttrs(p.Corpus, knowledge.Today(p.Now(), p.Config.Zone()), p.Config.Zone().String())...)
 	attrs = append(attrs, "init_ms", float64(time.Since(p.start).Microseconds())/1000)
