@@ -132,6 +132,31 @@ func TestOpenAPIMatchesHandlers(t *testing.T) {
 	ask := run(t, doc, router, demo, seen, exchange{name: "ask", method: "POST", path: "/ask",
 		body: `{` + question + `}`, actor: "agent-7", scope: reader, want: 200, request: "valid"})
 	askID, _ := ask["invocation_id"].(string)
+	// The clarifying turn and two needs in one question, with their traces.
+	clarified := `"question":"car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"`
+	clar := run(t, doc, router, demo, seen, exchange{name: "lookup with a clarification", method: "POST", path: "/lookup",
+		body: `{` + clarified + `,"top_k":2}`, actor: "agent-7", scope: reader, want: 200, request: "valid"})
+	confirmed := run(t, doc, router, demo, seen, exchange{name: "lookup confirmed", method: "POST", path: "/lookup",
+		body: `{` + clarified + `,"top_k":2,"procedure":"breakdown-assistance"}`, actor: "agent-7", scope: reader, want: 200, request: "valid"})
+	two := run(t, doc, router, demo, seen, exchange{name: "lookup with a complement", method: "POST", path: "/lookup",
+		body: `{"question":"Guy's got a blown tyre on the autobahn and wants to just walk off and leave it, allowed? Also the car was covered in dog hair when he picked it up, what do we bill the person before him?","language":"en","top_k":2}`,
+		actor: "agent-7", scope: reader, want: 200, request: "valid"})
+	for name, res := range map[string]map[string]any{"clarification": clar, "confirmed": confirmed, "complement": two} {
+		rel, _ := res["relevance"].(map[string]any)
+		if name == "clarification" && rel["clarification"] == nil || name == "complement" && rel["complements"] == nil ||
+			(name == "confirmed") != (rel["basis"] == "confirmed") {
+			t.Errorf("%s: relevance %v", name, rel)
+		}
+		id, _ := res["invocation_id"].(string)
+		run(t, doc, router, demo, seen, exchange{name: "trace of the lookup with a " + name, method: "GET", path: "/invocations/" + id,
+			actor: "agent-7", scope: reader, want: 200, request: "valid"})
+	}
+	run(t, doc, router, demo, seen, exchange{name: "ask confirmed", method: "POST", path: "/ask",
+		body: `{` + clarified + `,"procedure":"breakdown-assistance"}`, actor: "agent-7", scope: reader, want: 200, request: "valid"})
+	run(t, doc, router, demo, seen, exchange{name: "lookup unknown procedure", method: "POST", path: "/lookup",
+		body: `{` + clarified + `,"procedure":"battery-service"}`, actor: "agent-7", scope: reader, want: 400, request: "valid"})
+	run(t, doc, router, demo, seen, exchange{name: "lookup malformed procedure", method: "POST", path: "/lookup",
+		body: `{` + clarified + `,"procedure":"Breakdown Assistance"}`, actor: "agent-7", scope: reader, want: 400, request: "invalid"})
 	for _, x := range []exchange{
 		{name: "lookup out of domain, language detected", method: "POST", path: "/lookup",
 			body: `{"question":"What is the capital of France?","language":null}`, actor: "agent-7", scope: reader, want: 200, request: "valid"},
