@@ -42,8 +42,8 @@ type part struct {
 }
 
 // complements finds the procedures that answer other parts of the question than the primary
-// block's procedure primary, among the procedures ranked by the paths (docs), best first.
-func complements(l *lexical.Lang, q analysed, primary int, docs []int) []part {
+// block's procedure primary, among the procedures the paths rank (and others), best first.
+func complements(l *lexical.Lang, q analysed, primary int, views *[pathCount]pathView, others []int) []part {
 	if primary < 0 {
 		return nil
 	}
@@ -51,6 +51,8 @@ func complements(l *lexical.Lang, q analysed, primary int, docs []int) []part {
 	if specificCount(q.resolved, ^covered&wordsMask(q.resolved)) < MinPartWords {
 		return nil // the primary's procedure holds (nearly) the whole question
 	}
+	var buf [complementCandidates]int
+	docs := pathDocs(l, views, others, buf[:0])
 	var out []part
 	for len(out) < maxComplements {
 		best := part{doc: -1}
@@ -145,10 +147,9 @@ func (p part) covers(l *lexical.Lang, q analysed) []string {
 	return out
 }
 
-// pathDocs lists the procedures the evidence paths rank, in path order, each once, at most
-// complementCandidates.
-func pathDocs(l *lexical.Lang, views *[pathCount]pathView, more []int) []int {
-	var out []int
+// pathDocs appends to out the procedures the evidence paths rank, in path order, then more, each
+// once, at most complementCandidates.
+func pathDocs(l *lexical.Lang, views *[pathCount]pathView, more []int, out []int) []int {
 	add := func(d int) {
 		if d >= 0 && !slices.Contains(out, d) && len(out) < complementCandidates {
 			out = append(out, d)

@@ -263,7 +263,7 @@ func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, vi
 	if len(blocks) == 0 {
 		return nil
 	}
-	return complements(l, q, l.DocIndex(blocks[0].DocumentID), pathDocs(l, views, others))
+	return complements(l, q, l.DocIndex(blocks[0].DocumentID), views, others)
 }
 
 // layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered
@@ -278,7 +278,8 @@ func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req l
 	case conf.on():
 		// Confined to the confirmed procedure: its category is the platform's filter, and only
 		// its candidates are kept; there is nothing to retry without the filter.
-		l1.CategoryFilter, q.Category, q.Procedure = &conf.category, conf.category, conf.id
+		category := conf.category // its own variable: conf, a parameter, stays on the stack
+		l1.CategoryFilter, q.Category, q.Procedure = &category, conf.category, conf.id
 	case len(hints.Domains) == 1:
 		l1.CategoryFilter = &hints.Domains[0]
 		q.Category = hints.Domains[0]

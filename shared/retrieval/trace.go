@@ -37,6 +37,9 @@ func (s *Service) Invocation(ctx context.Context, id string, actor port.Actor) (
 // at once (store.Guarded, while its circuit breaker is open), as an error: the trace is then
 // logged here all the same, and a write that lands later leaves it in the table too.
 func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlationID string) {
+	// The span opens before the cancellation is cut: a value lookup through a WithoutCancel
+	// context boxes it, one allocation per lookup.
+	ctx, end := span.Start(ctx, "trace_write")
 	ctx = context.WithoutCancel(ctx)
 	sum := sha256.Sum256([]byte(question))
 	t.QuestionSHA256 = hex.EncodeToString(sum[:])
@@ -44,8 +47,7 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	t.CreatedAt = s.now().UTC()
 	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, DefaultTraceRetention))
 	s.emitEvidence(t)
-	wctx, end := span.Start(ctx, "trace_write")
-	err := s.traces.PutTrace(wctx, t)
+	err := s.traces.PutTrace(ctx, t)
 	end()
 	if err == nil {
 		return
