@@ -31,7 +31,7 @@ type NextVersion = port.NextVersion
 
 // Relevance is the service's judgement of the evidence.
 type Relevance struct {
-	Assessment      string `json:"assessment"` // strong | weak | none
+	Assessment      string `json:"assessment"` // AssessmentStrong, AssessmentWeak or AssessmentNone
 	SemanticSupport bool   `json:"semantic_support"`
 	// Basis says which evidence the verdict weighed: "semantic+lexical" (the semantic candidates
 	// with the local lexical search and the front matter), "semantic" (no section holds a word
@@ -65,6 +65,14 @@ type Complement struct {
 	Covers     []string `json:"covers"`
 	Assessment string   `json:"assessment"`
 }
+
+// Assessments of the evidence (Relevance.Assessment, Complement.Assessment): strong evidence is
+// grounded, weak evidence insufficient, and none is no evidence at all.
+const (
+	AssessmentStrong = "strong"
+	AssessmentWeak   = "weak"
+	AssessmentNone   = "none"
+)
 
 // Bases of a verdict (Relevance.Basis) beside the evidence paths' own: a lookup confined to the
 // procedure the operator confirmed.

@@ -29,7 +29,7 @@ import (
 // Tool names, as clients list and call them. lookup_knowledge is also the tool the /lookup
 // route records in its traces.
 const (
-	ToolLookup = "lookup_knowledge"
+	ToolLookup = lookup.ToolLookup
 	ToolAsk    = "ask_knowledge"
 	ToolStatus = "knowledge_status"
 )

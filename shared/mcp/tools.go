@@ -302,7 +302,7 @@ func writeComplements(b *strings.Builder, cs []lookup.Complement) {
 	for _, c := range cs {
 		fmt.Fprintf(b, "The question has another part: %s (%s) answers it (%s; %s)", c.Title, c.DocumentID,
 			strings.Join(c.Covers, ", "), c.Source)
-		if c.Assessment != "strong" {
+		if c.Assessment != lookup.AssessmentStrong {
 			b.WriteString(", but weakly: do not act on that part without confirming it")
 		}
 		b.WriteString(".\n")

@@ -200,9 +200,9 @@ func nameComplements(l *lexical.Lang, q analysed, parts []part, rel *judgement) 
 			continue
 		}
 		d := l.Docs[p.doc]
-		c := lookup.Complement{DocumentID: d.ID, Title: d.Title, Source: l.Source(p.passage), Covers: p.covers(l, q), Assessment: "weak"}
+		c := lookup.Complement{DocumentID: d.ID, Title: d.Title, Source: l.Source(p.passage), Covers: p.covers(l, q), Assessment: lookup.AssessmentWeak}
 		if p.strong {
-			c.Assessment = "strong"
+			c.Assessment = lookup.AssessmentStrong
 		}
 		rel.Complements = append(rel.Complements, c)
 		rel.Alternatives = slices.DeleteFunc(rel.Alternatives, func(a lookup.Alternative) bool { return a.DocumentID == d.ID })

@@ -110,9 +110,9 @@ const ConfirmedShare = 0.85
 // best sections when they do not. A question naming a topic the procedures do not cover stays
 // insufficient, and a semantic provider that is down grounds nothing, confirmed or not.
 func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
-	r := judgement{Relevance: lookup.Relevance{Assessment: "weak", Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
+	r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentWeak, Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
 	if len(blocks) == 0 {
-		r.Assessment = "none"
+		r.Assessment = lookup.AssessmentNone
 		r.Reason = "the confirmed procedure holds nothing of the question"
 		return r
 	}
@@ -134,7 +134,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 	reason, ok := s.confirmedVerdict(l, lex, r.signals, l1, views)
 	r.Reason = "the operator confirmed " + p.DocumentID + "; " + reason
 	if ok {
-		r.Assessment = "strong"
+		r.Assessment = lookup.AssessmentStrong
 		r.signals.Base = true
 	}
 	return r

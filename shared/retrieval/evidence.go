@@ -102,7 +102,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // semantic provider that survived into the blocks.
 func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
 	if len(blocks) == 0 {
-		r := judgement{Relevance: lookup.Relevance{Assessment: "none", Basis: BasisNone, Reason: "no procedure matched the question"}}
+		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
@@ -161,7 +161,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	} else if why != "" {
 		r.Reason += "; " + why
 	}
-	r.Assessment = "strong"
+	r.Assessment = lookup.AssessmentStrong
 	r.Reason += "; " + basis
 	return r
 }
@@ -170,7 +170,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 // the evidence paths favour over the primary block's when the procedures cover the question
 // (covered), and none when they do not: there is then nothing for an operator to choose between.
 func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView, blocks []ranked, why string) judgement {
-	r.Assessment = "weak"
+	r.Assessment = lookup.AssessmentWeak
 	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
 	if r.covered = s.covered(r, views); r.covered {
 		r.Alternatives = s.alternatives(l, blocks[0].DocumentID, views, blocks)

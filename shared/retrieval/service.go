@@ -250,7 +250,7 @@ func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []
 	}
 	r := s.assess(l, q.text, q.words, q.resolved, blocks, l1, views)
 	nameComplements(l, q, parts, &r)
-	if r.Assessment == "weak" && r.covered {
+	if r.Assessment == lookup.AssessmentWeak && r.covered {
 		r.Clarification = clarification(l, blocks[0].DocumentID, r.Alternatives, matches)
 	}
 	return r
@@ -377,7 +377,7 @@ func evidenceState(r lookup.Relevance, blocks int, l1Status string) string {
 	switch {
 	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable
-	case r.Assessment == "strong":
+	case r.Assessment == lookup.AssessmentStrong:
 		return port.StateGrounded
 	}
 	return port.StateInsufficient
