@@ -139,7 +139,7 @@ func TestOpenAPIMatchesHandlers(t *testing.T) {
 	confirmed := run(t, doc, router, demo, seen, exchange{name: "lookup confirmed", method: "POST", path: "/lookup",
 		body: `{` + clarified + `,"top_k":2,"procedure":"breakdown-assistance"}`, actor: "agent-7", scope: reader, want: 200, request: "valid"})
 	two := run(t, doc, router, demo, seen, exchange{name: "lookup with a complement", method: "POST", path: "/lookup",
-		body: `{"question":"Guy's got a blown tyre on the autobahn and wants to just walk off and leave it, allowed? Also the car was covered in dog hair when he picked it up, what do we bill the person before him?","language":"en","top_k":2}`,
+		body:  `{"question":"Guy's got a blown tyre on the autobahn and wants to just walk off and leave it, allowed? Also the car was covered in dog hair when he picked it up, what do we bill the person before him?","language":"en","top_k":2}`,
 		actor: "agent-7", scope: reader, want: 200, request: "valid"})
 	for name, res := range map[string]map[string]any{"clarification": clar, "confirmed": confirmed, "complement": two} {
 		rel, _ := res["relevance"].(map[string]any)
