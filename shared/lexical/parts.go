@@ -76,3 +76,10 @@ func (l *Lang) WordString(q Question, i int) string {
 	}
 	return ""
 }
+
+// FrontHeld is the mask of q's words that the document doc's front matter (title, keywords,
+// entities, category) holds.
+func (l *Lang) FrontHeld(q Question, doc int) uint64 {
+	front := l.Front(doc)
+	return q.held(front.Has)
+}

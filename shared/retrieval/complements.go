@@ -66,8 +66,8 @@ func complements(l *lexical.Lang, q analysed, primary int, views *[pathCount]pat
 				continue // no part of its own, or nothing of the primary's it lacks: a competitor
 			}
 			cand := part{doc: d, words: own, specific: specificWeight(q.resolved, own)}
-			if cand.specific <= best.specific || !cand.located(l, q) {
-				continue
+			if cand.specific <= best.specific || l.FrontHeld(q.resolved, d)&own == 0 || !cand.located(l, q) {
+				continue // the part names nothing of the procedure's subject, or its words are scattered
 			}
 			best = cand
 		}
