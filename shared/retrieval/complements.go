@@ -111,10 +111,11 @@ func specificWeight(q lexical.Question, m uint64) float64 {
 	return w
 }
 
-// bestSection finds the complement's section for its part: a focused search of its own sections
-// for the words of its part; strong when that section holds at least MinPartWords of its
-// specific words.
-func (p *part) bestSection(l *lexical.Lang, q analysed) {
+// bestSection finds the complement's section for its part (a focused search of its own
+// sections for the words of its part) and counts the part's specific words it holds: strong when
+// it holds every one of them, weak when only some (the part's other words stand elsewhere in the
+// procedure, or nowhere a section states them together).
+func (p *part) bestSection(l *lexical.Lang, q analysed) (held int) {
 	var terms []string
 	for m := p.words; m != 0; m &= m - 1 {
 		terms = l.WordTerms(q.resolved, bits.TrailingZeros64(m), terms)
@@ -122,18 +123,19 @@ func (p *part) bestSection(l *lexical.Lang, q analysed) {
 	p.passage = -1
 	hits := l.SearchFocusedIn(terms, nil, p.doc, 1, textproc.QuestionKinds(q.text))
 	if len(hits) == 0 {
-		return
+		return 0
 	}
 	p.passage = hits[0].Passage
-	p.strong = specificCount(q.resolved, l.PassageHeld(q.resolved, p.passage)&p.words) >= MinPartWords
+	held = specificCount(q.resolved, l.PassageHeld(q.resolved, p.passage)&p.words)
+	p.strong = held == specificCount(q.resolved, p.words)
+	return held
 }
 
 // located finds the complement's best section and reports whether it holds at least
 // MinPartWords of the part's specific words together: words of a second need stand in one
 // section of its procedure, while words a chatty question mentions in passing are scattered.
 func (p *part) located(l *lexical.Lang, q analysed) bool {
-	p.bestSection(l, q)
-	return p.strong
+	return p.bestSection(l, q) >= MinPartWords
 }
 
 // covers names the words of the complement's part.

@@ -135,6 +135,7 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 			LatencyMs:         lookup.Latency{L0: ms(lat.l0.Sub(start)), L1: ms(lat.l1.Sub(lat.l0)), Total: ms(end.Sub(start))},
 			AsOf:              v.day, AsOfRequested: v.asked,
 			Procedure: req.Procedure, Clarification: optionIDs(res.Relevance.Clarification),
+			Complements: complementIDs(res.Relevance.Complements),
 		},
 	}, req.Question, req.CorrelationID)
 	return res, nil

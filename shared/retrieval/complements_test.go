@@ -1,0 +1,59 @@
+package retrieval_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+)
+
+// A question with two needs names the procedure of its other part as a complement: its best
+// block follows the primary within top_k, it covers the words of its part, the reason says so,
+// it is neither an alternative nor a clarification's option, and the trace records it. A chatty
+// single-need question that mentions other things in passing names none.
+func TestComplementsOfATwoNeedQuestion(t *testing.T) {
+	f := newFixture(t)
+	q := "Guy's got a blown tyre on the autobahn and wants to just walk off and leave it, allowed? Also the car was covered in dog hair when he picked it up, what do we bill the person before him?"
+	res := f.lookup(t, "en", q)
+	if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
+		t.Fatalf("primary %+v", res.Primary)
+	}
+	cs := res.Relevance.Complements
+	if len(cs) != 1 || cs[0].DocumentID != "vehicle-cleaning" || !slices.Contains(cs[0].Covers, "dog") ||
+		!slices.Contains(cs[0].Covers, "hair") || cs[0].Assessment != lookup.AssessmentStrong {
+		t.Fatalf("complements %+v", cs)
+	}
+	if len(res.EvidenceBlocks) < 2 || res.EvidenceBlocks[1].Source != cs[0].Source {
+		t.Errorf("the complement's block %s does not follow the primary", cs[0].Source)
+	}
+	if !strings.Contains(res.Relevance.Reason, "vehicle-cleaning answers the question's part on dog, hair") {
+		t.Errorf("reason %q", res.Relevance.Reason)
+	}
+	for _, a := range res.Relevance.Alternatives {
+		if a.DocumentID == "vehicle-cleaning" {
+			t.Error("the complement is an alternative")
+		}
+	}
+	if c := res.Relevance.Clarification; c != nil {
+		for _, o := range c.Options {
+			if o.Procedure == "vehicle-cleaning" {
+				t.Error("the complement is a clarification's option")
+			}
+		}
+	}
+	if tr := f.trace(t, res.InvocationID); !slices.Equal(tr.RetrievalDetails.Complements, []string{"vehicle-cleaning"}) {
+		t.Errorf("trace records complements %v", tr.RetrievalDetails.Complements)
+	}
+
+	// A confirmed follow-up still names the other part, from the local pass.
+	conf := f.confirmed(t, "en", q, "breakdown-assistance")
+	if len(conf.Relevance.Complements) != 1 || conf.Relevance.Complements[0].DocumentID != "vehicle-cleaning" {
+		t.Errorf("confirmed follow-up's complements %+v", conf.Relevance.Complements)
+	}
+
+	chatty := "Hi, sorry to bother you this late on a Sunday, the customer's phone died and now the car won't open and she is standing in the rain, what now?"
+	if cs := f.lookup(t, "en", chatty).Relevance.Complements; len(cs) > 0 {
+		t.Errorf("a single-need question names complements %+v", cs)
+	}
+}
