@@ -151,7 +151,7 @@ func TestEveryLanguageHoldsTheSameVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := replaceKey(string(src), "effective_date: ", "effective_date: 2027-01-05")
+		s := testutil.ReplaceLine(string(src), "effective_date: ", "effective_date: 2027-01-05")
 		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -193,16 +193,4 @@ func TestAFileNamedLikeAVersionIsNeverSkipped(t *testing.T) {
 	if _, err := knowledge.LoadDir(dir); err != nil {
 		t.Errorf("a file that does not look like a procedure was refused: %v", err)
 	}
-}
-
-// replaceKey replaces the front-matter line that starts with prefix.
-func replaceKey(s, prefix, line string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, prefix) {
-			lines[i] = line
-			break
-		}
-	}
-	return strings.Join(lines, "\n")
 }

@@ -49,8 +49,8 @@ func VersionedDir(t testing.TB) string {
 		old := map[string]string{"en": "Vehicle cleaning and hygiene", "de": "Fahrzeugreinigung und Hygiene"}[lang]
 		s := strings.ReplaceAll(string(src), old, title)
 		s = strings.Replace(s, "id: vehicle-cleaning", "id: "+AheadID, 1)
-		s = replaceLine(s, "version: ", `version: "1.0"`)
-		s = replaceLine(s, "effective_date: ", "effective_date: "+AheadDay)
+		s = ReplaceLine(s, "version: ", `version: "1.0"`)
+		s = ReplaceLine(s, "effective_date: ", "effective_date: "+AheadDay)
 		write(t, filepath.Join(dir, lang, AheadID+"@1.0.md"), s)
 	}
 	return dir
@@ -67,7 +67,8 @@ func LoadVersioned(t testing.TB) (*knowledge.Corpus, string) {
 	return c, dir
 }
 
-func replaceLine(s, prefix, line string) string {
+// ReplaceLine replaces the first line of s that starts with prefix (a front-matter key) by line.
+func ReplaceLine(s, prefix, line string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, prefix) {
@@ -120,8 +121,8 @@ func ManyVersionsDir(t testing.TB, n int) (dir string, days []string) {
 		for i := 1; i <= n; i++ {
 			version := "9." + strconv.Itoa(i)
 			day := knowledge.AddDays("2027-04-01", i-1)
-			s := replaceLine(string(src), "version: ", `version: "`+version+`"`)
-			s = replaceLine(s, "effective_date: ", "effective_date: "+day)
+			s := ReplaceLine(string(src), "version: ", `version: "`+version+`"`)
+			s = ReplaceLine(s, "effective_date: ", "effective_date: "+day)
 			write(t, filepath.Join(dir, lang, "lost-and-found@"+version+".md"), s)
 			if lang == knowledge.Languages[0] {
 				days = append(days, day)

@@ -41,13 +41,7 @@ func (c confinement) matches(ms []lexical.FrontMatch) []lexical.FrontMatch {
 	if !c.on() {
 		return ms
 	}
-	out := ms[:0]
-	for _, m := range ms {
-		if m.Doc == c.doc {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(ms, func(m lexical.FrontMatch) bool { return m.Doc != c.doc })
 }
 
 // candidates keeps, in place, the L1 candidates of the confined procedure: a platform that
@@ -56,13 +50,7 @@ func (c confinement) candidates(cs []port.Candidate) []port.Candidate {
 	if !c.on() {
 		return cs
 	}
-	out := cs[:0]
-	for _, cand := range cs {
-		if cand.DocumentID == c.id {
-			out = append(out, cand)
-		}
-	}
-	return out
+	return slices.DeleteFunc(cs, func(cand port.Candidate) bool { return cand.DocumentID != c.id })
 }
 
 // others are the procedures an unconfined local pass ranks for the question (L0's matches and
@@ -88,13 +76,7 @@ func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
 	if !c.on() {
 		return srcs
 	}
-	out := srcs[:0]
-	for _, src := range srcs {
-		if src.DocumentID == c.id {
-			out = append(out, src)
-		}
-	}
-	return out
+	return slices.DeleteFunc(srcs, func(src port.AnswerSource) bool { return src.DocumentID != c.id })
 }
 
 // ConfirmedShare is the share of the language's LexicalMinPoints a confirmed procedure's lexical
