@@ -21,6 +21,20 @@ import (
 
 // fakeBedrock answers the Bedrock Agent Runtime Retrieve call (POST /knowledgebases/{id}/retrieve)
 // as mode says, counting the calls.
+// embeddedRAGcore is a fake RAGcore (token "t") serving the embedded corpus, closed with the test.
+func embeddedRAGcore(t *testing.T) (*httptest.Server, *ragcorefake.Server) {
+	t.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
+	fake.LoadCorpus(c, "mobilityops-procedures")
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	return srv, fake
+}
+
 func fakeBedrock(t *testing.T, mode string) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
@@ -190,14 +204,7 @@ func TestFailingSidecarNeverChangesOrDelaysTheAnswer(t *testing.T) {
 
 // TestStatusAndSyncOfRAGcoreStartWithoutTheIndex: the index is built only where it is read.
 func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
+	srv, _ := embeddedRAGcore(t)
 	env := map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": srv.URL, "RAGCORE_TOKEN": "t"}
 	cfg, err := config.FromEnv(func(k string) string { return env[k] })
 	if err != nil {
@@ -279,14 +286,7 @@ func TestUnreachableRAGcoreIs503AndL1Unavailable(t *testing.T) {
 // /health says degraded with provider circuit_open, and once RAGcore answers again a probe after
 // the cool-down closes the breaker by itself.
 func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	rc := httptest.NewServer(fake)
-	defer rc.Close()
+	rc, fake := embeddedRAGcore(t)
 	fake.SetFaults(ragcorefake.Faults{Latency: time.Minute})
 	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": rc.URL, "RAGCORE_TOKEN": "t",
 		"AUTH_MODE": "local-headers", "RAGCORE_TIMEOUT_MS": "200", "RAGCORE_BREAKER_FAILURES": "2",
@@ -358,14 +358,7 @@ func TestHangingRAGcoreOpensTheBreakerAndRecovers(t *testing.T) {
 // at once, make at most a few RAGcore health calls: the provider's check is cached for a few
 // seconds and shared by concurrent probes, as the store's is.
 func TestAnonymousHealthProbesShareOneRAGcoreCheck(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	rc := httptest.NewServer(fake)
-	defer rc.Close()
+	rc, fake := embeddedRAGcore(t)
 	a := newApp(t, map[string]string{"KNOWLEDGE_PROVIDER": "ragcore", "RAGCORE_BASE_URL": rc.URL, "RAGCORE_TOKEN": "t"})
 	h := a.Handler.HTTP(RequestTimeout)
 	probe := func() {

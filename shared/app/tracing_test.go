@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/otlptest"
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
 // callerTrace is an incoming X-Ray trace header: the spans of the call continue its trace
@@ -24,14 +22,7 @@ const callerTrace = "Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42c
 // the handler carries the annotations, and no span holds the question's text. Then GET /status
 // traces its verification run and RAGcore calls the same way.
 func TestOTelSpansOfALookup(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := ragcorefake.New(ragcorefake.Options{Token: "t"})
-	fake.LoadCorpus(c, "mobilityops-procedures")
-	rag := httptest.NewServer(fake)
-	defer rag.Close()
+	rag, _ := embeddedRAGcore(t)
 	bedrock, _ := fakeBedrock(t, "ok")
 	rcv := otlptest.New(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.Endpoint)
