@@ -28,6 +28,8 @@ type floors struct {
 	primary, top3, factTop3, factAsk, grounded, offTopic, nearDomain float64
 	rightGrounded, notWrong, named                                   float64
 	resolved, notOffered, notConfirmed                               float64
+	// notComplemented is the share of the single-need answerable questions naming no complement.
+	notComplemented float64
 }
 
 func (f floors) check(t *testing.T, r Report) {
@@ -53,6 +55,7 @@ func (f floors) check(t *testing.T, r Report) {
 		{"resolved after at most one clarification", r.ResolvedRate(), f.resolved},
 		{"negatives offered nothing to choose", 1 - r.UnansweredOfferedRate(), f.notOffered},
 		{"negatives not grounded once confirmed", 1 - r.UnansweredConfirmedRate(), f.notConfirmed},
+		{"single-need questions naming no complement", 1 - r.SingleComplementRate(), f.notComplemented},
 	} {
 		if c.got < c.want {
 			t.Errorf("%s %.3f, floor %.2f", c.name, c.got, c.want)
@@ -93,10 +96,11 @@ func TestRetrievalQualityFloors(t *testing.T) {
 	// procedure, never (or almost never) on a wrong one, negatives not grounded.
 	pooledFloors := map[string]floors{
 		"demo": {rightGrounded: 0.55, notWrong: 0.96, factTop3: 0.75, offTopic: 0.97, nearDomain: 0.95,
-			resolved: 0.75, notOffered: 0.90, notConfirmed: 0.85},
-		"semantic": {rightGrounded: 0.95, notWrong: 1, offTopic: 1, nearDomain: 1, resolved: 0.98, notOffered: 1, notConfirmed: 1},
+			resolved: 0.75, notOffered: 0.90, notConfirmed: 0.85, notComplemented: 0.90},
+		"semantic": {rightGrounded: 0.95, notWrong: 1, offTopic: 1, nearDomain: 1, resolved: 0.98, notOffered: 1, notConfirmed: 1,
+			notComplemented: 0.90},
 		"realistic": {rightGrounded: 0.55, notWrong: 0.97, named: 0.90, primary: 0.85, top3: 0.93, offTopic: 0.97, nearDomain: 0.95,
-			resolved: 0.90, notOffered: 0.97, notConfirmed: 0.95},
+			resolved: 0.90, notOffered: 0.97, notConfirmed: 0.95, notComplemented: 0.90},
 	}
 	pooled := map[string]*Report{}
 	reported := map[string][]Row{}
