@@ -65,7 +65,8 @@ func complements(l *lexical.Lang, q analysed, primary int, views *[pathCount]pat
 			if specificCount(q.resolved, own) < MinPartWords || specificCount(q.resolved, covered&^held) == 0 && len(out) == 0 {
 				continue // no part of its own, or nothing of the primary's it lacks: a competitor
 			}
-			cand := part{doc: d, words: own, specific: specificWeight(q.resolved, own)}
+			_, weight := specific(q.resolved, own)
+			cand := part{doc: d, words: own, specific: weight}
 			if cand.specific <= best.specific || l.FrontHeld(q.resolved, d)&own == 0 || !cand.located(l, q) {
 				continue // the part names nothing of the procedure's subject, or its words are scattered
 			}
@@ -89,26 +90,21 @@ func wordsMask(q lexical.Question) uint64 {
 	return 1<<n - 1
 }
 
-// specificCount counts the specific words of mask m.
-func specificCount(q lexical.Question, m uint64) int {
-	n := 0
+// specific counts the specific words of mask m and sums their specificity.
+func specific(q lexical.Question, m uint64) (n int, weight float64) {
 	for ; m != 0; m &= m - 1 {
-		if q.WordSpecific(bits.TrailingZeros64(m)) >= PartSpecific {
+		if w := q.WordSpecific(bits.TrailingZeros64(m)); w >= PartSpecific {
 			n++
+			weight += w
 		}
 	}
-	return n
+	return n, weight
 }
 
-// specificWeight sums the specificity of the specific words of mask m.
-func specificWeight(q lexical.Question, m uint64) float64 {
-	w := 0.0
-	for ; m != 0; m &= m - 1 {
-		if s := q.WordSpecific(bits.TrailingZeros64(m)); s >= PartSpecific {
-			w += s
-		}
-	}
-	return w
+// specificCount counts the specific words of mask m.
+func specificCount(q lexical.Question, m uint64) int {
+	n, _ := specific(q, m)
+	return n
 }
 
 // bestSection finds the complement's section for its part (a focused search of its own
