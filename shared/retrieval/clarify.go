@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -148,4 +149,45 @@ func optionIDs(c *lookup.Clarification) []string {
 		ids[i] = o.Procedure
 	}
 	return ids
+}
+
+// leadingBlocks is how many of the first blocks an alternative's block never displaces: the
+// primary's best sections, where the answer's deciding detail is read first.
+const leadingBlocks = 3
+
+// showAlternatives makes room within topK for the best block of each alternative that no block is
+// of: an agent asked to relay a choice between situations reads each of them. Such a block takes
+// the place of the lowest-ranked block after the leading ones and after the complements' (which
+// follow the primary), or is added when the blocks are fewer than topK; with no room left, the
+// alternative is still named, its block not shown.
+// It returns the blocks unchanged when every alternative has one.
+func showAlternatives(l *lexical.Lang, alts []lookup.Alternative, blocks []ranked, complements, topK, extra int) ([]ranked, []lookup.EvidenceBlock, bool) {
+	lead := min(max(leadingBlocks, 1+complements), len(blocks))
+	var add []ranked
+	for _, a := range alts {
+		shown := func(b ranked) bool { return b.DocumentID == a.DocumentID }
+		if slices.ContainsFunc(blocks, shown) || slices.ContainsFunc(add, shown) {
+			continue
+		}
+		p, ok := alternativePassage(l, a)
+		if !ok || min(len(blocks), topK-len(add)-1) < lead {
+			continue // no section named, or no room but a leading block's
+		}
+		add = append(add, localBlock(l, lexical.Hit{Passage: p}, "l0:alternative"))
+	}
+	if len(add) == 0 {
+		return blocks, nil, false
+	}
+	order := append(slices.Clone(blocks[:min(len(blocks), topK-len(add))]), add...)
+	out, evidence := renumber(order, topK, extra)
+	return out, evidence, true
+}
+
+// alternativePassage is the index passage of an alternative's best block (its source's section).
+func alternativePassage(l *lexical.Lang, a lookup.Alternative) (int, bool) {
+	i := strings.LastIndexByte(a.Source, '#')
+	if i < 0 {
+		return 0, false
+	}
+	return l.PassageOf(a.DocumentID, a.Source[i+1:])
 }

@@ -1,8 +1,10 @@
 package retrieval
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -105,5 +107,70 @@ func TestReasonFigures(t *testing.T) {
 	}
 	if got := wordsOf(lexical.Support{Words: 3}); got != "3 informative words" {
 		t.Errorf("wordsOf = %q", got)
+	}
+}
+
+// An alternative none of the blocks is of gets its best block within top_k, after the leading
+// blocks and the complements' and in place of the lowest-ranked one, or added when there is room;
+// an alternative already shown, or one whose source names no section, changes nothing; with no
+// room after the leading blocks, the blocks stay as they are.
+func TestShowAlternatives(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	doc := func(id string) []int {
+		var out []int
+		for p := range l.Passages {
+			if d, _ := l.Doc(p); d.ID == id {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	primary, other := doc("access-failure"), doc("lost-and-found")
+	blocks := make([]ranked, 5)
+	for i := range blocks {
+		blocks[i] = localBlock(l, lexical.Hit{Passage: primary[i]}, "test")
+	}
+	alt := lookup.Alternative{DocumentID: "lost-and-found", Source: l.Source(other[2])}
+	ids := func(bs []ranked) []string {
+		out := make([]string, len(bs))
+		for i, b := range bs {
+			out[i] = b.Source
+		}
+		return out
+	}
+
+	got, evidence, ok := showAlternatives(l, []lookup.Alternative{alt}, blocks, 0, 5, 0)
+	if !ok || len(got) != 5 || got[4].Source != alt.Source || evidence[4].Rank != 5 {
+		t.Fatalf("blocks %v, want the alternative's block %s last of 5", ids(got), alt.Source)
+	}
+	if !slices.Equal(ids(got[:4]), ids(blocks[:4])) {
+		t.Errorf("the first four blocks moved: %v, were %v", ids(got[:4]), ids(blocks[:4]))
+	}
+	got, _, _ = showAlternatives(l, []lookup.Alternative{alt}, blocks, 3, 5, 0)
+	if got[4].Source != alt.Source || !slices.Equal(ids(got[:4]), ids(blocks[:4])) {
+		t.Errorf("with three complements: %v, want the first four kept and the alternative last", ids(got))
+	}
+	for name, alts := range map[string][]lookup.Alternative{
+		"already shown":   {{DocumentID: "access-failure", Source: l.Source(primary[5])}},
+		"no section":      {{DocumentID: "lost-and-found", Source: "procedures/en/lost-and-found.md"}},
+		"unknown section": {{DocumentID: "lost-and-found", Source: "procedures/en/lost-and-found.md#nowhere"}},
+	} {
+		if _, _, ok := showAlternatives(l, alts, blocks, 0, 5, 0); ok {
+			t.Errorf("%s: the blocks changed", name)
+		}
+	}
+	if _, _, ok := showAlternatives(l, []lookup.Alternative{alt}, blocks[:3], 0, 3, 0); ok {
+		t.Error("top_k 3: an alternative displaced a leading block")
+	}
+	if got, _, _ := showAlternatives(l, []lookup.Alternative{alt}, blocks[:2], 0, 5, 0); len(got) != 3 || got[2].Source != alt.Source {
+		t.Errorf("two blocks of five: %v, want the alternative's added third", ids(got))
+	}
+	two := []lookup.Alternative{alt, {DocumentID: "fines-and-parking", Source: l.Source(doc("fines-and-parking")[1])}}
+	if got, _, _ := showAlternatives(l, two, blocks, 0, 5, 0); got[3].Source != alt.Source || got[4].Source != two[1].Source {
+		t.Errorf("two alternatives: %v, want both after the three leading blocks", ids(got))
 	}
 }

@@ -198,6 +198,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
+	rel := s.judge(l, q, conf, blocks, l1, &views, matches, parts)
+	if b, e, ok := showAlternatives(l, rel.Alternatives, blocks, len(rel.Complements), req.TopK, len(outdated)); ok {
+		blocks, evidence = b, e
+	}
 	ownReasons(l, text, question, blocks)
 	v.announce(req.Language, blocks)
 	res := outcome{
@@ -213,7 +217,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		},
 		blocks: blocks,
 	}
-	res.relevance = s.judge(l, q, conf, blocks, l1, &views, matches, parts)
+	res.relevance = rel
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
