@@ -160,11 +160,11 @@ const leadingBlocks = 3
 // the place of the lowest-ranked block after the leading ones and after the complements' (which
 // follow the primary), or is added when the blocks are fewer than topK; with no room left, the
 // alternative is still named, its block not shown.
-// It returns the blocks unchanged when every alternative has one.
-func showAlternatives(l *lexical.Lang, alts []lookup.Alternative, blocks []ranked, complements, topK, extra int) ([]ranked, []lookup.EvidenceBlock, bool) {
-	lead := min(max(leadingBlocks, 1+complements), len(blocks))
+// It returns the blocks and their evidence unchanged when every alternative has one.
+func showAlternatives(l *lexical.Lang, r judgement, blocks []ranked, evidence []lookup.EvidenceBlock, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	lead := min(max(leadingBlocks, 1+len(r.Complements)), len(blocks))
 	var add []ranked
-	for _, a := range alts {
+	for _, a := range r.Alternatives {
 		shown := func(b ranked) bool { return b.DocumentID == a.DocumentID }
 		if slices.ContainsFunc(blocks, shown) || slices.ContainsFunc(add, shown) {
 			continue
@@ -176,11 +176,10 @@ func showAlternatives(l *lexical.Lang, alts []lookup.Alternative, blocks []ranke
 		add = append(add, localBlock(l, lexical.Hit{Passage: p}, "l0:alternative"))
 	}
 	if len(add) == 0 {
-		return blocks, nil, false
+		return blocks, evidence
 	}
 	order := append(slices.Clone(blocks[:min(len(blocks), topK-len(add))]), add...)
-	out, evidence := renumber(order, topK, extra)
-	return out, evidence, true
+	return renumber(order, topK, extra)
 }
 
 // alternativePassage is the index passage of an alternative's best block (its source's section).

@@ -135,6 +135,11 @@ func TestShowAlternatives(t *testing.T) {
 		blocks[i] = localBlock(l, lexical.Hit{Passage: primary[i]}, "test")
 	}
 	alt := lookup.Alternative{DocumentID: "lost-and-found", Source: l.Source(other[2])}
+	show := func(alts []lookup.Alternative, bs []ranked, complements, topK int) ([]ranked, []lookup.EvidenceBlock, bool) {
+		r := judgement{Relevance: lookup.Relevance{Alternatives: alts, Complements: make([]lookup.Complement, complements)}}
+		got, evidence := showAlternatives(l, r, bs, nil, topK, 0)
+		return got, evidence, evidence != nil
+	}
 	ids := func(bs []ranked) []string {
 		out := make([]string, len(bs))
 		for i, b := range bs {
@@ -143,14 +148,14 @@ func TestShowAlternatives(t *testing.T) {
 		return out
 	}
 
-	got, evidence, ok := showAlternatives(l, []lookup.Alternative{alt}, blocks, 0, 5, 0)
+	got, evidence, ok := show([]lookup.Alternative{alt}, blocks, 0, 5)
 	if !ok || len(got) != 5 || got[4].Source != alt.Source || evidence[4].Rank != 5 {
 		t.Fatalf("blocks %v, want the alternative's block %s last of 5", ids(got), alt.Source)
 	}
 	if !slices.Equal(ids(got[:4]), ids(blocks[:4])) {
 		t.Errorf("the first four blocks moved: %v, were %v", ids(got[:4]), ids(blocks[:4]))
 	}
-	got, _, _ = showAlternatives(l, []lookup.Alternative{alt}, blocks, 3, 5, 0)
+	got, _, _ = show([]lookup.Alternative{alt}, blocks, 3, 5)
 	if got[4].Source != alt.Source || !slices.Equal(ids(got[:4]), ids(blocks[:4])) {
 		t.Errorf("with three complements: %v, want the first four kept and the alternative last", ids(got))
 	}
@@ -159,18 +164,18 @@ func TestShowAlternatives(t *testing.T) {
 		"no section":      {{DocumentID: "lost-and-found", Source: "procedures/en/lost-and-found.md"}},
 		"unknown section": {{DocumentID: "lost-and-found", Source: "procedures/en/lost-and-found.md#nowhere"}},
 	} {
-		if _, _, ok := showAlternatives(l, alts, blocks, 0, 5, 0); ok {
+		if _, _, ok := show(alts, blocks, 0, 5); ok {
 			t.Errorf("%s: the blocks changed", name)
 		}
 	}
-	if _, _, ok := showAlternatives(l, []lookup.Alternative{alt}, blocks[:3], 0, 3, 0); ok {
+	if _, _, ok := show([]lookup.Alternative{alt}, blocks[:3], 0, 3); ok {
 		t.Error("top_k 3: an alternative displaced a leading block")
 	}
-	if got, _, _ := showAlternatives(l, []lookup.Alternative{alt}, blocks[:2], 0, 5, 0); len(got) != 3 || got[2].Source != alt.Source {
+	if got, _, _ := show([]lookup.Alternative{alt}, blocks[:2], 0, 5); len(got) != 3 || got[2].Source != alt.Source {
 		t.Errorf("two blocks of five: %v, want the alternative's added third", ids(got))
 	}
 	two := []lookup.Alternative{alt, {DocumentID: "fines-and-parking", Source: l.Source(doc("fines-and-parking")[1])}}
-	if got, _, _ := showAlternatives(l, two, blocks, 0, 5, 0); got[3].Source != alt.Source || got[4].Source != two[1].Source {
+	if got, _, _ := show(two, blocks, 0, 5); got[3].Source != alt.Source || got[4].Source != two[1].Source {
 		t.Errorf("two alternatives: %v, want both after the three leading blocks", ids(got))
 	}
 }

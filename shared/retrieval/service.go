@@ -199,9 +199,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
 	rel := s.judge(l, q, conf, blocks, l1, &views, matches, parts)
-	if b, e, ok := showAlternatives(l, rel.Alternatives, blocks, len(rel.Complements), req.TopK, len(outdated)); ok {
-		blocks, evidence = b, e
-	}
+	blocks, evidence = showAlternatives(l, rel, blocks, evidence, req.TopK, len(outdated))
 	ownReasons(l, text, question, blocks)
 	v.announce(req.Language, blocks)
 	res := outcome{
