@@ -267,13 +267,13 @@ func decode(c *call, v any) *Error {
 	if err := checkJSON(c); err != nil {
 		return err
 	}
-	if err := checkBody(c.req.Body); err != nil {
+	if err := checkBody(c.body); err != nil {
 		return err
 	}
-	if err := json.NewDecoder(bytes.NewReader(c.req.Body)).Decode(v); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(c.body)).Decode(v); err != nil {
 		return jsonError(err)
 	}
-	if name, ok := request.UnknownMember(c.req.Body, v); ok {
+	if name, ok := request.UnknownMember(c.body, v); ok {
 		return invalid(name, request.UnknownMemberMessage(name))
 	}
 	return nil
@@ -283,14 +283,14 @@ func decode(c *call, v any) *Error {
 // order: its size, that there is one, and its content type (jsonContentType). checkBody reads
 // the content next.
 func checkJSON(c *call) *Error {
-	if len(c.req.Body) > MaxBody {
+	if len(c.body) > MaxBody {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
 	}
-	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
+	if len(strings.TrimSpace(string(c.body))) == 0 {
 		return invalid("", "a JSON request body is required")
 	}
-	return jsonContentType(c.req.Header["content-type"])
+	return jsonContentType(header(c.r, "Content-Type"))
 }
 
 // jsonContentType checks the Content-Type of a JSON body: application/json, and no charset but
