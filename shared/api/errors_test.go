@@ -15,7 +15,13 @@ import (
 )
 
 // fakes stands for the three services: every method answers err (wrapped, as services wrap it).
-type fakes struct{ err error }
+type fakes struct {
+	// Embedded, so that an operation added to a service's interface needs no change here.
+	lookupService
+	statusService
+	syncService
+	err error
+}
 
 var (
 	_ api.Lookup = fakes{}
