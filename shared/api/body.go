@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -237,29 +238,16 @@ func textProblem(lit []byte) string {
 			i += size
 		}
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			if r == 0 {
-				return "a NUL character"
-			}
-			return fmt.Sprintf("a control character (U+%04X); only tab, CR and LF are allowed", r)
+			return request.ControlProblem(r)
 		}
 	}
 	return ""
 }
 
+// hex4 reads the four hex digits of a \u escape, which the decoder has checked.
 func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		}
-	}
-	return r
+	r, _ := strconv.ParseUint(string(b), 16, 32)
+	return rune(r)
 }
 
 // decode reads a JSON object body into v after the checks of checkJSON.
