@@ -119,6 +119,10 @@ func NewFunction(f Function, s Services, auth AuthMode, log *slog.Logger) *Handl
 		pattern := r.method() + " " + r.path()
 		h.routes[pattern] = r
 		serve := r.needs(s) && (f == "" || f == r.function)
+		if f == r.function && !serve {
+			// A main that does not wire what its routes need: the route answers 404.
+			log.Error("a route of the function has no service", "function", f, "route", pattern)
+		}
 		h.served[pattern] = serve
 		h.mux.Handle(pattern, h.handle(r, serve))
 	}
