@@ -26,7 +26,9 @@ import (
 // services wrap it.
 type failing struct {
 	// Embedded, so that an operation added to api.Lookup or api.Status needs no change here.
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
 	lookupService
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
 	statusService
 	err error
 }
