@@ -79,11 +79,13 @@ func authorizerOf(ctx context.Context) *authorizer {
 	return a
 }
 
-// recorder is the http.ResponseWriter an event's response is written into.
+// recorder is the http.ResponseWriter an event's response is written into. The body is a
+// strings.Builder sized by the first write (the whole JSON answer, usually): the event's body is
+// a string, made without another copy.
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   strings.Builder
 }
 
 func (w *recorder) Header() http.Header { return w.header }
@@ -96,6 +98,9 @@ func (w *recorder) WriteHeader(status int) {
 
 func (w *recorder) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	if w.body.Len() == 0 {
+		w.body.Grow(len(b))
+	}
 	return w.body.Write(b)
 }
 
