@@ -50,7 +50,7 @@ func EventRequest(ctx context.Context, ev events.APIGatewayV2HTTPRequest) *http.
 			body = b
 		}
 	}
-	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil {
+	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil && a.JWT.Claims != nil {
 		ctx = context.WithValue(ctx, authorizerKey{}, &authorizer{Claims: a.JWT.Claims, Scopes: a.JWT.Scopes})
 	}
 	r := (&http.Request{Method: ev.RequestContext.HTTP.Method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
