@@ -69,3 +69,31 @@ func check(t *testing.T, name string, status int, allow, location string, body [
 		t.Errorf("%s: %d %q Allow %q Location %q, want %d %s Allow %q", name, status, body, allow, location, wantStatus, wantCode, wantAllow)
 	}
 }
+
+// FuzzEventPath: whatever method, raw path and query an event carries, the answer is a JSON body
+// of the contract with its correlation id, never a redirect, and only a known route answers
+// other than 404 or 405.
+func FuzzEventPath(f *testing.F) {
+	h, _ := newHandler(f, api.AuthJWT)
+	for _, s := range [][3]string{{"GET", api.BasePath + "/status", "language=de"}, {"POST", api.BasePath + "//lookup", ""},
+		{"GET", api.BasePath + "/invocations/a%2Fb", ""}, {"HEAD", api.BasePath + "/health", ""}, {"get", "/x/../y", "a;b"},
+		{"DELETE", api.BasePath + "/mcp", ""}, {"GET", "", ""}, {"GET", api.BasePath + "/st%61tus", "%zz"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, method, path, query string) {
+		ev := event(method, path, "", reader, nil)
+		ev.RawQueryString = query
+		resp, err := h.Lambda(t.Context(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		if json.Unmarshal([]byte(resp.Body), &body) != nil || body["correlation_id"] == nil || resp.Headers["Location"] != "" ||
+			resp.StatusCode < 200 || resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			t.Fatalf("%s %q ? %q: %d %v %s", method, path, query, resp.StatusCode, resp.Headers, resp.Body)
+		}
+		if resp.StatusCode != 404 && resp.StatusCode != 405 && !strings.HasPrefix(path, api.BasePath+"/") {
+			t.Fatalf("%s %q: %d outside the base path", method, path, resp.StatusCode)
+		}
+	})
+}
