@@ -110,7 +110,7 @@ mem-limit: deps
 ## found nothing with "context deadline exceeded" at the time limit: without a failing input, that
 ## is reported and not counted as a failure.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := shared/api:FuzzRequestBody shared/api:FuzzMCPMessage shared/textproc:FuzzGroups knowledge:FuzzParse \
+FUZZ_TARGETS := shared/api:FuzzRequestBody shared/api:FuzzMCPMessage shared/api:FuzzEventPath shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
 	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments shared/lexical:FuzzPrebuilt \
 	shared/textproc:FuzzAnswerScans shared/tracelog:FuzzReplay shared/textproc:FuzzNormalizedLen

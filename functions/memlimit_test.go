@@ -253,7 +253,7 @@ func referenceHandler(t *testing.T, dir string) *api.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.Handler(api.Services{Lookup: p.Lookup(nil)})
+	return p.Handler(api.FunctionLookup, api.Services{Lookup: p.Lookup(nil)})
 }
 
 // stable is a lookup's response body without what differs between two identical lookups (the

@@ -3,13 +3,9 @@ package functions_test
 import (
 	"context"
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,12 +20,12 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/obs"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/mcpwire"
 )
 
-// functionsOf maps each function's logical id in template.yaml to its name in the code.
-var functionsOf = map[string]string{
-	"LookupFunction": app.FunctionLookup, "StatusFunction": app.FunctionStatus, "SyncFunction": app.FunctionSync,
+// functionsOf maps each function's logical id in template.yaml to the function in the code,
+// whose routes api's route tables declare.
+var functionsOf = map[string]api.Function{
+	"LookupFunction": api.FunctionLookup, "StatusFunction": api.FunctionStatus, "SyncFunction": api.FunctionSync,
 }
 
 // dynamoActions are the only table actions each function may use: the store calls it makes.
@@ -59,77 +55,25 @@ const catchAllPath = "/{proxy+}"
 // but OPTIONS, which the gateway answers itself when CORS is on.
 var catchAllMethods = []string{"DELETE", "GET", "HEAD", "PATCH", "POST", "PUT"}
 
-// mainWiring is what a function's main.go hands the api package and the Lambda runtime, read
-// from its source: the fields of the api.Services it builds its handler from (which decide the
-// routes it serves) and whether it starts with LambdaWithSchedule (the scheduled refresh).
-type mainWiring struct {
-	services []string
-	schedule bool
-}
-
-// readMain parses functions/<function>/main.go for its wiring. It fails the test when the main
-// does not build exactly one handler from an api.Services literal.
-func readMain(t *testing.T, function string) mainWiring {
-	t.Helper()
-	root, err := ddblocal.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(root, "functions", function, "main.go")
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w mainWiring
-	literals := 0
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CompositeLit:
-			if sel, ok := n.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Services" {
-				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "api" {
-					literals++
-					for _, e := range n.Elts {
-						kv, ok := e.(*ast.KeyValueExpr)
-						key, _ := kv.Key.(*ast.Ident)
-						if !ok || key == nil {
-							t.Fatalf("%s: api.Services without field names", path)
-						}
-						w.services = append(w.services, key.Name)
-					}
-				}
-			}
-		case *ast.SelectorExpr:
-			if n.Sel.Name == "LambdaWithSchedule" {
-				w.schedule = true
-			}
+// declared are the routes api's route tables give function, "METHOD /path" as the template
+// writes them, with the scopes of each and the public ones.
+func declared(function api.Function) (routes []string, scopes map[string][]string, public []string) {
+	scopes = map[string][]string{}
+	for _, r := range api.Routes(function) {
+		key := r.Method + " " + r.Path
+		routes = append(routes, key)
+		scopes[key] = r.Scopes
+		if r.Public {
+			public = append(public, key)
 		}
-		return true
-	})
-	if literals != 1 || len(w.services) == 0 {
-		t.Fatalf("%s: %d api.Services literals with fields %v, want one that names the function's services", path, literals, w.services)
 	}
-	return w
+	return routes, scopes, public
 }
 
-// mainHandler is the handler function's main.go builds: the app's services, only those the main
-// hands to api.Services, so that its routes, scopes and public routes are the main's.
-func mainHandler(t *testing.T, a *app.App, function string) *api.Handler {
-	t.Helper()
-	all := api.Services{Lookup: a.Service, Status: a.Status, Sync: a.Sync, MCP: mcpwire.New(a.Service, a.Status, a.Log)}
-	var s api.Services
-	for _, field := range readMain(t, function).services {
-		from := reflect.ValueOf(all).FieldByName(field)
-		if !from.IsValid() {
-			t.Fatalf("functions/%s/main.go sets api.Services.%s, which does not exist", function, field)
-		}
-		reflect.ValueOf(&s).Elem().FieldByName(field).Set(from)
-	}
-	return api.New(s, api.AuthMode(a.Config.AuthMode), a.Log)
-}
-
-// TestTemplateRoutesMatchTheHandlers keeps each function's HttpApi routes and the routes its
-// main.go wires the same, with the catch-all routes on one function, and the schedule on the
-// function whose main serves it.
+// TestTemplateRoutesMatchTheHandlers keeps each function's HttpApi routes and the routes api's
+// route tables declare for it the same, with the catch-all routes on one function, and the
+// schedule on the function the declaration says it invokes. The app's handler of each function
+// (the services its main wires, served as the declaration says) serves every declared route.
 func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 	tpl := openTemplate(t, nil)
 	def, _ := config.FromEnv(func(string) string { return "" })
@@ -161,20 +105,21 @@ func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 				catchAll[logicalID] = append(catchAll[logicalID], *h.Method)
 				continue
 			}
-			routes = append(routes, *h.Method+" "+param.ReplaceAllString(*h.Path, "{}"))
+			routes = append(routes, *h.Method+" "+*h.Path)
 		}
-		want := mainHandler(t, a, function).Routes()
-		slices.Sort(routes)
-		slices.Sort(want)
-		if len(want) == 0 || !slices.Equal(routes, want) {
-			t.Errorf("%s: template routes %v, functions/%s/main.go's routes %v", logicalID, routes, function, want)
+		want, _, _ := declared(function)
+		if len(want) == 0 || !equalSets(routes, want) {
+			t.Errorf("%s: template routes %v, the routes declared for %s %v", logicalID, routes, function, want)
 		}
-		// The app's handler of one function, which the other tests serve, is the main's.
-		if copied := a.FunctionHandler(function).Routes(); !equalSets(copied, want) {
-			t.Errorf("%s: app.FunctionHandler's routes %v, functions/%s/main.go's %v", logicalID, copied, function, want)
+		var anonymous []string
+		for _, r := range want {
+			anonymous = append(anonymous, param.ReplaceAllString(r, "{}"))
 		}
-		if main := readMain(t, function).schedule; main != scheduled {
-			t.Errorf("%s: a Schedule event %v, functions/%s/main.go serves the schedule %v", logicalID, scheduled, function, main)
+		if served := a.FunctionHandler(string(function)).Routes(); !equalSets(served, anonymous) {
+			t.Errorf("%s: app.FunctionHandler serves %v, the declared routes are %v", logicalID, served, anonymous)
+		}
+		if function.Scheduled() != scheduled {
+			t.Errorf("%s: a Schedule event %v, %s declared scheduled %v", logicalID, scheduled, function, function.Scheduled())
 		}
 		if md, _ := f.AWSCloudFormationMetadata["BuildMethod"].(string); md != "makefile" {
 			t.Errorf("%s: BuildMethod %q, want makefile", logicalID, md)
@@ -454,10 +399,8 @@ func TestTemplateRouteScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	param := regexp.MustCompile(`\{[a-z_]+\}`)
 	for logicalID, function := range functionsOf {
-		handler := mainHandler(t, a, function)
-		want := handler.RouteScopes()
+		_, want, publicRoutes := declared(function)
 		f, _ := tpl.GetServerlessFunctionWithName(logicalID)
 		for name, ev := range f.Events {
 			if ev.Type != "HttpApi" {
@@ -465,8 +408,8 @@ func TestTemplateRouteScopes(t *testing.T) {
 			}
 			h := ev.Properties.HttpApiEvent
 			var got []string
-			route := *h.Method + " " + param.ReplaceAllString(*h.Path, "{}")
-			public := slices.Contains(handler.PublicRoutes(), route)
+			route := *h.Method + " " + *h.Path
+			public := slices.Contains(publicRoutes, route)
 			if h.Auth != nil {
 				got = h.Auth.AuthorizationScopes
 				switch {

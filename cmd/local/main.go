@@ -1,5 +1,6 @@
-// Command local serves the API on LOCAL_ADDR (default 127.0.0.1:3000) with the same handler the
-// Lambda functions use; only the transport adapter differs. `make local` runs it with
+// Command local serves the API on LOCAL_ADDR (default 127.0.0.1:3000) with the same
+// http.Handler the Lambda functions use, every function's routes; there, each API Gateway event
+// is converted to an *http.Request first (api.EventRequest). `make local` runs it with
 // AUTH_MODE=local-headers.
 package main
 

@@ -1,7 +1,6 @@
-// Command lookup is the lookup Lambda function: POST /lookup, POST /ask and
-// GET /invocations/{invocation_id} and the MCP endpoint (/mcp) behind API Gateway (HTTP API,
-// payload 2.0), and the catch-all
-// routes that answer 404 and 405 for the whole API.
+// Command lookup is the lookup Lambda function: the routes shared/api declares for
+// api.FunctionLookup (routes.go: lookup, ask, invocations, the MCP endpoint) behind API Gateway
+// (HTTP API, payload 2.0), and the catch-all routes that answer 404 and 405 for the whole API.
 package main
 
 import (
@@ -22,7 +21,7 @@ func main() {
 	side, health := sidecarwire.New(ctx, p)
 	st := wire.Must(p.Status(health)) // knowledge_status, the MCP tool
 	svc := p.Lookup(side)
-	h := p.Handler(api.Services{Lookup: svc, MCP: mcpwire.New(svc, st, p.Log)})
+	h := p.Handler(api.FunctionLookup, api.Services{Lookup: svc, MCP: mcpwire.New(svc, st, p.Log)})
 	p.Initialised(ctx, health.Status)
 	lambda.Start(h.Lambda)
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/indexsync"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/status"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -56,9 +55,10 @@ func newServices(t testing.TB) (api.Services, *slog.Logger, *bytes.Buffer) {
 }
 
 // recordingLookup records the requests the routes hand the lookup service. A lookup answers
-// result when it is set, else next's answer, as do the other calls.
+// result when it is set, else the embedded service's answer, as do the other calls (embedded, an
+// operation added to api.Lookup needs no change here).
 type recordingLookup struct {
-	next    api.Lookup
+	lookupService
 	result  *lookup.Result
 	lookups []lookup.LookupRequest
 	asks    []lookup.AskRequest
@@ -69,17 +69,20 @@ func (r *recordingLookup) Lookup(ctx context.Context, req lookup.LookupRequest) 
 	if r.result != nil {
 		return *r.result, nil
 	}
-	return r.next.Lookup(ctx, req)
+	return r.lookupService.Lookup(ctx, req)
 }
 
 func (r *recordingLookup) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer, error) {
 	r.asks = append(r.asks, req)
-	return r.next.Ask(ctx, req)
+	return r.lookupService.Ask(ctx, req)
 }
 
-func (r *recordingLookup) Invocation(ctx context.Context, id string, actor port.Actor) (lookup.Trace, error) {
-	return r.next.Invocation(ctx, id, actor)
-}
+// The services' interfaces under names that are not their methods', for fakes to embed.
+type (
+	lookupService = api.Lookup
+	statusService = api.Status
+	syncService   = api.Sync
+)
 
 var testNS = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 
@@ -213,7 +216,7 @@ func asJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 // response says so; a given language always wins, whatever the question's language.
 func TestLanguageDetection(t *testing.T) {
 	s, log, _ := newServices(t)
-	rec := &recordingLookup{next: s.Lookup}
+	rec := &recordingLookup{lookupService: s.Lookup}
 	s.Lookup = rec
 	h := api.New(s, api.AuthJWT, log)
 	german := "Karre springt nicht an, Kunde steht auf dem Standstreifen"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -237,29 +238,16 @@ func textProblem(lit []byte) string {
 			i += size
 		}
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			if r == 0 {
-				return "a NUL character"
-			}
-			return fmt.Sprintf("a control character (U+%04X); only tab, CR and LF are allowed", r)
+			return request.ControlProblem(r)
 		}
 	}
 	return ""
 }
 
+// hex4 reads the four hex digits of a \u escape, which the decoder has checked.
 func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		}
-	}
-	return r
+	r, _ := strconv.ParseUint(string(b), 16, 32)
+	return rune(r)
 }
 
 // decode reads a JSON object body into v after the checks of checkJSON.
@@ -267,13 +255,13 @@ func decode(c *call, v any) *Error {
 	if err := checkJSON(c); err != nil {
 		return err
 	}
-	if err := checkBody(c.req.Body); err != nil {
+	if err := checkBody(c.body); err != nil {
 		return err
 	}
-	if err := json.NewDecoder(bytes.NewReader(c.req.Body)).Decode(v); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(c.body)).Decode(v); err != nil {
 		return jsonError(err)
 	}
-	if name, ok := request.UnknownMember(c.req.Body, v); ok {
+	if name, ok := request.UnknownMember(c.body, v); ok {
 		return invalid(name, request.UnknownMemberMessage(name))
 	}
 	return nil
@@ -283,14 +271,14 @@ func decode(c *call, v any) *Error {
 // order: its size, that there is one, and its content type (jsonContentType). checkBody reads
 // the content next.
 func checkJSON(c *call) *Error {
-	if len(c.req.Body) > MaxBody {
+	if len(c.body) > MaxBody {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
 	}
-	if len(strings.TrimSpace(string(c.req.Body))) == 0 {
+	if len(strings.TrimSpace(string(c.body))) == 0 {
 		return invalid("", "a JSON request body is required")
 	}
-	return jsonContentType(c.req.Header["content-type"])
+	return jsonContentType(header(c.r, "Content-Type"))
 }
 
 // jsonContentType checks the Content-Type of a JSON body: application/json, and no charset but

@@ -57,7 +57,7 @@ func classified(e request.Error) *Error {
 func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
 	e := request.Classify(err)
 	if e.Code == CodeInternal {
-		h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.req.Path,
+		h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.r.URL.Path,
 			"error", port.SafeError(err))
 	}
 	return classified(e)

@@ -15,7 +15,16 @@ import (
 )
 
 // fakes stands for the three services: every method answers err (wrapped, as services wrap it).
-type fakes struct{ err error }
+type fakes struct {
+	// Embedded, so that an operation added to a service's interface needs no change here.
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
+	lookupService
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
+	statusService
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
+	syncService
+	err error
+}
 
 var (
 	_ api.Lookup = fakes{}

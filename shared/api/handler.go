@@ -1,6 +1,8 @@
-// Package api is the HTTP surface of the API (docs/openapi.yaml), independent of transport: a Handler serves a
-// Request and returns a Response, and thin adapters connect it to API Gateway HTTP API events
-// (payload 2.0) in Lambda and to net/http for the local API. Both run the same code.
+// Package api is the HTTP surface of the API (docs/openapi.yaml): a Handler is an http.Handler
+// whose routes are ServeMux method patterns ("POST /lookup"), declared once per Lambda function
+// in the route tables. The local API serves it directly; in Lambda, an API Gateway HTTP API event
+// (payload 2.0) is converted to an *http.Request once, at the edge (edge.go). Both run the same
+// code.
 package api
 
 import (
@@ -8,15 +10,18 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
+	"path"
 	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -44,52 +49,23 @@ const (
 	AuthLocalHeaders AuthMode = "local-headers"
 )
 
-// Request is a transport-neutral HTTP request.
-type Request struct {
-	Method string
-	// Path is the path after any stage prefix, e.g. "/api/v1/knowledge/lookup".
-	Path string
-	// Header holds request headers with lower-case names.
-	Header map[string]string
-	// Query holds the query string parameters.
-	Query url.Values
-	// RawQuery is the query string as received, without the "?": a route that refuses what it
-	// does not define reads it, as Query drops malformed pairs.
-	RawQuery string
-	Body     []byte
-	// BodyErr is set by a transport that could not read the body whole (cut off, client gone,
-	// read timeout): such a request is refused, never served from the part that arrived.
-	BodyErr error
-	// Claims are the JWT authorizer's claims (deployed); nil when there is no authorizer.
-	Claims map[string]string
-	// AuthorizerScopes are the scopes the JWT authorizer lists beside the claims, when it does.
-	AuthorizerScopes []string
-	// RequestID is the platform's request id (Lambda), for logs.
-	RequestID string
-	// TraceID is the X-Ray trace header of the invocation (Lambda), for logs.
-	TraceID string
-}
-
-// Response is a transport-neutral HTTP response.
-type Response struct {
-	Status int
-	Header map[string]string
-	Body   []byte
-}
-
-// Handler serves the routes of docs/openapi.yaml.
+// Handler serves the routes of docs/openapi.yaml: an http.Handler whose routes are ServeMux
+// method patterns. The local API serves it directly (HTTP adds the request deadline); a Lambda
+// function serves it through Lambda, which converts the API Gateway event once (edge.go).
 type Handler struct {
 	svc    Lookup
 	status Status
 	sync   Sync
 	auth   AuthMode
 	log    *slog.Logger
-	routes []route
 	now    func() time.Time
 	warm   atomic.Bool // false until the first request: cold_start in the request log
 
-	mcpServer MCPServer // POST, GET and DELETE /mcp; nil where the function serves no MCP
-	tracer    Tracer    // nil: no spans
+	mux       *http.ServeMux
+	routes    map[string]*route // by pattern, as the mux names it
+	served    map[string]bool   // the patterns this handler serves; the others answer 404
+	mcpServer MCPServer         // POST, GET and DELETE /mcp; nil where the function serves no MCP
+	tracer    Tracer            // nil: no spans
 }
 
 // Tracer opens the span of one invocation, continuing the caller's trace from an X-Amzn-Trace-Id
@@ -113,66 +89,73 @@ func (h *Handler) span(ctx context.Context, name, header string) (context.Contex
 	return h.tracer.Invocation(ctx, name, header)
 }
 
-type route struct {
-	method string
-	path   string   // relative to BasePath; a trailing "/{}" matches one path segment
-	scopes []string // any one of them admits the actor
-	serve  func(ctx context.Context, c *call) (any, *Error)
-}
-
-// publicRoutes, "METHOD /path" relative to BasePath, also serve a request without credentials,
-// with the zero actor: the route answers it what anyone may know (GET /health, the uptime
-// probe: the status alone). Credentials, when a request has them, are checked as anywhere.
-var publicRoutes = map[string]bool{http.MethodGet + " /health": true}
-
-func (r route) public() bool { return publicRoutes[r.method+" "+r.path] }
-
 // call is one request in flight.
 type call struct {
-	req           Request
+	r             *http.Request
+	body          []byte // read whole before the route runs, at most MaxBody+1 bytes
 	correlationID string
 	actor         port.Actor
-	param         string   // the {} segment of the route
+	log           *slog.Logger
 	allow         []string // methods the path takes, when the request's method is not one
 	status        int      // success status, 200 unless set
 }
 
-// New builds the handler. Every route of docs/openapi.yaml is known, so that a wrong method gets its 405
-// with the right Allow header whichever function receives it; only the routes of the services
-// given are served, the others answer 404.
+type callKey struct{}
+
+// New builds the handler of every function whose services are given (the local API, tests).
+// Every route of docs/openapi.yaml is known, so that a wrong method gets its 405 with the right
+// Allow header whichever function receives it; only the routes of the services given are
+// served, the others answer 404.
 func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
-	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, mcpServer: s.MCP, auth: auth, log: log, now: time.Now}
-	when := func(on bool, f func(context.Context, *call) (any, *Error)) func(context.Context, *call) (any, *Error) {
-		if on {
-			return f
+	return NewFunction("", s, auth, log)
+}
+
+// NewFunction builds the handler of one Lambda function: the routes the route tables give it
+// ("" for every function's), served by the services given.
+func NewFunction(f Function, s Services, auth AuthMode, log *slog.Logger) *Handler {
+	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, mcpServer: s.MCP, auth: auth, log: log, now: time.Now,
+		mux: http.NewServeMux(), routes: map[string]*route{}, served: map[string]bool{}}
+	for _, r := range routeTable {
+		pattern := r.method() + " " + r.path()
+		h.routes[pattern] = r
+		serve := r.needs(s) && (f == "" || f == r.function)
+		if f == r.function && !serve {
+			// A main that does not wire what its routes need: the route answers 404.
+			log.Error("a route of the function has no service", "function", f, "route", pattern)
 		}
-		return nil
-	}
-	h.routes = []route{
-		{http.MethodPost, "/lookup", []string{ScopeRead}, when(s.Lookup != nil, h.lookup)},
-		{http.MethodPost, "/ask", []string{ScopeRead}, when(s.Lookup != nil, h.ask)},
-		// Own invocations need knowledge:read; knowledge:admin reads any (the service checks which).
-		{http.MethodGet, "/invocations/{}", []string{ScopeRead, ScopeAdmin}, when(s.Lookup != nil, h.invocation)},
-		{http.MethodGet, "/status", []string{ScopeRead}, when(s.Status != nil, h.getStatus)},
-		// Public (publicRoutes): without credentials, the status alone.
-		{http.MethodGet, "/health", []string{ScopeRead}, when(s.Status != nil, h.health)},
-		{http.MethodPost, "/sync", []string{ScopeSync}, when(s.Sync != nil, h.postSync)},
-		{http.MethodPost, "/sync-reports", []string{ScopeSyncReport}, when(s.Sync != nil, h.postSyncReport)},
-		// The MCP server answers GET and DELETE itself (405, stateless), after the same authorisation.
-		{http.MethodPost, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
-		{http.MethodGet, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
-		{http.MethodDelete, "/mcp", []string{ScopeRead}, when(s.MCP != nil, h.mcp)},
+		h.served[pattern] = serve
+		h.mux.Handle(pattern, h.handle(r, serve))
 	}
 	return h
 }
 
+// handle serves one route: it authorises the call (a public route without credentials serves
+// the zero actor), then runs the route. A route this handler does not serve answers 404.
+func (h *Handler) handle(r *route, serve bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		c := req.Context().Value(callKey{}).(*call)
+		c.r = req
+		if !serve {
+			h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"})
+			return
+		}
+		if !r.public || h.credentials(c) {
+			if err := h.authorize(c, r.scopes); err != nil {
+				h.fail(w, c, err)
+				return
+			}
+		}
+		r.serve(h, w, c)
+	})
+}
+
 // Routes lists the handler's routes as "METHOD /path" under BasePath, path parameters written
-// "{}", for checks against the deployment template.
+// "{}", for checks against the deployment template and the OpenAPI document.
 func (h *Handler) Routes() []string {
-	out := make([]string, 0, len(h.routes))
-	for _, r := range h.routes {
-		if r.serve != nil {
-			out = append(out, r.method+" "+BasePath+r.path)
+	var out []string
+	for _, r := range routeTable {
+		if h.served[r.method()+" "+r.path()] {
+			out = append(out, r.method()+" "+anonymous(r.path()))
 		}
 	}
 	return out
@@ -182,9 +165,9 @@ func (h *Handler) Routes() []string {
 // request without credentials: the only routes the gateway may let through without a token.
 func (h *Handler) PublicRoutes() []string {
 	var out []string
-	for _, r := range h.routes {
-		if r.serve != nil && r.public() {
-			out = append(out, r.method+" "+BasePath+r.path)
+	for _, r := range routeTable {
+		if h.served[r.method()+" "+r.path()] && r.public {
+			out = append(out, r.method()+" "+anonymous(r.path()))
 		}
 	}
 	return out
@@ -193,13 +176,24 @@ func (h *Handler) PublicRoutes() []string {
 // RouteScopes maps each served route, written as Routes writes it, to the scopes that admit an
 // actor (any one of them), for checks against the gateway's route scopes.
 func (h *Handler) RouteScopes() map[string][]string {
-	out := make(map[string][]string, len(h.routes))
-	for _, r := range h.routes {
-		if r.serve != nil {
-			out[r.method+" "+BasePath+r.path] = slices.Clone(r.scopes)
+	out := map[string][]string{}
+	for _, r := range routeTable {
+		if h.served[r.method()+" "+r.path()] {
+			out[r.method()+" "+anonymous(r.path())] = slices.Clone(r.scopes)
 		}
 	}
 	return out
+}
+
+// anonymous writes a path's parameters "{}".
+func anonymous(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") {
+			segs[i] = "{}"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // correlationPattern is the alphabet of a caller's correlation id; validCorrelationID adds the
@@ -210,110 +204,122 @@ var correlationPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 // validCorrelationID reports whether id matches ^[A-Za-z0-9._-]{1,64}$.
 func validCorrelationID(id string) bool { return len(id) <= 64 && correlationPattern.MatchString(id) }
 
-// Serve handles one request. It never returns a Go error: every failure is a response in the
-// contract's error shape, and panics become 500s with the details only in the log.
-func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
+// header is a request header's values joined by commas, as API Gateway hands them on.
+func header(r *http.Request, name string) string { return strings.Join(r.Header.Values(name), ",") }
+
+// ServeHTTP handles one request. Every failure is a response in the contract's error shape, and
+// panics become 500s with the details only in the log. The body is read whole first (at most
+// MaxBody+1 bytes): a body that was not received whole is never served.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
 	// Lambda's trace header first: deployed, the request's own is the gateway's, the parent of
-	// the invocation's.
-	ctx, end := h.span(ctx, "handler", cmp.Or(req.TraceID, req.Header["x-amzn-trace-id"]))
+	// the invocation's. aws-lambda-go puts it in the context under this plain string key.
+	lambdaTrace, _ := r.Context().Value("x-amzn-trace-id").(string)
+	ctx, end := h.span(r.Context(), "handler", cmp.Or(lambdaTrace, header(r, "X-Amzn-Trace-Id")))
 	defer end() // last: after the request's log line, before the response leaves
-	c := &call{req: req, correlationID: req.Header["x-correlation-id"], status: http.StatusOK}
+	c := &call{r: r, correlationID: header(r, "X-Correlation-Id"), status: http.StatusOK}
 	if !validCorrelationID(c.correlationID) {
 		c.correlationID = rand.Text()
 	}
-	log := h.log.With("correlation_id", c.correlationID, "request_id", req.RequestID,
-		"xray_trace_id", req.TraceID, "cold_start", !h.warm.Swap(true))
+	var requestID string
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		requestID = lc.AwsRequestID
+	}
+	c.log = h.log.With("correlation_id", c.correlationID, "request_id", requestID,
+		"xray_trace_id", lambdaTrace, "cold_start", !h.warm.Swap(true))
+	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
-			log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			resp = h.errorResponse(c, errInternal)
+			c.log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				h.writeError(sw, c, errInternal)
+			}
 		}
-		log.InfoContext(ctx, "request", "method", req.Method, "path", req.Path, "status", resp.Status,
+		c.log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"actor_id", c.actor.ID, "duration_ms", float64(h.now().Sub(start).Microseconds())/1000)
 	}()
-	var out any
-	var apiErr *Error
-	if req.BodyErr != nil {
-		log.WarnContext(ctx, "request body not received whole", "error", req.BodyErr)
-		apiErr = invalid("", "the request body was not received whole (cut off, or too slow); send it again")
-	} else {
-		out, apiErr = h.dispatch(ctx, c)
+	var body []byte
+	var err error
+	if r.Body != nil { // a server's request always has one; a hand-made one may not
+		body, err = io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	}
-	if apiErr != nil {
-		if apiErr.Status >= 500 {
-			log.ErrorContext(ctx, "request failed", "code", apiErr.Code)
-		}
-		return h.errorResponse(c, apiErr)
+	if err != nil {
+		c.log.WarnContext(ctx, "request body not received whole", "error", err)
+		h.fail(sw, c, invalid("", "the request body was not received whole (cut off, or too slow); send it again"))
+		return
 	}
-	if r, ok := out.(Response); ok { // the MCP server's own response
-		r.Header["X-Correlation-Id"], r.Header["Cache-Control"] = c.correlationID, "no-store"
-		return r
-	}
-	resp = h.jsonResponse(c, c.status, out)
-	if _, ok := out.(optionsResponse); ok {
-		resp.Header["Allow"] = strings.Join(c.allow, ", ")
-	}
-	return resp
+	c.body = body
+	c.r = r.WithContext(context.WithValue(ctx, callKey{}, c))
+	h.dispatch(sw, c)
 }
 
-func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
-	rel, ok := strings.CutPrefix(c.req.Path, BasePath)
-	if !ok {
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath}
+// dispatch hands the request to the route the ServeMux matches. What the mux would answer
+// itself is answered in the contract's shape instead: an unknown path is a 404, a known path with
+// another method a 405 with Allow (or, for OPTIONS, the path's methods), and a path that is not
+// clean ("//x", "/x/../y") is a 404, never a redirect to its clean form.
+func (h *Handler) dispatch(w http.ResponseWriter, c *call) {
+	r := c.r
+	if !strings.HasPrefix(r.URL.Path, BasePath) {
+		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath})
+		return
 	}
-	for _, r := range h.routes {
-		param, ok := match(r.path, rel)
-		if !ok {
-			continue
+	if p := r.URL.EscapedPath(); cleanPath(p) == p {
+		if _, pattern := h.mux.Handler(r); h.routes[pattern] != nil && h.routes[pattern].method() == r.Method {
+			h.mux.ServeHTTP(w, r)
+			return
 		}
-		if r.method != c.req.Method {
-			c.allow = append(c.allow, r.method)
-			continue
-		}
-		if r.serve == nil {
-			return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"}
-		}
-		c.param = param
-		if r.public() && !h.credentials(c) {
-			return r.serve(ctx, c)
-		}
-		if err := h.authorize(c, r.scopes); err != nil {
-			return nil, err
-		}
-		return r.serve(ctx, c)
+		c.allow = h.allowed(r)
 	}
-	if len(c.allow) > 0 && c.req.Method == http.MethodOptions {
+	switch {
+	case len(c.allow) > 0 && r.Method == http.MethodOptions:
 		// OPTIONS (a preflight carries no token) on the local API: the methods of the path,
 		// nothing else. Deployed, no route takes OPTIONS: the gateway answers preflights itself
 		// when CORS is configured, and refuses OPTIONS with its own 404 otherwise.
 		c.allow = append(c.allow, http.MethodOptions)
-		return optionsResponse{Allow: c.allow, CorrelationID: c.correlationID}, nil
+		h.writeJSON(w, c, http.StatusOK, optionsResponse{Allow: c.allow, CorrelationID: c.correlationID})
+	case len(c.allow) > 0:
+		h.fail(w, c, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+			Message: "method " + r.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")})
+	default:
+		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
 	}
-	if len(c.allow) > 0 {
-		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
-			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")}
+}
+
+// allowed lists the methods whose routes the mux matches r's path to, in the order of the route
+// tables. The mux's own list would add HEAD wherever GET is (it serves HEAD as GET); the
+// contract's routes take no HEAD.
+func (h *Handler) allowed(r *http.Request) []string {
+	var allow []string
+	probe := *r
+	for _, rt := range routeTable {
+		m := rt.method()
+		if slices.Contains(allow, m) {
+			continue
+		}
+		probe.Method = m
+		if _, pattern := h.mux.Handler(&probe); h.routes[pattern] != nil && h.routes[pattern].method() == m {
+			allow = append(allow, m)
+		}
 	}
-	return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+	return allow
+}
+
+// cleanPath is the path ServeMux would redirect p to (net/http's cleanPath): p when p is clean.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // optionsResponse answers OPTIONS on a known path.
 type optionsResponse struct {
 	Allow         []string `json:"allow"`
 	CorrelationID string   `json:"correlation_id"`
-}
-
-// match matches a route pattern against a path relative to BasePath.
-func match(pattern, rel string) (string, bool) {
-	prefix, ok := strings.CutSuffix(pattern, "{}")
-	if !ok {
-		return "", rel == pattern
-	}
-	param, ok := strings.CutPrefix(rel, prefix)
-	if !ok || param == "" || strings.Contains(param, "/") {
-		return "", false
-	}
-	return param, true
 }
 
 // actorPattern is the alphabet of an actor id (see validCorrelationID).
@@ -327,9 +333,9 @@ func validActorID(id string) bool { return len(id) <= 128 && actorPattern.MatchS
 // request holds), or the local actor headers.
 func (h *Handler) credentials(c *call) bool {
 	if h.auth == AuthLocalHeaders {
-		return strings.TrimSpace(c.req.Header["x-actor-id"]) != "" || strings.TrimSpace(c.req.Header["x-actor-scope"]) != ""
+		return strings.TrimSpace(header(c.r, "X-Actor-Id")) != "" || strings.TrimSpace(header(c.r, "X-Actor-Scope")) != ""
 	}
-	return c.req.Claims != nil
+	return authorizerOf(c.r.Context()) != nil
 }
 
 // authorize resolves the actor from the transport's authentication, never from the body, and
@@ -339,9 +345,11 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 	var held []string
 	switch h.auth {
 	case AuthLocalHeaders:
-		id, held = c.req.Header["x-actor-id"], strings.Fields(c.req.Header["x-actor-scope"])
+		id, held = header(c.r, "X-Actor-Id"), strings.Fields(header(c.r, "X-Actor-Scope"))
 	default:
-		id, held = c.req.Claims["sub"], claimScopes(c.req.Claims, c.req.AuthorizerScopes)
+		if a := authorizerOf(c.r.Context()); a != nil {
+			id, held = a.Claims["sub"], claimScopes(a.Claims, a.Scopes)
+		}
 	}
 	id = strings.TrimSpace(id)
 	if !validActorID(id) {

@@ -2,10 +2,9 @@ package api
 
 import (
 	"bytes"
-	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -21,51 +20,88 @@ type MCPServer interface {
 	ServeMCP(w http.ResponseWriter, r *http.Request, call port.Call)
 }
 
-// mcp hands the request to the MCP server as an *http.Request, whatever transport brought it
-// (API Gateway event or net/http), and returns what the server wrote. The body is bounded as
-// on every route, and a POST's must be one JSON-RPC message (checkMessage); the deadline is the
-// request's context. The transport's own refusals (plain text) become the contract's error shape.
-func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
-	if len(c.req.Body) > MaxBody {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+// mcp hands the request to the MCP server as it is, with the body the handler read; the
+// deadline is the request's context. The body is bounded as on every route, and a POST's must be
+// one JSON-RPC message (checkMessage). The server writes its one JSON response through mcpWriter,
+// which turns the transport's own refusals (plain text) into the contract's error shape.
+func (h *Handler) mcp(w http.ResponseWriter, c *call) {
+	if len(c.body) > MaxBody {
+		h.fail(w, c, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)})
+		return
 	}
-	if c.req.Method == http.MethodPost {
+	ctx := c.r.Context()
+	if c.r.Method == http.MethodPost {
 		argErr, err := checkMessage(c)
 		if err != nil {
-			return nil, err
+			h.fail(w, c, err)
+			return
 		}
 		if argErr != nil {
 			ctx = request.WithArgumentsError(ctx, &request.Error{Code: argErr.Code, Field: argErr.Field, Message: argErr.Message})
 		}
 	}
-	r, err := http.NewRequestWithContext(ctx, c.req.Method, "http://mcp"+c.req.Path, bytes.NewReader(c.req.Body))
-	if err != nil {
-		return nil, invalid("", "the request cannot be served")
-	}
-	for k, v := range c.req.Header {
-		r.Header.Set(k, v)
-	}
-	r.Host = cmp.Or(c.req.Header["host"], "mcp")
-	w := &recorder{header: http.Header{}}
-	h.mcpServer.ServeMCP(w, r, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	mt, _, _ := mime.ParseMediaType(w.header.Get("Content-Type"))
-	if w.status >= 400 && mt != "application/json" {
-		if w.status == http.StatusMethodNotAllowed {
-			c.allow = strings.Split(w.header.Get("Allow"), ", ")
+	r := c.r.WithContext(ctx)
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(c.body)), int64(len(c.body))
+	w.Header().Set("X-Correlation-Id", c.correlationID)
+	mw := &mcpWriter{w: w, header: http.Header{}}
+	h.mcpServer.ServeMCP(mw, r, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
+	switch {
+	case mw.refused:
+		if mw.status == http.StatusMethodNotAllowed {
+			c.allow = strings.Split(mw.header.Get("Allow"), ", ")
 		}
-		return nil, transportError(w.status, strings.TrimSpace(w.body.String()))
+		h.fail(w, c, transportError(mw.status, strings.TrimSpace(mw.body.String())))
+	case mw.status == 0: // nothing written: an empty 200
+		mw.WriteHeader(http.StatusOK)
 	}
-	resp := Response{Status: w.status, Header: map[string]string{}, Body: w.body.Bytes()}
-	for k, v := range w.header {
+}
+
+// mcpWriter passes the MCP server's response on, with the correlation id and no-store and
+// without the headers of one connection; a refusal of the transport (4xx or 5xx that is not
+// JSON) is kept back for the handler to answer in the contract's shape.
+type mcpWriter struct {
+	w       http.ResponseWriter
+	header  http.Header // the server's headers, until the status is written
+	status  int
+	refused bool
+	body    bytes.Buffer // a refusal's text
+}
+
+func (m *mcpWriter) Header() http.Header { return m.header }
+
+func (m *mcpWriter) WriteHeader(status int) {
+	if m.status != 0 {
+		return
+	}
+	m.status = status
+	mt, _, _ := mime.ParseMediaType(m.header.Get("Content-Type"))
+	if status >= 400 && mt != "application/json" {
+		m.refused = true
+		return
+	}
+	for k, v := range m.header {
 		if !hopByHop[http.CanonicalHeaderKey(k)] {
-			resp.Header[k] = strings.Join(v, ", ")
+			m.w.Header()[k] = v
 		}
 	}
-	return resp, nil
+	m.w.Header().Set("Cache-Control", "no-store")
+	m.w.WriteHeader(status)
+}
+
+func (m *mcpWriter) Write(b []byte) (int, error) {
+	m.WriteHeader(http.StatusOK)
+	if m.refused {
+		return m.body.Write(b)
+	}
+	return m.w.Write(b)
+}
+
+// Flush sends what was written, unless it is a refusal still to be answered.
+func (m *mcpWriter) Flush() {
+	if m.status != 0 && !m.refused {
+		_ = http.NewResponseController(m.w).Flush()
+	}
 }
 
 // hopByHop are the headers of one connection, which the SDK sets for a stream and the response
@@ -85,21 +121,21 @@ func checkMessage(c *call) (argErr, err *Error) {
 	if err := checkJSON(c); err != nil {
 		return nil, err
 	}
-	switch bytes.TrimLeft(c.req.Body, " \t\r\n")[0] {
+	switch bytes.TrimLeft(c.body, " \t\r\n")[0] {
 	case '{':
 	case '[':
 		return nil, invalid("", "a JSON-RPC batch (a JSON array) is not served: send one message per POST")
 	default:
 		return nil, invalid("", "the body must be one JSON-RPC message, a JSON object")
 	}
-	err, argErr = checkBodyAt(c.req.Body, "params", "arguments")
+	err, argErr = checkBodyAt(c.body, "params", "arguments")
 	if err != nil || argErr == nil {
 		return nil, err
 	}
 	var m struct {
 		Method string `json:"method"`
 	}
-	if json.Unmarshal(c.req.Body, &m) != nil || m.Method != "tools/call" {
+	if json.Unmarshal(c.body, &m) != nil || m.Method != "tools/call" {
 		return nil, argErr
 	}
 	return argErr, nil
@@ -117,26 +153,3 @@ func transportError(status int, msg string) *Error {
 	}
 	return &Error{Status: status, Code: code, Message: textproc.Clip(msg, 200)}
 }
-
-// recorder is the http.ResponseWriter the MCP server writes its one JSON response into.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *recorder) Header() http.Header { return w.header }
-
-func (w *recorder) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-}
-
-func (w *recorder) Write(b []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.body.Write(b)
-}
-
-// Flush does nothing: the whole response is returned at once.
-func (w *recorder) Flush() {}

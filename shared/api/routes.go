@@ -4,18 +4,22 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
-type lookupBody struct {
-	Question  *string `json:"question"`
-	Language  *string `json:"language"`
-	TopK      *int    `json:"top_k"`
-	AsOf      *string `json:"as_of"`
-	Procedure *string `json:"procedure"`
+// lookupRoutes are the routes of the lookup function. A new route of the function is a row here
+// and its handler in this file.
+var lookupRoutes = []*route{
+	{FunctionLookup, "POST /lookup", []string{ScopeRead}, false, lookupService, jsonRoute((*Handler).lookup)},
+	{FunctionLookup, "POST /ask", []string{ScopeRead}, false, lookupService, jsonRoute((*Handler).ask)},
+	// Own invocations need knowledge:read; knowledge:admin reads any (the service checks which).
+	{FunctionLookup, "GET /invocations/{invocation_id}", []string{ScopeRead, ScopeAdmin}, false, lookupService, jsonRoute((*Handler).invocation)},
+	// The MCP server answers GET and DELETE itself (405, stateless), after the same authorisation.
+	{FunctionLookup, "POST /mcp", []string{ScopeRead}, false, mcpService, (*Handler).mcp},
+	{FunctionLookup, "GET /mcp", []string{ScopeRead}, false, mcpService, (*Handler).mcp},
+	{FunctionLookup, "DELETE /mcp", []string{ScopeRead}, false, mcpService, (*Handler).mcp},
 }
 
 type lookupResponse struct {
@@ -24,40 +28,21 @@ type lookupResponse struct {
 }
 
 func (h *Handler) lookup(ctx context.Context, c *call) (any, *Error) {
-	var b lookupBody
+	var b request.LookupBody
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
-	q, lang, detected, err := questionAndLanguage(b.Question, b.Language)
-	if err != nil {
-		return nil, err
-	}
-	topK, te := request.TopK(b.TopK)
-	if te != nil {
-		return nil, badRequest(te)
-	}
-	asOf, ae := request.AsOf(b.AsOf)
-	if ae != nil {
-		return nil, badRequest(ae)
-	}
-	proc, pe := request.Procedure(b.Procedure)
-	if pe != nil {
-		return nil, badRequest(pe)
-	}
-	res, e := h.svc.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK, AsOf: asOf,
-		Procedure: proc, Actor: c.actor, CorrelationID: c.correlationID})
+	req, detected, e := request.Lookup(b)
 	if e != nil {
-		return nil, h.domainError(ctx, c, e)
+		return nil, badRequest(e)
 	}
-	res.Language, res.LanguageDetected = lang, detected
+	req.Actor, req.CorrelationID = c.actor, c.correlationID
+	res, err := h.svc.Lookup(ctx, req)
+	if err != nil {
+		return nil, h.domainError(ctx, c, err)
+	}
+	res.Language, res.LanguageDetected = req.Language, detected
 	return lookupResponse{Result: res, CorrelationID: c.correlationID}, nil
-}
-
-type askBody struct {
-	Question  *string `json:"question"`
-	Language  *string `json:"language"`
-	AsOf      *string `json:"as_of"`
-	Procedure *string `json:"procedure"`
 }
 
 type askResponse struct {
@@ -66,41 +51,21 @@ type askResponse struct {
 }
 
 func (h *Handler) ask(ctx context.Context, c *call) (any, *Error) {
-	var b askBody
+	var b request.AskBody
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
-	q, lang, detected, err := questionAndLanguage(b.Question, b.Language)
-	if err != nil {
-		return nil, err
-	}
-	asOf, ae := request.AsOf(b.AsOf)
-	if ae != nil {
-		return nil, badRequest(ae)
-	}
-	proc, pe := request.Procedure(b.Procedure)
-	if pe != nil {
-		return nil, badRequest(pe)
-	}
-	ans, e := h.svc.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Procedure: proc, Actor: c.actor,
-		CorrelationID: c.correlationID})
+	req, detected, e := request.Ask(b)
 	if e != nil {
-		return nil, h.domainError(ctx, c, e)
+		return nil, badRequest(e)
 	}
-	ans.Language, ans.LanguageDetected = lang, detected
+	req.Actor, req.CorrelationID = c.actor, c.correlationID
+	ans, err := h.svc.Ask(ctx, req)
+	if err != nil {
+		return nil, h.domainError(ctx, c, err)
+	}
+	ans.Language, ans.LanguageDetected = req.Language, detected
 	return askResponse{Answer: ans, CorrelationID: c.correlationID}, nil
-}
-
-// questionAndLanguage checks the fields lookup and ask share (request.QuestionAndLanguage).
-func questionAndLanguage(question, language *string) (q, lang string, detected bool, err *Error) {
-	q, lang, detected, e := request.QuestionAndLanguage(question, language)
-	return q, lang, detected, badRequest(e)
-}
-
-// languageOf checks a language (request.Language): missing means "en".
-func languageOf(language *string) (string, *Error) {
-	lang, e := request.Language(language)
-	return lang, badRequest(e)
 }
 
 // badRequest is a field's error as a 400 of the error shape; nil for nil.
@@ -111,35 +76,6 @@ func badRequest(e *request.Error) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: e.Code, Field: e.Field, Message: e.Message}
 }
 
-type healthResponse struct {
-	domain.Health
-	CorrelationID string `json:"correlation_id"`
-}
-
-// publicHealthResponse is what GET /health answers a caller without credentials.
-type publicHealthResponse struct {
-	Status        string `json:"status"`
-	CorrelationID string `json:"correlation_id"`
-}
-
-// HealthProbeActorID names an uncredentialed health check to the provider, which needs an actor
-// on every call.
-const HealthProbeActorID = "service:health-probe"
-
-// health is GET /health: ok, degraded or unavailable, with the provider's and the store's
-// component states (status.CheckHealth). It answers 200 in every state: the body says which. A
-// caller without credentials (an uptime probe; deployed, every caller, since the gateway serves
-// the route without its authorizer) gets the status alone; the components, the provider and the
-// sidecar need knowledge:read.
-func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
-	if c.actor.ID == "" {
-		probe := port.Call{Actor: port.Actor{ID: HealthProbeActorID, Scopes: []string{ScopeRead}}, CorrelationID: c.correlationID}
-		return publicHealthResponse{Status: h.status.CheckHealth(ctx, probe).Status, CorrelationID: c.correlationID}, nil
-	}
-	return healthResponse{Health: h.status.CheckHealth(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}),
-		CorrelationID: c.correlationID}, nil
-}
-
 type invocationResponse struct {
 	lookup.Trace
 	CorrelationID string `json:"correlation_id"`
@@ -147,10 +83,11 @@ type invocationResponse struct {
 
 func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	notFound := &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no invocation with this id is visible to you"}
-	if !validCorrelationID(c.param) {
+	id := c.r.PathValue("invocation_id")
+	if !validCorrelationID(id) {
 		return nil, notFound
 	}
-	t, err := h.svc.Invocation(ctx, c.param, c.actor)
+	t, err := h.svc.Invocation(ctx, id, c.actor)
 	// The class is request.Classify's; the words are this route's: a trace that is not visible is
 	// not found, and any other failure is the trace store's, to be tried again.
 	switch {
@@ -158,7 +95,7 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	case request.Classify(err).Code == CodeNotFound:
 		return nil, notFound
 	default:
-		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", c.param,
+		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", id,
 			"error", port.SafeError(err))
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "the trace store is unavailable; try again shortly"}

@@ -3,19 +3,23 @@ package api
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
+
+// statusRoutes are the routes of the status function.
+var statusRoutes = []*route{
+	{FunctionStatus, "GET /status", []string{ScopeRead}, false, statusService, jsonRoute((*Handler).getStatus)},
+	// Public: without credentials, the status alone.
+	{FunctionStatus, "GET /health", []string{ScopeRead}, true, statusService, jsonRoute((*Handler).health)},
+}
 
 type statusResponse struct {
 	domain.Status
@@ -23,13 +27,13 @@ type statusResponse struct {
 }
 
 func (h *Handler) getStatus(ctx context.Context, c *call) (any, *Error) {
-	lang, e := statusQuery(c.req.RawQuery)
+	lang, e := statusQuery(c.r.URL.RawQuery)
 	if e != nil {
 		return nil, e
 	}
-	l, e := languageOf(lang)
-	if e != nil {
-		return nil, e
+	l, re := request.Status(lang)
+	if re != nil {
+		return nil, badRequest(re)
 	}
 	st, err := h.status.Status(ctx, l, port.Call{Actor: c.actor, CorrelationID: c.correlationID})
 	if err != nil {
@@ -38,123 +42,33 @@ func (h *Handler) getStatus(ctx context.Context, c *call) (any, *Error) {
 	return statusResponse{Status: st, CorrelationID: c.correlationID}, nil
 }
 
-type syncBody struct {
-	Language *string `json:"language"`
-}
-
-type syncResponse struct {
-	domain.Run
+type healthResponse struct {
+	domain.Health
 	CorrelationID string `json:"correlation_id"`
 }
 
-func (h *Handler) postSync(ctx context.Context, c *call) (any, *Error) {
-	var b syncBody
-	if err := decode(c, &b); err != nil {
-		return nil, err
-	}
-	lang := "all"
-	if b.Language != nil && *b.Language != "all" {
-		l, e := languageOf(b.Language)
-		if e != nil {
-			e.Message += " (or all)"
-			return nil, e
-		}
-		lang = l
-	} else if b.Language == nil {
-		return nil, invalid("language", `language is required: one of `+strings.Join(knowledge.Languages, ", ")+`, or "all"`)
-	}
-	run, err := h.sync.Sync(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, lang)
-	if err != nil {
-		return nil, h.domainError(ctx, c, err)
-	}
-	return syncResponse{Run: run, CorrelationID: c.correlationID}, nil
-}
-
-type syncReportBody struct {
-	RunID      *string `json:"run_id"`
-	Language   *string `json:"language"`
-	Synced     *int    `json:"synced_document_count"`
-	Failed     *int    `json:"failed_document_count"`
-	FinishedAt *string `json:"finished_at"`
-}
-
-type syncReportResponse struct {
-	RunID         string `json:"run_id"`
-	Language      string `json:"language"`
-	Stored        bool   `json:"stored"`
-	Duplicate     bool   `json:"duplicate"`
-	Differs       bool   `json:"differs,omitempty"`
-	Latest        bool   `json:"latest"`
+// publicHealthResponse is what GET /health answers a caller without credentials.
+type publicHealthResponse struct {
+	Status        string `json:"status"`
 	CorrelationID string `json:"correlation_id"`
 }
 
-// maxClockSkew is how far in the future a report's finished_at may be: a report from the future
-// would stay the newest for good.
-const maxClockSkew = 5 * time.Minute
+// HealthProbeActorID names an uncredentialed health check to the provider, which needs an actor
+// on every call.
+const HealthProbeActorID = "service:health-probe"
 
-// earliestFinishedAt is the earliest finished_at a report may carry: a sync run of this service
-// cannot have finished before it, so an earlier time is a mistake of the sender (the store would
-// order it correctly, as the oldest report).
-var earliestFinishedAt = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// maxReportedDocuments bounds the counts of a report: more than any corpus holds is a mistake.
-const maxReportedDocuments = 100000
-
-func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
-	var b syncReportBody
-	if err := decode(c, &b); err != nil {
-		return nil, err
+// health is GET /health: ok, degraded or unavailable, with the provider's and the store's
+// component states (status.CheckHealth). It answers 200 in every state: the body says which. A
+// caller without credentials (an uptime probe; deployed, every caller, since the gateway serves
+// the route without its authorizer) gets the status alone; the components, the provider and the
+// sidecar need knowledge:read.
+func (h *Handler) health(ctx context.Context, c *call) (any, *Error) {
+	if c.actor.ID == "" {
+		probe := port.Call{Actor: port.Actor{ID: HealthProbeActorID, Scopes: []string{ScopeRead}}, CorrelationID: c.correlationID}
+		return publicHealthResponse{Status: h.status.CheckHealth(ctx, probe).Status, CorrelationID: c.correlationID}, nil
 	}
-	if b.RunID == nil || !domain.ValidRunID(*b.RunID) {
-		return nil, invalid("run_id", "run_id is required: 1 to 128 characters of A-Z a-z 0-9 . _ : -")
-	}
-	if b.Language == nil {
-		return nil, invalid("language", "language is required: one of "+strings.Join(knowledge.Languages, ", "))
-	}
-	lang, e := languageOf(b.Language)
-	if e != nil {
-		return nil, e
-	}
-	for _, f := range []struct {
-		name string
-		v    *int
-	}{{"synced_document_count", b.Synced}, {"failed_document_count", b.Failed}} {
-		if f.v == nil || *f.v < 0 || *f.v > maxReportedDocuments {
-			return nil, invalid(f.name, fmt.Sprintf("%s is required: an integer from 0 to %d", f.name, maxReportedDocuments))
-		}
-	}
-	if b.FinishedAt == nil {
-		return nil, invalid("finished_at", "finished_at is required: an RFC 3339 time such as 2026-11-29T18:00:00Z")
-	}
-	finished, err := time.Parse(time.RFC3339, *b.FinishedAt)
-	if err != nil {
-		return nil, invalid("finished_at", "finished_at must be an RFC 3339 time such as 2026-11-29T18:00:00Z")
-	}
-	if finished.After(h.now().Add(maxClockSkew)) {
-		return nil, invalid("finished_at", "finished_at is in the future")
-	}
-	if finished.Before(earliestFinishedAt) {
-		return nil, invalid("finished_at", "finished_at must be 2000-01-01T00:00:00Z or later")
-	}
-	res, err := h.sync.Report(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, domain.SyncReport{
-		RunID: *b.RunID, Language: lang, Synced: *b.Synced, Failed: *b.Failed, FinishedAt: finished.UTC()})
-	// The class is request.Classify's; a failure of no known class is the store's, and the
-	// report can be sent again.
-	switch e := request.Classify(err); {
-	case err == nil:
-	case e.Code == CodeInvalidRequest:
-		return nil, classified(e)
-	default:
-		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,
-			"error", port.SafeError(err))
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
-			Message: "the report could not be stored; send it again (the same run_id is stored once)"}
-	}
-	if !res.Duplicate {
-		c.status = http.StatusAccepted
-	}
-	return syncReportResponse{RunID: *b.RunID, Language: lang, Stored: !res.Duplicate, Duplicate: res.Duplicate,
-		Differs: res.Differs, Latest: res.Latest, CorrelationID: c.correlationID}, nil
+	return healthResponse{Health: h.status.CheckHealth(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}),
+		CorrelationID: c.correlationID}, nil
 }
 
 // statusQuery reads GET /status's query string, whose one parameter is language (nil when it is

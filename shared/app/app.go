@@ -40,15 +40,15 @@ type App struct {
 	parts *wire.Parts
 }
 
-// Functions are the Lambda functions and the routes each serves.
+// Functions are the Lambda functions; the routes each serves are api's route tables'.
 const (
-	FunctionLookup = "lookup" // POST /lookup, POST /ask, GET /invocations/{id}, /mcp
-	FunctionStatus = "status" // GET /status, GET /health
-	FunctionSync   = "sync"   // POST /sync, POST /sync-reports, the schedule
+	FunctionLookup = string(api.FunctionLookup)
+	FunctionStatus = string(api.FunctionStatus)
+	FunctionSync   = string(api.FunctionSync)
 )
 
-// FunctionHandler is the handler of one Lambda function: only that function's routes, as its
-// main wires them.
+// FunctionHandler is the handler of one Lambda function: only that function's routes (api's route
+// tables), served by the services its main wires.
 func (a *App) FunctionHandler(function string) *api.Handler {
 	var s api.Services
 	switch function {
@@ -62,7 +62,7 @@ func (a *App) FunctionHandler(function string) *api.Handler {
 	case FunctionSync:
 		s.Sync = a.Sync
 	}
-	return a.parts.Handler(s)
+	return a.parts.Handler(api.Function(function), s)
 }
 
 // New builds the whole application (every route: the local API). out receives logs and
@@ -94,7 +94,7 @@ func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, functi
 	svc := p.Lookup(side)
 	p.Initialised(ctx, sideHealth.Status)
 	return &App{Config: cfg, Corpus: p.Corpus, Provider: p.Provider, Service: svc, Records: p.Records, Status: st, Sync: sy,
-		Handler: p.Handler(api.Services{Lookup: svc, Status: st, Sync: sy, MCP: mcpwire.New(svc, st, p.Log)}), Log: p.Log, parts: p}, nil
+		Handler: p.Handler("", api.Services{Lookup: svc, Status: st, Sync: sy, MCP: mcpwire.New(svc, st, p.Log)}), Log: p.Log, parts: p}, nil
 }
 
 // SchedulerActorID names the scheduled refresh to RAGcore.

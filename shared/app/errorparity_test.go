@@ -24,7 +24,20 @@ import (
 
 // failing stands for the lookup and status services: every call fails with err, wrapped as the
 // services wrap it.
-type failing struct{ err error }
+type failing struct {
+	// Embedded, so that an operation added to api.Lookup or api.Status needs no change here.
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
+	lookupService
+	//lint:ignore U1000 embedded for its methods, which an operation added to the interface brings along
+	statusService
+	err error
+}
+
+// The services' interfaces under names that are not their methods', for failing to embed.
+type (
+	lookupService = api.Lookup
+	statusService = api.Status
+)
 
 func (f failing) wrapped() error { return fmt.Errorf("failing service: %w", f.err) }
 

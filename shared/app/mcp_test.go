@@ -17,7 +17,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -513,7 +512,7 @@ func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
 // Lambda invocation gives it, and returns the response and whether it came before the deadline.
 // A handler that has not returned after a minute is reported as held open: the guard only keeps
 // a broken build from hanging the test run.
-func serve(t *testing.T, a *App, method, path, body string, header map[string]string) (api.Response, bool) {
+func serve(t *testing.T, a *App, method, path, body string, header map[string]string) (response, bool) {
 	t.Helper()
 	h := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream",
 		"x-actor-id": "agent-7", "x-actor-scope": "knowledge:read", "x-correlation-id": "corr-raw"}
@@ -526,17 +525,34 @@ func serve(t *testing.T, a *App, method, path, body string, header map[string]st
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	done := make(chan api.Response, 1)
+	r := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	done := make(chan response, 1)
 	go func() {
-		done <- a.Handler.Serve(ctx, api.Request{Method: method, Path: path, Header: h, Body: []byte(body)})
+		w := httptest.NewRecorder()
+		a.Handler.ServeHTTP(w, r)
+		resp := response{Status: w.Code, Header: map[string]string{}, Body: w.Body.Bytes()}
+		for k, v := range w.Header() {
+			resp.Header[k] = strings.Join(v, ", ")
+		}
+		done <- resp
 	}()
 	select {
 	case resp := <-done:
 		return resp, ctx.Err() == nil
 	case <-time.After(time.Minute):
 		t.Fatalf("%s %s %q: the request is held open", method, path, body)
-		return api.Response{}, false
+		return response{}, false
 	}
+}
+
+// response is what the handler answered one request.
+type response struct {
+	Status int
+	Header map[string]string
+	Body   []byte
 }
 
 type apiError struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 // services is a mock of the three domain services: each returns err, or panics when told.
@@ -167,14 +168,15 @@ func FuzzToolArguments(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		var a questionArgs
+		var a request.LookupBody
 		if e := decodeArgs(json.RawMessage(raw), &a); e != nil {
 			if e.Code != codeInvalidRequest {
 				t.Fatalf("decode error code %s", e.Code)
 			}
 			return
 		}
-		q, lang, _, e := questionAndLanguage(a.Question, a.Language)
+		req, _, e := request.Lookup(a)
+		q, lang := req.Question, req.Language
 		if e != nil {
 			if e.Code != codeInvalidRequest && e.Code != codeUnsupportedLanguage {
 				t.Fatalf("code %s", e.Code)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,68 +50,48 @@ type StatusOutput struct {
 	CorrelationID string `json:"correlation_id"`
 }
 
-type questionArgs struct {
-	Question  *string `json:"question"`
-	Language  *string `json:"language"`
-	TopK      *int    `json:"top_k"`
-	AsOf      *string `json:"as_of"`
-	Procedure *string `json:"procedure"`
-}
-
 type statusArgs struct {
 	Language *string `json:"language"`
 }
 
+// The tools decode their arguments into the members the HTTP routes decode (request.LookupBody,
+// request.AskBody) and check them with the same function per operation.
+
 func (s *Server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	call := s.call(ctx)
-	a, q, lang, detected, e := questionArguments(req.Params.Arguments)
-	if e != nil {
+	var a request.LookupBody
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	topK, te := request.TopK(a.TopK)
-	if te != nil {
-		return errorResult(fromRequest(te), call.CorrelationID), nil
+	q, detected, e := request.Lookup(a)
+	if e != nil {
+		return errorResult(fromRequest(e), call.CorrelationID), nil
 	}
-	asOf, ae := request.AsOf(a.AsOf)
-	if ae != nil {
-		return errorResult(fromRequest(ae), call.CorrelationID), nil
-	}
-	proc, pe := request.Procedure(a.Procedure)
-	if pe != nil {
-		return errorResult(fromRequest(pe), call.CorrelationID), nil
-	}
-	res, err := s.svc.Lookup.Lookup(ctx, lookup.LookupRequest{Question: q, Language: lang, TopK: topK,
-		AsOf: asOf, Procedure: proc, Actor: call.Actor, CorrelationID: call.CorrelationID})
+	q.Actor, q.CorrelationID = call.Actor, call.CorrelationID
+	res, err := s.svc.Lookup.Lookup(ctx, q)
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
 	}
-	res.Language, res.LanguageDetected = lang, detected
+	res.Language, res.LanguageDetected = q.Language, detected
 	return result(LookupOutput{Result: res, CorrelationID: call.CorrelationID}, lookupText(res))
 }
 
 func (s *Server) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	call := s.call(ctx)
-	a, q, lang, detected, e := questionArguments(req.Params.Arguments)
-	if e == nil && a.TopK != nil {
-		e = invalid("top_k", request.UnknownMemberMessage("top_k")) // as POST /ask refuses it
-	}
-	if e != nil {
+	var a request.AskBody
+	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	asOf, ae := request.AsOf(a.AsOf)
-	if ae != nil {
-		return errorResult(fromRequest(ae), call.CorrelationID), nil
+	q, detected, e := request.Ask(a)
+	if e != nil {
+		return errorResult(fromRequest(e), call.CorrelationID), nil
 	}
-	proc, pe := request.Procedure(a.Procedure)
-	if pe != nil {
-		return errorResult(fromRequest(pe), call.CorrelationID), nil
-	}
-	ans, err := s.svc.Ask.Ask(ctx, lookup.AskRequest{Question: q, Language: lang, AsOf: asOf, Procedure: proc, Actor: call.Actor,
-		CorrelationID: call.CorrelationID, Tool: ToolAsk})
+	q.Actor, q.CorrelationID, q.Tool = call.Actor, call.CorrelationID, ToolAsk
+	ans, err := s.svc.Ask.Ask(ctx, q)
 	if err != nil {
 		return errorResult(s.domainError(ctx, call, err), call.CorrelationID), nil
 	}
-	ans.Language, ans.LanguageDetected = lang, detected
+	ans.Language, ans.LanguageDetected = q.Language, detected
 	return result(AskOutput{Answer: ans, CorrelationID: call.CorrelationID}, askText(ans))
 }
 
@@ -122,15 +101,16 @@ func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	lang := "en"
 	if a.Language != nil {
-		if e := textField("language", *a.Language); e != nil {
-			return errorResult(e, call.CorrelationID), nil
+		// The HTTP route reads the language from the query string, where a control character
+		// cannot hide; the SDK hands this one on decoded.
+		if e := request.Text("language", *a.Language); e != nil {
+			return errorResult(fromRequest(e), call.CorrelationID), nil
 		}
-		var e *toolError
-		if lang, e = languageOf(a.Language); e != nil {
-			return errorResult(e, call.CorrelationID), nil
-		}
+	}
+	lang, e := request.Status(a.Language)
+	if e != nil {
+		return errorResult(fromRequest(e), call.CorrelationID), nil
 	}
 	st, err := s.svc.Status.Status(ctx, lang, call)
 	if err != nil {
@@ -171,63 +151,6 @@ func decodeArgs(raw json.RawMessage, v any) *toolError {
 	}
 	if name, ok := request.UnknownMember(raw, v); ok {
 		return invalid(name, request.UnknownMemberMessage(name))
-	}
-	return nil
-}
-
-// questionArguments decodes the arguments of a tool that takes a question, and checks its
-// question and language.
-func questionArguments(raw json.RawMessage) (a questionArgs, q, lang string, detected bool, err *toolError) {
-	if err = decodeArgs(raw, &a); err != nil {
-		return a, "", "", false, err
-	}
-	q, lang, detected, err = questionAndLanguage(a.Question, a.Language)
-	return a, q, lang, detected, err
-}
-
-// questionAndLanguage validates question and language as the /lookup and /ask routes do: a
-// missing (or null) language is detected from the question, a given one must be supported.
-func questionAndLanguage(question, language *string) (q, lang string, detected bool, err *toolError) {
-	// The text of every field is checked first, as the routes check the body before its fields.
-	if question != nil {
-		if err := textField("question", *question); err != nil {
-			return "", "", false, err
-		}
-	}
-	if language != nil {
-		if err := textField("language", *language); err != nil {
-			return "", "", false, err
-		}
-	}
-	q, lang, detected, e := request.QuestionAndLanguage(question, language)
-	if e != nil {
-		return "", "", false, fromRequest(e)
-	}
-	return q, lang, detected, nil
-}
-
-// languageOf checks a given language as the HTTP routes do (request.Language).
-func languageOf(language *string) (string, *toolError) {
-	lang, e := request.Language(language)
-	if e != nil {
-		return "", fromRequest(e)
-	}
-	return lang, nil
-}
-
-// textField refuses NUL and control characters (tab, CR and LF aside) with the HTTP routes'
-// message. Invalid UTF-8 and lone surrogates never reach a tool: the SDK's JSON decoding has
-// replaced them with U+FFFD by then; the API finds them in the raw message first
-// (request.ArgumentsError), and control characters too.
-func textField(name, s string) *toolError {
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			problem := fmt.Sprintf("a control character (U+%04X); only tab, CR and LF are allowed", r)
-			if r == 0 {
-				problem = "a NUL character"
-			}
-			return invalid(name, name+" must be text: it holds "+problem)
-		}
 	}
 	return nil
 }

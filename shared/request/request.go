@@ -1,5 +1,6 @@
 // Package request holds the rules of the request fields that the HTTP routes and the MCP tools
-// share, so that both refuse the same input with the same code, field and message.
+// share, and the one parse of each operation both run (Lookup, Ask, Status), so that both refuse
+// the same input with the same code, field and message.
 package request
 
 import (

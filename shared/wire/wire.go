@@ -264,9 +264,10 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 		WithVersions(p.Epochs, cfg.Zone(), cfg.UpcomingDays).WithClock(p.Now)
 }
 
-// Handler is the API handler of the services given (the others' routes answer 404).
-func (p *Parts) Handler(s api.Services) *api.Handler {
-	return api.New(s, api.AuthMode(p.Config.AuthMode), p.Log).WithTracer(p.Tracer)
+// Handler is the API handler of function f ("" for every function's routes), served by the
+// services given: the routes api's route tables give f (the others answer 404 or 405).
+func (p *Parts) Handler(f api.Function, s api.Services) *api.Handler {
+	return api.NewFunction(f, s, api.AuthMode(p.Config.AuthMode), p.Log).WithTracer(p.Tracer)
 }
 
 // Initialised logs the end of the cold start.
