@@ -6,8 +6,10 @@
 package child
 
 import (
+	"fmt"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // Prepare makes cmd, before it starts, the leader of a process group of its own that ends when
@@ -27,4 +29,25 @@ func Kill(cmd *exec.Cmd, sig syscall.Signal) error {
 		return nil
 	}
 	return syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// Stop sends SIGSTOP to the process group of cmd and waits, at most wait, until the kernel has
+// stopped every thread of cmd's process: kill returns once the signal is queued, and a thread
+// busy on a loaded machine may still answer a request before it stops. Where /proc cannot tell
+// (not Linux), it returns once the signal is sent.
+func Stop(cmd *exec.Cmd, wait time.Duration) error {
+	if err := Kill(cmd, syscall.SIGSTOP); err != nil || cmd.Process == nil {
+		return err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		done, known := stopped(cmd.Process.Pid)
+		if done || !known {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d not stopped %s after SIGSTOP", cmd.Process.Pid, wait)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,4 +61,42 @@ func alive(pid int) bool {
 	// The state follows the command name in parentheses: "pid (comm) S ...".
 	rest := string(b)[strings.LastIndexByte(string(b), ')')+1:]
 	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+}
+
+// TestStopWaitsForTheStop: Stop returns once the child is stopped, every thread of it, and a
+// SIGCONT lets it go on.
+func TestStopWaitsForTheStop(t *testing.T) {
+	cmd := exec.Command("sleep", "300")
+	child.Prepare(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Kill(cmd, syscall.SIGKILL); _ = cmd.Wait() })
+	if err := child.Stop(cmd, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if s := procState(t, cmd.Process.Pid); s != 'T' {
+		t.Fatalf("state %c after Stop, want T (stopped)", s)
+	}
+	if err := child.Kill(cmd, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for procState(t, cmd.Process.Pid) == 'T' {
+		if time.Now().After(deadline) {
+			t.Fatal("still stopped 10 s after SIGCONT")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// procState is process pid's state letter from /proc.
+func procState(t *testing.T, pid int) byte {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return b[i+2]
 }

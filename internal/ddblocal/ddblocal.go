@@ -165,10 +165,11 @@ func (l *Local) Kill() {
 	})
 }
 
-// Freeze stops DynamoDB Local without ending it (SIGSTOP): the kernel still accepts its
+// Freeze stops DynamoDB Local without ending it (SIGSTOP) and returns once every thread of it is
+// stopped, so that no request sent after it is answered: the kernel still accepts its
 // connections and requests, and nothing answers them, as a table that hangs. Thaw (SIGCONT) lets
 // it go on; Kill and Stop end a frozen one too.
-func (l *Local) Freeze() error { return child.Kill(l.cmd, syscall.SIGSTOP) }
+func (l *Local) Freeze() error { return child.Stop(l.cmd, 10*time.Second) }
 
 // Thaw lets a frozen DynamoDB Local go on.
 func (l *Local) Thaw() error { return child.Kill(l.cmd, syscall.SIGCONT) }
