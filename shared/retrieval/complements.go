@@ -43,7 +43,7 @@ type part struct {
 
 // complements finds the procedures that answer other parts of the question than the primary
 // block's procedure primary, among the procedures the paths rank (and others), best first.
-func complements(l *lexical.Lang, q analysed, primary int, views *[pathCount]pathView, others []int) []part {
+func complements(l *lexical.Lang, q analysed, primary int, views *pathViews, others []int) []part {
 	if primary < 0 {
 		return nil
 	}
@@ -147,14 +147,14 @@ func (p part) covers(l *lexical.Lang, q analysed) []string {
 
 // pathDocs appends to out the procedures the evidence paths rank, in path order, then more, each
 // once, at most complementCandidates.
-func pathDocs(l *lexical.Lang, views *[pathCount]pathView, more []int, out []int) []int {
+func pathDocs(l *lexical.Lang, views *pathViews, more []int, out []int) []int {
 	add := func(d int) {
 		if d >= 0 && !slices.Contains(out, d) && len(out) < complementCandidates {
 			out = append(out, d)
 		}
 	}
-	for i := range views {
-		for _, p := range views[i].procs {
+	for i := range views.list {
+		for _, p := range views.list[i].procs {
 			add(l.DocIndex(p.doc))
 		}
 	}

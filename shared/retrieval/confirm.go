@@ -91,7 +91,7 @@ const ConfirmedShare = 0.85
 // procedure holds ConfirmedShare of the points a grounded question needs), insufficient with its
 // best sections when they do not. A question naming a topic the procedures do not cover stays
 // insufficient, and a semantic provider that is down grounds nothing, confirmed or not.
-func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentWeak, Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
 	if len(blocks) == 0 {
 		r.Assessment = lookup.AssessmentNone
@@ -123,7 +123,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 }
 
 // confirmedVerdict says whether the confirmed procedure holds the question's evidence, and why.
-func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *[pathCount]pathView) (string, bool) {
+func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *pathViews) (string, bool) {
 	held := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
 		" informative words (evidence " + fixed(lex.points, 1) + ")"
 	if s.provider.Semantic() {
@@ -132,7 +132,7 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 				"), and a grounded answer needs it: the procedure's closest sections are returned", false
 		}
 		if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && sc.Supported > 0 {
-			first, _ := views[pathSemantic].first()
+			first, _ := views.of(semanticSearch).first()
 			if first.score >= sc.Supported && lex.proc.Matched > 0 {
 				return "the semantic search scores its best section " + fixed(first.score, 2) + ", at or above " +
 					fixed(sc.Supported, 2) + ", and " + held, true
@@ -155,7 +155,7 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 // the points.
 func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= share*LexicalMinPoints(lang) &&
-		sig.FrontWeight >= agreement.FrontMin
+		sig.FrontWeight >= frontMatter.min
 }
 
 // analysed is a question as every step of a lookup reads it: its normalised text, its words

@@ -100,7 +100,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // path prefers another procedure and one of them is decisive, so that a retriever's error does
 // not become a confident wrong answer. Semantic support is claimed only for candidates of a
 // semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	if len(blocks) == 0 {
 		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
@@ -119,9 +119,9 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID, lang: l.Language}
 	switch {
-	case views[pathSemantic].present && views[pathLexical].present:
+	case views.of(semanticSearch).present && views.of(lexicalSearch).present:
 		r.Basis = BasisBoth
-	case views[pathSemantic].present:
+	case views.of(semanticSearch).present:
 		r.Basis = BasisSemantic // no section holds a word of the question
 	}
 	if sp.Words < minInformativeWords {
@@ -169,7 +169,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 // weak is r judged weak for why: the closest procedures are returned, with the alternatives
 // the evidence paths favour over the primary block's when the procedures cover the question
 // (covered), and none when they do not: there is then nothing for an operator to choose between.
-func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView, blocks []ranked, why string) judgement {
+func (s *Service) weak(r judgement, l *lexical.Lang, views *pathViews, blocks []ranked, why string) judgement {
 	r.Assessment = lookup.AssessmentWeak
 	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
 	if r.covered = s.covered(r, views); r.covered {
@@ -179,9 +179,9 @@ func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView,
 }
 
 // basisOf says which evidence a verdict stands on.
-func basisOf(views *[pathCount]pathView, l1 lookup.L1Details) string {
+func basisOf(views *pathViews, l1 lookup.L1Details) string {
 	switch {
-	case views[pathSemantic].present:
+	case views.of(semanticSearch).present:
 		return "semantic and lexical evidence"
 	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
 		return "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status

@@ -64,10 +64,12 @@ type Service struct {
 	loc          *time.Location
 	upcomingDays int
 	provider     LookupProvider
-	traces       TraceStore
-	opts         Options
-	log          *slog.Logger
-	now          func() time.Time
+	// paths are the evidence paths the verdict weighs (evidencePaths).
+	paths  []evidencePath
+	traces TraceStore
+	opts   Options
+	log    *slog.Logger
+	now    func() time.Time
 
 	traceFailures atomic.Int64
 	// todaySince is the effective date from which today's set of versions is in force, as the
@@ -85,8 +87,8 @@ func (s *Service) texts(l *lexical.Lang) *langTexts {
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
 // force on the day asked instead.
 func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
-	return &Service{epochs: lexical.Single(ix), loc: time.UTC, provider: p, traces: traces, opts: opts, log: log,
-		now: time.Now}
+	return &Service{epochs: lexical.Single(ix), loc: time.UTC, provider: p, paths: evidencePaths[:], traces: traces, opts: opts,
+		log: log, now: time.Now}
 }
 
 // TraceFailures counts trace writes that failed since start.
@@ -191,10 +193,10 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
 	end()
-	views := s.paths(ctx, l, conf, q, cands, l1, matches[:min(len(matches), req.TopK)])
+	views := s.views(ctx, l, conf, q, cands, l1, matches[:min(len(matches), req.TopK)])
 	_, end = span.Start(ctx, "verdict")
 	defer end()
-	parts := s.complementsOf(l, q, blocks, &views, others)
+	parts := s.complementsOf(l, q, blocks, views, others)
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
@@ -213,7 +215,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		},
 		blocks: blocks,
 	}
-	res.relevance = s.judge(l, q, conf, blocks, l1, &views, matches, parts)
+	res.relevance = s.judge(l, q, conf, blocks, l1, views, matches, parts)
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
@@ -228,22 +230,23 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	return res, st
 }
 
-// paths are the evidence paths' rankings the verdict weighs (views). The demo provider's
+// views are the evidence paths' rankings the verdict weighs (rankPaths). The demo provider's
 // candidates are the lexical path itself, unless a category filter narrowed them; otherwise the
 // local sections are searched.
-func (s *Service) paths(ctx context.Context, l *lexical.Lang, conf confinement, q analysed, cands []port.Candidate,
-	l1 lookup.L1Details, matches []lexical.FrontMatch) [pathCount]pathView {
+func (s *Service) views(ctx context.Context, l *lexical.Lang, conf confinement, q analysed, cands []port.Candidate,
+	l1 lookup.L1Details, matches []lexical.FrontMatch) *pathViews {
 	_, end := span.Start(ctx, "lexical")
 	defer end()
-	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	return s.views(l, conf, q.query, q.weights, cands, lexicalCands, matches)
+	return s.rankPaths(pathInput{l: l, q: q, conf: conf, cands: cands, semantic: s.provider.Semantic(),
+		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
+		matches:      matches})
 }
 
 // judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
 // its clarification when the procedures cover a question they do not decide; the complements
 // named either way.
 func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []ranked, l1 lookup.L1Details,
-	views *[pathCount]pathView, matches []lexical.FrontMatch, parts []part) judgement {
+	views *pathViews, matches []lexical.FrontMatch, parts []part) judgement {
 	if conf.on() {
 		r := s.assessConfirmed(l, q, blocks, l1, views)
 		nameComplements(l, q, parts, &r)
@@ -260,7 +263,7 @@ func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []
 // complementsOf finds the complements of the primary block's procedure among the procedures the
 // paths rank (and, for a confined lookup, those of the unconfined local pass), each with its
 // best section (complements finds it); none without evidence blocks.
-func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, views *[pathCount]pathView, others []int) []part {
+func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, views *pathViews, others []int) []part {
 	if len(blocks) == 0 {
 		return nil
 	}
