@@ -9,7 +9,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // confinement is the procedure a lookup is confined to after a clarification (the request's
@@ -56,7 +55,7 @@ func (c confinement) candidates(cs []port.Candidate) []port.Candidate {
 // others are the procedures an unconfined local pass ranks for the question (L0's matches and
 // the lexical search), for a confined lookup's complements: the question's other parts are
 // found without a second call to the provider. Nil when the lookup is not confined.
-func (c confinement) others(l *lexical.Lang, q analysed, matches []lexical.FrontMatch) []int {
+func (c confinement) others(l *lexical.Lang, q *question, matches []lexical.FrontMatch) []int {
 	if !c.on() {
 		return nil
 	}
@@ -64,7 +63,7 @@ func (c confinement) others(l *lexical.Lang, q analysed, matches []lexical.Front
 	for _, m := range matches {
 		out = appendUnique(out, m.Doc)
 	}
-	for _, h := range l.SearchWeighted(q.query, q.weights, "", lexicalPool) {
+	for _, h := range l.SearchWeighted(q.terms, q.weights, "", lexicalPool) {
 		out = appendUnique(out, l.Passages[h.Passage].Doc)
 	}
 	return out
@@ -91,7 +90,7 @@ const ConfirmedShare = 0.85
 // procedure holds ConfirmedShare of the points a grounded question needs), insufficient with its
 // best sections when they do not. A question naming a topic the procedures do not cover stays
 // insufficient, and a semantic provider that is down grounds nothing, confirmed or not.
-func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
+func (s *Service) assessConfirmed(l *lexical.Lang, q *question, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentWeak, Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
 	if len(blocks) == 0 {
 		r.Assessment = lookup.AssessmentNone
@@ -99,7 +98,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 		return r
 	}
 	p := blocks[0]
-	sp := support(l, q.resolved, *p.EvidenceBlock)
+	sp := support(l, q, *p.EvidenceBlock)
 	r.primaryDoc, r.Coverage = p.DocumentID, round4(sp.Share())
 	r.SemanticSupport = p.l1 && s.provider.Semantic()
 	r.signals = Signals{Support: sp, FrontWeight: p.l0Weight}
@@ -107,7 +106,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 		r.Reason = "the question has " + strconv.Itoa(sp.Words) + " informative word(s), too few to ground an answer, confirmed or not"
 		return r
 	}
-	lex := s.lexicalEvidence(l, q.text, q.words, q.resolved, p, sp)
+	lex := s.lexicalEvidence(l, q, p, sp)
 	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
 	if lex.uncovered.Term != "" {
 		r.Reason = lex.why + "; confirmed or not, the procedures do not cover it"
@@ -158,17 +157,6 @@ func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 		sig.FrontWeight >= frontMatter.min
 }
 
-// analysed is a question as every step of a lookup reads it: its normalised text, its words
-// (with their parts and synonyms), its informative words resolved in the index, and its terms.
-type analysed struct {
-	text     string
-	words    []textproc.Group
-	resolved lexical.Question
-	// query and weights are the index terms a search takes (queryTerms).
-	query   []string
-	weights map[string]float64
-}
-
 // confinedKind labels the score of a section of the confirmed procedure that only the local
 // lexical search found: its BM25 score over the procedure's sections.
 const confinedKind = "bm25"
@@ -186,8 +174,8 @@ const confinedLexical = 2
 // every procedure, so the confirmed procedure's answering section is often not among them, or
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
-func rankConfined(l *lexical.Lang, conf confinement, q analysed, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(q.query, q.weights, conf.doc, topK, textproc.QuestionKinds(q.text))
+func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	hits := l.SearchFocusedIn(q.terms, q.weights, conf.doc, topK, q.answerKinds())
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 	"slices"
 )
 
@@ -13,10 +12,10 @@ import (
 // (lexical.Lang.MatchFront), as hints and matches. The best section is chosen for the first
 // sections matches only: those are the ones fusion may use. Domains are the categories with
 // strong L0 evidence among the leading matches: only those become hints, and only a single one
-// filters L1. strs and weights are the question's terms and their weights (see queryTerms); l0
-// only reads them. The matches live in sc: they are valid until sc is released.
-func l0(l *lexical.Lang, words []textproc.Group, strs []string, weights map[string]float64, sections int, sc *l0Scratch) (lookup.L0Hints, []lexical.FrontMatch) {
-	m := l.MatchFront(words, strs, weights, sections, &sc.front)
+// filters L1. l0 only reads the question. The matches live in sc: they are valid until sc is
+// released.
+func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hints, []lexical.FrontMatch) {
+	m := l.MatchFront(q.words, q.terms, q.weights, sections, &sc.front)
 	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches
 }
 
@@ -60,37 +59,36 @@ func matchReasonCount(m *lexical.FrontMatch) int {
 
 // l0Scratch is a lookup's memory, kept for the next call: the front-matter match's
 // (lexical.FrontScratch, whose arrays hold the matches, which the caller keeps until it has done
-// with them, then releases), and the question's terms.
+// with them, then releases), and the analysed question's (analyse).
 type l0Scratch struct {
 	front lexical.FrontScratch
-	// terms and termWeights hold the question's index terms and their weights (queryTerms),
-	// which the lookup lends to l0 and the provider.
-	terms       []string
-	termWeights map[string]float64
-	// question holds the informative words resolved for the blocks' lexical support.
-	question lexical.Question
+	q     question
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
-func newL0Scratch() *l0Scratch { return &l0Scratch{termWeights: map[string]float64{}} }
+func newL0Scratch() *l0Scratch { return &l0Scratch{q: question{weights: map[string]float64{}}} }
 
-// getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
+// getL0Scratch returns a scratch for one lookup; release it when done with the matches and the
+// question.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 
 // release empties the scratch and returns it to the pool. Maps that a long question made large
 // are dropped rather than kept, since clearing one costs its size on every later call.
 func (sc *l0Scratch) release() {
 	const keep = 64
-	if sc.question.Size() > 4*keep {
-		sc.question = lexical.Question{}
+	q := &sc.q
+	if q.resolved.Size() > 4*keep {
+		q.resolved = lexical.Question{}
 	}
-	if cap(sc.terms) > keep || len(sc.termWeights) > keep {
-		sc.terms, sc.termWeights = nil, map[string]float64{}
+	if cap(q.terms) > keep || len(q.weights) > keep {
+		q.terms, q.weights = nil, map[string]float64{}
 	} else {
-		clear(sc.terms[:cap(sc.terms)]) // the pool keeps no strings of the question
-		clear(sc.termWeights)
+		clear(q.terms[:cap(q.terms)]) // the pool keeps no strings of the question
+		clear(q.weights)
 	}
+	clear(q.written[:cap(q.written)])
+	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
 	sc.front.Reset()
 	l0Scratches.Put(sc)
 }

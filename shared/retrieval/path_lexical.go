@@ -30,9 +30,9 @@ func (*lexicalPath) rank(in pathInput, v *pathView) {
 		return
 	}
 	l := in.l
-	hits := l.SearchWeighted(in.q.query, in.q.weights, "", lexicalPool)
+	hits := l.SearchWeighted(in.q.terms, in.q.weights, "", lexicalPool)
 	if in.conf.on() {
-		hits = l.SearchWeightedIn(in.q.query, in.q.weights, in.conf.doc, lexicalPool)
+		hits = l.SearchWeightedIn(in.q.terms, in.q.weights, in.conf.doc, lexicalPool)
 	}
 	for _, h := range hits {
 		d, _ := l.Doc(h.Passage)

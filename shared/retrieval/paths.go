@@ -70,7 +70,7 @@ type seconding interface {
 // pathInput is what a lookup gives the evidence paths to rank the procedures from.
 type pathInput struct {
 	l    *lexical.Lang
-	q    analysed
+	q    *question
 	conf confinement
 	// cands are L1's candidates in force; semantic tells that a semantic provider returned them,
 	// lexicalCands that they are the lexical search itself (the demo provider's own unfiltered

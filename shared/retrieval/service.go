@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // TraceStore keeps invocation traces.
@@ -143,6 +142,16 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	return res, nil
 }
 
+// lookupCall is one lookup as its steps read it: the day's index of the question's language, the
+// day's versions, the request, the procedure it is confined to and the question analysed once.
+type lookupCall struct {
+	l    *lexical.Lang
+	day  dayView
+	req  lookup.LookupRequest
+	conf confinement
+	q    *question
+}
+
 // stages are the moments a lookup finished its layers, and its sidecar query in flight.
 type stages struct {
 	l0, l1  time.Time
@@ -154,20 +163,13 @@ type stages struct {
 // The sidecar, when on and asked for, runs beside L1.
 func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (outcome, stages) {
 	var st stages
-	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
-	text := textproc.Normalize(req.Question)
-	words := analyse(l, text)
 	sc := getL0Scratch()
-	defer sc.release() // the matches, terms and candidates are read until the result is made
-	query, weights := queryTerms(words, sc.terms, sc.termWeights)
-	sc.terms = query
-	// The informative words resolved once, for the lexical support of every block judged.
-	question := l.AppendQuestion(sc.question, words)
-	sc.question = question
-	q := analysed{text: text, words: words, resolved: question, query: query, weights: weights}
+	defer sc.release() // the matches, the question and the candidates are read until the result is made
+	q := sc.analyse(l, req.Question)
 	conf, _ := confine(l, req.Procedure) // checked by the caller
+	c := &lookupCall{l: l, day: v, req: req, conf: conf, q: q}
 	_, end := span.Start(ctx, "l0")
-	hints, matches := l0(l, words, query, weights, req.TopK, sc)
+	hints, matches := l0(l, q, req.TopK, sc)
 	others := conf.others(l, q, matches)
 	matches = conf.matches(matches)
 	end()
@@ -175,11 +177,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 
 	l1 := lookup.L1Details{Status: lookup.L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
 	if sidecar {
-		st.sidecar = s.startSidecar(ctx, req, text, hints)
+		st.sidecar = s.startSidecar(ctx, req, q.text, hints)
 	}
 	var cands, outdated []port.Candidate
 	if s.opts.L1Enabled {
-		cands, outdated = s.layerL1(ctx, l, v, req, conf, text, query, weights, question, hints, &l1)
+		cands, outdated = s.layerL1(ctx, c, hints, &l1)
 	}
 	st.l1 = s.now()
 
@@ -193,14 +195,14 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
 	end()
-	views := s.views(ctx, l, conf, q, cands, l1, matches[:min(len(matches), req.TopK)])
+	views := s.views(ctx, c, cands, l1, matches[:min(len(matches), req.TopK)])
 	_, end = span.Start(ctx, "verdict")
 	defer end()
-	parts := s.complementsOf(l, q, blocks, views, others)
+	parts := s.complementsOf(c, blocks, views, others)
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
-	ownReasons(l, text, question, blocks)
+	ownReasons(l, q, blocks)
 	v.announce(req.Language, blocks)
 	res := outcome{
 		Result: lookup.Result{
@@ -215,7 +217,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		},
 		blocks: blocks,
 	}
-	res.relevance = s.judge(l, q, conf, blocks, l1, views, matches, parts)
+	res.relevance = s.judge(c, blocks, l1, views, matches, parts)
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
 	if len(outdated) > 0 {
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
@@ -233,11 +235,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 // views are the evidence paths' rankings the verdict weighs (rankPaths). The demo provider's
 // candidates are the lexical path itself, unless a category filter narrowed them; otherwise the
 // local sections are searched.
-func (s *Service) views(ctx context.Context, l *lexical.Lang, conf confinement, q analysed, cands []port.Candidate,
-	l1 lookup.L1Details, matches []lexical.FrontMatch) *pathViews {
+func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candidate, l1 lookup.L1Details,
+	matches []lexical.FrontMatch) *pathViews {
 	_, end := span.Start(ctx, "lexical")
 	defer end()
-	return s.rankPaths(pathInput{l: l, q: q, conf: conf, cands: cands, semantic: s.provider.Semantic(),
+	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
 		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
 		matches:      matches})
 }
@@ -245,14 +247,15 @@ func (s *Service) views(ctx context.Context, l *lexical.Lang, conf confinement, 
 // judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
 // its clarification when the procedures cover a question they do not decide; the complements
 // named either way.
-func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []ranked, l1 lookup.L1Details,
-	views *pathViews, matches []lexical.FrontMatch, parts []part) judgement {
-	if conf.on() {
+func (s *Service) judge(c *lookupCall, blocks []ranked, l1 lookup.L1Details, views *pathViews, matches []lexical.FrontMatch,
+	parts []part) judgement {
+	l, q := c.l, c.q
+	if c.conf.on() {
 		r := s.assessConfirmed(l, q, blocks, l1, views)
 		nameComplements(l, q, parts, &r)
 		return r
 	}
-	r := s.assess(l, q.text, q.words, q.resolved, blocks, l1, views)
+	r := s.assess(l, q, blocks, l1, views)
 	nameComplements(l, q, parts, &r)
 	if r.Assessment == lookup.AssessmentWeak && r.covered {
 		r.Clarification = clarification(l, blocks[0].DocumentID, r.Alternatives, matches)
@@ -263,20 +266,20 @@ func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []
 // complementsOf finds the complements of the primary block's procedure among the procedures the
 // paths rank (and, for a confined lookup, those of the unconfined local pass), each with its
 // best section (complements finds it); none without evidence blocks.
-func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, views *pathViews, others []int) []part {
+func (s *Service) complementsOf(c *lookupCall, blocks []ranked, views *pathViews, others []int) []part {
 	if len(blocks) == 0 {
 		return nil
 	}
-	return complements(l, q, l.DocIndex(blocks[0].DocumentID), views, others)
+	return complements(c.l, c.q, c.l.DocIndex(blocks[0].DocumentID), views, others)
 }
 
 // layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered
 // again when the filtered call is empty or weak, and records the calls and their outcome in l1;
 // it returns the candidates in force and the outdated ones.
-func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, conf confinement, text string, query []string,
-	weights map[string]float64, question lexical.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
-	q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
-		Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
+func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
+	v, req, conf := c.day, c.req, c.conf
+	q := port.Query{Question: c.q.text, Language: req.Language, TopK: l1Pool(req.TopK),
+		Terms: c.q.terms, TermWeights: c.q.weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
 		AsOf: v.day}
 	switch {
 	case conf.on():
@@ -291,7 +294,7 @@ func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req l
 	cands, err := s.retrieve(ctx, q, l1)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
-	if err == nil && !conf.on() && q.Category != "" && s.weakL1(l, question, cands) {
+	if err == nil && !conf.on() && q.Category != "" && s.weakL1(c.l, c.q, cands) {
 		// The filter narrows, never hides: a filtered call that found nothing convincing is
 		// followed by one unfiltered call, whose candidates replace the filtered ones.
 		q.Category = ""
@@ -331,7 +334,7 @@ func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Detai
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's filter trust (see ScoreScale.filterTrusted), or, for a
 // lexical kind, a best candidate holding fewer than two of the question's informative words.
-func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []port.Candidate) bool {
+func (s *Service) weakL1(l *lexical.Lang, question *question, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
 	}

@@ -203,17 +203,7 @@ const maxSectionReasons = 8
 // the question stems to it, as for a synonym's), and its procedure's front-matter hits (the "l0:"
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
-func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []ranked) {
-	var wbuf [32][2]string
-	written := wbuf[:0] // a question word's stem and the word
-	for _, tok := range l.Analyzer.Tokens(text) {
-		if len(written) == cap(wbuf) {
-			break
-		}
-		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(written, func(w [2]string) bool { return w[0] == st }) {
-			written = append(written, [2]string{st, tok})
-		}
-	}
+func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 	// One array holds every block's reasons, each block its own stretch of it.
 	n := 0
 	for _, b := range blocks {
@@ -234,17 +224,13 @@ func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks 
 		}
 		held := hbuf[:0]
 		if _, sec := b.section(l); sec != nil {
-			held = l.AppendHeld(question, b.localPassage, held, maxSectionReasons)
+			held = l.AppendHeld(q.resolved, b.localPassage, held, maxSectionReasons)
 		}
 		for _, t := range held {
 			// A word's reason is made once per lookup, however many blocks hold it.
 			k := slices.IndexFunc(made, func(m [2]string) bool { return m[0] == t })
 			if k < 0 {
-				w := t
-				if i := slices.IndexFunc(written, func(w [2]string) bool { return w[0] == t }); i >= 0 {
-					w = written[i][1]
-				}
-				made = append(made, [2]string{t, sectionReason + w})
+				made = append(made, [2]string{t, sectionReason + q.writtenAs(t)})
 				k = len(made) - 1
 			}
 			all = append(all, made[k][1])
