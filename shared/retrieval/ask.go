@@ -232,7 +232,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 	for _, src := range sources {
 		sums = append(sums, lookup.BlockSummary{
 			Source: knowledge.SectionSource(v.sourcePath(lang, src.DocumentID, src.Version), knowledge.Anchor(src.Section)),
-			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"},
+			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{reasonAnswer},
 			DocumentID: src.DocumentID, Version: src.Version, Outdated: src.Outdated,
 			Content: textproc.Clip(src.Excerpt, lookup.SummaryChars),
 		})

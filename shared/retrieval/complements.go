@@ -181,7 +181,7 @@ func placeComplements(l *lexical.Lang, parts []part, blocks []ranked, topK, extr
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(at, len(order)), b)
 		default:
-			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage}, "l0:complement"))
+			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage}, reasonComplement))
 		}
 		at++
 	}

@@ -182,7 +182,7 @@ func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranke
 		k := slices.IndexFunc(order, func(b ranked) bool { return b.local && b.localPassage == h.Passage })
 		switch {
 		case r >= confinedLexical && k < 0:
-			order = append(order, localBlock(l, h, "l0:confirmed-procedure")) // the procedure's further sections fill top_k
+			order = append(order, localBlock(l, h, reasonConfirmed)) // the procedure's further sections fill top_k
 		case r >= confinedLexical, k == 0 || k > 0 && k <= r+1:
 			continue // already in the blocks, or as far up
 		case k > 0:
@@ -190,7 +190,7 @@ func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranke
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(r+1, len(order)), b)
 		default:
-			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h, "l0:confirmed-procedure"))
+			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h, reasonConfirmed))
 		}
 	}
 	return renumber(order, topK, extra)

@@ -19,44 +19,6 @@ func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hin
 	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches
 }
 
-// matchReasons appends a front-matter match's hit reasons to list, each once, in the order
-// keywords and entities, title, category, partial phrase. The reasons of phrases come from
-// texts, made there the first time.
-func matchReasons(m *lexical.FrontMatch, l *lexical.Lang, texts *langTexts, list []string) []string {
-	for _, p := range m.Named {
-		if p.Bridged {
-			list = appendNew(list, texts.synonymReason(l, p.Phrase, p.Rule))
-		} else {
-			list = appendNew(list, texts.reason(l, p.Phrase))
-		}
-	}
-	if m.Title {
-		list = appendNew(list, "l0:title")
-	}
-	if m.Category {
-		list = appendNew(list, texts.reason(l, m.CategoryPhrase))
-	}
-	if m.Partial {
-		list = appendNew(list, "l0:partial-phrase")
-	}
-	return list
-}
-
-// matchReasonCount is at most how many hit reasons the match has.
-func matchReasonCount(m *lexical.FrontMatch) int {
-	n := len(m.Named)
-	if m.Title {
-		n++
-	}
-	if m.Category {
-		n++
-	}
-	if m.Partial {
-		n++
-	}
-	return n
-}
-
 // l0Scratch is a lookup's memory, kept for the next call: the front-matter match's
 // (lexical.FrontScratch, whose arrays hold the matches, which the caller keeps until it has done
 // with them, then releases), and the analysed question's (analyse).

@@ -76,13 +76,6 @@ type Service struct {
 	todaySince atomic.Pointer[string]
 }
 
-// texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
-// in a map of the service's: a map keyed by the language would keep every epoch's index
-// reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
-func (s *Service) texts(l *lexical.Lang) *langTexts {
-	return l.Kept(func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
-}
-
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
 // force on the day asked instead.
 func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
@@ -223,7 +216,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
 		// blocks of the versions in force.
 		res.EvidenceBlocks = append(res.EvidenceBlocks,
-			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
+			outdatedBlocks(outdated, s.provider.ScoreKind(), true, l1Reason(s.provider.ScoreKind()), len(blocks))...)
 	}
 	if reason := v.nothingInForce(l); reason != "" {
 		res.EvidenceState, res.relevance.Reason = port.StateUnavailable, reason
