@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,34 @@ func TestAFourthPathChangesTheVerdict(t *testing.T) {
 		return a.DocumentID == "vehicle-cleaning" && slices.Equal(a.FavouredBy, []string{"reranker"})
 	}) {
 		t.Errorf("alternatives %+v, want vehicle-cleaning favoured by the reranker", res.Relevance.Alternatives)
+	}
+}
+
+// Every path of the table is named in the contract's lists of paths (favoured_by in the OpenAPI
+// document and in the Bedrock action group's), and the lists name no other: a new path is added
+// there with its file.
+func TestEveryPathIsInTheContract(t *testing.T) {
+	var names []string
+	for _, p := range evidencePaths {
+		names = append(names, p.name())
+	}
+	for _, tc := range []struct{ file, open, close string }{
+		{"../../docs/openapi.yaml", "enum: [", "]"},
+		{"../../docs/bedrock-lookup.yaml", "Allowed values: ", "."},
+	} {
+		b, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(b)
+		_, after, ok := strings.Cut(doc, "favoured_by:")
+		_, list, ok2 := strings.Cut(after, tc.open)
+		list, _, ok3 := strings.Cut(list, tc.close)
+		if !ok || !ok2 || !ok3 {
+			t.Fatalf("%s: no list of favoured_by's paths", tc.file)
+		}
+		if got := strings.Split(list, ", "); !slices.Equal(got, names) {
+			t.Errorf("%s lists the paths %q, the table has %q", tc.file, got, names)
+		}
 	}
 }
