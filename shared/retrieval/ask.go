@@ -50,11 +50,10 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	if err != nil {
 		return lookup.Answer{}, err
 	}
-	sc := getL0Scratch()
-	defer sc.release() // the question is read until the answer is made
-	question := sc.analyse(l, req.Question)
+	question := analyseQuestion(l, req.Question)
+	defer question.release() // read until the answer is made; the lookup beside it has its own
 	q := port.AskQuery{Question: question.text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	a := s.askEvidence(ctx, l, v, conf, req, question, sc, &q)
+	a := s.askEvidence(ctx, l, v, conf, req, question, &q)
 	ga, err := s.askCall(ctx, conf, &q, &a.l1)
 	ans := s.answerOf(ctx, l, v, req, question, q, ga, err, &a.l1)
 	v.announceSources(req.Language, ans.Sources)
@@ -95,9 +94,9 @@ type asking struct {
 // filter, the lookup started beside the call (a generated answer is grounded only when the
 // lookup's own verdict grounds the procedure it cites, capAnswerState); on a lexical one, the
 // lookup whose blocks and state the answer is made from.
-// The question is the ask's, analysed once; sc is the scratch that holds it, which L0 uses too.
+// The question is the ask's, analysed once: the lookup an answer is made from reads it too.
 func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, conf confinement, req lookup.AskRequest,
-	question *question, sc *l0Scratch, q *port.AskQuery) asking {
+	question *question, q *port.AskQuery) asking {
 	var a asking
 	if !s.provider.Semantic() {
 		var res outcome
@@ -110,11 +109,14 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 	check := make(chan lookup.Result, 1)
 	a.check = check
 	go func() {
+		// A question of its own: this lookup runs beside the ask's steps, which read theirs.
+		own := analyseQuestion(l, req.Question)
+		defer own.release()
 		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, own, false)
 		check <- res.Result
 	}()
-	a.hints, a.layer, a.l1 = s.askHints(l, question, sc, q)
+	a.hints, a.layer, a.l1 = s.askHints(l, question, q)
 	if conf.on() {
 		a.l1.CategoryFilter, q.Category = &conf.category, conf.category
 	}
@@ -162,8 +164,10 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 
 // askHints are L0's hints for an answer from a semantic provider: the layer, and the category
 // filter the answer call is narrowed by when L0 names one domain.
-func (s *Service) askHints(l *lexical.Lang, question *question, sc *l0Scratch, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
-	hints, matches := l0(l, question, 0, sc) // only whether L0 matched is read
+func (s *Service) askHints(l *lexical.Lang, question *question, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
+	sc := getL0Scratch()
+	defer sc.release() // only whether L0 matched is read
+	hints, matches := l0(l, question, 0, sc)
 	l1 := lookup.L1Details{Status: lookup.L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 	if len(hints.Domains) == 1 {
 		l1.CategoryFilter = &hints.Domains[0]
@@ -178,7 +182,7 @@ func (s *Service) askHints(l *lexical.Lang, question *question, sc *l0Scratch, q
 func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, question *question,
 	q *port.AskQuery) (outcome, time.Time) {
 	res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-		AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, question, false)
 	blocks := res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	q.EvidenceState = res.EvidenceState
 	for _, b := range blocks {

@@ -19,38 +19,22 @@ func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hin
 	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches
 }
 
-// l0Scratch is a lookup's memory, kept for the next call: the front-matter match's
+// l0Scratch is L0's memory, kept for the next call: the front-matter match's
 // (lexical.FrontScratch, whose arrays hold the matches, which the caller keeps until it has done
-// with them, then releases), and the analysed question's (analyse).
+// with them, then releases).
 type l0Scratch struct {
 	front lexical.FrontScratch
-	q     question
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
-func newL0Scratch() *l0Scratch { return &l0Scratch{q: question{weights: map[string]float64{}}} }
+func newL0Scratch() *l0Scratch { return &l0Scratch{} }
 
-// getL0Scratch returns a scratch for one lookup; release it when done with the matches and the
-// question.
+// getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 
-// release empties the scratch and returns it to the pool. Maps that a long question made large
-// are dropped rather than kept, since clearing one costs its size on every later call.
+// release empties the scratch and returns it to the pool.
 func (sc *l0Scratch) release() {
-	const keep = 64
-	q := &sc.q
-	if q.resolved.Size() > 4*keep {
-		q.resolved = lexical.Question{}
-	}
-	if cap(q.terms) > keep || len(q.weights) > keep {
-		q.terms, q.weights = nil, map[string]float64{}
-	} else {
-		clear(q.terms[:cap(q.terms)]) // the pool keeps no strings of the question
-		clear(q.weights)
-	}
-	clear(q.written[:cap(q.written)])
-	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
 	sc.front.Reset()
 	l0Scratches.Put(sc)
 }

@@ -24,7 +24,7 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 		}
 		return out
 	}
-	q := newL0Scratch().analyse(l, "windscreen chip on a car returned this morning")
+	q := analyseQuestion(l, "windscreen chip on a car returned this morning")
 	_, all := l0(l, q, 40, newL0Scratch())
 	_, five := l0(l, q, 5, newL0Scratch())
 	if len(all) < 6 || len(five) < 5 || !slices.Equal(docs(all[:5]), docs(five[:5])) {

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -9,8 +10,8 @@ import (
 
 // question is a request's question analysed once, in the day's index of its language: every
 // step of a lookup (L0, L1, the evidence paths, fusion, the verdict, the complements, the hit
-// reasons) reads it from here, never from the text again. Its arrays are a scratch's (l0Scratch):
-// it is valid until the scratch is released.
+// reasons) reads it from here, never from the text again. Its arrays are pooled: it is valid
+// until it is released.
 type question struct {
 	// text is the question NFKC-normalised, as it is analysed and sent to the provider (the
 	// trace hashes it as received); lang its language.
@@ -36,15 +37,38 @@ type question struct {
 // maxWritten is how many of a question's stems written keeps.
 const maxWritten = 32
 
-// analyse analyses the question text (as received) in l into sc's question and returns it.
-func (sc *l0Scratch) analyse(l *lexical.Lang, text string) *question {
-	q := &sc.q
+// questions keep the arrays of analysed questions for the next lookup.
+var questions = sync.Pool{New: func() any { return &question{weights: map[string]float64{}} }}
+
+// analyseQuestion analyses the question text (as received) in l, in arrays of a pooled question:
+// release it when done with it.
+func analyseQuestion(l *lexical.Lang, text string) *question {
+	q := questions.Get().(*question)
 	q.text, q.lang = textproc.Normalize(text), l.Language
 	q.words = analyse(l, q.text)
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = l.AppendQuestion(q.resolved, q.words)
 	q.written = appendWritten(l, q.text, q.written[:0])
 	return q
+}
+
+// release empties the question and returns its arrays to the pool, without its strings. Arrays
+// and maps that a long question made large are dropped rather than kept, since clearing one
+// costs its size on every later call.
+func (q *question) release() {
+	const keep = 64
+	if q.resolved.Size() > 4*keep {
+		q.resolved = lexical.Question{}
+	}
+	if cap(q.terms) > keep || len(q.weights) > keep {
+		q.terms, q.weights = nil, map[string]float64{}
+	} else {
+		clear(q.terms[:cap(q.terms)])
+		clear(q.weights)
+	}
+	clear(q.written[:cap(q.written)])
+	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
+	questions.Put(q)
 }
 
 // answerKinds returns the kinds of fact the question asks for, read from its text the first time.

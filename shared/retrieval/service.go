@@ -112,7 +112,9 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	if _, err := confine(l, req.Procedure); err != nil {
 		return outcome{}, err
 	}
-	res, lat := s.lookup(ctx, l, v, req, true)
+	q := analyseQuestion(l, req.Question)
+	defer q.release()
+	res, lat := s.lookup(ctx, l, v, req, q, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
 	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
@@ -153,12 +155,13 @@ type stages struct {
 
 // lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
 // domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
-// The sidecar, when on and asked for, runs beside L1.
-func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (outcome, stages) {
+// The sidecar, when on and asked for, runs beside L1. q is the request's question, analysed once
+// (analyseQuestion).
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, q *question,
+	sidecar bool) (outcome, stages) {
 	var st stages
-	sc := getL0Scratch()
-	defer sc.release() // the matches, the question and the candidates are read until the result is made
-	q := sc.analyse(l, req.Question)
+	sc := getL0Scratch() // the matches are read until the result is made
+	defer sc.release()
 	conf, _ := confine(l, req.Procedure) // checked by the caller
 	c := &lookupCall{l: l, day: v, req: req, conf: conf, q: q}
 	_, end := span.Start(ctx, "l0")
