@@ -50,12 +50,12 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	if err != nil {
 		return lookup.Answer{}, err
 	}
-	text := textproc.Normalize(req.Question) // analysed and sent normalised; the trace hashes req.Question
-	words := analyse(l, text)
-	q := port.AskQuery{Question: text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
-	a := s.askEvidence(ctx, l, v, conf, req, text, words, &q)
+	question := analyseQuestion(l, req.Question)
+	defer question.release() // read until the answer is made; the lookup beside it has its own
+	q := port.AskQuery{Question: question.text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
+	a := s.askEvidence(ctx, l, v, conf, req, question, &q)
 	ga, err := s.askCall(ctx, conf, &q, &a.l1)
-	ans := s.answerOf(ctx, l, v, req, words, q, ga, err, &a.l1)
+	ans := s.answerOf(ctx, l, v, req, question, q, ga, err, &a.l1)
 	v.announceSources(req.Language, ans.Sources)
 	if reason := v.nothingInForce(l); reason != "" {
 		ans.EvidenceState, ans.Answer = port.StateUnavailable, "No answer: "+reason+"."
@@ -94,12 +94,13 @@ type asking struct {
 // filter, the lookup started beside the call (a generated answer is grounded only when the
 // lookup's own verdict grounds the procedure it cites, capAnswerState); on a lexical one, the
 // lookup whose blocks and state the answer is made from.
-func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, conf confinement, req lookup.AskRequest, text string,
-	words []textproc.Group, q *port.AskQuery) asking {
+// The question is the ask's, analysed once: the lookup an answer is made from reads it too.
+func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, conf confinement, req lookup.AskRequest,
+	question *question, q *port.AskQuery) asking {
 	var a asking
 	if !s.provider.Semantic() {
 		var res outcome
-		res, a.l0Done = s.evidenceFor(ctx, l, v, req, text, words, q)
+		res, a.l0Done = s.evidenceFor(ctx, l, v, req, question, q)
 		a.hints, a.l1, a.layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
 		a.blocks, a.evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 		a.rel = res.Relevance
@@ -108,11 +109,14 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 	check := make(chan lookup.Result, 1)
 	a.check = check
 	go func() {
+		// A question of its own: this lookup runs beside the ask's steps, which read theirs.
+		own := analyseQuestion(l, req.Question)
+		defer own.release()
 		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, own, false)
 		check <- res.Result
 	}()
-	a.hints, a.layer, a.l1 = s.askHints(l, words, q)
+	a.hints, a.layer, a.l1 = s.askHints(l, question, q)
 	if conf.on() {
 		a.l1.CategoryFilter, q.Category = &conf.category, conf.category
 	}
@@ -160,12 +164,10 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 
 // askHints are L0's hints for an answer from a semantic provider: the layer, and the category
 // filter the answer call is narrowed by when L0 names one domain.
-func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
+func (s *Service) askHints(l *lexical.Lang, question *question, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
 	sc := getL0Scratch()
 	defer sc.release() // only whether L0 matched is read
-	terms, weights := queryTerms(words, sc.terms, sc.termWeights)
-	sc.terms = terms
-	hints, matches := l0(l, words, terms, weights, 0, sc)
+	hints, matches := l0(l, question, 0, sc)
 	l1 := lookup.L1Details{Status: lookup.L1OK, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind(), Calls: 1}
 	if len(hints.Domains) == 1 {
 		l1.CategoryFilter = &hints.Domains[0]
@@ -177,22 +179,22 @@ func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQ
 // evidenceFor runs the lookup whose ranked blocks, excerpted for the question, and evidence state
 // a lexical provider answers from, and puts them into q; it returns the lookup and when its L0
 // was done.
-func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, text string,
-	words []textproc.Group, q *port.AskQuery) (outcome, time.Time) {
+func (s *Service) evidenceFor(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, question *question,
+	q *port.AskQuery) (outcome, time.Time) {
 	res, st := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-		AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, false)
+		AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, question, false)
 	blocks := res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 	q.EvidenceState = res.EvidenceState
-	kinds := textproc.QuestionKinds(text)
 	for _, b := range blocks {
-		q.Evidence = append(q.Evidence, port.AskEvidence{Block: passage(b), Excerpt: excerpt(l, words, kinds, b.Content, ExcerptChars)})
+		q.Evidence = append(q.Evidence, port.AskEvidence{Block: passage(b),
+			Excerpt: excerpt(l, question.words, question.answerKinds(), b.Content, ExcerptChars)})
 	}
 	return res, st.l0
 }
 
 // answerOf is the answer to an ask: the provider's, its state capped by its evidence, or an
 // "unavailable" answer when the call failed; l1 records the outcome.
-func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, words []textproc.Group,
+func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req lookup.AskRequest, question *question,
 	q port.AskQuery, ga port.GroundedAnswer, err error, l1 *lookup.L1Details) lookup.Answer {
 	ans := lookup.Answer{Provider: s.provider.Name(), Sources: []port.AnswerSource{}, AsOf: v.day}
 	switch {
@@ -223,7 +225,7 @@ func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req 
 		// A citation of a version not in force is marked and grounds nothing.
 		checked := ans
 		checked.Sources = v.markSources(req.Language, ans.Sources)
-		ans.EvidenceState = s.capAnswerState(l, words, q, checked)
+		ans.EvidenceState = s.capAnswerState(question, q, checked)
 	}
 	return ans
 }
@@ -234,7 +236,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 	for _, src := range sources {
 		sums = append(sums, lookup.BlockSummary{
 			Source: knowledge.SectionSource(v.sourcePath(lang, src.DocumentID, src.Version), knowledge.Anchor(src.Section)),
-			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"},
+			Title:  src.Title, RetrievalLayer: lookup.LayerL1, HitReasons: []string{reasonAnswer},
 			DocumentID: src.DocumentID, Version: src.Version, Outdated: src.Outdated,
 			Content: textproc.Clip(src.Excerpt, lookup.SummaryChars),
 		})
@@ -246,7 +248,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 // answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
 // when the provider says so, it cites at least one managed source, and the question has enough
 // informative words to be answered at all.
-func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans lookup.Answer) string {
+func (s *Service) capAnswerState(question *question, q port.AskQuery, ans lookup.Answer) string {
 	if ans.EvidenceState != port.StateGrounded {
 		return ans.EvidenceState
 	}
@@ -256,21 +258,10 @@ func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port
 		}
 		return port.StateGrounded
 	}
-	if len(ans.Sources) == 0 || informativeWords(words) < minInformativeWords {
+	if len(ans.Sources) == 0 || question.informative() < minInformativeWords {
 		return port.StateInsufficient
 	}
 	return port.StateGrounded
-}
-
-// informativeWords counts the distinct informative words of a question.
-func informativeWords(words []textproc.Group) int {
-	var seen []string
-	for _, g := range words {
-		if lexical.Informative(g.Term) {
-			seen = appendNew(seen, g.Term)
-		}
-	}
-	return len(seen)
 }
 
 // passage is the block as a provider answering from the lookup's evidence sees it.

@@ -13,7 +13,7 @@ import (
 // CoveredShare is the share of the language's LexicalMinPoints from which the procedures cover a
 // question that the evidence does not ground: its closest procedure holds at least
 // minInformativeWords of its informative words and that much lexical evidence, and its front
-// matter has an opinion on the question (the paths' FrontMin). Below it the
+// matter has an opinion on the question (frontMatter's min). Below it the
 // question is one no procedure answers (off-topic, near-domain), and an insufficient answer then
 // names no alternatives and offers no clarification: an agent must not ask the operator to
 // choose between procedures none of which applies. Chosen on the development sets of eval/ (see
@@ -27,14 +27,14 @@ const CoveredShare = 0.85
 // names the question's subject (CoveredShare). A
 // question that names a topic the procedures do not cover, or with too few informative words,
 // is never covered.
-func (s *Service) covered(r judgement, views *[pathCount]pathView) bool {
+func (s *Service) covered(r judgement, views *pathViews) bool {
 	sig := r.signals
 	if sig.Uncovered.Term != "" || sig.Support.Words < minInformativeWords {
 		return false
 	}
-	if views[pathSemantic].present {
+	if sem := views.of(semanticSearch); sem.present {
 		if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && sc.Supported > 0 {
-			first, _ := views[pathSemantic].first()
+			first, _ := sem.first()
 			return first.score >= sc.Supported
 		}
 	}
@@ -44,10 +44,10 @@ func (s *Service) covered(r judgement, views *[pathCount]pathView) bool {
 // LexicallyCovered is covered's rule on lexical evidence at a share of the language's
 // LexicalMinPoints (the service uses CoveredShare; make calibrate measures others): the closest
 // procedure holds minInformativeWords of the question's words, that share of the points, and its
-// front matter has an opinion (the paths' FrontMin); never for an uncovered topic.
+// front matter has an opinion (frontMatter's min); never for an uncovered topic.
 func LexicallyCovered(sig Signals, lang string, share float64) bool {
 	return sig.Uncovered.Term == "" && sig.Support.Words >= minInformativeWords && sig.Procedure.Matched >= minInformativeWords &&
-		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= agreement.FrontMin
+		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= frontMatter.min
 }
 
 // maxSituationPhrases is how many of the question's front-matter phrases an option's situation

@@ -28,24 +28,24 @@ func (p coveringProvider) ScoreKind() string {
 func TestCoveredBranches(t *testing.T) {
 	min := LexicalMinPoints("en")
 	strong := Signals{Support: lexical.Support{Words: 4}, Procedure: lexical.Support{Matched: 3, Words: 4},
-		Points: CoveredShare * min, FrontWeight: agreement.FrontMin}
+		Points: CoveredShare * min, FrontWeight: frontMatter.min}
 	with := func(f func(*Signals)) Signals { s := strong; f(&s); return s }
-	sem := func(score float64) [pathCount]pathView {
-		var v [pathCount]pathView
-		v[pathSemantic] = view("a", score, "b", score-0.01)
+	sem := func(score float64) *pathViews {
+		v := tableViews()
+		*v.of(semanticSearch) = view("a", score, "b", score-0.01)
 		return v
 	}
 	for _, tc := range []struct {
 		name     string
 		semantic bool
 		sig      Signals
-		views    [pathCount]pathView
+		views    *pathViews // none: tableViews()
 		covered  bool
 	}{
 		{name: "lexical: enough points, words and front matter", sig: strong, covered: true},
 		{name: "lexical: points below the share", sig: with(func(s *Signals) { s.Points = CoveredShare*min - 0.1 })},
 		{name: "lexical: one word held", sig: with(func(s *Signals) { s.Procedure.Matched = 1 })},
-		{name: "lexical: front matter without an opinion", sig: with(func(s *Signals) { s.FrontWeight = agreement.FrontMin - 0.1 })},
+		{name: "lexical: front matter without an opinion", sig: with(func(s *Signals) { s.FrontWeight = frontMatter.min - 0.1 })},
 		{name: "a topic no procedure covers", sig: with(func(s *Signals) { s.Uncovered = lexical.Uncovered{Term: "tariff"} })},
 		{name: "one informative word", sig: with(func(s *Signals) { s.Support.Words = 1 })},
 		{name: "semantic: the closest procedure at the supported cosine", semantic: true, sig: with(func(s *Signals) { s.Points = 0 }),
@@ -57,7 +57,11 @@ func TestCoveredBranches(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Service{opts: DefaultOptions(), provider: coveringProvider{semantic: tc.semantic}}
 			r := judgement{signals: tc.sig, lang: "en"}
-			if got := s.covered(r, &tc.views); got != tc.covered {
+			views := tc.views
+			if views == nil {
+				views = tableViews()
+			}
+			if got := s.covered(r, views); got != tc.covered {
 				t.Errorf("covered = %v, want %v", got, tc.covered)
 			}
 		})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // A question can need two procedures ("a shunt at a junction, and a speed camera earlier on the
@@ -43,7 +42,7 @@ type part struct {
 
 // complements finds the procedures that answer other parts of the question than the primary
 // block's procedure primary, among the procedures the paths rank (and others), best first.
-func complements(l *lexical.Lang, q analysed, primary int, views *[pathCount]pathView, others []int) []part {
+func complements(l *lexical.Lang, q *question, primary int, views *pathViews, others []int) []part {
 	if primary < 0 {
 		return nil
 	}
@@ -111,13 +110,13 @@ func specificCount(q lexical.Question, m uint64) int {
 // sections for the words of its part) and counts the part's specific words it holds: strong when
 // it holds every one of them, weak when only some (the part's other words stand elsewhere in the
 // procedure, or nowhere a section states them together).
-func (p *part) bestSection(l *lexical.Lang, q analysed) (held int) {
+func (p *part) bestSection(l *lexical.Lang, q *question) (held int) {
 	var terms []string
 	for m := p.words; m != 0; m &= m - 1 {
 		terms = l.WordTerms(q.resolved, bits.TrailingZeros64(m), terms)
 	}
 	p.passage = -1
-	hits := l.SearchFocusedIn(terms, nil, p.doc, 1, textproc.QuestionKinds(q.text))
+	hits := l.SearchFocusedIn(terms, nil, p.doc, 1, q.answerKinds())
 	if len(hits) == 0 {
 		return 0
 	}
@@ -130,12 +129,12 @@ func (p *part) bestSection(l *lexical.Lang, q analysed) (held int) {
 // located finds the complement's best section and reports whether it holds at least
 // MinPartWords of the part's specific words together: words of a second need stand in one
 // section of its procedure, while words a chatty question mentions in passing are scattered.
-func (p *part) located(l *lexical.Lang, q analysed) bool {
+func (p *part) located(l *lexical.Lang, q *question) bool {
 	return p.bestSection(l, q) >= MinPartWords
 }
 
 // covers names the words of the complement's part.
-func (p part) covers(l *lexical.Lang, q analysed) []string {
+func (p part) covers(l *lexical.Lang, q *question) []string {
 	var out []string
 	for m := p.words; m != 0; m &= m - 1 {
 		if w := l.WordString(q.resolved, bits.TrailingZeros64(m)); w != "" {
@@ -147,14 +146,14 @@ func (p part) covers(l *lexical.Lang, q analysed) []string {
 
 // pathDocs appends to out the procedures the evidence paths rank, in path order, then more, each
 // once, at most complementCandidates.
-func pathDocs(l *lexical.Lang, views *[pathCount]pathView, more []int, out []int) []int {
+func pathDocs(l *lexical.Lang, views *pathViews, more []int, out []int) []int {
 	add := func(d int) {
 		if d >= 0 && !slices.Contains(out, d) && len(out) < complementCandidates {
 			out = append(out, d)
 		}
 	}
-	for i := range views {
-		for _, p := range views[i].procs {
+	for i := range views.list {
+		for _, p := range views.list[i].procs {
 			add(l.DocIndex(p.doc))
 		}
 	}
@@ -182,7 +181,7 @@ func placeComplements(l *lexical.Lang, parts []part, blocks []ranked, topK, extr
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(at, len(order)), b)
 		default:
-			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage}, "l0:complement"))
+			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage}, reasonComplement))
 		}
 		at++
 	}
@@ -192,7 +191,7 @@ func placeComplements(l *lexical.Lang, parts []part, blocks []ranked, topK, extr
 // nameComplements names the complements in the relevance, each with its best block's source,
 // the words it covers and its own assessment, says in the reason which parts they answer, and
 // drops them from the alternatives: complements are never offered as a choice.
-func nameComplements(l *lexical.Lang, q analysed, parts []part, rel *judgement) {
+func nameComplements(l *lexical.Lang, q *question, parts []part, rel *judgement) {
 	for _, p := range parts {
 		if p.passage < 0 {
 			continue

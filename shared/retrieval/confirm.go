@@ -9,7 +9,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // confinement is the procedure a lookup is confined to after a clarification (the request's
@@ -56,7 +55,7 @@ func (c confinement) candidates(cs []port.Candidate) []port.Candidate {
 // others are the procedures an unconfined local pass ranks for the question (L0's matches and
 // the lexical search), for a confined lookup's complements: the question's other parts are
 // found without a second call to the provider. Nil when the lookup is not confined.
-func (c confinement) others(l *lexical.Lang, q analysed, matches []lexical.FrontMatch) []int {
+func (c confinement) others(l *lexical.Lang, q *question, matches []lexical.FrontMatch) []int {
 	if !c.on() {
 		return nil
 	}
@@ -64,7 +63,7 @@ func (c confinement) others(l *lexical.Lang, q analysed, matches []lexical.Front
 	for _, m := range matches {
 		out = appendUnique(out, m.Doc)
 	}
-	for _, h := range l.SearchWeighted(q.query, q.weights, "", lexicalPool) {
+	for _, h := range l.SearchWeighted(q.terms, q.weights, "", lexicalPool) {
 		out = appendUnique(out, l.Passages[h.Passage].Doc)
 	}
 	return out
@@ -91,7 +90,7 @@ const ConfirmedShare = 0.85
 // procedure holds ConfirmedShare of the points a grounded question needs), insufficient with its
 // best sections when they do not. A question naming a topic the procedures do not cover stays
 // insufficient, and a semantic provider that is down grounds nothing, confirmed or not.
-func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+func (s *Service) assessConfirmed(l *lexical.Lang, q *question, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentWeak, Basis: lookup.BasisConfirmed}, views: views, lang: l.Language}
 	if len(blocks) == 0 {
 		r.Assessment = lookup.AssessmentNone
@@ -99,7 +98,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 		return r
 	}
 	p := blocks[0]
-	sp := support(l, q.resolved, *p.EvidenceBlock)
+	sp := support(l, q, *p.EvidenceBlock)
 	r.primaryDoc, r.Coverage = p.DocumentID, round4(sp.Share())
 	r.SemanticSupport = p.l1 && s.provider.Semantic()
 	r.signals = Signals{Support: sp, FrontWeight: p.l0Weight}
@@ -107,7 +106,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 		r.Reason = "the question has " + strconv.Itoa(sp.Words) + " informative word(s), too few to ground an answer, confirmed or not"
 		return r
 	}
-	lex := s.lexicalEvidence(l, q.text, q.words, q.resolved, p, sp)
+	lex := s.lexicalEvidence(l, q, p, sp)
 	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
 	if lex.uncovered.Term != "" {
 		r.Reason = lex.why + "; confirmed or not, the procedures do not cover it"
@@ -123,7 +122,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q analysed, blocks []ranked, 
 }
 
 // confirmedVerdict says whether the confirmed procedure holds the question's evidence, and why.
-func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *[pathCount]pathView) (string, bool) {
+func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *pathViews) (string, bool) {
 	held := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
 		" informative words (evidence " + fixed(lex.points, 1) + ")"
 	if s.provider.Semantic() {
@@ -132,7 +131,7 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 				"), and a grounded answer needs it: the procedure's closest sections are returned", false
 		}
 		if sc, ok := s.scaleOf(s.provider.ScoreKind()); ok && sc.Supported > 0 {
-			first, _ := views[pathSemantic].first()
+			first, _ := views.of(semanticSearch).first()
 			if first.score >= sc.Supported && lex.proc.Matched > 0 {
 				return "the semantic search scores its best section " + fixed(first.score, 2) + ", at or above " +
 					fixed(sc.Supported, 2) + ", and " + held, true
@@ -155,18 +154,7 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 // the points.
 func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= share*LexicalMinPoints(lang) &&
-		sig.FrontWeight >= agreement.FrontMin
-}
-
-// analysed is a question as every step of a lookup reads it: its normalised text, its words
-// (with their parts and synonyms), its informative words resolved in the index, and its terms.
-type analysed struct {
-	text     string
-	words    []textproc.Group
-	resolved lexical.Question
-	// query and weights are the index terms a search takes (queryTerms).
-	query   []string
-	weights map[string]float64
+		sig.FrontWeight >= frontMatter.min
 }
 
 // confinedKind labels the score of a section of the confirmed procedure that only the local
@@ -186,15 +174,15 @@ const confinedLexical = 2
 // every procedure, so the confirmed procedure's answering section is often not among them, or
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
-func rankConfined(l *lexical.Lang, conf confinement, q analysed, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(q.query, q.weights, conf.doc, topK, textproc.QuestionKinds(q.text))
+func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+	hits := l.SearchFocusedIn(q.terms, q.weights, conf.doc, topK, q.answerKinds())
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {
 		k := slices.IndexFunc(order, func(b ranked) bool { return b.local && b.localPassage == h.Passage })
 		switch {
 		case r >= confinedLexical && k < 0:
-			order = append(order, localBlock(l, h, "l0:confirmed-procedure")) // the procedure's further sections fill top_k
+			order = append(order, localBlock(l, h, reasonConfirmed)) // the procedure's further sections fill top_k
 		case r >= confinedLexical, k == 0 || k > 0 && k <= r+1:
 			continue // already in the blocks, or as far up
 		case k > 0:
@@ -202,7 +190,7 @@ func rankConfined(l *lexical.Lang, conf confinement, q analysed, blocks []ranked
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(r+1, len(order)), b)
 		default:
-			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h, "l0:confirmed-procedure"))
+			order = slices.Insert(order, min(r+1, len(order)), localBlock(l, h, reasonConfirmed))
 		}
 	}
 	return renumber(order, topK, extra)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // The lexical evidence rule (the demo provider, and any lookup whose primary block has no
@@ -78,13 +77,13 @@ func (o Options) scaleOf(kind string) (ScoreScale, bool) {
 func (s *Service) scaleOf(kind string) (ScoreScale, bool) { return s.opts.scaleOf(kind) }
 
 // support is the lexical support of a block for the question's words.
-func support(l *lexical.Lang, question lexical.Question, b lookup.EvidenceBlock) lexical.Support {
+func support(l *lexical.Lang, q *question, b lookup.EvidenceBlock) lexical.Support {
 	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !l1Chunk(l, b, pi) {
-		return l.Support(question, pi)
+		return l.Support(q.resolved, pi)
 	}
 	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
 	// of one) is judged on its own text.
-	return l.SupportText(question, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
+	return l.SupportText(q.resolved, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
@@ -100,7 +99,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // path prefers another procedure and one of them is decisive, so that a retriever's error does
 // not become a confident wrong answer. Semantic support is claimed only for candidates of a
 // semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+func (s *Service) assess(l *lexical.Lang, q *question, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	if len(blocks) == 0 {
 		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
@@ -115,20 +114,20 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 		}
 	}
 	p := blocks[0]
-	sp := support(l, resolved, *p.EvidenceBlock)
+	sp := support(l, q, *p.EvidenceBlock)
 	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID, lang: l.Language}
 	switch {
-	case views[pathSemantic].present && views[pathLexical].present:
+	case views.of(semanticSearch).present && views.of(lexicalSearch).present:
 		r.Basis = BasisBoth
-	case views[pathSemantic].present:
+	case views.of(semanticSearch).present:
 		r.Basis = BasisSemantic // no section holds a word of the question
 	}
 	if sp.Words < minInformativeWords {
 		return s.weak(r, l, views, blocks, "the question has "+strconv.Itoa(sp.Words)+" informative word(s), too few to ground an answer")
 	}
 	basis := basisOf(views, l1)
-	lex := s.lexicalEvidence(l, question, words, resolved, p, sp)
+	lex := s.lexicalEvidence(l, q, p, sp)
 	r.signals.Procedure, r.signals.Points, r.signals.Uncovered = lex.proc, lex.points, lex.uncovered
 	scale, scaled := s.scaleOf(p.Score.Kind)
 	switch {
@@ -169,7 +168,7 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 // weak is r judged weak for why: the closest procedures are returned, with the alternatives
 // the evidence paths favour over the primary block's when the procedures cover the question
 // (covered), and none when they do not: there is then nothing for an operator to choose between.
-func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView, blocks []ranked, why string) judgement {
+func (s *Service) weak(r judgement, l *lexical.Lang, views *pathViews, blocks []ranked, why string) judgement {
 	r.Assessment = lookup.AssessmentWeak
 	r.Reason = why + "; the closest procedures are returned and no procedure is inferred"
 	if r.covered = s.covered(r, views); r.covered {
@@ -179,9 +178,9 @@ func (s *Service) weak(r judgement, l *lexical.Lang, views *[pathCount]pathView,
 }
 
 // basisOf says which evidence a verdict stands on.
-func basisOf(views *[pathCount]pathView, l1 lookup.L1Details) string {
+func basisOf(views *pathViews, l1 lookup.L1Details) string {
 	switch {
-	case views[pathSemantic].present:
+	case views.of(semanticSearch).present:
 		return "semantic and lexical evidence"
 	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
 		return "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
@@ -230,11 +229,11 @@ type lexicalJudgement struct {
 }
 
 // lexicalEvidence applies the lexical evidence rule to the primary block p, whose own support is sp.
-func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, p ranked, sp lexical.Support) lexicalJudgement {
+func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp lexical.Support) lexicalJudgement {
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {
-		proc = l.SupportDoc(resolved, di)
+		proc = l.SupportDoc(q.resolved, di)
 	}
 	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + LexicalWordPoints*float64(proc.Matched)}
 	minPoints := LexicalMinPoints(l.Language)
@@ -255,7 +254,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
-		if u, ok := l.UncoveredTopic(question, words, di); ok {
+		if u, ok := l.UncoveredTopic(q.text, q.words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
 				"), a topic the procedures do not cover, and the closest procedure never uses the term"

@@ -264,7 +264,7 @@ func (f *fusing) lift(m *lexical.FrontMatch, l0Rank int) {
 func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked, []lookup.EvidenceBlock) {
 	out := make([]ranked, len(picked))
 	evidence := make([]lookup.EvidenceBlock, len(picked), len(picked)+extra)
-	l1Reason := "l1:" + s.provider.ScoreKind()
+	fromL1 := l1Reason(s.provider.ScoreKind())
 	texts := s.texts(l)
 	// One array holds every block's hit reasons, each block its own stretch of it.
 	n := 0
@@ -277,7 +277,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 		b.EvidenceBlock = &evidence[i]
 		f.evidence(l, b) // only for the blocks picked
 		k := f.reasonCount()
-		b.HitReasons, reasons = f.hitReasons(l, texts, l1Reason, reasons[:0:k]), reasons[k:]
+		b.HitReasons, reasons = f.hitReasons(l, texts, fromL1, reasons[:0:k]), reasons[k:]
 		switch {
 		case f.l0Rank > 0 && f.l1Rank > 0:
 			b.RetrievalLayer = lookup.LayerBoth
@@ -318,36 +318,6 @@ func (f *fusing) evidence(l *lexical.Lang, b *ranked) {
 		b.local, b.localPassage = true, f.passage
 	}
 	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
-}
-
-// reasonCount is at most how many hit reasons the block has.
-func (f *fusing) reasonCount() int {
-	n := 0
-	if f.l1Rank > 0 {
-		n++
-	}
-	if f.match != nil {
-		n += matchReasonCount(f.match)
-	}
-	for _, m := range f.more {
-		n += matchReasonCount(m)
-	}
-	return n
-}
-
-// hitReasons appends to out the block's hit reasons, each once: L1's, then those of its
-// document's L0 match.
-func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, out []string) []string {
-	if f.l1Rank > 0 {
-		out = appendNew(out, l1Reason)
-	}
-	if f.match != nil {
-		out = matchReasons(f.match, l, texts, out)
-	}
-	for _, m := range f.more {
-		out = matchReasons(m, l, texts, out)
-	}
-	return out
 }
 
 // scopeAfter is how many of its procedure's other sections a scope section follows.

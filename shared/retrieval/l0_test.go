@@ -24,10 +24,9 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 		}
 		return out
 	}
-	words := analyse(l, "windscreen chip on a car returned this morning")
-	terms, termWeights := queryTerms(words, nil, nil)
-	_, all := l0(l, words, terms, termWeights, 40, newL0Scratch())
-	_, five := l0(l, words, terms, termWeights, 5, newL0Scratch())
+	q := analyseQuestion(l, "windscreen chip on a car returned this morning")
+	_, all := l0(l, q, 40, newL0Scratch())
+	_, five := l0(l, q, 5, newL0Scratch())
 	if len(all) < 6 || len(five) < 5 || !slices.Equal(docs(all[:5]), docs(five[:5])) {
 		t.Fatalf("l0 with 40: %v, with 5: %v", docs(all), docs(five))
 	}

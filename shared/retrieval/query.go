@@ -2,10 +2,119 @@ package retrieval
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
+
+// question is a request's question analysed once, in the day's index of its language: every
+// step of a lookup (L0, L1, the evidence paths, fusion, the verdict, the complements, the hit
+// reasons) reads it from here, never from the text again. Its arrays are pooled: it is valid
+// until it is released.
+type question struct {
+	// text is the question NFKC-normalised, as it is analysed and sent to the provider (the
+	// trace hashes it as received); lang its language.
+	text, lang string
+	// words are its words as the analyzer made them, with their compound parts and synonyms.
+	words []textproc.Group
+	// terms are its index terms, each once, and weights the weights of those that only synonyms
+	// give (queryTerms): what a search takes.
+	terms   []string
+	weights map[string]float64
+	// resolved is its informative words resolved in the index, for the lexical support of every
+	// block judged and the complements' parts.
+	resolved lexical.Question
+	// written is each of its tokens' stem with the token as the question wrote it (the first of
+	// a stem's), at most maxWritten, for the section hit reasons.
+	written [][2]string
+	// kinds are the kinds of fact it asks for (textproc.QuestionKinds), read through answerKinds:
+	// only a confined lookup and a complement's search need them.
+	kinds     textproc.AnswerKinds
+	kindsRead bool
+}
+
+// maxWritten is how many of a question's stems written keeps.
+const maxWritten = 32
+
+// questions keep the arrays of analysed questions for the next lookup.
+var questions = sync.Pool{New: func() any { return &question{weights: map[string]float64{}} }}
+
+// analyseQuestion analyses the question text (as received) in l, in arrays of a pooled question:
+// release it when done with it.
+func analyseQuestion(l *lexical.Lang, text string) *question {
+	q := questions.Get().(*question)
+	q.text, q.lang = textproc.Normalize(text), l.Language
+	q.words = analyse(l, q.text)
+	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
+	q.resolved = l.AppendQuestion(q.resolved, q.words)
+	q.written = appendWritten(l, q.text, q.written[:0])
+	return q
+}
+
+// release empties the question and returns its arrays to the pool, without its strings. Arrays
+// and maps that a long question made large are dropped rather than kept, since clearing one
+// costs its size on every later call.
+func (q *question) release() {
+	const keep = 64
+	if q.resolved.Size() > 4*keep {
+		q.resolved = lexical.Question{}
+	}
+	if cap(q.terms) > keep || len(q.weights) > keep {
+		q.terms, q.weights = nil, map[string]float64{}
+	} else {
+		clear(q.terms[:cap(q.terms)])
+		clear(q.weights)
+	}
+	clear(q.written[:cap(q.written)])
+	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
+	questions.Put(q)
+}
+
+// answerKinds returns the kinds of fact the question asks for, read from its text the first time.
+func (q *question) answerKinds() textproc.AnswerKinds {
+	if !q.kindsRead {
+		q.kinds, q.kindsRead = textproc.QuestionKinds(q.text), true
+	}
+	return q.kinds
+}
+
+// informative counts the question's distinct informative words.
+func (q *question) informative() int {
+	var seen []string
+	for _, g := range q.words {
+		if lexical.Informative(g.Term) {
+			seen = appendNew(seen, g.Term)
+		}
+	}
+	return len(seen)
+}
+
+// writtenAs returns the word the question wrote for the index term t (a stem), t itself when no
+// word of the question stems to it (a synonym's).
+func (q *question) writtenAs(t string) string {
+	if i := slices.IndexFunc(q.written, func(w [2]string) bool { return w[0] == t }); i >= 0 {
+		return q.written[i][1]
+	}
+	return t
+}
+
+// appendWritten appends to out each stem of text's tokens with the first token of it, at most
+// maxWritten.
+func appendWritten(l *lexical.Lang, text string, out [][2]string) [][2]string {
+	if cap(out) < maxWritten {
+		out = make([][2]string, 0, maxWritten)
+	}
+	for _, tok := range l.Analyzer.Tokens(text) {
+		if len(out) == maxWritten {
+			break
+		}
+		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
+			out = append(out, [2]string{st, tok})
+		}
+	}
+	return out
+}
 
 // analyse is the analysis of a question: its words, their compound parts and their synonyms.
 func analyse(l *lexical.Lang, question string) []textproc.Group {

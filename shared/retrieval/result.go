@@ -38,20 +38,13 @@ type judgement struct {
 
 	signals Signals
 	// views and primaryDoc are what Signals describes the paths from, on demand.
-	views      *[pathCount]pathView
+	views      *pathViews
 	primaryDoc string
 	// lang is the language judged in; covered tells that the procedures cover a question judged
 	// weak, so that its answer may offer a clarification.
 	lang    string
 	covered bool
 }
-
-// Evidence paths named in lookup.Alternative.FavouredBy.
-const (
-	PathSemantic    = "semantic"
-	PathLexical     = "lexical"
-	PathFrontMatter = "front_matter"
-)
 
 // Signals are the measurements an assessment decided on, kept for evaluation tools.
 type Signals struct {

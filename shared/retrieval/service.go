@@ -16,7 +16,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // TraceStore keeps invocation traces.
@@ -64,10 +63,12 @@ type Service struct {
 	loc          *time.Location
 	upcomingDays int
 	provider     LookupProvider
-	traces       TraceStore
-	opts         Options
-	log          *slog.Logger
-	now          func() time.Time
+	// paths are the evidence paths the verdict weighs (evidencePaths).
+	paths  []evidencePath
+	traces TraceStore
+	opts   Options
+	log    *slog.Logger
+	now    func() time.Time
 
 	traceFailures atomic.Int64
 	// todaySince is the effective date from which today's set of versions is in force, as the
@@ -75,18 +76,11 @@ type Service struct {
 	todaySince atomic.Pointer[string]
 }
 
-// texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
-// in a map of the service's: a map keyed by the language would keep every epoch's index
-// reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
-func (s *Service) texts(l *lexical.Lang) *langTexts {
-	return l.Kept(func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
-}
-
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
 // force on the day asked instead.
 func New(ix *lexical.Index, p LookupProvider, traces TraceStore, opts Options, log *slog.Logger) *Service {
-	return &Service{epochs: lexical.Single(ix), loc: time.UTC, provider: p, traces: traces, opts: opts, log: log,
-		now: time.Now}
+	return &Service{epochs: lexical.Single(ix), loc: time.UTC, provider: p, paths: evidencePaths[:], traces: traces, opts: opts,
+		log: log, now: time.Now}
 }
 
 // TraceFailures counts trace writes that failed since start.
@@ -118,7 +112,9 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	if _, err := confine(l, req.Procedure); err != nil {
 		return outcome{}, err
 	}
-	res, lat := s.lookup(ctx, l, v, req, true)
+	q := analyseQuestion(l, req.Question)
+	defer q.release()
+	res, lat := s.lookup(ctx, l, v, req, q, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
 	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
@@ -141,6 +137,16 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	return res, nil
 }
 
+// lookupCall is one lookup as its steps read it: the day's index of the question's language, the
+// day's versions, the request, the procedure it is confined to and the question analysed once.
+type lookupCall struct {
+	l    *lexical.Lang
+	day  dayView
+	req  lookup.LookupRequest
+	conf confinement
+	q    *question
+}
+
 // stages are the moments a lookup finished its layers, and its sidecar query in flight.
 type stages struct {
 	l0, l1  time.Time
@@ -149,23 +155,17 @@ type stages struct {
 
 // lookup is the lookup flow without its trace: L0 hints, L1 (filtered by a strong single L0
 // domain, unfiltered again when the filtered call is empty or weak), fusion and the judgement.
-// The sidecar, when on and asked for, runs beside L1.
-func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, sidecar bool) (outcome, stages) {
+// The sidecar, when on and asked for, runs beside L1. q is the request's question, analysed once
+// (analyseQuestion).
+func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, q *question,
+	sidecar bool) (outcome, stages) {
 	var st stages
-	// The question is analysed and sent on NFKC-normalised; the trace hashes it as received.
-	text := textproc.Normalize(req.Question)
-	words := analyse(l, text)
-	sc := getL0Scratch()
-	defer sc.release() // the matches, terms and candidates are read until the result is made
-	query, weights := queryTerms(words, sc.terms, sc.termWeights)
-	sc.terms = query
-	// The informative words resolved once, for the lexical support of every block judged.
-	question := l.AppendQuestion(sc.question, words)
-	sc.question = question
-	q := analysed{text: text, words: words, resolved: question, query: query, weights: weights}
+	sc := getL0Scratch() // the matches are read until the result is made
+	defer sc.release()
 	conf, _ := confine(l, req.Procedure) // checked by the caller
+	c := &lookupCall{l: l, day: v, req: req, conf: conf, q: q}
 	_, end := span.Start(ctx, "l0")
-	hints, matches := l0(l, words, query, weights, req.TopK, sc)
+	hints, matches := l0(l, q, req.TopK, sc)
 	others := conf.others(l, q, matches)
 	matches = conf.matches(matches)
 	end()
@@ -173,11 +173,11 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 
 	l1 := lookup.L1Details{Status: lookup.L1Disabled, Provider: s.provider.Name(), ScoreKind: s.provider.ScoreKind()}
 	if sidecar {
-		st.sidecar = s.startSidecar(ctx, req, text, hints)
+		st.sidecar = s.startSidecar(ctx, req, q.text, hints)
 	}
 	var cands, outdated []port.Candidate
 	if s.opts.L1Enabled {
-		cands, outdated = s.layerL1(ctx, l, v, req, conf, text, query, weights, question, hints, &l1)
+		cands, outdated = s.layerL1(ctx, c, hints, &l1)
 	}
 	st.l1 = s.now()
 
@@ -191,16 +191,16 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
 	end()
-	views := s.paths(ctx, l, conf, q, cands, l1, matches[:min(len(matches), req.TopK)])
+	views := s.views(ctx, c, cands, l1, matches[:min(len(matches), req.TopK)])
 	_, end = span.Start(ctx, "verdict")
 	defer end()
-	parts := s.complementsOf(l, q, blocks, &views, others)
+	parts := s.complementsOf(c, blocks, views, others)
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
-	rel := s.judge(l, q, conf, blocks, l1, &views, matches, parts)
+	rel := s.judge(c, blocks, l1, views, matches, parts)
 	blocks, evidence = showAlternatives(l, rel, blocks, evidence, req.TopK, len(outdated))
-	ownReasons(l, text, question, blocks)
+	ownReasons(l, q, blocks)
 	v.announce(req.Language, blocks)
 	res := outcome{
 		Result: lookup.Result{
@@ -221,7 +221,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		// After the evidence, in the room fuse left for them: primary and supplement stay the
 		// blocks of the versions in force.
 		res.EvidenceBlocks = append(res.EvidenceBlocks,
-			outdatedBlocks(outdated, s.provider.ScoreKind(), true, "l1:"+s.provider.ScoreKind(), len(blocks))...)
+			outdatedBlocks(outdated, s.provider.ScoreKind(), true, l1Reason(s.provider.ScoreKind()), len(blocks))...)
 	}
 	if reason := v.nothingInForce(l); reason != "" {
 		res.EvidenceState, res.relevance.Reason = port.StateUnavailable, reason
@@ -230,28 +230,30 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	return res, st
 }
 
-// paths are the evidence paths' rankings the verdict weighs (views). The demo provider's
+// views are the evidence paths' rankings the verdict weighs (rankPaths). The demo provider's
 // candidates are the lexical path itself, unless a category filter narrowed them; otherwise the
 // local sections are searched.
-func (s *Service) paths(ctx context.Context, l *lexical.Lang, conf confinement, q analysed, cands []port.Candidate,
-	l1 lookup.L1Details, matches []lexical.FrontMatch) [pathCount]pathView {
+func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candidate, l1 lookup.L1Details,
+	matches []lexical.FrontMatch) *pathViews {
 	_, end := span.Start(ctx, "lexical")
 	defer end()
-	lexicalCands := !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry)
-	return s.views(l, conf, q.query, q.weights, cands, lexicalCands, matches)
+	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
+		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
+		matches:      matches})
 }
 
 // judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
 // its clarification when the procedures cover a question they do not decide; the complements
 // named either way.
-func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []ranked, l1 lookup.L1Details,
-	views *[pathCount]pathView, matches []lexical.FrontMatch, parts []part) judgement {
-	if conf.on() {
+func (s *Service) judge(c *lookupCall, blocks []ranked, l1 lookup.L1Details, views *pathViews, matches []lexical.FrontMatch,
+	parts []part) judgement {
+	l, q := c.l, c.q
+	if c.conf.on() {
 		r := s.assessConfirmed(l, q, blocks, l1, views)
 		nameComplements(l, q, parts, &r)
 		return r
 	}
-	r := s.assess(l, q.text, q.words, q.resolved, blocks, l1, views)
+	r := s.assess(l, q, blocks, l1, views)
 	nameComplements(l, q, parts, &r)
 	if r.Assessment == lookup.AssessmentWeak && r.covered {
 		r.Clarification = clarification(l, blocks[0].DocumentID, r.Alternatives, matches)
@@ -262,20 +264,20 @@ func (s *Service) judge(l *lexical.Lang, q analysed, conf confinement, blocks []
 // complementsOf finds the complements of the primary block's procedure among the procedures the
 // paths rank (and, for a confined lookup, those of the unconfined local pass), each with its
 // best section (complements finds it); none without evidence blocks.
-func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, views *[pathCount]pathView, others []int) []part {
+func (s *Service) complementsOf(c *lookupCall, blocks []ranked, views *pathViews, others []int) []part {
 	if len(blocks) == 0 {
 		return nil
 	}
-	return complements(l, q, l.DocIndex(blocks[0].DocumentID), views, others)
+	return complements(c.l, c.q, c.l.DocIndex(blocks[0].DocumentID), views, others)
 }
 
 // layerL1 calls L1 for the day's versions, filtered by a strong single L0 domain and unfiltered
 // again when the filtered call is empty or weak, and records the calls and their outcome in l1;
 // it returns the candidates in force and the outdated ones.
-func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, conf confinement, text string, query []string,
-	weights map[string]float64, question lexical.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
-	q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
-		Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
+func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
+	v, req, conf := c.day, c.req, c.conf
+	q := port.Query{Question: c.q.text, Language: req.Language, TopK: l1Pool(req.TopK),
+		Terms: c.q.terms, TermWeights: c.q.weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
 		AsOf: v.day}
 	switch {
 	case conf.on():
@@ -290,7 +292,7 @@ func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req l
 	cands, err := s.retrieve(ctx, q, l1)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
-	if err == nil && !conf.on() && q.Category != "" && s.weakL1(l, question, cands) {
+	if err == nil && !conf.on() && q.Category != "" && s.weakL1(c.l, c.q, cands) {
 		// The filter narrows, never hides: a filtered call that found nothing convincing is
 		// followed by one unfiltered call, whose candidates replace the filtered ones.
 		q.Category = ""
@@ -330,7 +332,7 @@ func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Detai
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's filter trust (see ScoreScale.filterTrusted), or, for a
 // lexical kind, a best candidate holding fewer than two of the question's informative words.
-func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []port.Candidate) bool {
+func (s *Service) weakL1(l *lexical.Lang, question *question, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
 	}

@@ -18,6 +18,14 @@ func view(scores ...any) pathView {
 	return v
 }
 
+// tableViews are the views of the service's evidence paths (evidencePaths) made of views given
+// in the table's order; a path not given ranks nothing.
+func tableViews(views ...pathView) *pathViews {
+	v := newPathViews(evidencePaths[:])
+	copy(v.list, views)
+	return v
+}
+
 // Every branch of the verdict's weighing of the evidence paths (docs/retrieval.md, "Evidence
 // state"), for the primary block's procedure "a".
 func TestWeighBranches(t *testing.T) {
@@ -83,12 +91,12 @@ func TestWeighBranches(t *testing.T) {
 			why: "the lexical search ranks first b rather than a", alternatives: map[string][]string{"b": {PathLexical}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := [pathCount]pathView{tc.sem, tc.lex, tc.front}
-			why, ok := s.weigh("a", &v)
+			v := tableViews(tc.sem, tc.lex, tc.front)
+			why, ok := s.weigh("a", v)
 			if ok != tc.grounded || !strings.Contains(why, tc.why) {
 				t.Errorf("weigh = %q, %v; want %v with %q", why, ok, tc.grounded, tc.why)
 			}
-			alts := s.alternatives(nil, "a", &v, []ranked{{EvidenceBlock: &lookup.EvidenceBlock{DocumentID: "b", Title: "B", Source: "procedures/en/b.md#2"}}})
+			alts := s.alternatives(nil, "a", v, []ranked{{EvidenceBlock: &lookup.EvidenceBlock{DocumentID: "b", Title: "B", Source: "procedures/en/b.md#2"}}})
 			if tc.grounded && len(alts) > 0 && tc.alternatives == nil {
 				// A grounded verdict carries no alternatives (assess drops them); the paths may
 				// still name a runner-up.

@@ -208,7 +208,7 @@ func outdatedBlocks(cands []port.Candidate, kind string, higher bool, reason str
 		out = append(out, lookup.EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version,
 			EffectiveDate: c.EffectiveDate, Title: c.Title, Breadcrumb: knowledge.Breadcrumb(c.Title, c.Section),
 			Section: c.Section, Category: c.Category, RetrievalLayer: lookup.LayerL1, Content: c.Content,
-			HitReasons: []string{reason, "outdated"}, Score: port.Score{Value: c.Score, Kind: kind, HigherIsBetter: higher},
+			HitReasons: []string{reason, reasonOutdated}, Score: port.Score{Value: c.Score, Kind: kind, HigherIsBetter: higher},
 			Rank: after + i + 1, Outdated: true})
 	}
 	return out

@@ -1,0 +1,49 @@
+package retrieval
+
+// PathSemantic names the semantic search in lookup.Alternative.FavouredBy.
+const PathSemantic = "semantic"
+
+// semanticSearch ranks procedures by the best cosine similarity of their L1 candidates, a
+// semantic provider's (never the sidecar's, never the demo provider's). It leads: its preference
+// for another procedure is never overruled, and its decisive margin stands against the other
+// paths' (chosen on the development sets of eval/, see docs/retrieval.md, "Evidence state").
+var semanticSearch = &semanticPath{close: 0.05, margin: 0.055}
+
+// semanticPath is the semantic search's path.
+type semanticPath struct {
+	// close is the cosine difference within which another procedure is as good as the
+	// favourite: a real retriever's errors sit that close (near neighbours first).
+	close float64
+	// margin is the margin over every other procedure from which the favourite stands alone
+	// against a path that prefers another procedure.
+	margin float64
+}
+
+func (*semanticPath) name() string { return PathSemantic }
+
+func (*semanticPath) rank(in pathInput, v *pathView) {
+	if !in.semantic {
+		return
+	}
+	for _, c := range in.cands {
+		v.add(c.DocumentID, c.Score, c.Source)
+	}
+}
+
+// beats: any higher cosine.
+func (*semanticPath) beats(x, y float64) bool { return x > y }
+
+func (p *semanticPath) near(r, own float64) bool { return own-r < p.close }
+
+func (*semanticPath) opinion(float64) bool { return true }
+
+func (*semanticPath) prefers(other string) string { return "the semantic search ranks " + other }
+
+func (p *semanticPath) decisive(doc string, v *pathView) bool {
+	own, ok := v.score(doc)
+	if !ok {
+		return false
+	}
+	ru, ok := v.runnerUp(doc)
+	return !ok || own-ru.score >= p.margin
+}

@@ -1,0 +1,207 @@
+package retrieval
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+)
+
+// evidencePaths are the evidence paths a verdict weighs, in the order it weighs them: each one
+// value, in a file of its own (path_*.go). A new path is one more such file and one more line
+// here (and its name in the contract's lists of paths: favoured_by in docs/openapi.yaml and
+// docs/bedrock-lookup.yaml, the MCP tool's description). The array's length sizes a lookup's
+// views, so that the table costs no allocation of its own.
+var evidencePaths = [...]evidencePath{semanticSearch, lexicalSearch, frontMatter}
+
+// evidencePath is one evidence path: a way of ranking procedures for a question by a measure of
+// its own, never compared with another path's. The verdict reads each path's ranking through its
+// stance on the primary block's procedure (stances) and weighs the stances (weigh).
+//
+// A path may also take a part of its own in the rule: a leading path (leading), a path a leading
+// one overrules only while it holds the procedure (holding), a path that seconds another
+// (seconding). A path without any of them is weighed as one more opinion: it can keep a verdict
+// from being grounded by preferring another procedure, or ground one by being decisive.
+type evidencePath interface {
+	// name is the path's name in relevance.alternatives' favoured_by and in Signals.Paths.
+	name() string
+	// rank fills v with the path's ranking of the procedures for a lookup (v.add; v is sorted
+	// after). A path that has nothing to say leaves v empty.
+	rank(in pathInput, v *pathView)
+	// beats reports whether a procedure's score x is clearly above another's score y.
+	beats(x, y float64) bool
+	// near reports whether a runner-up's score r is as good as the procedure's own score own.
+	near(r, own float64) bool
+	// opinion reports whether the path, whose favourite scores first, has an opinion at all.
+	opinion(first float64) bool
+	// prefers is the reason's words for the path ranking the procedure other first ("the
+	// lexical search ranks first b").
+	prefers(other string) string
+}
+
+// leading is a path whose preference for another procedure is never overruled ("<prefers> above
+// <the procedure>"), and whose decisive margin for the procedure stands against the other paths'
+// preference for another ("the <name> margin is decisive over …"): the semantic search.
+type leading interface {
+	// decisive reports whether v ranks doc ahead of every other procedure by the path's margin.
+	decisive(doc string, v *pathView) bool
+}
+
+// holding is a path that a leading path's decisive margin overrules only while it still holds
+// the procedure: the lexical search, which must give it a share of its favourite's score.
+type holding interface {
+	// holds reports whether v still holds doc against its favourite.
+	holds(doc string, v *pathView) bool
+}
+
+// seconding is a path whose decisive stance alone does not decide what the path it seconds
+// cannot tell apart, unless a leading path has spoken: the front matter, whose names ("lock",
+// "ticket") name several situations, seconds the lexical search of the sections' own words.
+type seconding interface {
+	// seconds is the path it seconds.
+	seconds() evidencePath
+	// undecided is the reason's words when the seconded path does not tell the procedure apart
+	// from other.
+	undecided(other string) string
+}
+
+// pathInput is what a lookup gives the evidence paths to rank the procedures from.
+type pathInput struct {
+	l    *lexical.Lang
+	q    *question
+	conf confinement
+	// cands are L1's candidates in force; semantic tells that a semantic provider returned them,
+	// lexicalCands that they are the lexical search itself (the demo provider's own unfiltered
+	// candidates).
+	cands        []port.Candidate
+	semantic     bool
+	lexicalCands bool
+	// matches are L0's front-matter matches.
+	matches []lexical.FrontMatch
+}
+
+// procScore is one procedure's score on one path, with the source of its best section there.
+type procScore struct {
+	doc    string
+	score  float64
+	source string
+}
+
+// pathView is one path's ranking of procedures, best first, each procedure once.
+type pathView struct {
+	present bool
+	procs   []procScore
+}
+
+// add offers a procedure's section score: the procedure keeps its best.
+func (v *pathView) add(doc string, score float64, source string) {
+	v.present = true
+	for i := range v.procs {
+		if v.procs[i].doc == doc {
+			if score > v.procs[i].score {
+				v.procs[i].score, v.procs[i].source = score, source
+			}
+			return
+		}
+	}
+	v.procs = append(v.procs, procScore{doc: doc, score: score, source: source})
+}
+
+// sort orders the procedures best first (ties by document id).
+func (v *pathView) sort() {
+	slices.SortStableFunc(v.procs, func(a, b procScore) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.doc, b.doc))
+	})
+}
+
+// score returns doc's score on the path and whether the path ranks it at all.
+func (v *pathView) score(doc string) (float64, bool) {
+	for _, p := range v.procs {
+		if p.doc == doc {
+			return p.score, true
+		}
+	}
+	return 0, false
+}
+
+// first returns the path's favourite procedure.
+func (v *pathView) first() (procScore, bool) {
+	if len(v.procs) == 0 {
+		return procScore{}, false
+	}
+	return v.procs[0], true
+}
+
+// runnerUp returns the best procedure other than doc.
+func (v *pathView) runnerUp(doc string) (procScore, bool) {
+	for _, p := range v.procs {
+		if p.doc != doc {
+			return p, true
+		}
+	}
+	return procScore{}, false
+}
+
+// pathProcs is how many procedures each path ranks without growing its list.
+const pathProcs = 8
+
+// pathViews are one lookup's rankings, one per path of the table they were made by (paths), in
+// its order. The views of the service's table and their procedures live in the value itself,
+// one allocation however many paths the table has; a longer table (a test's) grows.
+type pathViews struct {
+	paths []evidencePath
+	list  []pathView
+	room  [len(evidencePaths)]pathView
+	procs [len(evidencePaths) * pathProcs]procScore
+}
+
+// newPathViews makes the empty views of the paths.
+func newPathViews(paths []evidencePath) *pathViews {
+	v := &pathViews{paths: paths}
+	v.list = v.room[:0]
+	if len(paths) > len(v.room) {
+		v.list = make([]pathView, 0, len(paths))
+	}
+	v.list = v.list[:len(paths)]
+	for i := range v.list {
+		if k := i * pathProcs; k < len(v.procs) {
+			v.list[i].procs = v.procs[k:k:min(k+pathProcs, len(v.procs))]
+		}
+	}
+	return v
+}
+
+// absent is the view of a path a table does not have: it ranks nothing. Read only.
+var absent pathView
+
+// of returns path p's view, absent's when the table has no such path.
+func (v *pathViews) of(p evidencePath) *pathView {
+	if i := v.index(p); i >= 0 {
+		return &v.list[i]
+	}
+	return &absent
+}
+
+// index returns p's place in the table, -1 when it has none.
+func (v *pathViews) index(p evidencePath) int {
+	for i, q := range v.paths {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// rankPaths ranks the procedures on every path of the service's table: the semantic candidates (a
+// semantic provider's, when L1 answered), the lexical search of the local sections, L0's
+// front-matter matches.
+func (s *Service) rankPaths(in pathInput) *pathViews {
+	v := newPathViews(s.paths)
+	for i, p := range v.paths {
+		p.rank(in, &v.list[i])
+		v.list[i].sort()
+	}
+	return v
+}

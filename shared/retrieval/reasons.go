@@ -1,0 +1,224 @@
+package retrieval
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+)
+
+// The hit reasons of an evidence block (lookup.EvidenceBlock.HitReasons) say what found it and
+// what of the question it holds. They are all made here: L1's ("l1:<score kind>"), its
+// procedure's front-matter matches' ("l0:…", once per procedure), the question's words its own
+// section holds ("section:<word>"), and the mark of a block that only the local search placed
+// (a confirmed procedure's section, a complement's), of an outdated version's, of an answer's
+// citation.
+const (
+	reasonL0         = "l0:" // the front-matter reasons' prefix
+	reasonTitle      = "l0:title"
+	reasonPartial    = "l0:partial-phrase"
+	reasonKeyword    = "l0:keyword:"
+	reasonEntity     = "l0:entity:"
+	reasonCategory   = "l0:category:"
+	reasonSynonym    = "l0:synonym:"
+	reasonConfirmed  = "l0:confirmed-procedure"
+	reasonComplement = "l0:complement"
+	reasonOutdated   = "outdated"
+	reasonAnswer     = "l1:answer"
+	reasonSection    = "section:"
+)
+
+// l1Reason is the hit reason of a block L1 returned, by the provider's score kind.
+func l1Reason(kind string) string { return "l1:" + kind }
+
+// texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
+// in a map of the service's: a map keyed by the language would keep every epoch's index
+// reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
+func (s *Service) texts(l *lexical.Lang) *langTexts {
+	return l.Kept(func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
+}
+
+// matchReasons appends a front-matter match's hit reasons to list, each once, in the order
+// keywords and entities, title, category, partial phrase. The reasons of phrases come from
+// texts, made there the first time.
+func matchReasons(m *lexical.FrontMatch, l *lexical.Lang, texts *langTexts, list []string) []string {
+	for _, p := range m.Named {
+		if p.Bridged {
+			list = appendNew(list, texts.synonymReason(l, p.Phrase, p.Rule))
+		} else {
+			list = appendNew(list, texts.reason(l, p.Phrase))
+		}
+	}
+	if m.Title {
+		list = appendNew(list, reasonTitle)
+	}
+	if m.Category {
+		list = appendNew(list, texts.reason(l, m.CategoryPhrase))
+	}
+	if m.Partial {
+		list = appendNew(list, reasonPartial)
+	}
+	return list
+}
+
+// matchReasonCount is at most how many hit reasons the match has.
+func matchReasonCount(m *lexical.FrontMatch) int {
+	n := len(m.Named)
+	if m.Title {
+		n++
+	}
+	if m.Category {
+		n++
+	}
+	if m.Partial {
+		n++
+	}
+	return n
+}
+
+// reasonCount is at most how many hit reasons the block has.
+func (f *fusing) reasonCount() int {
+	n := 0
+	if f.l1Rank > 0 {
+		n++
+	}
+	if f.match != nil {
+		n += matchReasonCount(f.match)
+	}
+	for _, m := range f.more {
+		n += matchReasonCount(m)
+	}
+	return n
+}
+
+// hitReasons appends to out the block's hit reasons, each once: L1's, then those of its
+// document's L0 match.
+func (f *fusing) hitReasons(l *lexical.Lang, texts *langTexts, l1Reason string, out []string) []string {
+	if f.l1Rank > 0 {
+		out = appendNew(out, l1Reason)
+	}
+	if f.match != nil {
+		out = matchReasons(f.match, l, texts, out)
+	}
+	for _, m := range f.more {
+		out = matchReasons(m, l, texts, out)
+	}
+	return out
+}
+
+// maxSectionReasons bounds the section hit reasons of one block.
+const maxSectionReasons = 8
+
+// ownReasons makes each block's hit reasons its own: the question's words its section holds
+// ("section:<word>", each as the question wrote it, folded, or by its index term when no word of
+// the question stems to it, as for a synonym's), and its procedure's front-matter hits (the "l0:"
+// reasons) only on the procedure's first block, where they are the procedure's, not repeated
+// on every section of it.
+func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
+	// One array holds every block's reasons, each block its own stretch of it.
+	n := 0
+	for _, b := range blocks {
+		n += len(b.HitReasons) + maxSectionReasons
+	}
+	all := make([]string, 0, n)
+	var hbuf [maxSectionReasons]string
+	var mbuf [16][2]string
+	made := mbuf[:0] // an index term and its reason
+	for i := range blocks {
+		b := &blocks[i]
+		first := !slices.ContainsFunc(blocks[:i], func(o ranked) bool { return o.DocumentID == b.DocumentID })
+		from := len(all)
+		for _, r := range b.HitReasons {
+			if first || !strings.HasPrefix(r, reasonL0) {
+				all = append(all, r)
+			}
+		}
+		held := hbuf[:0]
+		if _, sec := b.section(l); sec != nil {
+			held = l.AppendHeld(q.resolved, b.localPassage, held, maxSectionReasons)
+		}
+		for _, t := range held {
+			// A word's reason is made once per lookup, however many blocks hold it.
+			k := slices.IndexFunc(made, func(m [2]string) bool { return m[0] == t })
+			if k < 0 {
+				made = append(made, [2]string{t, reasonSection + q.writtenAs(t)})
+				k = len(made) - 1
+			}
+			all = append(all, made[k][1])
+		}
+		b.HitReasons = all[from:len(all):len(all)]
+	}
+}
+
+// langTexts keeps the hit reasons of one language's front-matter phrases, each made the first
+// time a lookup needs it, so that later lookups naming the same phrases build none of them
+// again: per phrase the reason that names it whole ("l0:keyword:…", "l0:entity:…",
+// "l0:category:…") and those that name the last few synonym rules that bridged it
+// ("l0:synonym:…"). A lookup names a dozen or more phrases in its blocks' hit reasons, more in
+// German, whose compounds bridge more synonyms: made afresh each time, they take a German lookup
+// from 56 allocations to 101 and an English one from 52 to 59 (BenchmarkLookup). It is safe for
+// concurrent use: a slot written twice holds the same text either time, and a synonym slot holds
+// each rule beside the text made of it.
+type langTexts struct {
+	reasons  []atomic.Pointer[string]          // by phrase
+	synonyms []atomic.Pointer[[]synonymReason] // by phrase: the last synonym rules' reasons
+}
+
+func newLangTexts(l *lexical.Lang) *langTexts {
+	return &langTexts{
+		reasons:  make([]atomic.Pointer[string], l.Phrases()),
+		synonyms: make([]atomic.Pointer[[]synonymReason], l.Phrases()),
+	}
+}
+
+// kept returns the text in slot, made by mk and kept there if the slot is empty.
+func kept(slot *atomic.Pointer[string], mk func() string) string {
+	if s := slot.Load(); s != nil {
+		return *s
+	}
+	s := mk()
+	slot.Store(&s)
+	return s
+}
+
+// reason returns the hit reason of the keyword, entity or category phrase p.
+func (t *langTexts) reason(l *lexical.Lang, p uint32) string {
+	return kept(&t.reasons[p], func() string {
+		kind, text := l.PhraseString(p)
+		switch kind {
+		case lexical.PhraseKeyword:
+			return reasonKeyword + text
+		case lexical.PhraseEntity:
+			return reasonEntity + text
+		}
+		return reasonCategory + text
+	})
+}
+
+// synonymReason is the hit reason of a phrase that a synonym rule bridged.
+type synonymReason struct{ rule, reason string }
+
+// maxSynonymReasons is how many rules' reasons a phrase's slot keeps: a phrase is bridged by a
+// few rules (a keyword and its colloquial words), and the slot stays bounded.
+const maxSynonymReasons = 4
+
+// synonymReason returns the hit reason "l0:synonym:<rule>=<phrase>" of the keyword or entity
+// phrase p that rule bridged. The slot keeps the reasons of the last maxSynonymReasons rules,
+// the latest first, in a list no one changes once stored.
+func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string {
+	var kept []synonymReason
+	if list := t.synonyms[p].Load(); list != nil {
+		kept = *list
+		for _, r := range kept {
+			if r.rule == rule {
+				return r.reason
+			}
+		}
+	}
+	_, text := l.PhraseString(p)
+	reason := reasonSynonym + rule + "=" + text
+	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
+	t.synonyms[p].Store(&list)
+	return reason
+}
