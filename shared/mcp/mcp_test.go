@@ -89,8 +89,8 @@ func TestToolErrors(t *testing.T) {
 		{"panic", &services{panic: true}, codeInternal},
 	} {
 		cs := session(t, tc.m)
-		for _, tool := range []string{ToolLookup, ToolAsk, ToolStatus} {
-			if tc.m.panic && tool != ToolLookup {
+		for _, tool := range []string{lookup.ToolLookup, ToolAsk, ToolStatus} {
+			if tc.m.panic && tool != lookup.ToolLookup {
 				continue
 			}
 			args := map[string]any{"question": "q", "language": "en"}
@@ -116,7 +116,7 @@ func TestCallReachesServices(t *testing.T) {
 	m := &services{}
 	cs := session(t, m)
 	// A member the tool does not define is refused, an actor among them: never taken, never ignored.
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: lookup.ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss", "actor": "someone-else"}})
 	if err != nil {
 		t.Fatal(err)
@@ -126,9 +126,9 @@ func TestCallReachesServices(t *testing.T) {
 	}
 	// Every tool names the member it does not define (a typo of top_k among them).
 	for tool, args := range map[string]map[string]any{
-		ToolLookup: {"question": "flat tyre", "topk": 2},
-		ToolAsk:    {"question": "flat tyre", "topk": 2},
-		ToolStatus: {"lang": "de"},
+		lookup.ToolLookup: {"question": "flat tyre", "topk": 2},
+		ToolAsk:           {"question": "flat tyre", "topk": 2},
+		ToolStatus:        {"lang": "de"},
 	} {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
@@ -142,7 +142,7 @@ func TestCallReachesServices(t *testing.T) {
 			t.Errorf("%s %v: %+v, want %s named", tool, args, e, want)
 		}
 	}
-	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: lookup.ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss"}})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)

@@ -197,7 +197,7 @@ func TestOutputSchemas(t *testing.T) {
 			if s.Properties["answer"] == nil || !strings.Contains(strings.Join(s.Required, " "), "answer") {
 				t.Errorf("ask_knowledge's output schema has no answer: %s", b)
 			}
-		case ToolLookup:
+		case lookup.ToolLookup:
 			for _, want := range []string{`"enum":["grounded","insufficient","unavailable"]`, `"alternatives"`, `"clarification"`, "relevance.clarification"} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("lookup_knowledge's output schema lacks %s", want)
