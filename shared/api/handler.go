@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 // BasePath is the base path of every route.
@@ -260,7 +261,7 @@ func (h *Handler) Serve(ctx context.Context, req Request) (resp Response) {
 func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 	rel, ok := strings.CutPrefix(c.req.Path, BasePath)
 	if !ok {
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath}
+		return nil, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route; routes are under " + BasePath}
 	}
 	for _, r := range h.routes {
 		param, ok := match(r.path, rel)
@@ -272,7 +273,7 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 			continue
 		}
 		if r.serve == nil {
-			return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"}
+			return nil, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route here"}
 		}
 		c.param = param
 		if r.public() && !h.credentials(c) {
@@ -291,10 +292,10 @@ func (h *Handler) dispatch(ctx context.Context, c *call) (any, *Error) {
 		return optionsResponse{Allow: c.allow, CorrelationID: c.correlationID}, nil
 	}
 	if len(c.allow) > 0 {
-		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+		return nil, &Error{Status: http.StatusMethodNotAllowed, Code: request.CodeMethodNotAllowed,
 			Message: "method " + c.req.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")}
 	}
-	return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"}
+	return nil, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route"}
 }
 
 // optionsResponse answers OPTIONS on a known path.
@@ -349,7 +350,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		if h.auth == AuthLocalHeaders {
 			msg = "authentication required: send X-Actor-Id and X-Actor-Scope"
 		}
-		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
+		return &Error{Status: http.StatusUnauthorized, Code: request.CodeUnauthorized, Message: msg}
 	}
 	c.actor = port.Actor{ID: id, Scopes: held}
 	for _, s := range scopes {
@@ -357,6 +358,6 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 			return nil
 		}
 	}
-	return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+	return &Error{Status: http.StatusForbidden, Code: request.CodeForbidden,
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -27,8 +26,7 @@ type MCPServer interface {
 // request's context. The transport's own refusals (plain text) become the contract's error shape.
 func (h *Handler) mcp(ctx context.Context, c *call) (any, *Error) {
 	if len(c.req.Body) > MaxBody {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+		return nil, errTooLarge
 	}
 	if c.req.Method == http.MethodPost {
 		argErr, err := checkMessage(c)
@@ -108,9 +106,9 @@ func checkMessage(c *call) (argErr, err *Error) {
 // transportError is the contract's error for a refusal of the MCP transport.
 func transportError(status int, msg string) *Error {
 	code := map[int]string{
-		http.StatusBadRequest: CodeInvalidRequest, http.StatusForbidden: CodeForbidden, http.StatusNotFound: CodeNotFound,
-		http.StatusMethodNotAllowed: CodeMethodNotAllowed, http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
-		http.StatusUnsupportedMediaType: CodeUnsupportedMediaType,
+		http.StatusBadRequest: request.CodeInvalidRequest, http.StatusForbidden: request.CodeForbidden, http.StatusNotFound: request.CodeNotFound,
+		http.StatusMethodNotAllowed: request.CodeMethodNotAllowed, http.StatusRequestEntityTooLarge: request.CodePayloadTooLarge,
+		http.StatusUnsupportedMediaType: request.CodeUnsupportedMediaType,
 	}[status]
 	if code == "" {
 		return errInternal

@@ -17,6 +17,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 // services is a mock of the three domain services: each returns err, or panics when told.
@@ -83,10 +84,10 @@ func TestToolErrors(t *testing.T) {
 		m    *services
 		code string
 	}{
-		{"provider down", &services{err: port.ErrUnavailable}, codeUnavailable},
-		{"unsupported", &services{err: domain.ErrUnsupportedLanguage}, codeUnsupportedLanguage},
-		{"unexpected", &services{err: errors.New("dynamodb: arn:aws:secret")}, codeInternal},
-		{"panic", &services{panic: true}, codeInternal},
+		{"provider down", &services{err: port.ErrUnavailable}, request.CodeUnavailable},
+		{"unsupported", &services{err: domain.ErrUnsupportedLanguage}, request.CodeUnsupportedLanguage},
+		{"unexpected", &services{err: errors.New("dynamodb: arn:aws:secret")}, request.CodeInternal},
+		{"panic", &services{panic: true}, request.CodeInternal},
 	} {
 		cs := session(t, tc.m)
 		for _, tool := range []string{lookup.ToolLookup, ToolAsk, ToolStatus} {
@@ -147,7 +148,7 @@ func TestCallReachesServices(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if m.last.Actor.ID != "agent-1" || m.last.CorrelationID != "corr-1" || m.last.Language != "de" || m.last.TopK != defaultTopK {
+	if m.last.Actor.ID != "agent-1" || m.last.CorrelationID != "corr-1" || m.last.Language != "de" || m.last.TopK != request.DefaultTopK {
 		t.Errorf("lookup request %+v", m.last)
 	}
 	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "general knowledge") {
@@ -169,19 +170,19 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		var a questionArgs
 		if e := decodeArgs(json.RawMessage(raw), &a); e != nil {
-			if e.Code != codeInvalidRequest {
+			if e.Code != request.CodeInvalidRequest {
 				t.Fatalf("decode error code %s", e.Code)
 			}
 			return
 		}
 		q, lang, _, e := questionAndLanguage(a.Question, a.Language)
 		if e != nil {
-			if e.Code != codeInvalidRequest && e.Code != codeUnsupportedLanguage {
+			if e.Code != request.CodeInvalidRequest && e.Code != request.CodeUnsupportedLanguage {
 				t.Fatalf("code %s", e.Code)
 			}
 			return
 		}
-		if strings.TrimSpace(q) == "" || utf8.RuneCountInString(q) > maxQuestionChars || (lang != "en" && lang != "de") {
+		if strings.TrimSpace(q) == "" || utf8.RuneCountInString(q) > request.MaxQuestionChars || (lang != "en" && lang != "de") {
 			t.Fatalf("accepted %q %q", q, lang)
 		}
 	})
