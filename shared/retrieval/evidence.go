@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -47,16 +48,10 @@ const WholeQuestionFrontWeight = 2.3
 // stop words alone never ground an answer, whatever the provider's score.
 const minInformativeWords = 2
 
-// DefaultGroundedCosine is the production grounded threshold of a cosine similarity score, and
-// its supported one (Options.GroundedCosine, SupportedCosine), calibrated on the evaluation set
-// of eval/ (see docs/retrieval.md): an answering section scores about 0.8, a distractor 0.7 at
-// most, a question no procedure answers below 0.5.
-const DefaultGroundedCosine = 0.70
-
-// ScaleOf returns the scale of a score kind the service knows, with the default grounded
-// thresholds; false for another kind.
+// ScaleOf returns the scale of a score kind the service knows, with the configuration's default
+// grounded thresholds; false for another kind.
 func ScaleOf(kind string) (ScoreScale, bool) {
-	return Options{GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}.scaleOf(kind)
+	return Options{GroundedCosine: config.DefaultGroundedCosine, SupportedCosine: config.DefaultSupportedCosine}.scaleOf(kind)
 }
 
 // scaleOf returns the scale of a score kind, the cosine thresholds from the options.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
@@ -26,14 +27,14 @@ type TraceStore interface {
 }
 
 // Options are what the deployment configures; the zero value is valid (L1 off, traces kept
-// DefaultTraceRetention, no provider deadline of the service's own, no semantic grounded
-// thresholds), and DefaultOptions are the production settings. The ranking's and the verdict's
+// config.DefaultTraceRetention, no provider deadline of the service's own, no semantic grounded
+// thresholds), and DefaultOptions are the configuration's defaults. The ranking's and the verdict's
 // own figures are constants: fusionK, l0FusionWeight, SameDocPenalty, LexicalWordPoints,
 // LexicalMinPoints, the score scales (ScaleOf) and the paths' agreement.
 type Options struct {
 	// L1Enabled turns the L1 layer on; off, L1's status is "disabled".
 	L1Enabled bool
-	// TraceRetention is how long traces are kept; zero means DefaultTraceRetention.
+	// TraceRetention is how long traces are kept; zero means config.DefaultTraceRetention.
 	TraceRetention time.Duration
 	// ProviderTimeout bounds every provider call (Retrieve, Ask); <= 0 means no bound of its own.
 	ProviderTimeout time.Duration
@@ -48,13 +49,12 @@ type Options struct {
 	SidecarTimeout time.Duration
 }
 
-// DefaultTraceRetention is how long traces are kept when Options say nothing.
-const DefaultTraceRetention = 30 * 24 * time.Hour
-
-// DefaultOptions are the production settings; the evaluation set in eval/ measures them.
+// DefaultOptions are the configuration's defaults, for callers without a configuration (the
+// evaluation and calibration tools, tests); the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: DefaultTraceRetention, ProviderTimeout: 2 * time.Second,
-		GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}
+	return Options{L1Enabled: config.DefaultL1Enabled, TraceRetention: config.DefaultTraceRetention,
+		ProviderTimeout: config.DefaultRAGcoreTimeout, GroundedCosine: config.DefaultGroundedCosine,
+		SupportedCosine: config.DefaultSupportedCosine}
 }
 
 // Service runs lookups and asks. It is safe for concurrent use.

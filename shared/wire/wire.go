@@ -253,13 +253,9 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 		return nil
 	}
 	cfg := p.Config
-	opts := retrieval.DefaultOptions()
-	opts.L1Enabled = cfg.L1Enabled
-	opts.TraceRetention = cfg.TraceRetention
-	opts.ProviderTimeout = cfg.RAGcoreTimeout
-	opts.GroundedCosine, opts.SupportedCosine = cfg.GroundedCosine, cfg.SupportedCosine
-	opts.Metrics = p.Metrics
-	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
+	opts := retrieval.Options{L1Enabled: cfg.L1Enabled, TraceRetention: cfg.TraceRetention,
+		ProviderTimeout: cfg.RAGcoreTimeout, GroundedCosine: cfg.GroundedCosine, SupportedCosine: cfg.SupportedCosine,
+		Metrics: p.Metrics, Sidecar: side, SidecarTimeout: cfg.SidecarTimeout}
 	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log).
 		WithVersions(p.Epochs, cfg.Zone(), cfg.UpcomingDays).WithClock(p.Now)
 }
