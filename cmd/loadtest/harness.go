@@ -265,7 +265,7 @@ func (t *target) ragcore(o Options, env map[string]string) error {
 	}
 	const token = "loadtest-token"
 	t.fake = ragcorefake.New(ragcorefake.Options{Token: token, Seed: 1})
-	t.fake.LoadCorpus(corpus, "mobilityops-procedures")
+	t.fake.LoadCorpus(corpus, config.DefaultRAGcoreSourcePrefix)
 	rc, err := serveFake(t.fake, "127.0.0.1:0")
 	if err != nil {
 		return err

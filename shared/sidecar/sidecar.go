@@ -48,6 +48,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -77,9 +78,8 @@ const ScoreKind = "bedrock_relevance"
 
 // Query limits and defaults.
 const (
-	DefaultTopK    = 5
-	MaxTopK        = 20
-	DefaultTimeout = 1500 * time.Millisecond
+	DefaultTopK = 5
+	MaxTopK     = 20
 	// PreviewRunes is the longest Comparable.Preview, the ellipsis included.
 	PreviewRunes = 200
 )
@@ -92,7 +92,7 @@ type Options struct {
 	KnowledgeBaseID string                  // BEDROCK_KNOWLEDGE_BASE_ID, required
 	Endpoint        string                  // BEDROCK_ENDPOINT override (tests, VPC endpoints); empty = AWS
 	Region          string                  // used when the SDK's environment names none
-	Timeout         time.Duration           // the sidecar's own deadline per query (default 1500 ms)
+	Timeout         time.Duration           // the sidecar's own deadline per query (default: the configuration's DefaultSidecarTimeout)
 	Credentials     aws.CredentialsProvider // optional; tests pass static credentials
 	// AWSConfig is the function's AWS configuration, loaded once per cold start; nil loads the
 	// SDK's default one. Its APIOptions (instrumentation) apply to the client as well.
@@ -123,7 +123,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	kbID := strings.TrimSpace(o.KnowledgeBaseID)
 	timeout := o.Timeout
 	if timeout == 0 {
-		timeout = DefaultTimeout
+		timeout = appconfig.DefaultSidecarTimeout
 	}
 
 	var cfg aws.Config

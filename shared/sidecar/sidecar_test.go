@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -453,7 +454,7 @@ func TestNew(t *testing.T) {
 		wantErr     string // "" = success
 	}{
 		{"valid", func(*Options) {}, time.Second, ""},
-		{"default timeout", func(o *Options) { o.Timeout = 0 }, DefaultTimeout, ""},
+		{"default timeout", func(o *Options) { o.Timeout = 0 }, config.DefaultSidecarTimeout, ""},
 		{"missing knowledge base id", func(o *Options) { o.KnowledgeBaseID = " " }, 0, "BEDROCK_KNOWLEDGE_BASE_ID is empty"},
 		{"malformed knowledge base id", func(o *Options) { o.KnowledgeBaseID = "kb/../x" }, 0, "BEDROCK_KNOWLEDGE_BASE_ID"},
 		{"too long knowledge base id", func(o *Options) { o.KnowledgeBaseID = "ABCDEFGHIJK" }, 0, "BEDROCK_KNOWLEDGE_BASE_ID"},
