@@ -28,13 +28,13 @@ type tsPlan struct {
 }
 
 type tsCall struct {
-	Tool          string         `json:"tool"`
-	Arguments     map[string]any `json:"arguments"`
-	EvidenceState string         `json:"evidence_state,omitempty"`
-	ErrorCode     string         `json:"error_code,omitempty"`
-	SameAs        string         `json:"same_as,omitempty"`
-	Offers        string         `json:"offers,omitempty"`
-	Basis         string         `json:"basis,omitempty"`
+	Tool          string             `json:"tool"`
+	Arguments     map[string]any     `json:"arguments"`
+	EvidenceState port.EvidenceState `json:"evidence_state,omitempty"`
+	ErrorCode     string             `json:"error_code,omitempty"`
+	SameAs        string             `json:"same_as,omitempty"`
+	Offers        string             `json:"offers,omitempty"`
+	Basis         string             `json:"basis,omitempty"`
 }
 
 // tsSeen is what the script reports.

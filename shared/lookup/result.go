@@ -128,14 +128,14 @@ type SidecarReport struct {
 
 // Result is the outcome of a lookup, shaped as the POST /lookup response.
 type Result struct {
-	EvidenceState  string          `json:"evidence_state"`
-	Primary        *EvidenceBlock  `json:"primary"`
-	Supplement     []EvidenceBlock `json:"supplement"`
-	EvidenceBlocks []EvidenceBlock `json:"evidence_blocks"`
-	Relevance      Relevance       `json:"relevance"`
-	Retrieval      Details         `json:"retrieval"`
-	Provider       string          `json:"provider"`
-	InvocationID   string          `json:"invocation_id"`
+	EvidenceState  port.EvidenceState `json:"evidence_state"`
+	Primary        *EvidenceBlock     `json:"primary"`
+	Supplement     []EvidenceBlock    `json:"supplement"`
+	EvidenceBlocks []EvidenceBlock    `json:"evidence_blocks"`
+	Relevance      Relevance          `json:"relevance"`
+	Retrieval      Details            `json:"retrieval"`
+	Provider       string             `json:"provider"`
+	InvocationID   string             `json:"invocation_id"`
 	// Language is the language the question was answered in; LanguageDetected says that the
 	// caller gave none and it was detected from the question. The API layer sets both.
 	Language         string `json:"language"`
@@ -150,7 +150,7 @@ type Result struct {
 // Answer is the outcome of an ask, shaped as the POST /ask response.
 type Answer struct {
 	Answer        string              `json:"answer"`
-	EvidenceState string              `json:"evidence_state"`
+	EvidenceState port.EvidenceState  `json:"evidence_state"`
 	Sources       []port.AnswerSource `json:"sources"`
 	Provider      string              `json:"provider"`
 	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)

@@ -29,15 +29,15 @@ const (
 
 // TraceDetails is tool_invocation.retrieval_details: compact by design.
 type TraceDetails struct {
-	Layer             string         `json:"layer"`
-	EvidenceState     string         `json:"evidence_state"`
-	L0                L0Hints        `json:"l0"`
-	L1                L1Details      `json:"l1"`
-	CandidateCount    int            `json:"candidate_count"`
-	FinalBlockCount   int            `json:"final_block_count"`
-	EvidenceSummaries []BlockSummary `json:"evidence_summaries"`
-	Sidecar           SidecarStatus  `json:"sidecar"`
-	LatencyMs         Latency        `json:"latency_ms"`
+	Layer             string             `json:"layer"`
+	EvidenceState     port.EvidenceState `json:"evidence_state"`
+	L0                L0Hints            `json:"l0"`
+	L1                L1Details          `json:"l1"`
+	CandidateCount    int                `json:"candidate_count"`
+	FinalBlockCount   int                `json:"final_block_count"`
+	EvidenceSummaries []BlockSummary     `json:"evidence_summaries"`
+	Sidecar           SidecarStatus      `json:"sidecar"`
+	LatencyMs         Latency            `json:"latency_ms"`
 	// AsOf is the day whose versions in force answered; AsOfRequested says the caller named it
 	// (as_of) rather than it being today. Absent from a trace that names no day.
 	AsOf          string `json:"as_of,omitempty"`

@@ -98,13 +98,13 @@ func fill(v reflect.Value, depth int) {
 // primary block, null lists, no optional member).
 func results() map[string]*fixed {
 	out := map[string]*fixed{}
-	for _, state := range []string{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
+	for _, state := range []port.EvidenceState{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
 		full := &fixed{result: filled[lookup.Result](), answer: filled[lookup.Answer](), status: filled[domain.Status]()}
 		full.result.EvidenceState, full.answer.EvidenceState = state, state
-		out[state+", every member"] = full
+		out[string(state)+", every member"] = full
 		empty := &fixed{}
 		empty.result.EvidenceState, empty.answer.EvidenceState = state, state
-		out[state+", no optional member"] = empty
+		out[string(state)+", no optional member"] = empty
 	}
 	// As services return them: an insufficient lookup whose evidence points to two procedures,
 	// a grounded one without alternatives, empty lists rather than null.

@@ -142,7 +142,7 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 	if !s.provider.Semantic() {
 		sums = summaries(a.evidence, a.blocks)
 	}
-	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: ans.EvidenceState,
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(ans.EvidenceState),
 		Language: req.Language, Layer: a.layer, InvocationID: ans.InvocationID})
 	s.emit(lookup.ToolAsk, a.layer, a.l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
@@ -246,7 +246,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 // answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
 // when the provider says so, it cites at least one managed source, and the question has enough
 // informative words to be answered at all.
-func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans lookup.Answer) string {
+func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port.AskQuery, ans lookup.Answer) port.EvidenceState {
 	if ans.EvidenceState != port.StateGrounded {
 		return ans.EvidenceState
 	}

@@ -277,7 +277,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 		question  string
 		score     float64
 		supported float64
-		state     string
+		state     port.EvidenceState
 	}{
 		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, 0, port.StateGrounded},
 		{"below the grounded threshold", "the app will not unlock the doors", 0.68, 0, port.StateInsufficient},
@@ -313,7 +313,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct {
 		question string
-		state    string
+		state    port.EvidenceState
 	}{
 		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how many photos of the damage she has to upload in the app so she is not billed for it later", port.StateGrounded},
 		{"windscreen crack: which form do we fill in for the damage report?", port.StateGrounded},
@@ -386,7 +386,7 @@ func TestGeneratedAnswerNeedsTheLookupsVerdict(t *testing.T) {
 		name   string
 		cands  []port.Candidate
 		answer port.GroundedAnswer
-		state  string
+		state  port.EvidenceState
 	}{
 		{"the lookup grounds the cited procedure", damage, cite("damage-procedure", "3. Documentation"), port.StateGrounded},
 		{"the answer cites a neighbour", damage, cite("accident-procedure", "3. Documentation"), port.StateInsufficient},
@@ -416,7 +416,7 @@ func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
 		name     string
 		question string
 		answer   port.GroundedAnswer
-		state    string
+		state    port.EvidenceState
 	}{
 		{"grounded with a managed citation", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Sources: cited, Generated: true}, port.StateGrounded},
 		{"grounded without citations", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Generated: true}, port.StateInsufficient},

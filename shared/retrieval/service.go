@@ -121,7 +121,7 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	res, lat := s.lookup(ctx, l, v, req, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
-	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(res.EvidenceState),
 		Language: req.Language, Layer: res.Retrieval.Layer, InvocationID: res.InvocationID})
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
@@ -374,7 +374,7 @@ func layerOf(l0, l1 bool) string {
 	return lookup.LayerNone
 }
 
-func evidenceState(r lookup.Relevance, blocks int, l1Status string) string {
+func evidenceState(r lookup.Relevance, blocks int, l1Status string) port.EvidenceState {
 	switch {
 	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable
