@@ -31,12 +31,10 @@ type NextVersion = port.NextVersion
 
 // Relevance is the service's judgement of the evidence.
 type Relevance struct {
-	Assessment      string `json:"assessment"` // AssessmentStrong, AssessmentWeak or AssessmentNone
-	SemanticSupport bool   `json:"semantic_support"`
-	// Basis says which evidence the verdict weighed: "semantic+lexical" (the semantic candidates
-	// with the local lexical search and the front matter), "semantic" (no section holds a word
-	// of the question), "lexical" (the demo provider, or L1 down, empty or off) or "none".
-	Basis string `json:"basis"`
+	Assessment      Assessment `json:"assessment"`
+	SemanticSupport bool       `json:"semantic_support"`
+	// Basis says which evidence the verdict weighed.
+	Basis Basis `json:"basis"`
 	// Coverage is the share of the IDF weight of the question's known informative words that
 	// the primary block holds.
 	Coverage float64 `json:"coverage"`
@@ -59,24 +57,38 @@ type Relevance struct {
 // (among the blocks within top_k), the question's words it covers that the primary block's
 // procedure does not hold, and its own assessment (an agent acts on its block only when strong).
 type Complement struct {
-	DocumentID string   `json:"document_id"`
-	Title      string   `json:"title"`
-	Source     string   `json:"source"`
-	Covers     []string `json:"covers"`
-	Assessment string   `json:"assessment"`
+	DocumentID string     `json:"document_id"`
+	Title      string     `json:"title"`
+	Source     string     `json:"source"`
+	Covers     []string   `json:"covers"`
+	Assessment Assessment `json:"assessment"`
 }
 
-// Assessments of the evidence (Relevance.Assessment, Complement.Assessment): strong evidence is
-// grounded, weak evidence insufficient, and none is no evidence at all.
+// Assessment is a judgement of the evidence (Relevance.Assessment, Complement.Assessment):
+// strong evidence is grounded, weak evidence insufficient, and none is no evidence at all.
+type Assessment string
+
+// The assessments.
 const (
-	AssessmentStrong = "strong"
-	AssessmentWeak   = "weak"
-	AssessmentNone   = "none"
+	AssessmentStrong Assessment = "strong"
+	AssessmentWeak   Assessment = "weak"
+	AssessmentNone   Assessment = "none"
 )
 
-// Bases of a verdict (Relevance.Basis) beside the evidence paths' own: a lookup confined to the
-// procedure the operator confirmed.
-const BasisConfirmed = "confirmed"
+// Basis is the evidence a verdict weighed (Relevance.Basis).
+type Basis string
+
+// The bases: the semantic candidates with the local lexical search and the front matter; the
+// semantic candidates alone (no section holds a word of the question); the lexical search (the
+// demo provider, or L1 down, empty or off); none; and a lookup confined to the procedure the
+// operator confirmed.
+const (
+	BasisBoth      Basis = "semantic+lexical"
+	BasisSemantic  Basis = "semantic"
+	BasisLexical   Basis = "lexical"
+	BasisNone      Basis = "none"
+	BasisConfirmed Basis = "confirmed"
+)
 
 // Clarification is a question in the request's language naming each situation the evidence
 // points to, and the options it offers; an option's Procedure is the id an agent sends back as

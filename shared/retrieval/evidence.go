@@ -97,7 +97,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // semantic provider that survived into the blocks.
 func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
 	if len(blocks) == 0 {
-		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
+		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: lookup.BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
@@ -111,13 +111,13 @@ func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Grou
 	}
 	p := blocks[0]
 	sp := support(l, resolved, *p.EvidenceBlock)
-	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
+	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: lookup.BasisLexical},
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID, lang: l.Language}
 	switch {
 	case views[pathSemantic].present && views[pathLexical].present:
-		r.Basis = BasisBoth
+		r.Basis = lookup.BasisBoth
 	case views[pathSemantic].present:
-		r.Basis = BasisSemantic // no section holds a word of the question
+		r.Basis = lookup.BasisSemantic // no section holds a word of the question
 	}
 	if sp.Words < minInformativeWords {
 		return s.weak(r, l, views, blocks, "the question has "+strconv.Itoa(sp.Words)+" informative word(s), too few to ground an answer")
@@ -179,7 +179,7 @@ func basisOf(views *[pathCount]pathView, l1 lookup.L1Details) string {
 	case views[pathSemantic].present:
 		return "semantic and lexical evidence"
 	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
-		return "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
+		return "L0 keyword and lexical evidence only: L1 retrieval " + string(l1.Status)
 	case l1.Status == lookup.L1Empty:
 		return "L0 keyword and lexical evidence only: L1 returned no candidates"
 	case l1.Status == lookup.L1Disabled:
@@ -208,11 +208,11 @@ func semanticVerdict(p ranked, scale ScoreScale, lex lexicalJudgement) (string, 
 }
 
 // degradedWhy says why the semantic search could not support a verdict.
-func degradedWhy(status string) string {
+func degradedWhy(status lookup.L1Status) string {
 	if status == lookup.L1Empty {
 		return "returned no candidates"
 	}
-	return "is " + status
+	return "is " + string(status)
 }
 
 // lexicalJudgement is the lexical evidence rule's outcome for the primary block.

@@ -299,8 +299,8 @@ func TestEvidenceStatePerPath(t *testing.T) {
 			if res.EvidenceState != tc.state {
 				t.Fatalf("state %s, want %s: %+v", res.EvidenceState, tc.state, res.Relevance)
 			}
-			if res.Relevance.Basis != retrieval.BasisBoth {
-				t.Errorf("basis %q, want %q", res.Relevance.Basis, retrieval.BasisBoth)
+			if res.Relevance.Basis != lookup.BasisBoth {
+				t.Errorf("basis %q, want %q", res.Relevance.Basis, lookup.BasisBoth)
 			}
 			if tc.state == port.StateGrounded && !strings.Contains(res.Relevance.Reason, "semantic search") {
 				t.Errorf("relevance %+v", res.Relevance)
@@ -350,7 +350,7 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		fake   *semanticFake
-		status string
+		status lookup.L1Status
 	}{
 		{"unavailable", &semanticFake{err: port.ErrUnavailable}, lookup.L1Unavailable},
 		{"failed", &semanticFake{err: errors.New("boom")}, lookup.L1Failed},
@@ -365,7 +365,7 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 				t.Fatalf("l1 status %s, want %s", res.Retrieval.L1.Status, tc.status)
 			case res.EvidenceState != port.StateInsufficient || res.Primary == nil || res.Primary.DocumentID != "damage-procedure":
 				t.Errorf("state %s primary %+v, want insufficient on the damage procedure's evidence", res.EvidenceState, res.Primary)
-			case r.Basis != retrieval.BasisLexical || r.SemanticSupport || !strings.HasPrefix(r.Reason, "degraded: "):
+			case r.Basis != lookup.BasisLexical || r.SemanticSupport || !strings.HasPrefix(r.Reason, "degraded: "):
 				t.Errorf("relevance %+v", r)
 			}
 		})

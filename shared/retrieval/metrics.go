@@ -10,7 +10,7 @@ import (
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
 // failed.
-func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
+func (s *Service) emit(tool, layer string, l1Status lookup.L1Status, took time.Duration) {
 	if s.opts.Metrics == nil {
 		return
 	}

@@ -374,7 +374,7 @@ func layerOf(l0, l1 bool) string {
 	return lookup.LayerNone
 }
 
-func evidenceState(r lookup.Relevance, blocks int, l1Status string) port.EvidenceState {
+func evidenceState(r lookup.Relevance, blocks int, l1Status lookup.L1Status) port.EvidenceState {
 	switch {
 	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable

@@ -159,14 +159,6 @@ const pathProcs = 8
 // lexicalPool is how many sections the lexical path ranks.
 const lexicalPool = 12
 
-// Bases of a verdict (relevance.basis).
-const (
-	BasisBoth     = "semantic+lexical"
-	BasisSemantic = "semantic"
-	BasisLexical  = "lexical"
-	BasisNone     = "none"
-)
-
 // stance is one path's position on the primary block's procedure.
 type stance struct {
 	favours  string // another procedure the path ranks clearly above it
