@@ -10,9 +10,22 @@ type Sidecar interface {
 	Query(ctx context.Context, q Query) SidecarResult
 }
 
+// SidecarState is the sidecar's part in a call: a SidecarResult's status (ok, empty, failed),
+// or a lookup's or an ask's when no query ran (disabled, skipped).
+type SidecarState string
+
+// The sidecar states.
+const (
+	SidecarOK       SidecarState = "ok"       // at least one result
+	SidecarEmpty    SidecarState = "empty"    // the knowledge base answered with no result
+	SidecarFailed   SidecarState = "failed"   // no usable answer; ErrorClass says why
+	SidecarDisabled SidecarState = "disabled" // the sidecar is off
+	SidecarSkipped  SidecarState = "skipped"  // on, but the call is not compared (an ask)
+)
+
 // SidecarResult is the outcome of a sidecar query.
 type SidecarResult struct {
-	Status     string       `json:"status"`                // "ok" | "empty" | "failed"
+	Status     SidecarState `json:"status"`                // SidecarOK, SidecarEmpty or SidecarFailed
 	ErrorClass string       `json:"error_class,omitempty"` // the sidecar's class when failed
 	ScoreKind  string       `json:"score_kind"`            // the label of the results' scores
 	Results    []Comparable `json:"results"`               // never nil from the Bedrock sidecar

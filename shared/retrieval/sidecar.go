@@ -43,7 +43,7 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 // moment for the report to arrive), and adds the comparison with the main blocks.
 func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) lookup.SidecarReport {
 	if p == nil {
-		return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "disabled"}}
+		return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: port.SidecarDisabled}}
 	}
 	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
 	defer t.Stop()
@@ -51,10 +51,10 @@ func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) l
 	select {
 	case r = <-p.done:
 	case <-t.C:
-		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
+		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: port.SidecarFailed, ErrorClass: "timeout"}}
 	}
 	r.Enabled = true
-	if r.Status == "ok" {
+	if r.Status == port.SidecarOK {
 		r.Comparison = compareSidecar(r, blocks, scoreKind)
 	}
 	return r

@@ -43,5 +43,5 @@ type Broken struct{ Class string }
 
 // Query reports the failure.
 func (b Broken) Query(context.Context, port.Query) port.SidecarResult {
-	return port.SidecarResult{Status: StatusFailed, ErrorClass: b.Class}
+	return port.SidecarResult{Status: port.SidecarFailed, ErrorClass: b.Class}
 }

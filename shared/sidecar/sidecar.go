@@ -54,13 +54,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Result statuses (port.SidecarResult.Status).
-const (
-	StatusOK     = "ok"     // at least one result
-	StatusEmpty  = "empty"  // the knowledge base answered with no result
-	StatusFailed = "failed" // no usable answer; ErrorClass says why
-)
-
 // Error classes of a failed result.
 const (
 	ClassTimeout       = "timeout"        // the sidecar's deadline (or the caller's) passed
@@ -247,9 +240,9 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res port.SidecarResult) {
 			"error", err.Error())
 		return failed(ClassBadResponse)
 	}
-	res = port.SidecarResult{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
+	res = port.SidecarResult{Status: port.SidecarOK, ScoreKind: ScoreKind, Results: results}
 	if len(results) == 0 {
-		res.Status = StatusEmpty
+		res.Status = port.SidecarEmpty
 	}
 	return res
 }
@@ -283,7 +276,7 @@ func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
 func failed(class string) port.SidecarResult {
-	return port.SidecarResult{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
+	return port.SidecarResult{Status: port.SidecarFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).
