@@ -15,11 +15,11 @@ import (
 
 // HealthResponse is GET /v1/health.
 type HealthResponse struct {
-	Status string `json:"status"`
+	Status port.HealthState `json:"status"`
 }
 
 func (r *HealthResponse) validate() error {
-	return oneOf("status", r.Status, "ok", "degraded")
+	return oneOf("status", r.Status, port.HealthOK, port.HealthDegraded)
 }
 
 // Document is one entry of GET /v1/documents.

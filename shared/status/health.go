@@ -101,7 +101,7 @@ func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
 		return ComponentCircuitOpen
 	}
 	return s.cached(&s.providerProbe, "provider-probe", s.opts.ProviderProbeTTL, func() string {
-		if s.Health(context.WithoutCancel(ctx), call).Status != "ok" {
+		if s.Health(context.WithoutCancel(ctx), call).Status != port.HealthOK {
 			return ComponentFailed
 		}
 		return ComponentOK

@@ -22,7 +22,7 @@ import (
 // stubProvider answers Health as told and counts the calls; breaker, when set, is its circuit
 // breaker's state.
 type stubProvider struct {
-	health  string
+	health  port.HealthState
 	calls   atomic.Int64
 	breaker *bool
 }
@@ -98,8 +98,8 @@ func TestHealthCombinations(t *testing.T) {
 	open, closed := true, false
 	for _, c := range []struct {
 		name           string
-		empty          bool   // no procedures loaded: L0 cannot answer
-		provider       string // the provider's own health
+		empty          bool             // no procedures loaded: L0 cannot answer
+		provider       port.HealthState // the provider's own health
 		breaker        *bool
 		storeDown      bool
 		status, p, str string
