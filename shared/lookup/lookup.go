@@ -7,12 +7,16 @@ package lookup
 
 import "github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 
-// Retrieval layers of the API contract (docs/openapi.yaml).
+// Layer is a retrieval layer of the API contract (docs/openapi.yaml): the layer that found a
+// block, or the layers that answered a call.
+type Layer string
+
+// The retrieval layers.
 const (
-	LayerL0   = "L0"
-	LayerL1   = "L1"
-	LayerBoth = "L0+L1"
-	LayerNone = "none"
+	LayerL0   Layer = "L0"
+	LayerL1   Layer = "L1"
+	LayerBoth Layer = "L0+L1"
+	LayerNone Layer = "none"
 )
 
 // L1Status is the outcome of a lookup's L1 call, an L1 status of the API contract

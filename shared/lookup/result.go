@@ -12,7 +12,7 @@ type EvidenceBlock struct {
 	Breadcrumb     string     `json:"breadcrumb"`
 	Section        string     `json:"section"`
 	Category       string     `json:"category"`
-	RetrievalLayer string     `json:"retrieval_layer"`
+	RetrievalLayer Layer      `json:"retrieval_layer"`
 	Content        string     `json:"content"`
 	HitReasons     []string   `json:"hit_reasons"`
 	Score          port.Score `json:"score"`
@@ -90,6 +90,17 @@ const (
 	BasisConfirmed Basis = "confirmed"
 )
 
+// AnswerKind is how an answer's text was made (Answer.AnswerKind).
+type AnswerKind string
+
+// The answer kinds: extracted passages, nothing generated; written by RAGcore from its
+// citations; no answer (the provider could not be asked).
+const (
+	AnswerTemplate  AnswerKind = "template"
+	AnswerGenerated AnswerKind = "generated"
+	AnswerNone      AnswerKind = "none"
+)
+
 // Clarification is a question in the request's language naming each situation the evidence
 // points to, and the options it offers; an option's Procedure is the id an agent sends back as
 // the request's procedure once the operator has chosen.
@@ -117,7 +128,7 @@ type Alternative struct {
 
 // Details is the "retrieval" object of a lookup response.
 type Details struct {
-	Layer           string    `json:"layer"`
+	Layer           Layer     `json:"layer"`
 	L0              L0Hints   `json:"l0"`
 	L1              L1Details `json:"l1"`
 	CandidateCount  int       `json:"candidate_count"`
@@ -165,10 +176,9 @@ type Answer struct {
 	EvidenceState port.EvidenceState  `json:"evidence_state"`
 	Sources       []port.AnswerSource `json:"sources"`
 	Provider      string              `json:"provider"`
-	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
-	// or "generated" (written by RAGcore from its citations).
-	AnswerKind   string `json:"answer_kind"`
-	InvocationID string `json:"invocation_id"`
+	// AnswerKind says how the text was made.
+	AnswerKind   AnswerKind `json:"answer_kind"`
+	InvocationID string     `json:"invocation_id"`
 	// Language and LanguageDetected are as in Result; the API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`

@@ -29,7 +29,7 @@ const (
 
 // TraceDetails is tool_invocation.retrieval_details: compact by design.
 type TraceDetails struct {
-	Layer             string             `json:"layer"`
+	Layer             Layer              `json:"layer"`
 	EvidenceState     port.EvidenceState `json:"evidence_state"`
 	L0                L0Hints            `json:"l0"`
 	L1                L1Details          `json:"l1"`
@@ -55,7 +55,7 @@ type TraceDetails struct {
 type BlockSummary struct {
 	Source         string `json:"source"`
 	Title          string `json:"title"`
-	RetrievalLayer string `json:"retrieval_layer"`
+	RetrievalLayer Layer  `json:"retrieval_layer"`
 	// DocumentID and Version name the procedure version the block quoted; Outdated marks a
 	// candidate of a version not in force that day (never evidence).
 	DocumentID string      `json:"document_id,omitempty"`

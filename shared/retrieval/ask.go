@@ -81,7 +81,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 // lookup running beside the answer call.
 type asking struct {
 	hints          lookup.L0Hints
-	layer          string
+	layer          lookup.Layer
 	l1             lookup.L1Details
 	l0Done, l1Done time.Time
 	blocks         []ranked
@@ -143,7 +143,7 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 		sums = summaries(a.evidence, a.blocks)
 	}
 	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(ans.EvidenceState),
-		Language: req.Language, Layer: a.layer, InvocationID: ans.InvocationID})
+		Language: req.Language, Layer: string(a.layer), InvocationID: ans.InvocationID})
 	s.emit(lookup.ToolAsk, a.layer, a.l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
 		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
@@ -160,7 +160,7 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 
 // askHints are L0's hints for an answer from a semantic provider: the layer, and the category
 // filter the answer call is narrowed by when L0 names one domain.
-func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
+func (s *Service) askHints(l *lexical.Lang, words []textproc.Group, q *port.AskQuery) (lookup.L0Hints, lookup.Layer, lookup.L1Details) {
 	sc := getL0Scratch()
 	defer sc.release() // only whether L0 matched is read
 	terms, weights := queryTerms(words, sc.terms, sc.termWeights)
@@ -204,15 +204,15 @@ func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req 
 		l1.ErrorClass = port.ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
 			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
-		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer(req.Language), port.StateUnavailable, "none"
+		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer(req.Language), port.StateUnavailable, lookup.AnswerNone
 	default:
 		ans.Answer, ans.EvidenceState = ga.Answer, ga.EvidenceState
 		if ga.Sources != nil {
 			ans.Sources = ga.Sources
 		}
-		ans.AnswerKind = "template"
+		ans.AnswerKind = lookup.AnswerTemplate
 		if ga.Generated {
-			ans.AnswerKind = "generated"
+			ans.AnswerKind = lookup.AnswerGenerated
 		}
 		if s.provider.Semantic() {
 			if len(ans.Sources) == 0 {

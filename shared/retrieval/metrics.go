@@ -10,7 +10,7 @@ import (
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
 // failed.
-func (s *Service) emit(tool, layer string, l1Status lookup.L1Status, took time.Duration) {
+func (s *Service) emit(tool string, layer lookup.Layer, l1Status lookup.L1Status, took time.Duration) {
 	if s.opts.Metrics == nil {
 		return
 	}
@@ -36,7 +36,7 @@ func (s *Service) emit(tool, layer string, l1Status lookup.L1Status, took time.D
 		}
 		metrics = append(metrics, domain.Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
 	}
-	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
+	s.opts.Metrics.Emit(map[string]string{"layer": string(layer), "provider": s.provider.Name()}, metrics...)
 }
 
 // EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1

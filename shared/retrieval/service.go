@@ -122,7 +122,7 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
 	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(res.EvidenceState),
-		Language: req.Language, Layer: res.Retrieval.Layer, InvocationID: res.InvocationID})
+		Language: req.Language, Layer: string(res.Retrieval.Layer), InvocationID: res.InvocationID})
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
 	s.record(ctx, lookup.Trace{
@@ -362,7 +362,7 @@ func (s *Service) providerContext(ctx context.Context) (context.Context, context
 	return context.WithTimeout(ctx, s.opts.ProviderTimeout)
 }
 
-func layerOf(l0, l1 bool) string {
+func layerOf(l0, l1 bool) lookup.Layer {
 	switch {
 	case l0 && l1:
 		return lookup.LayerBoth
