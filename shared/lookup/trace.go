@@ -3,6 +3,7 @@ package lookup
 import (
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -73,9 +74,9 @@ const SummaryChars = 200
 
 // SidecarStatus is the sidecar's part in a call.
 type SidecarStatus struct {
-	Enabled    bool              `json:"enabled"`
-	Status     port.SidecarState `json:"status"`
-	ErrorClass string            `json:"error_class,omitempty"`
+	Enabled    bool                `json:"enabled"`
+	Status     domain.SidecarState `json:"status"`
+	ErrorClass string              `json:"error_class,omitempty"`
 	// Comparison is the trace's comparison summary (overlap@k, rank agreement, sources found
 	// by one path only); absent when the sidecar is off or failed.
 	Comparison *Comparison `json:"comparison,omitempty"`

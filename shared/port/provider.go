@@ -75,19 +75,9 @@ type BreakerReporter interface {
 	BreakerOpen() bool
 }
 
-// HealthState is a provider's health state.
-type HealthState string
-
-// The health states of a provider.
-const (
-	HealthOK          HealthState = "ok"
-	HealthDegraded    HealthState = "degraded"
-	HealthUnavailable HealthState = "unavailable"
-)
-
 // Health is a provider's health.
 type Health struct {
-	Status HealthState
+	Status domain.HealthState
 	Detail string // safe for clients: no host names, no SDK errors
 }
 

@@ -1,6 +1,10 @@
 package port
 
-import "context"
+import (
+	"context"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
 
 // Sidecar is the comparison path, off by default: it runs beside L1
 // under its own deadline and returns its results, which the lookup service compares with its
@@ -10,26 +14,13 @@ type Sidecar interface {
 	Query(ctx context.Context, q Query) SidecarResult
 }
 
-// SidecarState is the sidecar's part in a call: a SidecarResult's status (ok, empty, failed),
-// or a lookup's or an ask's when no query ran (disabled, skipped).
-type SidecarState string
-
-// The sidecar states.
-const (
-	SidecarOK       SidecarState = "ok"       // at least one result
-	SidecarEmpty    SidecarState = "empty"    // the knowledge base answered with no result
-	SidecarFailed   SidecarState = "failed"   // no usable answer; ErrorClass says why
-	SidecarDisabled SidecarState = "disabled" // the sidecar is off
-	SidecarSkipped  SidecarState = "skipped"  // on, but the call is not compared (an ask)
-)
-
 // SidecarResult is the outcome of a sidecar query.
 type SidecarResult struct {
-	Status     SidecarState `json:"status"`                // SidecarOK, SidecarEmpty or SidecarFailed
-	ErrorClass string       `json:"error_class,omitempty"` // the sidecar's class when failed
-	ScoreKind  string       `json:"score_kind"`            // the label of the results' scores
-	Results    []Comparable `json:"results"`               // never nil from the Bedrock sidecar
-	LatencyMs  float64      `json:"latency_ms"`
+	Status     domain.SidecarState `json:"status"`                // domain.SidecarOK, SidecarEmpty or SidecarFailed
+	ErrorClass string              `json:"error_class,omitempty"` // the sidecar's class when failed
+	ScoreKind  string              `json:"score_kind"`            // the label of the results' scores
+	Results    []Comparable        `json:"results"`               // never nil from the Bedrock sidecar
+	LatencyMs  float64             `json:"latency_ms"`
 }
 
 // Comparable is one result normalised to the structure the comparison reads, aligned with the

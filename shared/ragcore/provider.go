@@ -83,7 +83,7 @@ func (p *Provider) ScoreKind() string { return ScoreSemantics }
 func (p *Provider) Health(ctx context.Context, call port.Call) port.Health {
 	r, err := p.c.Health(ctx, actorOf(call.Actor, call.CorrelationID))
 	if err != nil {
-		return port.Health{Status: port.HealthUnavailable, Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
+		return port.Health{Status: domain.HealthUnavailable, Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
 	}
 	return port.Health{Status: r.Status, Detail: "RAGcore reports " + string(r.Status)}
 }

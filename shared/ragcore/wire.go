@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -15,11 +16,11 @@ import (
 
 // HealthResponse is GET /v1/health.
 type HealthResponse struct {
-	Status port.HealthState `json:"status"`
+	Status domain.HealthState `json:"status"`
 }
 
 func (r *HealthResponse) validate() error {
-	return oneOf("status", r.Status, port.HealthOK, port.HealthDegraded)
+	return oneOf("status", r.Status, domain.HealthOK, domain.HealthDegraded)
 }
 
 // Document is one entry of GET /v1/documents.

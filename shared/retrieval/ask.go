@@ -282,9 +282,9 @@ func passage(b lookup.EvidenceBlock) port.Passage {
 // askSidecarStatus is the sidecar's part in an ask: it compares lookups only.
 func (s *Service) askSidecarStatus() lookup.SidecarStatus {
 	if s.opts.Sidecar == nil {
-		return lookup.SidecarStatus{Status: port.SidecarDisabled}
+		return lookup.SidecarStatus{Status: domain.SidecarDisabled}
 	}
-	return lookup.SidecarStatus{Enabled: true, Status: port.SidecarSkipped}
+	return lookup.SidecarStatus{Enabled: true, Status: domain.SidecarSkipped}
 }
 
 // ask makes one answer call under the provider deadline.

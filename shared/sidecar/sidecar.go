@@ -49,6 +49,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -240,9 +241,9 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res port.SidecarResult) {
 			"error", err.Error())
 		return failed(ClassBadResponse)
 	}
-	res = port.SidecarResult{Status: port.SidecarOK, ScoreKind: ScoreKind, Results: results}
+	res = port.SidecarResult{Status: domain.SidecarOK, ScoreKind: ScoreKind, Results: results}
 	if len(results) == 0 {
-		res.Status = port.SidecarEmpty
+		res.Status = domain.SidecarEmpty
 	}
 	return res
 }
@@ -276,7 +277,7 @@ func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
 func failed(class string) port.SidecarResult {
-	return port.SidecarResult{Status: port.SidecarFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
+	return port.SidecarResult{Status: domain.SidecarFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -96,7 +97,7 @@ func TestQuerySendsFilterAndNumberOfResults(t *testing.T) {
 			if !authPattern.MatchString(r.Auth) {
 				t.Errorf("Authorization %q is not SigV4 for bedrock with the static key", r.Auth)
 			}
-			if res.Status != port.SidecarOK || len(res.Results) != tc.wantCount {
+			if res.Status != domain.SidecarOK || len(res.Results) != tc.wantCount {
 				t.Fatalf("status %q (%s), %d results; want ok, %d", res.Status, res.ErrorClass, len(res.Results), tc.wantCount)
 			}
 			lang := strings.TrimSpace(tc.q.Language)
@@ -163,7 +164,7 @@ func TestQueryMapsEveryField(t *testing.T) {
 		{Source: "s3://kb/misc/notes.txt", Breadcrumb: "Intro", Rank: 4, Preview: "Stray file.", Score: score(0.2)},
 		{Source: "s3://kb/other/x.md", Rank: 5, Preview: "Bad id.", Score: score(0.1)},
 	}
-	if res.Status != port.SidecarOK || res.ErrorClass != "" || res.ScoreKind != ScoreKind {
+	if res.Status != domain.SidecarOK || res.ErrorClass != "" || res.ScoreKind != ScoreKind {
 		t.Fatalf("status %q class %q kind %q", res.Status, res.ErrorClass, res.ScoreKind)
 	}
 	if !reflect.DeepEqual(res.Results, want) {
@@ -208,7 +209,7 @@ func TestSourcesMatchTheCorpus(t *testing.T) {
 	s := newSidecar(t, f.srv.URL, testTimeout)
 	for _, lang := range knowledge.Languages {
 		res := s.Query(context.Background(), Query{Question: "der the und and", Language: lang, TopK: MaxTopK})
-		if res.Status != port.SidecarOK {
+		if res.Status != domain.SidecarOK {
 			t.Fatalf("%s: status %q %q", lang, res.Status, res.ErrorClass)
 		}
 		for _, c := range res.Results {
@@ -252,7 +253,7 @@ func TestQueryEmpty(t *testing.T) {
 				f.setRespond(tc.respond)
 			}
 			res := newSidecar(t, f.srv.URL, testTimeout).Query(context.Background(), tc.q)
-			if res.Status != port.SidecarEmpty || res.ErrorClass != "" || res.Results == nil || len(res.Results) != 0 {
+			if res.Status != domain.SidecarEmpty || res.ErrorClass != "" || res.Results == nil || len(res.Results) != 0 {
 				t.Errorf("got %+v, want empty with an empty (non-nil) list", res)
 			}
 		})
@@ -303,7 +304,7 @@ func TestQueryFailures(t *testing.T) {
 			})
 			question := "customer Jane Example reports a scratch"
 			res := s.Query(context.Background(), Query{Question: question, Language: "en"})
-			if res.Status != port.SidecarFailed || res.ErrorClass != tc.class {
+			if res.Status != domain.SidecarFailed || res.ErrorClass != tc.class {
 				t.Errorf("status %q class %q, want failed %q", res.Status, res.ErrorClass, tc.class)
 			}
 			if n := len(f.received()); n != 1 {
@@ -370,7 +371,7 @@ func TestQueryTimeout(t *testing.T) {
 			start := time.Now()
 			res := s.Query(ctx, Query{Question: "q", Language: "en"})
 			elapsed := time.Since(start)
-			if res.Status != port.SidecarFailed || res.ErrorClass != ClassTimeout {
+			if res.Status != domain.SidecarFailed || res.ErrorClass != ClassTimeout {
 				t.Errorf("status %q class %q, want failed timeout", res.Status, res.ErrorClass)
 			}
 			if elapsed > timeout+margin {
@@ -401,7 +402,7 @@ func TestQueryCanceledCaller(t *testing.T) {
 		cancel()
 	}()
 	res := s.Query(ctx, Query{Question: "q", Language: "en"})
-	if res.Status != port.SidecarFailed || res.ErrorClass != ClassCanceled {
+	if res.Status != domain.SidecarFailed || res.ErrorClass != ClassCanceled {
 		t.Errorf("status %q class %q, want failed canceled", res.Status, res.ErrorClass)
 	}
 }
@@ -412,7 +413,7 @@ func TestQueryUnreachable(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there any more
 	res := newSidecar(t, url, testTimeout).Query(context.Background(), Query{Question: "q", Language: "en"})
-	if res.Status != port.SidecarFailed || res.ErrorClass != ClassUnavailable {
+	if res.Status != domain.SidecarFailed || res.ErrorClass != ClassUnavailable {
 		t.Errorf("status %q class %q, want failed unavailable", res.Status, res.ErrorClass)
 	}
 }
@@ -433,7 +434,7 @@ func TestQueryNotSent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		res := tc.s.Query(context.Background(), tc.q)
-		if res.Status != port.SidecarFailed || res.ErrorClass != ClassInvalidConfig || res.Results == nil {
+		if res.Status != domain.SidecarFailed || res.ErrorClass != ClassInvalidConfig || res.Results == nil {
 			t.Errorf("%s: %+v, want failed invalid_config", tc.name, res)
 		}
 	}
@@ -552,7 +553,7 @@ func BenchmarkQuery(b *testing.B) {
 	q := Query{Question: "scratch", Language: "en", Category: "damage"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := s.Query(context.Background(), q); res.Status != port.SidecarOK {
+		if res := s.Query(context.Background(), q); res.Status != domain.SidecarOK {
 			b.Fatalf("status %q %q", res.Status, res.ErrorClass)
 		}
 	}
@@ -603,7 +604,7 @@ func TestImmediateLargeAnswers(t *testing.T) {
 	})
 	s := newSidecar(t, f.srv.URL, testTimeout)
 	for i := range 200 {
-		if res := s.Query(context.Background(), Query{Question: "q", Language: "en", TopK: 20}); res.Status != port.SidecarOK || len(res.Results) != 20 {
+		if res := s.Query(context.Background(), Query{Question: "q", Language: "en", TopK: 20}); res.Status != domain.SidecarOK || len(res.Results) != 20 {
 			t.Fatalf("query %d: %q %q, %d results", i+1, res.Status, res.ErrorClass, len(res.Results))
 		}
 	}

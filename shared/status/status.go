@@ -201,7 +201,7 @@ func (s *Service) Health(ctx context.Context, call port.Call) port.Health {
 // SidecarHealth is the sidecar's state for GET /health.
 func (s *Service) SidecarHealth() domain.SidecarHealth {
 	if s.opts.Sidecar.Status == "" {
-		return domain.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: domain.SidecarDisabled}
 	}
 	return s.opts.Sidecar
 }

@@ -216,7 +216,7 @@ func (p *Parts) Namespace() domain.Namespace {
 func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return domain.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: domain.SidecarDisabled}
 	}
 	err := sidecarconf.Check(cfg.BedrockKnowledgeBase, cfg.BedrockEndpoint, cfg.SidecarTimeout)
 	if err == nil {
@@ -224,9 +224,9 @@ func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	}
 	if err != nil {
 		p.Log.Error("sidecar could not be built; lookups report it failed", "error", err.Error())
-		return domain.SidecarHealth{Enabled: true, Status: "failed"}
+		return domain.SidecarHealth{Enabled: true, Status: domain.SidecarFailed}
 	}
-	return domain.SidecarHealth{Enabled: true, Status: "ok"}
+	return domain.SidecarHealth{Enabled: true, Status: domain.SidecarOK}
 }
 
 // Status builds the status service (GET /status, GET /health) with the sidecar's state.
@@ -266,14 +266,14 @@ func (p *Parts) Handler(s api.Services) *api.Handler {
 }
 
 // Initialised logs the end of the cold start.
-func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
+func (p *Parts) Initialised(ctx context.Context, sidecarStatus domain.SidecarState) {
 	if p.gcPercent >= 0 {
 		debug.SetGCPercent(p.gcPercent)
 		p.gcPercent = -1
 	}
 	attrs := []any{"provider", p.Provider.Name(), "store", p.StoreName,
 		"dynamodb_endpoint", p.dynamoEndpoint(), "tracing", p.Tracer.Mode(), "tracing_active", p.Tracer.Active(),
-		"sidecar", sidecarStatus, "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
+		"sidecar", string(sidecarStatus), "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
 	attrs = append(attrs, knowledgeAttrs(p.Corpus, knowledge.Today(p.Now(), p.Config.Zone()), p.Config.Zone().String())...)
 	attrs = append(attrs, "init_ms", float64(time.Since(p.start).Microseconds())/1000)
 	p.Log.InfoContext(ctx, "initialised", attrs...)

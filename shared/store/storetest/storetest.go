@@ -87,7 +87,7 @@ func sampleTrace(id string, created time.Time) lookup.Trace {
 				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"},
 				{Source: "procedures/de/damage-procedure.md#1-geltungsbereich", Title: "Schadensbearbeitung",
 					RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},
-			Sidecar:   lookup.SidecarStatus{Status: port.SidecarDisabled},
+			Sidecar:   lookup.SidecarStatus{Status: domain.SidecarDisabled},
 			LatencyMs: lookup.Latency{L0: 0.05, L1: 0.021, Total: 0.12},
 		},
 	}
