@@ -423,7 +423,7 @@ func (r *Report) clarifyingTurn(ctx context.Context, t turn) (bool, string, erro
 	}
 	switch {
 	case conf.EvidenceState != port.StateGrounded:
-		return false, "the confirmed follow-up is " + conf.EvidenceState + " (" + conf.Relevance.Reason + ")", nil
+		return false, "the confirmed follow-up is " + string(conf.EvidenceState) + " (" + conf.Relevance.Reason + ")", nil
 	case q.Fact != "" && !inFirst(conf.EvidenceBlocks, 3, q.Expect, q.Fact):
 		return false, "the confirmed follow-up has the fact outside the first 3 blocks", nil
 	}

@@ -57,7 +57,7 @@ func (platform) ScoreKind() string { return "cosine_similarity" }
 
 // Health implements port.HealthChecker.
 func (platform) Health(context.Context, port.Call) port.Health {
-	return port.Health{Status: "ok"}
+	return port.Health{Status: domain.HealthOK}
 }
 
 // SyncManifest implements port.ManifestSyncer.

@@ -264,7 +264,7 @@ func (c *calibration) lookups(ctx context.Context, qs []labelled, pairs []pair) 
 					return fmt.Errorf("%s: %w", q.Where, err)
 				}
 				if s := res.Retrieval.L1.Status; (s == lookup.L1Failed || s == lookup.L1Unavailable) && m.failed[j] == "" {
-					m.failed[j] = cmp.Or(res.Retrieval.L1.ErrorClass, s)
+					m.failed[j] = cmp.Or(res.Retrieval.L1.ErrorClass, string(s))
 				}
 				primary := ""
 				if res.Primary != nil {

@@ -13,11 +13,12 @@ import (
 	"syscall"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 func main() {
 	port := flag.Int("port", 8000, "port on 127.0.0.1")
-	table := flag.String("table", "mobilityops-knowledge", "table name (the service's TABLE_NAME)")
+	table := flag.String("table", config.DefaultTableName, "table name (the service's TABLE_NAME)")
 	flag.Parse()
 	if err := run(*port, *table); err != nil {
 		fmt.Fprintln(os.Stderr, "dynamodb-local:", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/app"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/tracelog"
@@ -264,7 +265,7 @@ func (t *target) ragcore(o Options, env map[string]string) error {
 	}
 	const token = "loadtest-token"
 	t.fake = ragcorefake.New(ragcorefake.Options{Token: token, Seed: 1})
-	t.fake.LoadCorpus(corpus, "mobilityops-procedures")
+	t.fake.LoadCorpus(corpus, config.DefaultRAGcoreSourcePrefix)
 	rc, err := serveFake(t.fake, "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -543,7 +544,7 @@ func (t *target) flood(ctx context.Context, n, calls int) sample {
 	for i := range batch {
 		q := questions[(n+i)%len(questions)]
 		batch[i] = map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
-			"params": map[string]any{"name": "lookup_knowledge", "arguments": map[string]any{"question": q.text, "language": q.lang}}}
+			"params": map[string]any{"name": lookup.ToolLookup, "arguments": map[string]any{"question": q.text, "language": q.lang}}}
 	}
 	body, _ := json.Marshal(batch)
 	_, s := t.post(ctx, "/mcp", "load-flood", body, "application/json, text/event-stream")

@@ -65,7 +65,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	if len(l0["matched_keywords"].([]any)) == 0 || len(l0["domains"].([]any)) == 0 {
 		t.Errorf("L0 hints missing: %v", l0)
 	}
-	if d["layer"] != res.Retrieval.Layer || d["layer"] != lookup.LayerBoth {
+	if d["layer"] != string(res.Retrieval.Layer) || d["layer"] != string(lookup.LayerBoth) {
 		t.Errorf("layer %v", d["layer"])
 	}
 	if d["candidate_count"] != float64(res.Retrieval.CandidateCount) || d["final_block_count"] != float64(len(res.EvidenceBlocks)) {

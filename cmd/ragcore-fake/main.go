@@ -26,6 +26,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 func main() {
@@ -61,10 +62,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8089", "listen address")
 	fs.StringVar(&c.token, "token", "local-token", "bearer token every request must carry")
-	fs.StringVar(&c.tenant, "tenant", ragcorefake.DefaultTenant, "tenant served")
-	fs.StringVar(&c.workspace, "workspace", ragcorefake.DefaultWorkspace, "workspace served")
-	fs.StringVar(&c.collection, "collection", ragcorefake.DefaultCollection, "collection served")
-	fs.StringVar(&c.sourcePrefix, "source-prefix", "mobilityops-procedures", "source_id prefix of preloaded documents (<prefix>-<language>)")
+	fs.StringVar(&c.tenant, "tenant", appconfig.DefaultTenant, "tenant served")
+	fs.StringVar(&c.workspace, "workspace", appconfig.DefaultWorkspace, "workspace served")
+	fs.StringVar(&c.collection, "collection", appconfig.DefaultCollection, "collection served")
+	fs.StringVar(&c.sourcePrefix, "source-prefix", appconfig.DefaultRAGcoreSourcePrefix, "source_id prefix of preloaded documents (<prefix>-<language>)")
 	fs.StringVar(&c.knowledgeDir, "knowledge-dir", "", "folder of <language>/<id>.md procedures to preload (default: the embedded ones)")
 	fs.BoolVar(&c.preload, "preload", true, "index the procedures at start, as after a complete sync")
 	fs.StringVar(&skip, "skip", "", `comma-separated "<lang>/<id>" procedures left out of the preload`)

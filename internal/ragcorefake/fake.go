@@ -12,13 +12,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-)
-
-// The namespace a server serves when Options leaves it empty: the PoC's defaults.
-const (
-	DefaultTenant     = "northstar-mobility-demo"
-	DefaultWorkspace  = "mobilityops"
-	DefaultCollection = "internal-procedures"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 // Document statuses of the contract.
@@ -129,11 +123,12 @@ type indexedPassage struct {
 	vec vector
 }
 
-// New returns an empty server for o's namespace.
+// New returns an empty server for o's namespace; what Options leaves empty is the configuration's
+// default namespace.
 func New(o Options) *Server {
-	o.Tenant = cmp.Or(o.Tenant, DefaultTenant)
-	o.Workspace = cmp.Or(o.Workspace, DefaultWorkspace)
-	o.Collection = cmp.Or(o.Collection, DefaultCollection)
+	o.Tenant = cmp.Or(o.Tenant, config.DefaultTenant)
+	o.Workspace = cmp.Or(o.Workspace, config.DefaultWorkspace)
+	o.Collection = cmp.Or(o.Collection, config.DefaultCollection)
 	return &Server{
 		opts: o,
 		rng:  rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed)),

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 const testToken = "test-token-3f9a"
@@ -82,8 +83,8 @@ func (c call) build(t *testing.T, ctx context.Context, base string) *http.Reques
 	}
 	h := map[string]string{
 		"Authorization":       "Bearer " + testToken,
-		"X-RAGcore-Tenant":    DefaultTenant,
-		"X-RAGcore-Workspace": DefaultWorkspace,
+		"X-RAGcore-Tenant":    config.DefaultTenant,
+		"X-RAGcore-Workspace": config.DefaultWorkspace,
 		"X-Actor-Id":          "agent-7",
 		"X-Actor-Scope":       "fleet-ops:read",
 		"X-Correlation-Id":    "corr-1",
@@ -148,11 +149,11 @@ func wantError(t *testing.T, r reply, status int, code string) {
 }
 
 func retrieveBody(query string, topK int) map[string]any {
-	return map[string]any{"collection": DefaultCollection, "query": query, "language": "en", "top_k": topK}
+	return map[string]any{"collection": config.DefaultCollection, "query": query, "language": "en", "top_k": topK}
 }
 
 func answerBody(question string) map[string]any {
-	return map[string]any{"collection": DefaultCollection, "question": question, "language": "en"}
+	return map[string]any{"collection": config.DefaultCollection, "question": question, "language": "en"}
 }
 
 const testMarkdown = `---
@@ -175,7 +176,7 @@ Quokka steps follow.
 
 func uploadBody(content, version string) map[string]any {
 	return map[string]any{
-		"collection":   DefaultCollection,
+		"collection":   config.DefaultCollection,
 		"content":      content,
 		"content_type": "text/markdown",
 		"metadata": map[string]any{
@@ -695,8 +696,8 @@ func TestUploadThenUnchangedThenRetrievable(t *testing.T) {
 		t.Fatalf("%d documents after upload", len(docs.Documents))
 	}
 	d := docs.Documents[0]
-	if d.DocumentID != first["document_id"] || d.Status != StatusActive || d.Tenant != DefaultTenant ||
-		d.Workspace != DefaultWorkspace || d.Collection != DefaultCollection ||
+	if d.DocumentID != first["document_id"] || d.Status != StatusActive || d.Tenant != config.DefaultTenant ||
+		d.Workspace != config.DefaultWorkspace || d.Collection != config.DefaultCollection ||
 		d.Metadata.Language != "en" || d.Metadata.Category != "testing" || d.Metadata.EffectiveDate != "2026-03-01" {
 		t.Errorf("document %+v", d)
 	}
@@ -781,7 +782,7 @@ func TestUploadOfACorpusFileMatchesLoadCorpus(t *testing.T) {
 	before, _ := lookup(t, ts, "mobilityops-procedures-en", "damage-procedure")
 
 	body := map[string]any{
-		"collection": DefaultCollection, "content": string(kd.Raw), "content_type": "text/markdown",
+		"collection": config.DefaultCollection, "content": string(kd.Raw), "content_type": "text/markdown",
 		"metadata": map[string]any{
 			"title": kd.Title, "version": kd.Version, "effective_date": kd.EffectiveDate,
 			"language": kd.Language, "category": kd.Category,
@@ -811,7 +812,7 @@ func TestLookupReportsEveryMatchingDocument(t *testing.T) {
 	type wantDoc struct {
 		status, versionStatus, tenant string // versionStatus "" means active_version null
 	}
-	published := wantDoc{StatusActive, VersionPublished, DefaultTenant}
+	published := wantDoc{StatusActive, VersionPublished, config.DefaultTenant}
 	tests := []struct {
 		name  string
 		setup func(s *Server)
@@ -819,11 +820,11 @@ func TestLookupReportsEveryMatchingDocument(t *testing.T) {
 	}{
 		{"preloaded", func(*Server) {}, []wantDoc{published}},
 		{"duplicated", func(s *Server) { s.Duplicate(src, ext) }, []wantDoc{published, published}},
-		{"archived", func(s *Server) { s.SetDocumentStatus(src, ext, StatusArchived) }, []wantDoc{{StatusArchived, VersionPublished, DefaultTenant}}},
-		{"deleted", func(s *Server) { s.SetDocumentStatus(src, ext, StatusDeleted) }, []wantDoc{{StatusDeleted, VersionPublished, DefaultTenant}}},
-		{"processing", func(s *Server) { s.SetVersionStatus(src, ext, VersionProcessing) }, []wantDoc{{StatusActive, VersionProcessing, DefaultTenant}}},
-		{"failed", func(s *Server) { s.SetVersionStatus(src, ext, VersionFailed) }, []wantDoc{{StatusActive, VersionFailed, DefaultTenant}}},
-		{"no active version", func(s *Server) { s.SetVersionStatus(src, ext, "") }, []wantDoc{{StatusActive, "", DefaultTenant}}},
+		{"archived", func(s *Server) { s.SetDocumentStatus(src, ext, StatusArchived) }, []wantDoc{{StatusArchived, VersionPublished, config.DefaultTenant}}},
+		{"deleted", func(s *Server) { s.SetDocumentStatus(src, ext, StatusDeleted) }, []wantDoc{{StatusDeleted, VersionPublished, config.DefaultTenant}}},
+		{"processing", func(s *Server) { s.SetVersionStatus(src, ext, VersionProcessing) }, []wantDoc{{StatusActive, VersionProcessing, config.DefaultTenant}}},
+		{"failed", func(s *Server) { s.SetVersionStatus(src, ext, VersionFailed) }, []wantDoc{{StatusActive, VersionFailed, config.DefaultTenant}}},
+		{"no active version", func(s *Server) { s.SetVersionStatus(src, ext, "") }, []wantDoc{{StatusActive, "", config.DefaultTenant}}},
 		{"missing", func(s *Server) { s.Remove(src, ext) }, nil},
 		{"other namespace", func(s *Server) { s.MoveToNamespace(src, ext, "acme", "fleet", "procedures") }, []wantDoc{{StatusActive, VersionPublished, "acme"}}},
 		{"also in another namespace", func(s *Server) {
@@ -833,7 +834,7 @@ func TestLookupReportsEveryMatchingDocument(t *testing.T) {
 		{"duplicate of an archived document", func(s *Server) {
 			s.SetDocumentStatus(src, ext, StatusArchived)
 			s.Duplicate(src, ext)
-		}, []wantDoc{{StatusArchived, VersionPublished, DefaultTenant}, published}},
+		}, []wantDoc{{StatusArchived, VersionPublished, config.DefaultTenant}, published}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -872,7 +873,7 @@ func TestLookupReportsEveryMatchingDocument(t *testing.T) {
 			body := retrieveBody("damage report windscreen scratch", 100)
 			body["filters"] = map[string]any{"category": "damage"}
 			cands := decode[retrieveResponse](t, send(t, ts, call{"POST", "/v1/retrieve", body, nil})).Candidates
-			inNamespace := slices.ContainsFunc(tt.want, func(w wantDoc) bool { return w.tenant == DefaultTenant })
+			inNamespace := slices.ContainsFunc(tt.want, func(w wantDoc) bool { return w.tenant == config.DefaultTenant })
 			if got := len(cands) > 0; got != inNamespace {
 				t.Errorf("retrievable %v, want %v", got, inNamespace)
 			}
@@ -1271,8 +1272,8 @@ func TestRequestLog(t *testing.T) {
 		t.Fatalf("%d requests logged", len(log))
 	}
 	first := log[0]
-	if first.Method != "POST" || first.Path != "/v1/retrieve" || first.Tenant != DefaultTenant ||
-		first.Workspace != DefaultWorkspace || first.ActorID != "agent-7" || first.ActorScope != "fleet-ops:read" ||
+	if first.Method != "POST" || first.Path != "/v1/retrieve" || first.Tenant != config.DefaultTenant ||
+		first.Workspace != config.DefaultWorkspace || first.ActorID != "agent-7" || first.ActorScope != "fleet-ops:read" ||
 		first.CorrelationID != "corr-42" || !first.Authorized {
 		t.Errorf("first request %+v", first)
 	}
@@ -1400,7 +1401,7 @@ func FuzzRequestBodies(f *testing.F) {
 func BenchmarkRetrieve(b *testing.B) {
 	s := New(Options{Token: testToken})
 	s.LoadCorpus(corpus(b), "mobilityops-procedures")
-	q := query{collection: DefaultCollection, text: "customer reports a cracked windscreen after a stone chip", language: "en", topK: 10}
+	q := query{collection: config.DefaultCollection, text: "customer reports a cracked windscreen after a stone chip", language: "en", topK: 10}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.mu.Lock()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 // FreeAddr returns a loopback address with a port that was free a moment ago.
@@ -130,7 +131,7 @@ func ServeRAGcore(t testing.TB, token string, wrap func(http.Handler) http.Handl
 		t.Fatal(err)
 	}
 	fake := ragcorefake.New(ragcorefake.Options{Token: token})
-	fake.LoadCorpus(c, "mobilityops-procedures")
+	fake.LoadCorpus(c, config.DefaultRAGcoreSourcePrefix)
 	var h http.Handler = fake
 	if wrap != nil {
 		h = wrap(fake)

@@ -272,8 +272,7 @@ func decode(c *call, v any) *Error {
 // the content next.
 func checkJSON(c *call) *Error {
 	if len(c.body) > MaxBody {
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+		return errTooLarge
 	}
 	if len(strings.TrimSpace(string(c.body))) == 0 {
 		return invalid("", "a JSON request body is required")
@@ -287,11 +286,11 @@ func checkJSON(c *call) *Error {
 func jsonContentType(header string) *Error {
 	mt, params, err := mime.ParseMediaType(header)
 	if err != nil || mt != "application/json" {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: request.CodeUnsupportedMediaType,
 			Message: "Content-Type must be application/json"}
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: request.CodeUnsupportedMediaType,
 			Message: "Content-Type must be application/json; a charset, when given, must be utf-8"}
 	}
 	return nil

@@ -2,24 +2,11 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-)
-
-// Error codes of the API contract (docs/openapi.yaml).
-const (
-	CodeInvalidRequest       = request.CodeInvalidRequest
-	CodeUnsupportedLanguage  = request.CodeUnsupportedLanguage
-	CodeUnauthorized         = "unauthorized"
-	CodeForbidden            = "forbidden"
-	CodeNotFound             = request.CodeNotFound
-	CodePayloadTooLarge      = "payload_too_large"
-	CodeUnsupportedMediaType = "unsupported_media_type"
-	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeInternal             = request.CodeInternal
-	CodeUnavailable          = request.CodeUnavailable
 )
 
 // Error is a client-facing error: its message is safe to show (no internals).
@@ -33,18 +20,22 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 func invalid(field, msg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: msg, Field: field}
+	return &Error{Status: http.StatusBadRequest, Code: request.CodeInvalidRequest, Message: msg, Field: field}
 }
 
 var errInternal = classified(request.Internal)
 
+// errTooLarge refuses a body over MaxBody, on every route that reads one.
+var errTooLarge = &Error{Status: http.StatusRequestEntityTooLarge, Code: request.CodePayloadTooLarge,
+	Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)}
+
 // statusOf is the HTTP status of each code a service error can cause (request.Classify).
 var statusOf = map[string]int{
-	CodeInvalidRequest:      http.StatusBadRequest,
-	CodeUnsupportedLanguage: http.StatusBadRequest,
-	CodeNotFound:            http.StatusNotFound,
-	CodeUnavailable:         http.StatusServiceUnavailable,
-	CodeInternal:            http.StatusInternalServerError,
+	request.CodeInvalidRequest:      http.StatusBadRequest,
+	request.CodeUnsupportedLanguage: http.StatusBadRequest,
+	request.CodeNotFound:            http.StatusNotFound,
+	request.CodeUnavailable:         http.StatusServiceUnavailable,
+	request.CodeInternal:            http.StatusInternalServerError,
 }
 
 // classified is a classified error with its HTTP status.
@@ -56,7 +47,7 @@ func classified(e request.Error) *Error {
 // a 500 whose details stay in the log.
 func (h *Handler) domainError(ctx context.Context, c *call, err error) *Error {
 	e := request.Classify(err)
-	if e.Code == CodeInternal {
+	if e.Code == request.CodeInternal {
 		h.log.ErrorContext(ctx, "unexpected error", "correlation_id", c.correlationID, "path", c.r.URL.Path,
 			"error", port.SafeError(err))
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
 // BasePath is the base path of every route.
@@ -136,7 +137,7 @@ func (h *Handler) handle(r *route, serve bool) http.Handler {
 		c := req.Context().Value(callKey{}).(*call)
 		c.r = req
 		if !serve {
-			h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route here"})
+			h.fail(w, c, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route here"})
 			return
 		}
 		if !r.public || h.credentials(c) {
@@ -260,7 +261,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) dispatch(w http.ResponseWriter, c *call) {
 	r := c.r
 	if !strings.HasPrefix(r.URL.Path, BasePath) {
-		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route; routes are under " + BasePath})
+		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route; routes are under " + BasePath})
 		return
 	}
 	if p := r.URL.EscapedPath(); cleanPath(p) == p {
@@ -278,10 +279,10 @@ func (h *Handler) dispatch(w http.ResponseWriter, c *call) {
 		c.allow = append(c.allow, http.MethodOptions)
 		h.writeJSON(w, c, http.StatusOK, optionsResponse{Allow: c.allow, CorrelationID: c.correlationID})
 	case len(c.allow) > 0:
-		h.fail(w, c, &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+		h.fail(w, c, &Error{Status: http.StatusMethodNotAllowed, Code: request.CodeMethodNotAllowed,
 			Message: "method " + r.Method + " is not allowed here; use " + strings.Join(c.allow, ", ")})
 	default:
-		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
+		h.fail(w, c, &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no such route"})
 	}
 }
 
@@ -357,7 +358,7 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 		if h.auth == AuthLocalHeaders {
 			msg = "authentication required: send X-Actor-Id and X-Actor-Scope"
 		}
-		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
+		return &Error{Status: http.StatusUnauthorized, Code: request.CodeUnauthorized, Message: msg}
 	}
 	c.actor = port.Actor{ID: id, Scopes: held}
 	for _, s := range scopes {
@@ -365,6 +366,6 @@ func (h *Handler) authorize(c *call, scopes []string) *Error {
 			return nil
 		}
 	}
-	return &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+	return &Error{Status: http.StatusForbidden, Code: request.CodeForbidden,
 		Message: "this call needs the scope " + strings.Join(scopes, " or ")}
 }

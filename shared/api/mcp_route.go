@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -26,8 +25,7 @@ type MCPServer interface {
 // which turns the transport's own refusals (plain text) into the contract's error shape.
 func (h *Handler) mcp(w http.ResponseWriter, c *call) {
 	if len(c.body) > MaxBody {
-		h.fail(w, c, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge,
-			Message: fmt.Sprintf("request body is larger than %d bytes", MaxBody)})
+		h.fail(w, c, errTooLarge)
 		return
 	}
 	ctx := c.r.Context()
@@ -144,9 +142,9 @@ func checkMessage(c *call) (argErr, err *Error) {
 // transportError is the contract's error for a refusal of the MCP transport.
 func transportError(status int, msg string) *Error {
 	code := map[int]string{
-		http.StatusBadRequest: CodeInvalidRequest, http.StatusForbidden: CodeForbidden, http.StatusNotFound: CodeNotFound,
-		http.StatusMethodNotAllowed: CodeMethodNotAllowed, http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
-		http.StatusUnsupportedMediaType: CodeUnsupportedMediaType,
+		http.StatusBadRequest: request.CodeInvalidRequest, http.StatusForbidden: request.CodeForbidden, http.StatusNotFound: request.CodeNotFound,
+		http.StatusMethodNotAllowed: request.CodeMethodNotAllowed, http.StatusRequestEntityTooLarge: request.CodePayloadTooLarge,
+		http.StatusUnsupportedMediaType: request.CodeUnsupportedMediaType,
 	}[status]
 	if code == "" {
 		return errInternal

@@ -82,7 +82,7 @@ type invocationResponse struct {
 }
 
 func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
-	notFound := &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no invocation with this id is visible to you"}
+	notFound := &Error{Status: http.StatusNotFound, Code: request.CodeNotFound, Message: "no invocation with this id is visible to you"}
 	id := c.r.PathValue("invocation_id")
 	if !validCorrelationID(id) {
 		return nil, notFound
@@ -92,12 +92,12 @@ func (h *Handler) invocation(ctx context.Context, c *call) (any, *Error) {
 	// not found, and any other failure is the trace store's, to be tried again.
 	switch {
 	case err == nil:
-	case request.Classify(err).Code == CodeNotFound:
+	case request.Classify(err).Code == request.CodeNotFound:
 		return nil, notFound
 	default:
 		h.log.ErrorContext(ctx, "read trace", "correlation_id", c.correlationID, "invocation_id", id,
 			"error", port.SafeError(err))
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: request.CodeUnavailable,
 			Message: "the trace store is unavailable; try again shortly"}
 	}
 	return invocationResponse{Trace: t, CorrelationID: c.correlationID}, nil

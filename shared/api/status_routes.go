@@ -49,8 +49,8 @@ type healthResponse struct {
 
 // publicHealthResponse is what GET /health answers a caller without credentials.
 type publicHealthResponse struct {
-	Status        string `json:"status"`
-	CorrelationID string `json:"correlation_id"`
+	Status        domain.HealthState `json:"status"`
+	CorrelationID string             `json:"correlation_id"`
 }
 
 // HealthProbeActorID names an uncredentialed health check to the provider, which needs an actor

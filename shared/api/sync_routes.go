@@ -129,12 +129,12 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	// report can be sent again.
 	switch e := request.Classify(err); {
 	case err == nil:
-	case e.Code == CodeInvalidRequest:
+	case e.Code == request.CodeInvalidRequest:
 		return nil, classified(e)
 	default:
 		h.log.ErrorContext(ctx, "store sync report", "correlation_id", c.correlationID, "run_id", *b.RunID,
 			"error", port.SafeError(err))
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: request.CodeUnavailable,
 			Message: "the report could not be stored; send it again (the same run_id is stored once)"}
 	}
 	if !res.Duplicate {

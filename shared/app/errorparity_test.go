@@ -68,7 +68,7 @@ func TestErrorClassesMatchAcrossAdapters(t *testing.T) {
 	secret := &url.Error{Op: "Post", URL: "https://ragcore.internal.example/v1/retrieve?token=s3cr3t",
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
 	pairs := []struct{ tool, method, path, body, args string }{
-		{mcp.ToolLookup, http.MethodPost, "/lookup", `{"question":"flat tyre","language":"en"}`, `{"question":"flat tyre","language":"en"}`},
+		{lookup.ToolLookup, http.MethodPost, "/lookup", `{"question":"flat tyre","language":"en"}`, `{"question":"flat tyre","language":"en"}`},
 		{mcp.ToolAsk, http.MethodPost, "/ask", `{"question":"flat tyre","language":"en"}`, `{"question":"flat tyre","language":"en"}`},
 		{mcp.ToolStatus, http.MethodGet, "/status?language=en", "", `{"language":"en"}`},
 	}

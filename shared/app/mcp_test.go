@@ -18,6 +18,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -162,13 +163,13 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		}
 	}
 	slices.Sort(names)
-	if want := []string{mcp.ToolAsk, mcp.ToolStatus, mcp.ToolLookup}; !slices.Equal(names, want) {
+	if want := []string{mcp.ToolAsk, mcp.ToolStatus, lookup.ToolLookup}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	valid := outputValidator(t, tools.Tools)
 
 	// as_of: a day echoed, and anything but an ISO date refused naming it, as POST /lookup does.
-	for _, tool := range []string{mcp.ToolLookup, mcp.ToolAsk} {
+	for _, tool := range []string{lookup.ToolLookup, mcp.ToolAsk} {
 		res := callTool(t, cs, tool, map[string]any{"question": grounded, "as_of": "2026-06-01"})
 		valid(tool, res)
 		if got := res.StructuredContent.(map[string]any)["as_of"]; res.IsError || got != "2026-06-01" {
@@ -179,11 +180,11 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		}
 	}
 
-	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
+	res := callTool(t, cs, lookup.ToolLookup, map[string]any{"question": grounded, "language": "en", "top_k": 3})
 	if res.IsError {
 		t.Fatalf("lookup: %+v", res.Content)
 	}
-	valid(mcp.ToolLookup, res)
+	valid(lookup.ToolLookup, res)
 	look := structured[mcp.LookupOutput](t, res)
 	if look.EvidenceState != port.StateGrounded || look.Primary == nil {
 		t.Fatalf("lookup: state %s primary %+v", look.EvidenceState, look.Primary)
@@ -193,12 +194,12 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		t.Errorf("lookup text: %q", text)
 	}
 	tr, err := a.Service.Invocation(ctx, look.InvocationID, port.Actor{ID: actor})
-	if err != nil || tr.Tool != mcp.ToolLookup || tr.ActorID != actor {
+	if err != nil || tr.Tool != lookup.ToolLookup || tr.ActorID != actor {
 		t.Errorf("lookup trace: %+v, %v", tr, err)
 	}
 
-	res = callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient})
-	valid(mcp.ToolLookup, res)
+	res = callTool(t, cs, lookup.ToolLookup, map[string]any{"question": insufficient})
+	valid(lookup.ToolLookup, res)
 	if st := structured[mcp.LookupOutput](t, res).EvidenceState; res.IsError || st == port.StateGrounded {
 		t.Errorf("out-of-domain lookup: isError %v, state %s", res.IsError, st)
 	}
@@ -228,13 +229,13 @@ func exerciseTools(t *testing.T, a *App, cs *sdk.ClientSession, actor string) mc
 		args              map[string]any
 		code, field, text string
 	}{
-		{mcp.ToolLookup, map[string]any{}, "invalid_request", "question", "question is required and must not be blank"},
-		{mcp.ToolLookup, map[string]any{"question": grounded, "top_k": 21}, "invalid_request", "top_k", "top_k must be an integer from 1 to 20"},
-		{mcp.ToolLookup, map[string]any{"question": "a\x00b"}, "invalid_request", "question", "question must be text: it holds a NUL character"},
-		{mcp.ToolLookup, map[string]any{"question": strings.Repeat("a", 2001)}, "invalid_request", "question", "question has 2001 characters; the limit is 2000"},
+		{lookup.ToolLookup, map[string]any{}, "invalid_request", "question", "question is required and must not be blank"},
+		{lookup.ToolLookup, map[string]any{"question": grounded, "top_k": 21}, "invalid_request", "top_k", "top_k must be an integer from 1 to 20"},
+		{lookup.ToolLookup, map[string]any{"question": "a\x00b"}, "invalid_request", "question", "question must be text: it holds a NUL character"},
+		{lookup.ToolLookup, map[string]any{"question": strings.Repeat("a", 2001)}, "invalid_request", "question", "question has 2001 characters; the limit is 2000"},
 		{mcp.ToolAsk, map[string]any{"question": grounded, "language": "fr"}, "unsupported_language", "language", `language "fr" is not supported; supported languages: en, de`},
 		{mcp.ToolStatus, map[string]any{"language": "xx"}, "unsupported_language", "language", `language "xx" is not supported; supported languages: en, de`},
-		{mcp.ToolLookup, map[string]any{"question": 7}, "invalid_request", "question", `field "question" must be a JSON string`},
+		{lookup.ToolLookup, map[string]any{"question": 7}, "invalid_request", "question", `field "question" must be a JSON string`},
 	} {
 		code, msg, field := toolError(t, callTool(t, cs, tc.tool, tc.args))
 		if code != tc.code || field != tc.field || msg != tc.text {
@@ -284,8 +285,8 @@ func TestMCPUnavailableMatchesOutputSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := outputValidator(t, tools.Tools)
-	res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": insufficient, "language": "en"})
-	valid(mcp.ToolLookup, res)
+	res := callTool(t, cs, lookup.ToolLookup, map[string]any{"question": insufficient, "language": "en"})
+	valid(lookup.ToolLookup, res)
 	if st := structured[mcp.LookupOutput](t, res).EvidenceState; st != port.StateUnavailable {
 		t.Errorf("lookup with RAGcore down: %s", st)
 	}
@@ -462,14 +463,14 @@ func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
 		"X-Actor-Id": {"agent-7"}, "X-Actor-Scope": {"knowledge:read"}}}}
 	cs := connect(t, srv.URL+mcpPath, hc)
 	for _, tc := range []struct{ tool, route, body string }{
-		{mcp.ToolLookup, "/lookup", `{}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"   "}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"x","top_k":0}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"x","top_k":"3"}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"x","language":"it"}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"a\u0007b"}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"x","language":"e\u0000n"}`},
-		{mcp.ToolLookup, "/lookup", `{"question":"` + strings.Repeat("ü", 2001) + `"}`},
+		{lookup.ToolLookup, "/lookup", `{}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"   "}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"x","top_k":0}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"x","top_k":"3"}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"x","language":"it"}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"a\u0007b"}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"x","language":"e\u0000n"}`},
+		{lookup.ToolLookup, "/lookup", `{"question":"` + strings.Repeat("ü", 2001) + `"}`},
 		{mcp.ToolAsk, "/ask", `{"question":""}`},
 		{mcp.ToolAsk, "/ask", `{"question":"x","language":"EN"}`},
 		{mcp.ToolAsk, "/ask", `{"question":["x"]}`},
@@ -497,7 +498,7 @@ func TestMCPErrorsAndMetricsMatchHTTP(t *testing.T) {
 	}
 
 	before := strings.Count(out.String(), `"Lookups":1`)
-	if res := callTool(t, cs, mcp.ToolLookup, map[string]any{"question": grounded}); res.IsError {
+	if res := callTool(t, cs, lookup.ToolLookup, map[string]any{"question": grounded}); res.IsError {
 		t.Fatal(res.Content)
 	}
 	if got := strings.Count(out.String(), `"Lookups":1`); got != before+1 {

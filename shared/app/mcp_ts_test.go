@@ -15,6 +15,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/child"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -27,13 +28,13 @@ type tsPlan struct {
 }
 
 type tsCall struct {
-	Tool          string         `json:"tool"`
-	Arguments     map[string]any `json:"arguments"`
-	EvidenceState string         `json:"evidence_state,omitempty"`
-	ErrorCode     string         `json:"error_code,omitempty"`
-	SameAs        string         `json:"same_as,omitempty"`
-	Offers        string         `json:"offers,omitempty"`
-	Basis         string         `json:"basis,omitempty"`
+	Tool          string             `json:"tool"`
+	Arguments     map[string]any     `json:"arguments"`
+	EvidenceState port.EvidenceState `json:"evidence_state,omitempty"`
+	ErrorCode     string             `json:"error_code,omitempty"`
+	SameAs        string             `json:"same_as,omitempty"`
+	Offers        string             `json:"offers,omitempty"`
+	Basis         string             `json:"basis,omitempty"`
 }
 
 // tsSeen is what the script reports.
@@ -106,26 +107,26 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	a := newApp(t, map[string]string{"AUTH_MODE": "local-headers"})
 	srv := httptest.NewServer(a.Handler.HTTP(10 * time.Second))
 	t.Cleanup(srv.Close)
-	plan := tsPlan{Headers: localActor, Tools: []string{mcp.ToolLookup, mcp.ToolAsk, mcp.ToolStatus}, Calls: []tsCall{
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": grounded, "language": "en", "top_k": 3},
+	plan := tsPlan{Headers: localActor, Tools: []string{lookup.ToolLookup, mcp.ToolAsk, mcp.ToolStatus}, Calls: []tsCall{
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": grounded, "language": "en", "top_k": 3},
 			EvidenceState: port.StateGrounded, SameAs: "/lookup"},
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?"},
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss, wie melde ich den Schaden?"},
 			SameAs: "/lookup"},
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": insufficient}, EvidenceState: port.StateInsufficient, SameAs: "/lookup"},
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": insufficient}, EvidenceState: port.StateInsufficient, SameAs: "/lookup"},
 		{Tool: mcp.ToolAsk, Arguments: map[string]any{"question": grounded, "language": "en"}, EvidenceState: port.StateGrounded},
 		{Tool: mcp.ToolAsk, Arguments: map[string]any{"question": insufficient}, EvidenceState: port.StateInsufficient},
 		{Tool: mcp.ToolStatus, Arguments: map[string]any{"language": "de"}},
 		{Tool: mcp.ToolStatus, Arguments: map[string]any{}},
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": grounded, "language": "fr"}, ErrorCode: "unsupported_language"},
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": grounded, "language": "fr"}, ErrorCode: "unsupported_language"},
 		// The clarifying turn: a question whose evidence does not decide, the clarification's
 		// option sent back as procedure through both tools, and an id that is no procedure.
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2}, EvidenceState: port.StateInsufficient,
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2}, EvidenceState: port.StateInsufficient,
 			Offers: "breakdown-assistance", SameAs: "/lookup"},
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2, "procedure": "breakdown-assistance"},
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": clarified, "top_k": 2, "procedure": "breakdown-assistance"},
 			EvidenceState: port.StateGrounded, Basis: "confirmed", SameAs: "/lookup"},
 		{Tool: mcp.ToolAsk, Arguments: map[string]any{"question": clarified, "procedure": "breakdown-assistance"},
 			EvidenceState: port.StateGrounded, Basis: "confirmed"},
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": clarified, "procedure": "battery-service"}, ErrorCode: "invalid_request"},
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": clarified, "procedure": "battery-service"}, ErrorCode: "invalid_request"},
 	}}
 	seen := runTSClient(t, srv.URL, plan)
 	if seen.Server != "mobilityops-knowledge" || len(seen.Calls) != len(plan.Calls) || seen.Subscribe != -32601 {
@@ -144,8 +145,8 @@ func TestMCPTypeScriptClientUnavailable(t *testing.T) {
 		"RAGCORE_TOKEN": "t", "AUTH_MODE": "local-headers"})
 	srv := httptest.NewServer(a.Handler.HTTP(10 * time.Second))
 	t.Cleanup(srv.Close)
-	plan := tsPlan{Headers: localActor, Tools: []string{mcp.ToolLookup, mcp.ToolAsk, mcp.ToolStatus}, Calls: []tsCall{
-		{Tool: mcp.ToolLookup, Arguments: map[string]any{"question": insufficient, "language": "en"}, EvidenceState: port.StateUnavailable, SameAs: "/lookup"},
+	plan := tsPlan{Headers: localActor, Tools: []string{lookup.ToolLookup, mcp.ToolAsk, mcp.ToolStatus}, Calls: []tsCall{
+		{Tool: lookup.ToolLookup, Arguments: map[string]any{"question": insufficient, "language": "en"}, EvidenceState: port.StateUnavailable, SameAs: "/lookup"},
 		{Tool: mcp.ToolAsk, Arguments: map[string]any{"question": grounded, "language": "en"}, EvidenceState: port.StateUnavailable},
 		{Tool: mcp.ToolStatus, Arguments: map[string]any{"language": "en"}},
 	}}

@@ -12,23 +12,19 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
-)
-
-// Defaults of Options.
-const (
-	DefaultFailures = 5
-	DefaultCooldown = 10 * time.Second
 )
 
 // Options configure a Breaker.
 type Options struct {
 	// Name names the dependency in the log lines ("RAGcore", "the trace store").
 	Name string
-	// Failures is the number of consecutive failed calls that opens the breaker (default 5).
+	// Failures is the number of consecutive failed calls that opens the breaker (default
+	// config.DefaultBreakerFailures).
 	Failures int
 	// Cooldown is how long the breaker stays open before it lets one probe through (half-open;
-	// default 10 s).
+	// default config.DefaultBreakerCooldown).
 	Cooldown time.Duration
 	// Failure says whether a call's error counts against the dependency; nil: every error.
 	Failure func(error) bool
@@ -52,10 +48,10 @@ type Breaker struct {
 // New returns a closed breaker.
 func New(o Options) *Breaker {
 	if o.Failures <= 0 {
-		o.Failures = DefaultFailures
+		o.Failures = config.DefaultBreakerFailures
 	}
 	if o.Cooldown <= 0 {
-		o.Cooldown = DefaultCooldown
+		o.Cooldown = config.DefaultBreakerCooldown
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

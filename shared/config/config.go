@@ -92,9 +92,6 @@ type Config struct {
 	UpcomingDays int
 }
 
-// DefaultTimeZone is KNOWLEDGE_TIME_ZONE's default.
-const DefaultTimeZone = "Europe/Berlin"
-
 // Zone is TimeZone, or DefaultTimeZone for a Config not read by FromEnv.
 func (c Config) Zone() *time.Location {
 	if c.TimeZone != nil {
@@ -116,40 +113,40 @@ func (c Config) UseDynamoDB() bool { return c.InLambda || c.DynamoDBEndpoint != 
 func FromEnv(getenv func(string) string) (Config, error) {
 	p := parser{getenv: getenv}
 	c := Config{
-		LocalAddr:             p.str("LOCAL_ADDR", "127.0.0.1:3000"),
-		Provider:              p.oneOf("KNOWLEDGE_PROVIDER", "demo", "demo", "ragcore"),
+		LocalAddr:             p.str("LOCAL_ADDR", DefaultLocalAddr),
+		Provider:              p.oneOf("KNOWLEDGE_PROVIDER", DefaultProvider, "demo", "ragcore"),
 		KnowledgeDir:          p.str("KNOWLEDGE_DIR", ""),
-		Tenant:                p.str("KNOWLEDGE_TENANT", "northstar-mobility-demo"),
-		Workspace:             p.str("KNOWLEDGE_WORKSPACE", "mobilityops"),
-		Collection:            p.str("KNOWLEDGE_COLLECTION", "internal-procedures"),
+		Tenant:                p.str("KNOWLEDGE_TENANT", DefaultTenant),
+		Workspace:             p.str("KNOWLEDGE_WORKSPACE", DefaultWorkspace),
+		Collection:            p.str("KNOWLEDGE_COLLECTION", DefaultCollection),
 		RAGcoreBaseURL:        p.url("RAGCORE_BASE_URL"),
 		RAGcoreToken:          getenv("RAGCORE_TOKEN"),
 		RAGcoreTokenParameter: p.str("RAGCORE_TOKEN_PARAMETER", ""),
-		RAGcoreSourcePrefix:   p.str("RAGCORE_SOURCE_PREFIX", "mobilityops-procedures"),
-		RAGcoreTimeout:        time.Duration(p.integer("RAGCORE_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
-		VerifyConcurrency:     p.integer("VERIFY_CONCURRENCY", 16, 1, 64),
-		GroundedCosine:        p.decimal("L1_GROUNDED_COSINE", 0.70, 0, 1),
-		SupportedCosine:       p.decimal("L1_SUPPORTED_COSINE", 0.70, 0, 1),
-		VerifyBudget:          time.Duration(p.integer("VERIFY_BUDGET_MS", 8000, 100, 60000)) * time.Millisecond,
+		RAGcoreSourcePrefix:   p.str("RAGCORE_SOURCE_PREFIX", DefaultRAGcoreSourcePrefix),
+		RAGcoreTimeout:        p.millis("RAGCORE_TIMEOUT_MS", DefaultRAGcoreTimeout, 50, 30000),
+		VerifyConcurrency:     p.integer("VERIFY_CONCURRENCY", DefaultVerifyConcurrency, 1, 64),
+		GroundedCosine:        p.decimal("L1_GROUNDED_COSINE", DefaultGroundedCosine, 0, 1),
+		SupportedCosine:       p.decimal("L1_SUPPORTED_COSINE", DefaultSupportedCosine, 0, 1),
+		VerifyBudget:          p.millis("VERIFY_BUDGET_MS", DefaultVerifyBudget, 100, 60000),
 		DynamoDBEndpoint:      p.url("DYNAMODB_ENDPOINT"),
-		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", false),
-		SidecarTimeout:        time.Duration(p.integer("SIDECAR_TIMEOUT_MS", 1500, 50, 10000)) * time.Millisecond,
+		SidecarEnabled:        p.boolean("SIDECAR_ENABLED", DefaultSidecarEnabled),
+		SidecarTimeout:        p.millis("SIDECAR_TIMEOUT_MS", DefaultSidecarTimeout, 50, 10000),
 		BedrockKnowledgeBase:  p.str("BEDROCK_KNOWLEDGE_BASE_ID", ""),
 		BedrockEndpoint:       p.url("BEDROCK_ENDPOINT"),
-		AuthMode:              p.oneOf("AUTH_MODE", "jwt", "jwt", "local-headers"),
-		TraceRetention:        time.Duration(p.integer("TRACE_RETENTION_DAYS", 30, 1, 3650)) * 24 * time.Hour,
-		TableName:             p.str("TABLE_NAME", "mobilityops-knowledge"),
-		L1Enabled:             p.boolean("RETRIEVAL_L1_ENABLED", true),
-		LogLevel:              p.oneOf("LOG_LEVEL", "info", "debug", "info", "warn", "error"),
-		FunctionName:          p.str("AWS_LAMBDA_FUNCTION_NAME", "local"),
+		AuthMode:              p.oneOf("AUTH_MODE", DefaultAuthMode, "jwt", "local-headers"),
+		TraceRetention:        p.days("TRACE_RETENTION_DAYS", DefaultTraceRetention, 1, 3650),
+		TableName:             p.str("TABLE_NAME", DefaultTableName),
+		L1Enabled:             p.boolean("RETRIEVAL_L1_ENABLED", DefaultL1Enabled),
+		LogLevel:              p.oneOf("LOG_LEVEL", DefaultLogLevel, "debug", "info", "warn", "error"),
+		FunctionName:          p.str("AWS_LAMBDA_FUNCTION_NAME", DefaultFunctionName),
 		InLambda:              getenv("AWS_LAMBDA_RUNTIME_API") != "",
-		DynamoDBTimeout:       time.Duration(p.integer("DYNAMODB_TIMEOUT_MS", 2000, 50, 30000)) * time.Millisecond,
-		AWSRegion:             p.str("AWS_REGION", "eu-central-1"),
+		DynamoDBTimeout:       p.millis("DYNAMODB_TIMEOUT_MS", DefaultDynamoDBTimeout, 50, 30000),
+		AWSRegion:             p.str("AWS_REGION", DefaultAWSRegion),
 		XRayDaemonAddress:     p.str("AWS_XRAY_DAEMON_ADDRESS", ""),
-		Tracing:               p.oneOf("TRACING", "xray", "xray", "otel", "off"),
+		Tracing:               p.oneOf("TRACING", DefaultTracing, "xray", "otel", "off"),
 	}
 	if c.Tracing == "otel" {
-		c.OTelTracesExporter = p.oneOf("OTEL_TRACES_EXPORTER", "otlp", "otlp", "console", "none")
+		c.OTelTracesExporter = p.oneOf("OTEL_TRACES_EXPORTER", DefaultOTelTracesExporter, "otlp", "console", "none")
 		// The OTLP exporter linked speaks HTTP with protobuf, which the collector layer receives
 		// on localhost:4318; gRPC is not linked.
 		for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
@@ -161,14 +158,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if mb := p.integer("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0, 0, 1<<20); mb > 0 && getenv("GOMEMLIMIT") == "" {
 		c.MemoryLimitBytes = int64(mb) << 20 * 9 / 10
 	}
-	c.RAGcoreBreakerFailures = p.integer("RAGCORE_BREAKER_FAILURES", 5, 1, 1000)
-	c.RAGcoreBreakerCooldown = time.Duration(p.integer("RAGCORE_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
-	c.TraceWriteWait = time.Duration(p.integer("DYNAMODB_TRACE_WAIT_MS", 250, 10, 30000)) * time.Millisecond
-	c.DynamoDBBreakerFailures = p.integer("DYNAMODB_BREAKER_FAILURES", 5, 1, 1000)
-	c.DynamoDBBreakerCooldown = time.Duration(p.integer("DYNAMODB_BREAKER_COOLDOWN_MS", 10000, 100, 600000)) * time.Millisecond
-	c.VerifyNegativeTTL = time.Duration(p.integer("VERIFY_NEGATIVE_TTL_MS", 30000, 0, 300000)) * time.Millisecond
+	c.RAGcoreBreakerFailures = p.integer("RAGCORE_BREAKER_FAILURES", DefaultBreakerFailures, 1, 1000)
+	c.RAGcoreBreakerCooldown = p.millis("RAGCORE_BREAKER_COOLDOWN_MS", DefaultBreakerCooldown, 100, 600000)
+	c.TraceWriteWait = p.millis("DYNAMODB_TRACE_WAIT_MS", DefaultTraceWriteWait, 10, 30000)
+	c.DynamoDBBreakerFailures = p.integer("DYNAMODB_BREAKER_FAILURES", DefaultBreakerFailures, 1, 1000)
+	c.DynamoDBBreakerCooldown = p.millis("DYNAMODB_BREAKER_COOLDOWN_MS", DefaultBreakerCooldown, 100, 600000)
+	c.VerifyNegativeTTL = p.millis("VERIFY_NEGATIVE_TTL_MS", DefaultVerifyNegativeTTL, 0, 300000)
 	c.TimeZone = p.zone("KNOWLEDGE_TIME_ZONE", DefaultTimeZone)
-	c.UpcomingDays = p.integer("KNOWLEDGE_UPCOMING_DAYS", 30, 0, 366)
+	c.UpcomingDays = p.integer("KNOWLEDGE_UPCOMING_DAYS", DefaultUpcomingDays, 0, 366)
 	if c.InLambda && c.AuthMode == "local-headers" && getenv("AWS_SAM_LOCAL") != "true" {
 		// Headers name the actor only on a developer's machine; deployed, that would let any
 		// caller choose its identity and scopes.
@@ -237,6 +234,17 @@ func (p *parser) integer(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+// millis reads a duration in whole milliseconds from lo to hi.
+func (p *parser) millis(name string, def time.Duration, lo, hi int) time.Duration {
+	return time.Duration(p.integer(name, int(def/time.Millisecond), lo, hi)) * time.Millisecond
+}
+
+// days reads a duration in whole days from lo to hi.
+func (p *parser) days(name string, def time.Duration, lo, hi int) time.Duration {
+	const day = 24 * time.Hour
+	return time.Duration(p.integer(name, int(def/day), lo, hi)) * day
 }
 
 func (p *parser) decimal(name string, def, lo, hi float64) float64 {

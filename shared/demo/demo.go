@@ -64,7 +64,7 @@ func (p *Provider) ScoreKind() string { return "bm25" }
 
 // Health implements port.HealthChecker: the embedded corpus is always there.
 func (p *Provider) Health(context.Context, port.Call) port.Health {
-	return port.Health{Status: "ok", Detail: "deterministic BM25 over the loaded procedures"}
+	return port.Health{Status: domain.HealthOK, Detail: "deterministic BM25 over the loaded procedures"}
 }
 
 // Retrieve implements port.Retriever with BM25 over section passages.

@@ -119,7 +119,7 @@ func TestAskQuotesTheEvidenceItIsGiven(t *testing.T) {
 	p := provider(t)
 	ev := []port.AskEvidence{{Block: port.Passage{DocumentID: "ev-charging", Title: "EV charging and low battery",
 		Version: "1.2", Section: "3. Low battery"}, Excerpt: "below 15 %"}}
-	for _, state := range []string{port.StateGrounded, port.StateInsufficient} {
+	for _, state := range []port.EvidenceState{port.StateGrounded, port.StateInsufficient} {
 		a, err := p.Ask(context.Background(), port.AskQuery{Question: "battery low", Language: "en", Evidence: ev, EvidenceState: state})
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +195,7 @@ func TestAskSpeaksTheLanguageOfTheQuestion(t *testing.T) {
 	ix := lexical.Build(must2(knowledge.Embedded()))
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for lang, questions := range askQuestions {
-		states := map[string]bool{}
+		states := map[port.EvidenceState]bool{}
 		for _, q := range questions {
 			a, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: lang})
 			if err != nil {

@@ -103,14 +103,38 @@ type Health struct {
 	// answer (L0 answers from the loaded procedures without L1, and a lookup's trace goes to the
 	// log without the store), unavailable when no lookup can be answered: the provider fails and
 	// no procedures are loaded for L0.
-	Status     string        `json:"status"`
+	Status     HealthState   `json:"status"`
 	Provider   string        `json:"provider"`
 	Components Components    `json:"components"`
 	Sidecar    SidecarHealth `json:"sidecar"`
 }
 
+// HealthState is a health: GET /health's status, and a provider's own (port.Health).
+type HealthState string
+
+// The health states.
+const (
+	HealthOK          HealthState = "ok"
+	HealthDegraded    HealthState = "degraded"
+	HealthUnavailable HealthState = "unavailable"
+)
+
 // SidecarHealth is the sidecar's state: disabled, ok, or failed (it could not be built).
 type SidecarHealth struct {
-	Enabled bool   `json:"enabled"`
-	Status  string `json:"status"`
+	Enabled bool         `json:"enabled"`
+	Status  SidecarState `json:"status"`
 }
+
+// SidecarState is the sidecar's part: its health (disabled, ok, failed), a query's outcome
+// (port.SidecarResult: ok, empty, failed), or a lookup's or an ask's when no query ran
+// (disabled, skipped).
+type SidecarState string
+
+// The sidecar states.
+const (
+	SidecarOK       SidecarState = "ok"       // built; a query's: at least one result
+	SidecarEmpty    SidecarState = "empty"    // the knowledge base answered with no result
+	SidecarFailed   SidecarState = "failed"   // not built; a query's: no usable answer (ErrorClass)
+	SidecarDisabled SidecarState = "disabled" // the sidecar is off
+	SidecarSkipped  SidecarState = "skipped"  // on, but the call is not compared (an ask)
+)

@@ -434,7 +434,9 @@ func (q *frontQuery) hint(p uint32, kind int) {
 	if id := q.l.phraseTextID(p); !slices.Contains(*seen, id) {
 		*seen = append(*seen, id)
 		_, text := q.l.phraseText(p)
-		*hinted = appendNew(*hinted, text)
+		if text != "" && !slices.Contains(*hinted, text) {
+			*hinted = append(*hinted, text)
+		}
 	}
 }
 
@@ -445,7 +447,9 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 	sc := q.sc
 	counted := 0
 	for _, t := range terms {
-		sc.full = appendUnique(sc.full, t)
+		if !slices.Contains(sc.full, t) {
+			sc.full = append(sc.full, t)
+		}
 		if _, syn := q.via(t); !syn && q.l.frontCategoriesOf(t) == 1 {
 			if !slices.Contains(sc.covered[coveredFrom:], t) {
 				sc.covered = append(sc.covered, t)
@@ -622,7 +626,9 @@ func strongDomains(l *Lang, leading []FrontMatch) []string {
 		e := &by[i]
 		e.phrases += m.phrases
 		for _, t := range m.covered {
-			e.terms = appendUnique(e.terms, t)
+			if !slices.Contains(e.terms, t) {
+				e.terms = append(e.terms, t)
+			}
 		}
 	}
 	out := []string{}
@@ -644,18 +650,4 @@ func Leading(matches []FrontMatch) []FrontMatch {
 		}
 	}
 	return matches
-}
-
-func appendNew(list []string, s string) []string {
-	if s == "" {
-		return list
-	}
-	return appendUnique(list, s)
-}
-
-func appendUnique[T comparable](list []T, x T) []T {
-	if slices.Contains(list, x) {
-		return list
-	}
-	return append(list, x)
 }

@@ -7,21 +7,29 @@ package lookup
 
 import "github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 
-// Retrieval layers of the API contract (docs/openapi.yaml).
+// Layer is a retrieval layer of the API contract (docs/openapi.yaml): the layer that found a
+// block, or the layers that answered a call.
+type Layer string
+
+// The retrieval layers.
 const (
-	LayerL0   = "L0"
-	LayerL1   = "L1"
-	LayerBoth = "L0+L1"
-	LayerNone = "none"
+	LayerL0   Layer = "L0"
+	LayerL1   Layer = "L1"
+	LayerBoth Layer = "L0+L1"
+	LayerNone Layer = "none"
 )
 
-// L1 statuses of the API contract (docs/openapi.yaml).
+// L1Status is the outcome of a lookup's L1 call, an L1 status of the API contract
+// (docs/openapi.yaml).
+type L1Status string
+
+// The L1 statuses.
 const (
-	L1OK          = "ok"
-	L1Empty       = "empty"
-	L1Failed      = "failed"
-	L1Disabled    = "disabled"
-	L1Unavailable = "unavailable"
+	L1OK          L1Status = "ok"
+	L1Empty       L1Status = "empty"
+	L1Failed      L1Status = "failed"
+	L1Disabled    L1Status = "disabled"
+	L1Unavailable L1Status = "unavailable"
 )
 
 // LookupRequest is a validated lookup.
@@ -64,12 +72,12 @@ type L0Hints struct {
 
 // L1Details describes the L1 call of a lookup.
 type L1Details struct {
-	Status         string  `json:"status"`
-	Provider       string  `json:"provider"`
-	CategoryFilter *string `json:"category_filter"`
-	CandidateCount int     `json:"candidate_count"`
-	ScoreKind      string  `json:"score_kind"`
-	ErrorClass     string  `json:"error_class,omitempty"`
+	Status         L1Status `json:"status"`
+	Provider       string   `json:"provider"`
+	CategoryFilter *string  `json:"category_filter"`
+	CandidateCount int      `json:"candidate_count"`
+	ScoreKind      string   `json:"score_kind"`
+	ErrorClass     string   `json:"error_class,omitempty"`
 	// Calls is how many L1 requests the lookup made: 2 when a category-filtered call came back
 	// empty or weak and an unfiltered call followed (UnfilteredRetry).
 	Calls           int  `json:"calls"`

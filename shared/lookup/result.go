@@ -12,7 +12,7 @@ type EvidenceBlock struct {
 	Breadcrumb     string     `json:"breadcrumb"`
 	Section        string     `json:"section"`
 	Category       string     `json:"category"`
-	RetrievalLayer string     `json:"retrieval_layer"`
+	RetrievalLayer Layer      `json:"retrieval_layer"`
 	Content        string     `json:"content"`
 	HitReasons     []string   `json:"hit_reasons"`
 	Score          port.Score `json:"score"`
@@ -31,12 +31,10 @@ type NextVersion = port.NextVersion
 
 // Relevance is the service's judgement of the evidence.
 type Relevance struct {
-	Assessment      string `json:"assessment"` // AssessmentStrong, AssessmentWeak or AssessmentNone
-	SemanticSupport bool   `json:"semantic_support"`
-	// Basis says which evidence the verdict weighed: "semantic+lexical" (the semantic candidates
-	// with the local lexical search and the front matter), "semantic" (no section holds a word
-	// of the question), "lexical" (the demo provider, or L1 down, empty or off) or "none".
-	Basis string `json:"basis"`
+	Assessment      Assessment `json:"assessment"`
+	SemanticSupport bool       `json:"semantic_support"`
+	// Basis says which evidence the verdict weighed.
+	Basis Basis `json:"basis"`
 	// Coverage is the share of the IDF weight of the question's known informative words that
 	// the primary block holds.
 	Coverage float64 `json:"coverage"`
@@ -59,24 +57,49 @@ type Relevance struct {
 // (among the blocks within top_k), the question's words it covers that the primary block's
 // procedure does not hold, and its own assessment (an agent acts on its block only when strong).
 type Complement struct {
-	DocumentID string   `json:"document_id"`
-	Title      string   `json:"title"`
-	Source     string   `json:"source"`
-	Covers     []string `json:"covers"`
-	Assessment string   `json:"assessment"`
+	DocumentID string     `json:"document_id"`
+	Title      string     `json:"title"`
+	Source     string     `json:"source"`
+	Covers     []string   `json:"covers"`
+	Assessment Assessment `json:"assessment"`
 }
 
-// Assessments of the evidence (Relevance.Assessment, Complement.Assessment): strong evidence is
-// grounded, weak evidence insufficient, and none is no evidence at all.
+// Assessment is a judgement of the evidence (Relevance.Assessment, Complement.Assessment):
+// strong evidence is grounded, weak evidence insufficient, and none is no evidence at all.
+type Assessment string
+
+// The assessments.
 const (
-	AssessmentStrong = "strong"
-	AssessmentWeak   = "weak"
-	AssessmentNone   = "none"
+	AssessmentStrong Assessment = "strong"
+	AssessmentWeak   Assessment = "weak"
+	AssessmentNone   Assessment = "none"
 )
 
-// Bases of a verdict (Relevance.Basis) beside the evidence paths' own: a lookup confined to the
-// procedure the operator confirmed.
-const BasisConfirmed = "confirmed"
+// Basis is the evidence a verdict weighed (Relevance.Basis).
+type Basis string
+
+// The bases: the semantic candidates with the local lexical search and the front matter; the
+// semantic candidates alone (no section holds a word of the question); the lexical search (the
+// demo provider, or L1 down, empty or off); none; and a lookup confined to the procedure the
+// operator confirmed.
+const (
+	BasisBoth      Basis = "semantic+lexical"
+	BasisSemantic  Basis = "semantic"
+	BasisLexical   Basis = "lexical"
+	BasisNone      Basis = "none"
+	BasisConfirmed Basis = "confirmed"
+)
+
+// AnswerKind is how an answer's text was made (Answer.AnswerKind).
+type AnswerKind string
+
+// The answer kinds: extracted passages, nothing generated; written by RAGcore from its
+// citations; no answer (the provider could not be asked).
+const (
+	AnswerTemplate  AnswerKind = "template"
+	AnswerGenerated AnswerKind = "generated"
+	AnswerNone      AnswerKind = "none"
+)
 
 // Clarification is a question in the request's language naming each situation the evidence
 // points to, and the options it offers; an option's Procedure is the id an agent sends back as
@@ -105,7 +128,7 @@ type Alternative struct {
 
 // Details is the "retrieval" object of a lookup response.
 type Details struct {
-	Layer           string    `json:"layer"`
+	Layer           Layer     `json:"layer"`
 	L0              L0Hints   `json:"l0"`
 	L1              L1Details `json:"l1"`
 	CandidateCount  int       `json:"candidate_count"`
@@ -128,14 +151,14 @@ type SidecarReport struct {
 
 // Result is the outcome of a lookup, shaped as the POST /lookup response.
 type Result struct {
-	EvidenceState  string          `json:"evidence_state"`
-	Primary        *EvidenceBlock  `json:"primary"`
-	Supplement     []EvidenceBlock `json:"supplement"`
-	EvidenceBlocks []EvidenceBlock `json:"evidence_blocks"`
-	Relevance      Relevance       `json:"relevance"`
-	Retrieval      Details         `json:"retrieval"`
-	Provider       string          `json:"provider"`
-	InvocationID   string          `json:"invocation_id"`
+	EvidenceState  port.EvidenceState `json:"evidence_state"`
+	Primary        *EvidenceBlock     `json:"primary"`
+	Supplement     []EvidenceBlock    `json:"supplement"`
+	EvidenceBlocks []EvidenceBlock    `json:"evidence_blocks"`
+	Relevance      Relevance          `json:"relevance"`
+	Retrieval      Details            `json:"retrieval"`
+	Provider       string             `json:"provider"`
+	InvocationID   string             `json:"invocation_id"`
 	// Language is the language the question was answered in; LanguageDetected says that the
 	// caller gave none and it was detected from the question. The API layer sets both.
 	Language         string `json:"language"`
@@ -150,13 +173,12 @@ type Result struct {
 // Answer is the outcome of an ask, shaped as the POST /ask response.
 type Answer struct {
 	Answer        string              `json:"answer"`
-	EvidenceState string              `json:"evidence_state"`
+	EvidenceState port.EvidenceState  `json:"evidence_state"`
 	Sources       []port.AnswerSource `json:"sources"`
 	Provider      string              `json:"provider"`
-	// AnswerKind says how the text was made: "template" (extracted passages, nothing generated)
-	// or "generated" (written by RAGcore from its citations).
-	AnswerKind   string `json:"answer_kind"`
-	InvocationID string `json:"invocation_id"`
+	// AnswerKind says how the text was made.
+	AnswerKind   AnswerKind `json:"answer_kind"`
+	InvocationID string     `json:"invocation_id"`
 	// Language and LanguageDetected are as in Result; the API layer sets both.
 	Language         string `json:"language"`
 	LanguageDetected bool   `json:"language_detected"`

@@ -3,6 +3,7 @@ package lookup
 import (
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -29,15 +30,15 @@ const (
 
 // TraceDetails is tool_invocation.retrieval_details: compact by design.
 type TraceDetails struct {
-	Layer             string         `json:"layer"`
-	EvidenceState     string         `json:"evidence_state"`
-	L0                L0Hints        `json:"l0"`
-	L1                L1Details      `json:"l1"`
-	CandidateCount    int            `json:"candidate_count"`
-	FinalBlockCount   int            `json:"final_block_count"`
-	EvidenceSummaries []BlockSummary `json:"evidence_summaries"`
-	Sidecar           SidecarStatus  `json:"sidecar"`
-	LatencyMs         Latency        `json:"latency_ms"`
+	Layer             Layer              `json:"layer"`
+	EvidenceState     port.EvidenceState `json:"evidence_state"`
+	L0                L0Hints            `json:"l0"`
+	L1                L1Details          `json:"l1"`
+	CandidateCount    int                `json:"candidate_count"`
+	FinalBlockCount   int                `json:"final_block_count"`
+	EvidenceSummaries []BlockSummary     `json:"evidence_summaries"`
+	Sidecar           SidecarStatus      `json:"sidecar"`
+	LatencyMs         Latency            `json:"latency_ms"`
 	// AsOf is the day whose versions in force answered; AsOfRequested says the caller named it
 	// (as_of) rather than it being today. Absent from a trace that names no day.
 	AsOf          string `json:"as_of,omitempty"`
@@ -55,7 +56,7 @@ type TraceDetails struct {
 type BlockSummary struct {
 	Source         string `json:"source"`
 	Title          string `json:"title"`
-	RetrievalLayer string `json:"retrieval_layer"`
+	RetrievalLayer Layer  `json:"retrieval_layer"`
 	// DocumentID and Version name the procedure version the block quoted; Outdated marks a
 	// candidate of a version not in force that day (never evidence).
 	DocumentID string      `json:"document_id,omitempty"`
@@ -73,9 +74,9 @@ const SummaryChars = 200
 
 // SidecarStatus is the sidecar's part in a call.
 type SidecarStatus struct {
-	Enabled    bool   `json:"enabled"`
-	Status     string `json:"status"` // disabled | ok | empty | failed
-	ErrorClass string `json:"error_class,omitempty"`
+	Enabled    bool                `json:"enabled"`
+	Status     domain.SidecarState `json:"status"`
+	ErrorClass string              `json:"error_class,omitempty"`
 	// Comparison is the trace's comparison summary (overlap@k, rank agreement, sources found
 	// by one path only); absent when the sidecar is off or failed.
 	Comparison *Comparison `json:"comparison,omitempty"`

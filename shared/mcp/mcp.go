@@ -26,10 +26,9 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
-// Tool names, as clients list and call them. lookup_knowledge is also the tool the /lookup
-// route records in its traces.
+// Tool names, as clients list and call them, beside lookup.ToolLookup (lookup_knowledge, which
+// the /lookup route records in its traces too).
 const (
-	ToolLookup = lookup.ToolLookup
 	ToolAsk    = "ask_knowledge"
 	ToolStatus = "knowledge_status"
 )

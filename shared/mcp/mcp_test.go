@@ -84,14 +84,14 @@ func TestToolErrors(t *testing.T) {
 		m    *services
 		code string
 	}{
-		{"provider down", &services{err: port.ErrUnavailable}, codeUnavailable},
-		{"unsupported", &services{err: domain.ErrUnsupportedLanguage}, codeUnsupportedLanguage},
-		{"unexpected", &services{err: errors.New("dynamodb: arn:aws:secret")}, codeInternal},
-		{"panic", &services{panic: true}, codeInternal},
+		{"provider down", &services{err: port.ErrUnavailable}, request.CodeUnavailable},
+		{"unsupported", &services{err: domain.ErrUnsupportedLanguage}, request.CodeUnsupportedLanguage},
+		{"unexpected", &services{err: errors.New("dynamodb: arn:aws:secret")}, request.CodeInternal},
+		{"panic", &services{panic: true}, request.CodeInternal},
 	} {
 		cs := session(t, tc.m)
-		for _, tool := range []string{ToolLookup, ToolAsk, ToolStatus} {
-			if tc.m.panic && tool != ToolLookup {
+		for _, tool := range []string{lookup.ToolLookup, ToolAsk, ToolStatus} {
+			if tc.m.panic && tool != lookup.ToolLookup {
 				continue
 			}
 			args := map[string]any{"question": "q", "language": "en"}
@@ -117,7 +117,7 @@ func TestCallReachesServices(t *testing.T) {
 	m := &services{}
 	cs := session(t, m)
 	// A member the tool does not define is refused, an actor among them: never taken, never ignored.
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: lookup.ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss", "actor": "someone-else"}})
 	if err != nil {
 		t.Fatal(err)
@@ -127,9 +127,9 @@ func TestCallReachesServices(t *testing.T) {
 	}
 	// Every tool names the member it does not define (a typo of top_k among them).
 	for tool, args := range map[string]map[string]any{
-		ToolLookup: {"question": "flat tyre", "topk": 2},
-		ToolAsk:    {"question": "flat tyre", "topk": 2},
-		ToolStatus: {"lang": "de"},
+		lookup.ToolLookup: {"question": "flat tyre", "topk": 2},
+		ToolAsk:           {"question": "flat tyre", "topk": 2},
+		ToolStatus:        {"lang": "de"},
 	} {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
@@ -143,12 +143,12 @@ func TestCallReachesServices(t *testing.T) {
 			t.Errorf("%s %v: %+v, want %s named", tool, args, e, want)
 		}
 	}
-	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolLookup,
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: lookup.ToolLookup,
 		Arguments: map[string]any{"question": "Die Windschutzscheibe hat einen Riss"}})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if m.last.Actor.ID != "agent-1" || m.last.CorrelationID != "corr-1" || m.last.Language != "de" || m.last.TopK != defaultTopK {
+	if m.last.Actor.ID != "agent-1" || m.last.CorrelationID != "corr-1" || m.last.Language != "de" || m.last.TopK != request.DefaultTopK {
 		t.Errorf("lookup request %+v", m.last)
 	}
 	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "general knowledge") {
@@ -170,7 +170,7 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		var a request.LookupBody
 		if e := decodeArgs(json.RawMessage(raw), &a); e != nil {
-			if e.Code != codeInvalidRequest {
+			if e.Code != request.CodeInvalidRequest {
 				t.Fatalf("decode error code %s", e.Code)
 			}
 			return
@@ -178,12 +178,12 @@ func FuzzToolArguments(f *testing.F) {
 		req, _, e := request.Lookup(a)
 		q, lang := req.Question, req.Language
 		if e != nil {
-			if e.Code != codeInvalidRequest && e.Code != codeUnsupportedLanguage {
+			if e.Code != request.CodeInvalidRequest && e.Code != request.CodeUnsupportedLanguage {
 				t.Fatalf("code %s", e.Code)
 			}
 			return
 		}
-		if strings.TrimSpace(q) == "" || utf8.RuneCountInString(q) > maxQuestionChars || (lang != "en" && lang != "de") {
+		if strings.TrimSpace(q) == "" || utf8.RuneCountInString(q) > request.MaxQuestionChars || (lang != "en" && lang != "de") {
 			t.Fatalf("accepted %q %q", q, lang)
 		}
 	})

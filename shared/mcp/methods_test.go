@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -104,7 +105,7 @@ func TestUnservedMethodsAnswerAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	w := post(t, ctx, srv, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
-	if _, _, isErr := rpcError(w.Body.Bytes()); w.Code != http.StatusOK || isErr || !strings.Contains(w.Body.String(), ToolLookup) {
+	if _, _, isErr := rpcError(w.Body.Bytes()); w.Code != http.StatusOK || isErr || !strings.Contains(w.Body.String(), lookup.ToolLookup) {
 		t.Errorf("tools/list: %d %s", w.Code, w.Body)
 	}
 	w = post(t, ctx, srv, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)

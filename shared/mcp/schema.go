@@ -115,7 +115,7 @@ var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Op
 
 func lookupTool() (*sdk.Tool, error) {
 	out, err := outputSchema[lookup.Result]()
-	return &sdk.Tool{Name: ToolLookup, Title: "Look up procedures", Description: lookupDescription,
+	return &sdk.Tool{Name: lookup.ToolLookup, Title: "Look up procedures", Description: lookupDescription,
 		InputSchema: json.RawMessage(fmt.Sprintf(questionInput, topKInput)), OutputSchema: out, Annotations: readOnly}, err
 }
 

@@ -98,13 +98,13 @@ func fill(v reflect.Value, depth int) {
 // primary block, null lists, no optional member).
 func results() map[string]*fixed {
 	out := map[string]*fixed{}
-	for _, state := range []string{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
+	for _, state := range []port.EvidenceState{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
 		full := &fixed{result: filled[lookup.Result](), answer: filled[lookup.Answer](), status: filled[domain.Status]()}
 		full.result.EvidenceState, full.answer.EvidenceState = state, state
-		out[state+", every member"] = full
+		out[string(state)+", every member"] = full
 		empty := &fixed{}
 		empty.result.EvidenceState, empty.answer.EvidenceState = state, state
-		out[state+", no optional member"] = empty
+		out[string(state)+", no optional member"] = empty
 	}
 	// As services return them: an insufficient lookup whose evidence points to two procedures,
 	// a grounded one without alternatives, empty lists rather than null.
@@ -197,7 +197,7 @@ func TestOutputSchemas(t *testing.T) {
 			if s.Properties["answer"] == nil || !strings.Contains(strings.Join(s.Required, " "), "answer") {
 				t.Errorf("ask_knowledge's output schema has no answer: %s", b)
 			}
-		case ToolLookup:
+		case lookup.ToolLookup:
 			for _, want := range []string{`"enum":["grounded","insufficient","unavailable"]`, `"alternatives"`, `"clarification"`, "relevance.clarification"} {
 				if !strings.Contains(string(b), want) {
 					t.Errorf("lookup_knowledge's output schema lacks %s", want)

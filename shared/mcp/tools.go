@@ -17,21 +17,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
 
-// Request limits, the same as the HTTP routes'.
-const (
-	maxQuestionChars = request.MaxQuestionChars
-	defaultTopK      = request.DefaultTopK
-)
-
-// Error codes of the API contract that a tool can answer.
-const (
-	codeInvalidRequest      = request.CodeInvalidRequest
-	codeUnsupportedLanguage = request.CodeUnsupportedLanguage
-	codeNotFound            = request.CodeNotFound
-	codeInternal            = request.CodeInternal
-	codeUnavailable         = request.CodeUnavailable
-)
-
 // LookupOutput is the structured content of lookup_knowledge: the POST /lookup response.
 type LookupOutput struct {
 	lookup.Result
@@ -159,7 +144,7 @@ func decodeArgs(raw json.RawMessage, v any) *toolError {
 // messages of the HTTP routes; anything unexpected is internal, its details only in the log.
 func (s *Server) domainError(ctx context.Context, call port.Call, err error) *toolError {
 	e := request.Classify(err)
-	if e.Code == codeInternal {
+	if e.Code == request.CodeInternal {
 		s.log.ErrorContext(ctx, "unexpected error", "correlation_id", call.CorrelationID, "error", port.SafeError(err))
 	}
 	return fromRequest(&e)
@@ -173,7 +158,7 @@ func fromRequest(e *request.Error) *toolError {
 }
 
 func invalid(field, msg string) *toolError {
-	return &toolError{Code: codeInvalidRequest, Message: msg, Field: field}
+	return &toolError{Code: request.CodeInvalidRequest, Message: msg, Field: field}
 }
 
 // textBlocks is how many evidence blocks the text rendering quotes: the answering section is

@@ -77,7 +77,7 @@ type BreakerReporter interface {
 
 // Health is a provider's health.
 type Health struct {
-	Status string // "ok", "degraded", "unavailable"
+	Status domain.HealthState
 	Detail string // safe for clients: no host names, no SDK errors
 }
 
@@ -120,12 +120,15 @@ type Candidate struct {
 	Rank          int
 }
 
-// Evidence states of the API contract (docs/openapi.yaml): a lookup's, an answer's, and the
-// state a provider's GroundedAnswer claims.
+// EvidenceState is an evidence state of the API contract (docs/openapi.yaml): a lookup's, an
+// answer's, and the state a provider's GroundedAnswer claims.
+type EvidenceState string
+
+// The evidence states.
 const (
-	StateGrounded     = "grounded"
-	StateInsufficient = "insufficient"
-	StateUnavailable  = "unavailable"
+	StateGrounded     EvidenceState = "grounded"
+	StateInsufficient EvidenceState = "insufficient"
+	StateUnavailable  EvidenceState = "unavailable"
 )
 
 // AskQuery is a grounded-answer request.
@@ -140,7 +143,7 @@ type AskQuery struct {
 	// the same order, each with the excerpt cut around the sentences that matched.
 	// EvidenceState is the lookup's judgement of them, which the answer must not exceed.
 	Evidence      []AskEvidence
-	EvidenceState string
+	EvidenceState EvidenceState
 }
 
 // AskEvidence is one ranked block of a lookup, offered to an answer with its excerpt.
@@ -168,7 +171,7 @@ type Passage struct {
 // cites.
 type GroundedAnswer struct {
 	Answer        string
-	EvidenceState string
+	EvidenceState EvidenceState
 	Sources       []AnswerSource
 	// Generated is true when the answer text was written by a model, false for a template.
 	Generated bool

@@ -1,6 +1,10 @@
 package port
 
-import "context"
+import (
+	"context"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+)
 
 // Sidecar is the comparison path, off by default: it runs beside L1
 // under its own deadline and returns its results, which the lookup service compares with its
@@ -12,11 +16,11 @@ type Sidecar interface {
 
 // SidecarResult is the outcome of a sidecar query.
 type SidecarResult struct {
-	Status     string       `json:"status"`                // "ok" | "empty" | "failed"
-	ErrorClass string       `json:"error_class,omitempty"` // the sidecar's class when failed
-	ScoreKind  string       `json:"score_kind"`            // the label of the results' scores
-	Results    []Comparable `json:"results"`               // never nil from the Bedrock sidecar
-	LatencyMs  float64      `json:"latency_ms"`
+	Status     domain.SidecarState `json:"status"`                // domain.SidecarOK, SidecarEmpty or SidecarFailed
+	ErrorClass string              `json:"error_class,omitempty"` // the sidecar's class when failed
+	ScoreKind  string              `json:"score_kind"`            // the label of the results' scores
+	Results    []Comparable        `json:"results"`               // never nil from the Bedrock sidecar
+	LatencyMs  float64             `json:"latency_ms"`
 }
 
 // Comparable is one result normalised to the structure the comparison reads, aligned with the

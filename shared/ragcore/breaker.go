@@ -10,20 +10,16 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 )
 
-// Breaker defaults (RAGCORE_BREAKER_FAILURES, RAGCORE_BREAKER_COOLDOWN_MS).
-const (
-	DefaultBreakerFailures = breaker.DefaultFailures
-	DefaultBreakerCooldown = breaker.DefaultCooldown
-)
-
 // BreakerOptions configure the circuit breaker around every RAGcore call.
 type BreakerOptions struct {
-	// Failures is the number of consecutive failed calls that opens the breaker (default 5). A
-	// failed call is one that timed out, could not reach RAGcore, or ended on a 5xx; a 4xx, a
-	// bad response and a caller that went away are not (RAGcore answered, or was never at fault).
+	// Failures is the number of consecutive failed calls that opens the breaker (default
+	// config.DefaultBreakerFailures). A failed call is one that timed out, could not reach
+	// RAGcore, or ended on a 5xx; a 4xx, a bad response and a caller that went away are not
+	// (RAGcore answered, or was never at fault).
 	Failures int
 	// Cooldown is how long the breaker stays open before it lets one probe through (half-open);
-	// the probe's success closes it, its failure opens it again (default 10 s).
+	// the probe's success closes it, its failure opens it again (default
+	// config.DefaultBreakerCooldown).
 	Cooldown time.Duration
 }
 

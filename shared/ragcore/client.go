@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -90,7 +91,7 @@ type Options struct {
 	Token     string
 	Namespace domain.Namespace
 	// Timeout bounds one HTTP attempt from dial to the last byte; the caller's context bounds the
-	// whole call, retries included.
+	// whole call, retries included. Zero means config.DefaultRAGcoreTimeout.
 	Timeout time.Duration
 	// MaxAttempts is the number of attempts for a 429 or 503 (default 3).
 	MaxAttempts int
@@ -147,7 +148,7 @@ func New(o Options) (*Client, error) {
 		return nil, errors.New("ragcore: tenant, workspace and collection are required")
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 2 * time.Second
+		o.Timeout = config.DefaultRAGcoreTimeout
 	}
 	c := &Client{base: u, token: o.Token, ns: o.Namespace, http: o.HTTPClient, retries: o.MaxAttempts,
 		limit: o.MaxResponseBytes, sleep: sleepCtx, jitter: fullJitter, breaker: newBreaker(o.Breaker, o.Log, o.Metrics)}

@@ -124,7 +124,7 @@ func TestDegradedMode(t *testing.T) {
 		name   string
 		faults ragcorefake.Faults
 		stop   bool
-		status string
+		status lookup.L1Status
 		class  string
 	}{
 		{name: "stopped", stop: true, status: lookup.L1Unavailable, class: "unavailable"},

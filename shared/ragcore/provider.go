@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
@@ -24,7 +25,7 @@ const ScoreSemantics = "cosine_similarity"
 
 // ProviderOptions tune the provider.
 type ProviderOptions struct {
-	// SourcePrefix is the source_id prefix (default "mobilityops-procedures").
+	// SourcePrefix is the source_id prefix (default config.DefaultRAGcoreSourcePrefix).
 	SourcePrefix string
 	// UploadConcurrency bounds parallel uploads of a manifest sync (default 8).
 	UploadConcurrency int
@@ -50,7 +51,7 @@ var (
 
 // NewProvider returns the RAGcore provider for a corpus.
 func NewProvider(c *Client, corpus *knowledge.Corpus, o ProviderOptions) *Provider {
-	o.SourcePrefix = cmp.Or(o.SourcePrefix, "mobilityops-procedures")
+	o.SourcePrefix = cmp.Or(o.SourcePrefix, config.DefaultRAGcoreSourcePrefix)
 	if o.UploadConcurrency <= 0 {
 		o.UploadConcurrency = 8
 	}
@@ -82,9 +83,9 @@ func (p *Provider) ScoreKind() string { return ScoreSemantics }
 func (p *Provider) Health(ctx context.Context, call port.Call) port.Health {
 	r, err := p.c.Health(ctx, actorOf(call.Actor, call.CorrelationID))
 	if err != nil {
-		return port.Health{Status: "unavailable", Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
+		return port.Health{Status: domain.HealthUnavailable, Detail: "RAGcore could not be reached (" + classOf(err) + ")"}
 	}
-	return port.Health{Status: r.Status, Detail: "RAGcore reports " + r.Status}
+	return port.Health{Status: r.Status, Detail: "RAGcore reports " + string(r.Status)}
 }
 
 // Retrieve implements port.Retriever through POST /v1/retrieve. Candidates of

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // The wire types below are the RAGcore contract's (docs/ragcore.md) request and response bodies, field for field. Responses
@@ -13,11 +16,11 @@ import (
 
 // HealthResponse is GET /v1/health.
 type HealthResponse struct {
-	Status string `json:"status"`
+	Status domain.HealthState `json:"status"`
 }
 
 func (r *HealthResponse) validate() error {
-	return oneOf("status", r.Status, "ok", "degraded")
+	return oneOf("status", r.Status, domain.HealthOK, domain.HealthDegraded)
 }
 
 // Document is one entry of GET /v1/documents.
@@ -138,9 +141,9 @@ type AnswerRequest struct {
 
 // AnswerResponse is the answer to POST /v1/answer.
 type AnswerResponse struct {
-	Answer        string     `json:"answer"`
-	EvidenceState string     `json:"evidence_state"`
-	Citations     []Citation `json:"citations"`
+	Answer        string             `json:"answer"`
+	EvidenceState port.EvidenceState `json:"evidence_state"`
+	Citations     []Citation         `json:"citations"`
 }
 
 // Citation is one source RAGcore cites for an answer.
@@ -154,10 +157,10 @@ type Citation struct {
 }
 
 func (r *AnswerResponse) validate() error {
-	if err := oneOf("evidence_state", r.EvidenceState, "grounded", "insufficient"); err != nil {
+	if err := oneOf("evidence_state", r.EvidenceState, port.StateGrounded, port.StateInsufficient); err != nil {
 		return err
 	}
-	if r.EvidenceState == "grounded" && strings.TrimSpace(r.Answer) == "" {
+	if r.EvidenceState == port.StateGrounded && strings.TrimSpace(r.Answer) == "" {
 		return missing("answer") // a grounded answer without text would be passed on as generated
 	}
 	for i, c := range r.Citations {
@@ -204,7 +207,7 @@ type errorResponse struct {
 	} `json:"error"`
 }
 
-func oneOf(field, v string, allowed ...string) error {
+func oneOf[S ~string](field string, v S, allowed ...S) error {
 	if v == "" {
 		return missing(field)
 	}

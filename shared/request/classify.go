@@ -9,13 +9,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Codes of the API contract's error shape that a service error can cause.
-const (
-	CodeNotFound    = "not_found"
-	CodeUnavailable = "unavailable"
-	CodeInternal    = "internal"
-)
-
 // Internal is the error of anything the classification does not know: its message names
 // nothing of the cause, whose details belong in the log, as port.SafeError writes them.
 var Internal = Error{Code: CodeInternal, Message: "internal error; quote the correlation_id when reporting it"}

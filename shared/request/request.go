@@ -17,12 +17,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Codes of the API contract's error shape that a field can cause.
-const (
-	CodeInvalidRequest      = "invalid_request"
-	CodeUnsupportedLanguage = "unsupported_language"
-)
-
 // Request limits: the longest question, in characters, and the range of top_k.
 const (
 	MaxQuestionChars = 2000

@@ -81,7 +81,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 // lookup running beside the answer call.
 type asking struct {
 	hints          lookup.L0Hints
-	layer          string
+	layer          lookup.Layer
 	l1             lookup.L1Details
 	l0Done, l1Done time.Time
 	blocks         []ranked
@@ -146,8 +146,8 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 	if !s.provider.Semantic() {
 		sums = summaries(a.evidence, a.blocks)
 	}
-	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: ans.EvidenceState,
-		Language: req.Language, Layer: a.layer, InvocationID: ans.InvocationID})
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(ans.EvidenceState),
+		Language: req.Language, Layer: string(a.layer), InvocationID: ans.InvocationID})
 	s.emit(lookup.ToolAsk, a.layer, a.l1.Status, s.now().Sub(start))
 	s.record(ctx, lookup.Trace{
 		InvocationID: ans.InvocationID, Tool: cmp.Or(req.Tool, lookup.ToolAsk), ActorID: req.Actor.ID, Language: req.Language,
@@ -164,7 +164,7 @@ func (s *Service) recordAsk(ctx context.Context, start time.Time, v dayView, req
 
 // askHints are L0's hints for an answer from a semantic provider: the layer, and the category
 // filter the answer call is narrowed by when L0 names one domain.
-func (s *Service) askHints(l *lexical.Lang, question *question, q *port.AskQuery) (lookup.L0Hints, string, lookup.L1Details) {
+func (s *Service) askHints(l *lexical.Lang, question *question, q *port.AskQuery) (lookup.L0Hints, lookup.Layer, lookup.L1Details) {
 	sc := getL0Scratch()
 	defer sc.release() // only whether L0 matched is read
 	hints, matches := l0(l, question, 0, sc)
@@ -206,15 +206,15 @@ func (s *Service) answerOf(ctx context.Context, l *lexical.Lang, v dayView, req 
 		l1.ErrorClass = port.ErrorClass(err)
 		s.log.WarnContext(ctx, "ask failed", "correlation_id", req.CorrelationID,
 			"provider", s.provider.Name(), "error_class", l1.ErrorClass, "error", port.SafeError(err))
-		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer(req.Language), port.StateUnavailable, "none"
+		ans.Answer, ans.EvidenceState, ans.AnswerKind = unavailableAnswer(req.Language), port.StateUnavailable, lookup.AnswerNone
 	default:
 		ans.Answer, ans.EvidenceState = ga.Answer, ga.EvidenceState
 		if ga.Sources != nil {
 			ans.Sources = ga.Sources
 		}
-		ans.AnswerKind = "template"
+		ans.AnswerKind = lookup.AnswerTemplate
 		if ga.Generated {
-			ans.AnswerKind = "generated"
+			ans.AnswerKind = lookup.AnswerGenerated
 		}
 		if s.provider.Semantic() {
 			if len(ans.Sources) == 0 {
@@ -248,7 +248,7 @@ func sourceSummaries(v dayView, lang string, sources []port.AnswerSource) []look
 // answer from the lookup's evidence keeps the lookup's state; a generated answer is grounded only
 // when the provider says so, it cites at least one managed source, and the question has enough
 // informative words to be answered at all.
-func (s *Service) capAnswerState(question *question, q port.AskQuery, ans lookup.Answer) string {
+func (s *Service) capAnswerState(question *question, q port.AskQuery, ans lookup.Answer) port.EvidenceState {
 	if ans.EvidenceState != port.StateGrounded {
 		return ans.EvidenceState
 	}
@@ -273,9 +273,9 @@ func passage(b lookup.EvidenceBlock) port.Passage {
 // askSidecarStatus is the sidecar's part in an ask: it compares lookups only.
 func (s *Service) askSidecarStatus() lookup.SidecarStatus {
 	if s.opts.Sidecar == nil {
-		return lookup.SidecarStatus{Status: "disabled"}
+		return lookup.SidecarStatus{Status: domain.SidecarDisabled}
 	}
-	return lookup.SidecarStatus{Enabled: true, Status: "skipped"}
+	return lookup.SidecarStatus{Enabled: true, Status: domain.SidecarSkipped}
 }
 
 // ask makes one answer call under the provider deadline.

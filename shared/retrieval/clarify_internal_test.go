@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -49,9 +50,9 @@ func TestCoveredBranches(t *testing.T) {
 		{name: "a topic no procedure covers", sig: with(func(s *Signals) { s.Uncovered = lexical.Uncovered{Term: "tariff"} })},
 		{name: "one informative word", sig: with(func(s *Signals) { s.Support.Words = 1 })},
 		{name: "semantic: the closest procedure at the supported cosine", semantic: true, sig: with(func(s *Signals) { s.Points = 0 }),
-			views: sem(DefaultGroundedCosine), covered: true},
+			views: sem(config.DefaultGroundedCosine), covered: true},
 		{name: "semantic: below the supported cosine, whatever the lexical points", semantic: true, sig: strong,
-			views: sem(DefaultGroundedCosine - 0.01)},
+			views: sem(config.DefaultGroundedCosine - 0.01)},
 		{name: "semantic path down: the lexical rule", semantic: true, sig: strong, covered: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

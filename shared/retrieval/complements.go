@@ -213,7 +213,7 @@ func nameComplements(l *lexical.Lang, q *question, parts []part, rel *judgement)
 func complementsReason(cs []lookup.Complement) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
-		parts[i] = c.DocumentID + " answers the question's part on " + strings.Join(c.Covers, ", ") + " (" + c.Assessment + ")"
+		parts[i] = c.DocumentID + " answers the question's part on " + strings.Join(c.Covers, ", ") + " (" + string(c.Assessment) + ")"
 	}
 	return strings.Join(parts, "; ")
 }

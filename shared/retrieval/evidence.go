@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -46,16 +47,10 @@ const WholeQuestionFrontWeight = 2.3
 // stop words alone never ground an answer, whatever the provider's score.
 const minInformativeWords = 2
 
-// DefaultGroundedCosine is the production grounded threshold of a cosine similarity score, and
-// its supported one (Options.GroundedCosine, SupportedCosine), calibrated on the evaluation set
-// of eval/ (see docs/retrieval.md): an answering section scores about 0.8, a distractor 0.7 at
-// most, a question no procedure answers below 0.5.
-const DefaultGroundedCosine = 0.70
-
-// ScaleOf returns the scale of a score kind the service knows, with the default grounded
-// thresholds; false for another kind.
+// ScaleOf returns the scale of a score kind the service knows, with the configuration's default
+// grounded thresholds; false for another kind.
 func ScaleOf(kind string) (ScoreScale, bool) {
-	return Options{GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}.scaleOf(kind)
+	return Options{GroundedCosine: config.DefaultGroundedCosine, SupportedCosine: config.DefaultSupportedCosine}.scaleOf(kind)
 }
 
 // scaleOf returns the scale of a score kind, the cosine thresholds from the options.
@@ -101,7 +96,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // semantic provider that survived into the blocks.
 func (s *Service) assess(l *lexical.Lang, q *question, blocks []ranked, l1 lookup.L1Details, views *pathViews) judgement {
 	if len(blocks) == 0 {
-		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
+		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: lookup.BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
 			r.Reason = "the knowledge provider could not be reached and no procedure matched the question's keywords"
 		}
@@ -115,13 +110,13 @@ func (s *Service) assess(l *lexical.Lang, q *question, blocks []ranked, l1 looku
 	}
 	p := blocks[0]
 	sp := support(l, q, *p.EvidenceBlock)
-	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: BasisLexical},
+	r := judgement{Relevance: lookup.Relevance{SemanticSupport: semantic, Coverage: round4(sp.Share()), Basis: lookup.BasisLexical},
 		signals: Signals{Support: sp, FrontWeight: p.l0Weight}, views: views, primaryDoc: p.DocumentID, lang: l.Language}
 	switch {
 	case views.of(semanticSearch).present && views.of(lexicalSearch).present:
-		r.Basis = BasisBoth
+		r.Basis = lookup.BasisBoth
 	case views.of(semanticSearch).present:
-		r.Basis = BasisSemantic // no section holds a word of the question
+		r.Basis = lookup.BasisSemantic // no section holds a word of the question
 	}
 	if sp.Words < minInformativeWords {
 		return s.weak(r, l, views, blocks, "the question has "+strconv.Itoa(sp.Words)+" informative word(s), too few to ground an answer")
@@ -183,7 +178,7 @@ func basisOf(views *pathViews, l1 lookup.L1Details) string {
 	case views.of(semanticSearch).present:
 		return "semantic and lexical evidence"
 	case l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable:
-		return "L0 keyword and lexical evidence only: L1 retrieval " + l1.Status
+		return "L0 keyword and lexical evidence only: L1 retrieval " + string(l1.Status)
 	case l1.Status == lookup.L1Empty:
 		return "L0 keyword and lexical evidence only: L1 returned no candidates"
 	case l1.Status == lookup.L1Disabled:
@@ -212,11 +207,11 @@ func semanticVerdict(p ranked, scale ScoreScale, lex lexicalJudgement) (string, 
 }
 
 // degradedWhy says why the semantic search could not support a verdict.
-func degradedWhy(status string) string {
+func degradedWhy(status lookup.L1Status) string {
 	if status == lookup.L1Empty {
 		return "returned no candidates"
 	}
-	return "is " + status
+	return "is " + string(status)
 }
 
 // lexicalJudgement is the lexical evidence rule's outcome for the primary block.

@@ -277,7 +277,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 		question  string
 		score     float64
 		supported float64
-		state     string
+		state     port.EvidenceState
 	}{
 		{"strong semantic match in other words", "my phone is dead, how do I get in?", 0.80, 0, port.StateGrounded},
 		{"below the grounded threshold", "the app will not unlock the doors", 0.68, 0, port.StateInsufficient},
@@ -299,8 +299,8 @@ func TestEvidenceStatePerPath(t *testing.T) {
 			if res.EvidenceState != tc.state {
 				t.Fatalf("state %s, want %s: %+v", res.EvidenceState, tc.state, res.Relevance)
 			}
-			if res.Relevance.Basis != retrieval.BasisBoth {
-				t.Errorf("basis %q, want %q", res.Relevance.Basis, retrieval.BasisBoth)
+			if res.Relevance.Basis != lookup.BasisBoth {
+				t.Errorf("basis %q, want %q", res.Relevance.Basis, lookup.BasisBoth)
 			}
 			if tc.state == port.StateGrounded && !strings.Contains(res.Relevance.Reason, "semantic search") {
 				t.Errorf("relevance %+v", res.Relevance)
@@ -313,7 +313,7 @@ func TestEvidenceStatePerPath(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct {
 		question string
-		state    string
+		state    port.EvidenceState
 	}{
 		{"Hi, quick one from the night shift, sorry for the long message: a customer called because there is a deep scratch and a dent on the rear door of the car she just picked up, and she wants to know how many photos of the damage she has to upload in the app so she is not billed for it later", port.StateGrounded},
 		{"windscreen crack: which form do we fill in for the damage report?", port.StateGrounded},
@@ -350,7 +350,7 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		fake   *semanticFake
-		status string
+		status lookup.L1Status
 	}{
 		{"unavailable", &semanticFake{err: port.ErrUnavailable}, lookup.L1Unavailable},
 		{"failed", &semanticFake{err: errors.New("boom")}, lookup.L1Failed},
@@ -365,7 +365,7 @@ func TestDegradedVerdictIsNeverMoreLenient(t *testing.T) {
 				t.Fatalf("l1 status %s, want %s", res.Retrieval.L1.Status, tc.status)
 			case res.EvidenceState != port.StateInsufficient || res.Primary == nil || res.Primary.DocumentID != "damage-procedure":
 				t.Errorf("state %s primary %+v, want insufficient on the damage procedure's evidence", res.EvidenceState, res.Primary)
-			case r.Basis != retrieval.BasisLexical || r.SemanticSupport || !strings.HasPrefix(r.Reason, "degraded: "):
+			case r.Basis != lookup.BasisLexical || r.SemanticSupport || !strings.HasPrefix(r.Reason, "degraded: "):
 				t.Errorf("relevance %+v", r)
 			}
 		})
@@ -386,7 +386,7 @@ func TestGeneratedAnswerNeedsTheLookupsVerdict(t *testing.T) {
 		name   string
 		cands  []port.Candidate
 		answer port.GroundedAnswer
-		state  string
+		state  port.EvidenceState
 	}{
 		{"the lookup grounds the cited procedure", damage, cite("damage-procedure", "3. Documentation"), port.StateGrounded},
 		{"the answer cites a neighbour", damage, cite("accident-procedure", "3. Documentation"), port.StateInsufficient},
@@ -416,7 +416,7 @@ func TestSemanticAnswerNeverClaimsMoreThanItsCitations(t *testing.T) {
 		name     string
 		question string
 		answer   port.GroundedAnswer
-		state    string
+		state    port.EvidenceState
 	}{
 		{"grounded with a managed citation", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Sources: cited, Generated: true}, port.StateGrounded},
 		{"grounded without citations", "the app will not unlock the doors", port.GroundedAnswer{Answer: "a", EvidenceState: port.StateGrounded, Generated: true}, port.StateInsufficient},

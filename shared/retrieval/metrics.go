@@ -10,7 +10,7 @@ import (
 
 // emit records one call's metrics: its latency and count by layer and provider, and whether L1
 // failed.
-func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
+func (s *Service) emit(tool string, layer lookup.Layer, l1Status lookup.L1Status, took time.Duration) {
 	if s.opts.Metrics == nil {
 		return
 	}
@@ -36,12 +36,12 @@ func (s *Service) emit(tool, layer, l1Status string, took time.Duration) {
 		}
 		metrics = append(metrics, domain.Metric{Name: "BreakerOpen", Unit: "Count", Value: open})
 	}
-	s.opts.Metrics.Emit(map[string]string{"layer": layer, "provider": s.provider.Name()}, metrics...)
+	s.opts.Metrics.Emit(map[string]string{"layer": string(layer), "provider": s.provider.Name()}, metrics...)
 }
 
 // EvidenceMetrics names the count metric of each evidence state: every lookup and ask counts 1
 // in the metric of its state and 0 in the others, so that the sums are the counts per state.
-var EvidenceMetrics = map[string]string{
+var EvidenceMetrics = map[port.EvidenceState]string{
 	port.StateGrounded: "EvidenceGrounded", port.StateInsufficient: "EvidenceInsufficient", port.StateUnavailable: "EvidenceUnavailable",
 }
 
@@ -52,7 +52,7 @@ func (s *Service) emitEvidence(t lookup.Trace) {
 		return
 	}
 	metrics := make([]domain.Metric, 0, len(EvidenceMetrics))
-	for _, state := range []string{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
+	for _, state := range []port.EvidenceState{port.StateGrounded, port.StateInsufficient, port.StateUnavailable} {
 		v := 0.0
 		if t.RetrievalDetails.EvidenceState == state {
 			v = 1

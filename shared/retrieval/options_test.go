@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/demo"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -14,7 +15,7 @@ import (
 )
 
 // The zero Options are valid: L1 off, and otherwise the production ranking and verdict (the
-// lexical thresholds do not come from the options), traces kept DefaultTraceRetention.
+// lexical thresholds do not come from the options), traces kept config.DefaultTraceRetention.
 func TestZeroOptionsAreValid(t *testing.T) {
 	ix := index(t)
 	off := retrieval.DefaultOptions()
@@ -41,8 +42,8 @@ func TestZeroOptionsAreValid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if kept := tr.ExpiresAt.Sub(tr.CreatedAt); kept != retrieval.DefaultTraceRetention {
-			t.Errorf("%q: trace kept %v, want %v", q, kept, time.Duration(retrieval.DefaultTraceRetention))
+		if kept := tr.ExpiresAt.Sub(tr.CreatedAt); kept != config.DefaultTraceRetention {
+			t.Errorf("%q: trace kept %v, want %v", q, kept, time.Duration(config.DefaultTraceRetention))
 		}
 	}
 }

@@ -688,7 +688,7 @@ func TestLookupAndAskEmitMetrics(t *testing.T) {
 			byTool = append(byTool, d)
 		}
 	}
-	if len(byLayer) != 3 || byLayer[0]["layer"] != lookup.LayerBoth || byLayer[1]["layer"] != lookup.LayerL0 || byLayer[0]["provider"] != "demo" {
+	if len(byLayer) != 3 || byLayer[0]["layer"] != string(lookup.LayerBoth) || byLayer[1]["layer"] != string(lookup.LayerL0) || byLayer[0]["provider"] != "demo" {
 		t.Errorf("dimensions %v", m.dims)
 	}
 	// Every call counts once in the metric of its evidence state, by tool.

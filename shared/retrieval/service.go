@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
@@ -25,14 +26,14 @@ type TraceStore interface {
 }
 
 // Options are what the deployment configures; the zero value is valid (L1 off, traces kept
-// DefaultTraceRetention, no provider deadline of the service's own, no semantic grounded
-// thresholds), and DefaultOptions are the production settings. The ranking's and the verdict's
+// config.DefaultTraceRetention, no provider deadline of the service's own, no semantic grounded
+// thresholds), and DefaultOptions are the configuration's defaults. The ranking's and the verdict's
 // own figures are constants: fusionK, l0FusionWeight, SameDocPenalty, LexicalWordPoints,
 // LexicalMinPoints, the score scales (ScaleOf) and the paths' agreement.
 type Options struct {
 	// L1Enabled turns the L1 layer on; off, L1's status is "disabled".
 	L1Enabled bool
-	// TraceRetention is how long traces are kept; zero means DefaultTraceRetention.
+	// TraceRetention is how long traces are kept; zero means config.DefaultTraceRetention.
 	TraceRetention time.Duration
 	// ProviderTimeout bounds every provider call (Retrieve, Ask); <= 0 means no bound of its own.
 	ProviderTimeout time.Duration
@@ -47,13 +48,12 @@ type Options struct {
 	SidecarTimeout time.Duration
 }
 
-// DefaultTraceRetention is how long traces are kept when Options say nothing.
-const DefaultTraceRetention = 30 * 24 * time.Hour
-
-// DefaultOptions are the production settings; the evaluation set in eval/ measures them.
+// DefaultOptions are the configuration's defaults, for callers without a configuration (the
+// evaluation and calibration tools, tests); the evaluation set in eval/ measures them.
 func DefaultOptions() Options {
-	return Options{L1Enabled: true, TraceRetention: DefaultTraceRetention, ProviderTimeout: 2 * time.Second,
-		GroundedCosine: DefaultGroundedCosine, SupportedCosine: DefaultGroundedCosine}
+	return Options{L1Enabled: config.DefaultL1Enabled, TraceRetention: config.DefaultTraceRetention,
+		ProviderTimeout: config.DefaultRAGcoreTimeout, GroundedCosine: config.DefaultGroundedCosine,
+		SupportedCosine: config.DefaultSupportedCosine}
 }
 
 // Service runs lookups and asks. It is safe for concurrent use.
@@ -117,8 +117,8 @@ func (s *Service) lookupTraced(ctx context.Context, req lookup.LookupRequest) (o
 	res, lat := s.lookup(ctx, l, v, req, q, true)
 	res.Retrieval.Sidecar = lat.sidecar.wait(res.EvidenceBlocks[:res.Retrieval.FinalBlockCount], s.provider.ScoreKind())
 	res.InvocationID = newID()
-	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: res.EvidenceState,
-		Language: req.Language, Layer: res.Retrieval.Layer, InvocationID: res.InvocationID})
+	span.Annotate(ctx, span.Annotations{Provider: s.provider.Name(), EvidenceState: string(res.EvidenceState),
+		Language: req.Language, Layer: string(res.Retrieval.Layer), InvocationID: res.InvocationID})
 	end := s.now()
 	s.emit(lookup.ToolLookup, res.Retrieval.Layer, res.Retrieval.L1.Status, end.Sub(start))
 	s.record(ctx, lookup.Trace{
@@ -366,7 +366,7 @@ func (s *Service) providerContext(ctx context.Context) (context.Context, context
 	return context.WithTimeout(ctx, s.opts.ProviderTimeout)
 }
 
-func layerOf(l0, l1 bool) string {
+func layerOf(l0, l1 bool) lookup.Layer {
 	switch {
 	case l0 && l1:
 		return lookup.LayerBoth
@@ -378,7 +378,7 @@ func layerOf(l0, l1 bool) string {
 	return lookup.LayerNone
 }
 
-func evidenceState(r lookup.Relevance, blocks int, l1Status string) string {
+func evidenceState(r lookup.Relevance, blocks int, l1Status lookup.L1Status) port.EvidenceState {
 	switch {
 	case blocks == 0 && (l1Status == lookup.L1Failed || l1Status == lookup.L1Unavailable):
 		return port.StateUnavailable

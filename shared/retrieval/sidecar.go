@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
@@ -43,7 +44,7 @@ func (s *Service) startSidecar(ctx context.Context, req lookup.LookupRequest, te
 // moment for the report to arrive), and adds the comparison with the main blocks.
 func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) lookup.SidecarReport {
 	if p == nil {
-		return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "disabled"}}
+		return lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: domain.SidecarDisabled}}
 	}
 	t := time.NewTimer(time.Until(p.deadline) + sidecarGrace)
 	defer t.Stop()
@@ -51,10 +52,10 @@ func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) l
 	select {
 	case r = <-p.done:
 	case <-t.C:
-		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: "failed", ErrorClass: "timeout"}}
+		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: domain.SidecarFailed, ErrorClass: "timeout"}}
 	}
 	r.Enabled = true
-	if r.Status == "ok" {
+	if r.Status == domain.SidecarOK {
 		r.Comparison = compareSidecar(r, blocks, scoreKind)
 	}
 	return r

@@ -52,7 +52,7 @@ func TestMinimalPairGroundsItsQuestion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !regexp.MustCompile("^(" + tc.want + ")$").MatchString(res.Relevance.Assessment) {
+		if !regexp.MustCompile("^(" + tc.want + ")$").MatchString(string(res.Relevance.Assessment)) {
 			t.Errorf("%s %q: %s (%s), want %s", tc.lang, tc.question, res.Relevance.Assessment, res.Relevance.Reason, tc.want)
 		}
 		// L0 matches the procedure's own keywords: in a corpus of one procedure no front-matter

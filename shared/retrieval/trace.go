@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -45,7 +46,7 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	t.QuestionSHA256 = hex.EncodeToString(sum[:])
 	t.QuestionChars = utf8.RuneCountInString(question)
 	t.CreatedAt = s.now().UTC()
-	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, DefaultTraceRetention))
+	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, config.DefaultTraceRetention))
 	s.emitEvidence(t)
 	err := s.traces.PutTrace(ctx, t)
 	end()

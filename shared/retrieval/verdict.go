@@ -8,14 +8,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
 
-// Bases of a verdict (relevance.basis).
-const (
-	BasisBoth     = "semantic+lexical"
-	BasisSemantic = "semantic"
-	BasisLexical  = "lexical"
-	BasisNone     = "none"
-)
-
 // stance is one path's position on the primary block's procedure.
 type stance struct {
 	favours  string // another procedure the path ranks clearly above it

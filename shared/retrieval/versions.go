@@ -21,9 +21,6 @@ import (
 // blocks marked "outdated", never as primary or supplement. A block whose procedure has a
 // version coming within the upcoming window carries next_version.
 
-// DefaultUpcomingDays is how far ahead a coming version is announced (KNOWLEDGE_UPCOMING_DAYS).
-const DefaultUpcomingDays = 30
-
 // WithVersions makes the service answer from the versions in force on the day asked: epochs
 // holds every version and analyses each set in force on first use; loc is the zone in which
 // effective dates begin (KNOWLEDGE_TIME_ZONE); upcomingDays is the window of next_version.

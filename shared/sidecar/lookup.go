@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -43,5 +44,5 @@ type Broken struct{ Class string }
 
 // Query reports the failure.
 func (b Broken) Query(context.Context, port.Query) port.SidecarResult {
-	return port.SidecarResult{Status: StatusFailed, ErrorClass: b.Class}
+	return port.SidecarResult{Status: domain.SidecarFailed, ErrorClass: b.Class}
 }

@@ -48,16 +48,11 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/sidecar/sidecarconf"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
-)
-
-// Result statuses (port.SidecarResult.Status).
-const (
-	StatusOK     = "ok"     // at least one result
-	StatusEmpty  = "empty"  // the knowledge base answered with no result
-	StatusFailed = "failed" // no usable answer; ErrorClass says why
 )
 
 // Error classes of a failed result.
@@ -77,9 +72,8 @@ const ScoreKind = "bedrock_relevance"
 
 // Query limits and defaults.
 const (
-	DefaultTopK    = 5
-	MaxTopK        = 20
-	DefaultTimeout = 1500 * time.Millisecond
+	DefaultTopK = 5
+	MaxTopK     = 20
 	// PreviewRunes is the longest Comparable.Preview, the ellipsis included.
 	PreviewRunes = 200
 )
@@ -92,7 +86,7 @@ type Options struct {
 	KnowledgeBaseID string                  // BEDROCK_KNOWLEDGE_BASE_ID, required
 	Endpoint        string                  // BEDROCK_ENDPOINT override (tests, VPC endpoints); empty = AWS
 	Region          string                  // used when the SDK's environment names none
-	Timeout         time.Duration           // the sidecar's own deadline per query (default 1500 ms)
+	Timeout         time.Duration           // the sidecar's own deadline per query (default: the configuration's DefaultSidecarTimeout)
 	Credentials     aws.CredentialsProvider // optional; tests pass static credentials
 	// AWSConfig is the function's AWS configuration, loaded once per cold start; nil loads the
 	// SDK's default one. Its APIOptions (instrumentation) apply to the client as well.
@@ -123,7 +117,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	kbID := strings.TrimSpace(o.KnowledgeBaseID)
 	timeout := o.Timeout
 	if timeout == 0 {
-		timeout = DefaultTimeout
+		timeout = appconfig.DefaultSidecarTimeout
 	}
 
 	var cfg aws.Config
@@ -247,9 +241,9 @@ func (s *Sidecar) Query(ctx context.Context, q Query) (res port.SidecarResult) {
 			"error", err.Error())
 		return failed(ClassBadResponse)
 	}
-	res = port.SidecarResult{Status: StatusOK, ScoreKind: ScoreKind, Results: results}
+	res = port.SidecarResult{Status: domain.SidecarOK, ScoreKind: ScoreKind, Results: results}
 	if len(results) == 0 {
-		res.Status = StatusEmpty
+		res.Status = domain.SidecarEmpty
 	}
 	return res
 }
@@ -283,7 +277,7 @@ func (b plainBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b plainBody) Close() error               { return b.rc.Close() }
 
 func failed(class string) port.SidecarResult {
-	return port.SidecarResult{Status: StatusFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
+	return port.SidecarResult{Status: domain.SidecarFailed, ErrorClass: class, ScoreKind: ScoreKind, Results: []port.Comparable{}}
 }
 
 // filterFor is language = lang, and category = category when one is given (andAll of both).

@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
@@ -95,7 +97,7 @@ func TestQuerySendsFilterAndNumberOfResults(t *testing.T) {
 			if !authPattern.MatchString(r.Auth) {
 				t.Errorf("Authorization %q is not SigV4 for bedrock with the static key", r.Auth)
 			}
-			if res.Status != StatusOK || len(res.Results) != tc.wantCount {
+			if res.Status != domain.SidecarOK || len(res.Results) != tc.wantCount {
 				t.Fatalf("status %q (%s), %d results; want ok, %d", res.Status, res.ErrorClass, len(res.Results), tc.wantCount)
 			}
 			lang := strings.TrimSpace(tc.q.Language)
@@ -162,7 +164,7 @@ func TestQueryMapsEveryField(t *testing.T) {
 		{Source: "s3://kb/misc/notes.txt", Breadcrumb: "Intro", Rank: 4, Preview: "Stray file.", Score: score(0.2)},
 		{Source: "s3://kb/other/x.md", Rank: 5, Preview: "Bad id.", Score: score(0.1)},
 	}
-	if res.Status != StatusOK || res.ErrorClass != "" || res.ScoreKind != ScoreKind {
+	if res.Status != domain.SidecarOK || res.ErrorClass != "" || res.ScoreKind != ScoreKind {
 		t.Fatalf("status %q class %q kind %q", res.Status, res.ErrorClass, res.ScoreKind)
 	}
 	if !reflect.DeepEqual(res.Results, want) {
@@ -207,7 +209,7 @@ func TestSourcesMatchTheCorpus(t *testing.T) {
 	s := newSidecar(t, f.srv.URL, testTimeout)
 	for _, lang := range knowledge.Languages {
 		res := s.Query(context.Background(), Query{Question: "der the und and", Language: lang, TopK: MaxTopK})
-		if res.Status != StatusOK {
+		if res.Status != domain.SidecarOK {
 			t.Fatalf("%s: status %q %q", lang, res.Status, res.ErrorClass)
 		}
 		for _, c := range res.Results {
@@ -251,7 +253,7 @@ func TestQueryEmpty(t *testing.T) {
 				f.setRespond(tc.respond)
 			}
 			res := newSidecar(t, f.srv.URL, testTimeout).Query(context.Background(), tc.q)
-			if res.Status != StatusEmpty || res.ErrorClass != "" || res.Results == nil || len(res.Results) != 0 {
+			if res.Status != domain.SidecarEmpty || res.ErrorClass != "" || res.Results == nil || len(res.Results) != 0 {
 				t.Errorf("got %+v, want empty with an empty (non-nil) list", res)
 			}
 		})
@@ -302,7 +304,7 @@ func TestQueryFailures(t *testing.T) {
 			})
 			question := "customer Jane Example reports a scratch"
 			res := s.Query(context.Background(), Query{Question: question, Language: "en"})
-			if res.Status != StatusFailed || res.ErrorClass != tc.class {
+			if res.Status != domain.SidecarFailed || res.ErrorClass != tc.class {
 				t.Errorf("status %q class %q, want failed %q", res.Status, res.ErrorClass, tc.class)
 			}
 			if n := len(f.received()); n != 1 {
@@ -369,7 +371,7 @@ func TestQueryTimeout(t *testing.T) {
 			start := time.Now()
 			res := s.Query(ctx, Query{Question: "q", Language: "en"})
 			elapsed := time.Since(start)
-			if res.Status != StatusFailed || res.ErrorClass != ClassTimeout {
+			if res.Status != domain.SidecarFailed || res.ErrorClass != ClassTimeout {
 				t.Errorf("status %q class %q, want failed timeout", res.Status, res.ErrorClass)
 			}
 			if elapsed > timeout+margin {
@@ -400,7 +402,7 @@ func TestQueryCanceledCaller(t *testing.T) {
 		cancel()
 	}()
 	res := s.Query(ctx, Query{Question: "q", Language: "en"})
-	if res.Status != StatusFailed || res.ErrorClass != ClassCanceled {
+	if res.Status != domain.SidecarFailed || res.ErrorClass != ClassCanceled {
 		t.Errorf("status %q class %q, want failed canceled", res.Status, res.ErrorClass)
 	}
 }
@@ -411,7 +413,7 @@ func TestQueryUnreachable(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there any more
 	res := newSidecar(t, url, testTimeout).Query(context.Background(), Query{Question: "q", Language: "en"})
-	if res.Status != StatusFailed || res.ErrorClass != ClassUnavailable {
+	if res.Status != domain.SidecarFailed || res.ErrorClass != ClassUnavailable {
 		t.Errorf("status %q class %q, want failed unavailable", res.Status, res.ErrorClass)
 	}
 }
@@ -432,7 +434,7 @@ func TestQueryNotSent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		res := tc.s.Query(context.Background(), tc.q)
-		if res.Status != StatusFailed || res.ErrorClass != ClassInvalidConfig || res.Results == nil {
+		if res.Status != domain.SidecarFailed || res.ErrorClass != ClassInvalidConfig || res.Results == nil {
 			t.Errorf("%s: %+v, want failed invalid_config", tc.name, res)
 		}
 	}
@@ -453,7 +455,7 @@ func TestNew(t *testing.T) {
 		wantErr     string // "" = success
 	}{
 		{"valid", func(*Options) {}, time.Second, ""},
-		{"default timeout", func(o *Options) { o.Timeout = 0 }, DefaultTimeout, ""},
+		{"default timeout", func(o *Options) { o.Timeout = 0 }, config.DefaultSidecarTimeout, ""},
 		{"missing knowledge base id", func(o *Options) { o.KnowledgeBaseID = " " }, 0, "BEDROCK_KNOWLEDGE_BASE_ID is empty"},
 		{"malformed knowledge base id", func(o *Options) { o.KnowledgeBaseID = "kb/../x" }, 0, "BEDROCK_KNOWLEDGE_BASE_ID"},
 		{"too long knowledge base id", func(o *Options) { o.KnowledgeBaseID = "ABCDEFGHIJK" }, 0, "BEDROCK_KNOWLEDGE_BASE_ID"},
@@ -551,7 +553,7 @@ func BenchmarkQuery(b *testing.B) {
 	q := Query{Question: "scratch", Language: "en", Category: "damage"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := s.Query(context.Background(), q); res.Status != StatusOK {
+		if res := s.Query(context.Background(), q); res.Status != domain.SidecarOK {
 			b.Fatalf("status %q %q", res.Status, res.ErrorClass)
 		}
 	}
@@ -602,7 +604,7 @@ func TestImmediateLargeAnswers(t *testing.T) {
 	})
 	s := newSidecar(t, f.srv.URL, testTimeout)
 	for i := range 200 {
-		if res := s.Query(context.Background(), Query{Question: "q", Language: "en", TopK: 20}); res.Status != StatusOK || len(res.Results) != 20 {
+		if res := s.Query(context.Background(), Query{Question: "q", Language: "en", TopK: 20}); res.Status != domain.SidecarOK || len(res.Results) != 20 {
 			t.Fatalf("query %d: %q %q, %d results", i+1, res.Status, res.ErrorClass, len(res.Results))
 		}
 	}

@@ -10,13 +10,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
-// Health states of GET /health.
-const (
-	HealthOK          = "ok"
-	HealthDegraded    = "degraded"
-	HealthUnavailable = "unavailable"
-)
-
 // Component states of GET /health.
 const (
 	ComponentOK          = "ok"
@@ -83,11 +76,11 @@ func (s *Service) CheckHealth(ctx context.Context, call port.Call) domain.Health
 	h.Components.Store = <-done
 	switch {
 	case h.Components.Provider != ComponentOK && !s.l0Answers():
-		h.Status = HealthUnavailable
+		h.Status = domain.HealthUnavailable
 	case h.Components.Provider != ComponentOK || h.Components.Store != ComponentOK:
-		h.Status = HealthDegraded
+		h.Status = domain.HealthDegraded
 	default:
-		h.Status = HealthOK
+		h.Status = domain.HealthOK
 	}
 	return h
 }
@@ -101,7 +94,7 @@ func (s *Service) providerHealth(ctx context.Context, call port.Call) string {
 		return ComponentCircuitOpen
 	}
 	return s.cached(&s.providerProbe, "provider-probe", s.opts.ProviderProbeTTL, func() string {
-		if s.Health(context.WithoutCancel(ctx), call).Status != "ok" {
+		if s.Health(context.WithoutCancel(ctx), call).Status != domain.HealthOK {
 			return ComponentFailed
 		}
 		return ComponentOK

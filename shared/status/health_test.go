@@ -22,7 +22,7 @@ import (
 // stubProvider answers Health as told and counts the calls; breaker, when set, is its circuit
 // breaker's state.
 type stubProvider struct {
-	health  string
+	health  domain.HealthState
 	calls   atomic.Int64
 	breaker *bool
 }
@@ -98,8 +98,8 @@ func TestHealthCombinations(t *testing.T) {
 	open, closed := true, false
 	for _, c := range []struct {
 		name           string
-		empty          bool   // no procedures loaded: L0 cannot answer
-		provider       string // the provider's own health
+		empty          bool               // no procedures loaded: L0 cannot answer
+		provider       domain.HealthState // the provider's own health
 		breaker        *bool
 		storeDown      bool
 		status, p, str string
@@ -130,7 +130,7 @@ func TestHealthCombinations(t *testing.T) {
 			records.fail.Store(c.storeDown)
 			m := counts{}
 			h := healthOf(t, corpus, p, records, status.Options{Metrics: m})
-			if h.Status != c.status || h.Components.Provider != c.p || h.Components.Store != c.str || h.Provider != "ragcore" {
+			if h.Status != domain.HealthState(c.status) || h.Components.Provider != c.p || h.Components.Store != c.str || h.Provider != "ragcore" {
 				t.Fatalf("health %+v, want status %s, provider %s, store %s", h, c.status, c.p, c.str)
 			}
 			if c.breaker != nil && *c.breaker && stub.calls.Load() != 0 {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
@@ -45,11 +46,11 @@ type Metrics interface {
 // Options tune the service.
 type Options struct {
 	Namespace domain.Namespace
-	// Concurrency bounds parallel identity lookups (VERIFY_CONCURRENCY, default 16).
+	// Concurrency bounds parallel identity lookups (VERIFY_CONCURRENCY).
 	Concurrency int
 	// RequestTimeout bounds one identity lookup (RAGCORE_TIMEOUT_MS).
 	RequestTimeout time.Duration
-	// Budget bounds one whole verification (default 8 s). In Lambda it is further cut to the
+	// Budget bounds one whole verification (VERIFY_BUDGET_MS). In Lambda it is further cut to the
 	// invocation's deadline less DeadlineMargin, so that a slow RAGcore never times the
 	// function out: the answer is then "unavailable", on time.
 	Budget time.Duration
@@ -103,13 +104,13 @@ type Service struct {
 func New(corpus *knowledge.Corpus, provider port.HealthChecker, verifier port.Verifier, records Records,
 	opts Options, log *slog.Logger) *Service {
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
+		opts.Concurrency = config.DefaultVerifyConcurrency
 	}
 	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 2 * time.Second
+		opts.RequestTimeout = config.DefaultRAGcoreTimeout
 	}
 	if opts.Budget <= 0 {
-		opts.Budget = 8 * time.Second
+		opts.Budget = config.DefaultVerifyBudget
 	}
 	if opts.Poll <= 0 {
 		opts.Poll = 100 * time.Millisecond
@@ -200,7 +201,7 @@ func (s *Service) Health(ctx context.Context, call port.Call) port.Health {
 // SidecarHealth is the sidecar's state for GET /health.
 func (s *Service) SidecarHealth() domain.SidecarHealth {
 	if s.opts.Sidecar.Status == "" {
-		return domain.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: domain.SidecarDisabled}
 	}
 	return s.opts.Sidecar
 }

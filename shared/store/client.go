@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 )
 
 // ClientOptions configure the DynamoDB client.
@@ -53,7 +55,7 @@ func DynamoClientFrom(cfg aws.Config, o ClientOptions) *dynamodb.Client {
 		o.HTTPTimeout = time.Second
 	}
 	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
-		do.Region = cmp.Or(do.Region, o.Region, "eu-central-1")
+		do.Region = cmp.Or(do.Region, o.Region, appconfig.DefaultAWSRegion)
 		do.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = o.MaxAttempts
 			so.MaxBackoff = 500 * time.Millisecond

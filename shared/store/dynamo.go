@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -46,14 +47,11 @@ type Dynamo struct {
 
 var _ Records = (*Dynamo)(nil)
 
-// DefaultCallTimeout bounds every DynamoDB call, retries included.
-const DefaultCallTimeout = 2 * time.Second
-
-// NewDynamo returns the DynamoDB store on table. callTimeout <= 0 means DefaultCallTimeout;
-// now nil means the wall clock.
+// NewDynamo returns the DynamoDB store on table. callTimeout bounds every call, retries included;
+// <= 0 means config.DefaultDynamoDBTimeout. now nil means the wall clock.
 func NewDynamo(db DynamoAPI, table string, callTimeout time.Duration, now func() time.Time) *Dynamo {
 	if callTimeout <= 0 {
-		callTimeout = DefaultCallTimeout
+		callTimeout = config.DefaultDynamoDBTimeout
 	}
 	if now == nil {
 		now = time.Now

@@ -10,22 +10,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/breaker"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
-// DefaultTraceWait is how long a trace write may hold a response (DYNAMODB_TRACE_WAIT_MS).
-const DefaultTraceWait = 250 * time.Millisecond
-
 // GuardOptions configure Guard.
 type GuardOptions struct {
-	// Wait bounds how long PutTrace holds its caller (default DefaultTraceWait): a write still
-	// running then goes on in the background, bounded by the store's own deadline, and PutTrace
-	// reports it as not done, so that the caller logs the trace for replay.
+	// Wait bounds how long PutTrace holds its caller (default config.DefaultTraceWriteWait): a
+	// write still running then goes on in the background, bounded by the store's own deadline,
+	// and PutTrace reports it as not done, so that the caller logs the trace for replay.
 	Wait time.Duration
-	// Failures and Cooldown configure the breaker around trace writes and reads (defaults 5 and
-	// 10 s): a write that failed or outlived Wait, or a read that failed, is a failure.
+	// Failures and Cooldown configure the breaker around trace writes and reads (defaults
+	// config.DefaultBreakerFailures and DefaultBreakerCooldown): a write that failed or
+	// outlived Wait, or a read that failed, is a failure.
 	Failures int
 	Cooldown time.Duration
 	// Log receives the breaker's changes, at warn; Metrics its StoreBreakerOpen metric (1 while
@@ -62,7 +61,7 @@ var errPending = errors.New("trace write pending")
 // Guard wraps r.
 func Guard(r Records, o GuardOptions) *Guarded {
 	if o.Wait <= 0 {
-		o.Wait = DefaultTraceWait
+		o.Wait = config.DefaultTraceWriteWait
 	}
 	return &Guarded{Records: r, wait: o.Wait, b: breaker.New(breaker.Options{
 		Name: "the trace store", Failures: o.Failures, Cooldown: o.Cooldown,

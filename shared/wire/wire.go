@@ -216,7 +216,7 @@ func (p *Parts) Namespace() domain.Namespace {
 func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return domain.SidecarHealth{Status: "disabled"}
+		return domain.SidecarHealth{Status: domain.SidecarDisabled}
 	}
 	err := sidecarconf.Check(cfg.BedrockKnowledgeBase, cfg.BedrockEndpoint, cfg.SidecarTimeout)
 	if err == nil {
@@ -224,9 +224,9 @@ func (p *Parts) SidecarHealth() domain.SidecarHealth {
 	}
 	if err != nil {
 		p.Log.Error("sidecar could not be built; lookups report it failed", "error", err.Error())
-		return domain.SidecarHealth{Enabled: true, Status: "failed"}
+		return domain.SidecarHealth{Enabled: true, Status: domain.SidecarFailed}
 	}
-	return domain.SidecarHealth{Enabled: true, Status: "ok"}
+	return domain.SidecarHealth{Enabled: true, Status: domain.SidecarOK}
 }
 
 // Status builds the status service (GET /status, GET /health) with the sidecar's state.
@@ -253,13 +253,9 @@ func (p *Parts) Lookup(side port.Sidecar) *retrieval.Service {
 		return nil
 	}
 	cfg := p.Config
-	opts := retrieval.DefaultOptions()
-	opts.L1Enabled = cfg.L1Enabled
-	opts.TraceRetention = cfg.TraceRetention
-	opts.ProviderTimeout = cfg.RAGcoreTimeout
-	opts.GroundedCosine, opts.SupportedCosine = cfg.GroundedCosine, cfg.SupportedCosine
-	opts.Metrics = p.Metrics
-	opts.Sidecar, opts.SidecarTimeout = side, cfg.SidecarTimeout
+	opts := retrieval.Options{L1Enabled: cfg.L1Enabled, TraceRetention: cfg.TraceRetention,
+		ProviderTimeout: cfg.RAGcoreTimeout, GroundedCosine: cfg.GroundedCosine, SupportedCosine: cfg.SupportedCosine,
+		Metrics: p.Metrics, Sidecar: side, SidecarTimeout: cfg.SidecarTimeout}
 	return retrieval.New(p.Index, p.Provider, p.Records, opts, p.Log).
 		WithVersions(p.Epochs, cfg.Zone(), cfg.UpcomingDays).WithClock(p.Now)
 }
@@ -271,14 +267,14 @@ func (p *Parts) Handler(f api.Function, s api.Services) *api.Handler {
 }
 
 // Initialised logs the end of the cold start.
-func (p *Parts) Initialised(ctx context.Context, sidecarStatus string) {
+func (p *Parts) Initialised(ctx context.Context, sidecarStatus domain.SidecarState) {
 	if p.gcPercent >= 0 {
 		debug.SetGCPercent(p.gcPercent)
 		p.gcPercent = -1
 	}
 	attrs := []any{"provider", p.Provider.Name(), "store", p.StoreName,
 		"dynamodb_endpoint", p.dynamoEndpoint(), "tracing", p.Tracer.Mode(), "tracing_active", p.Tracer.Active(),
-		"sidecar", sidecarStatus, "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
+		"sidecar", string(sidecarStatus), "knowledge", p.knowledgeSource, "analyses_questions", p.Index != nil}
 	attrs = append(attrs, knowledgeAttrs(p.Corpus, knowledge.Today(p.Now(), p.Config.Zone()), p.Config.Zone().String())...)
 	attrs = append(attrs, "init_ms", float64(time.Since(p.start).Microseconds())/1000)
 	p.Log.InfoContext(ctx, "initialised", attrs...)

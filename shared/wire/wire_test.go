@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/wire/sidecarwire"
 )
@@ -20,7 +21,7 @@ func TestSidecarHealthAgreesWithTheSidecar(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
-		want string
+		want domain.SidecarState
 	}{
 		{"off", map[string]string{"BEDROCK_KNOWLEDGE_BASE_ID": "KB12345678"}, "disabled"},
 		{"on", map[string]string{"SIDECAR_ENABLED": "true", "BEDROCK_KNOWLEDGE_BASE_ID": "KB12345678"}, "ok"},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -44,7 +45,7 @@ func (c *Clock) Advance(d time.Duration) {
 // Factory returns a fresh, empty store on the given clock.
 type Factory func(t *testing.T, now func() time.Time) store.Records
 
-var ns = domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
+var ns = domain.Namespace{Tenant: config.DefaultTenant, Workspace: config.DefaultWorkspace, Collection: config.DefaultCollection}
 
 // Run runs the conformance suite.
 func Run(t *testing.T, newStore Factory) {
@@ -86,7 +87,7 @@ func sampleTrace(id string, created time.Time) lookup.Trace {
 				HitReasons: []string{"l0:keyword:kratzer", "l1:bm25"}, Content: "Der Kunde meldet den Schaden …"},
 				{Source: "procedures/de/damage-procedure.md#1-geltungsbereich", Title: "Schadensbearbeitung",
 					RetrievalLayer: lookup.LayerL1, HitReasons: []string{"l1:answer"}, Content: "Diese Anweisung …"}},
-			Sidecar:   lookup.SidecarStatus{Status: "disabled"},
+			Sidecar:   lookup.SidecarStatus{Status: domain.SidecarDisabled},
 			LatencyMs: lookup.Latency{L0: 0.05, L1: 0.021, Total: 0.12},
 		},
 	}

@@ -17,7 +17,7 @@ import (
 func New(ctx context.Context, p *wire.Parts) (port.Sidecar, domain.SidecarHealth) {
 	cfg := p.Config
 	if !cfg.SidecarEnabled {
-		return nil, domain.SidecarHealth{Status: "disabled"}
+		return nil, domain.SidecarHealth{Status: domain.SidecarDisabled}
 	}
 	o := sidecar.Options{KnowledgeBaseID: cfg.BedrockKnowledgeBase, Endpoint: cfg.BedrockEndpoint,
 		Region: cfg.AWSRegion, Timeout: cfg.SidecarTimeout, Log: p.Log}
@@ -31,7 +31,7 @@ func New(ctx context.Context, p *wire.Parts) (port.Sidecar, domain.SidecarHealth
 		// Reported as the sidecar's status on every lookup and in /health, never as a failure of
 		// the main path.
 		p.Log.ErrorContext(ctx, "sidecar could not be built; lookups report it failed", "error", err.Error())
-		return sidecar.Broken{Class: sidecar.ClassInvalidConfig}, domain.SidecarHealth{Enabled: true, Status: "failed"}
+		return sidecar.Broken{Class: sidecar.ClassInvalidConfig}, domain.SidecarHealth{Enabled: true, Status: domain.SidecarFailed}
 	}
-	return sidecar.ForLookup(s, p.Corpus), domain.SidecarHealth{Enabled: true, Status: "ok"}
+	return sidecar.ForLookup(s, p.Corpus), domain.SidecarHealth{Enabled: true, Status: domain.SidecarOK}
 }
