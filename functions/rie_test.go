@@ -229,8 +229,8 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 		f, stop := emulate(t, rie, bins[name], name, append(os.Environ(), "AUTH_MODE=jwt", "TABLE_NAME=rie-knowledge",
 			"DYNAMODB_ENDPOINT="+table, "AWS_LAMBDA_FUNCTION_NAME="+name, "KNOWLEDGE_PROVIDER=demo", "KNOWLEDGE_DIR=",
 			// The test reads back the trace it wrote; DynamoDB Local on a loaded machine may
-			// take longer than the deployed wait (the guard's own tests cover the wait).
-			"DYNAMODB_TRACE_WAIT_MS=5000"))
+			// take longer than the deployed bounds (the guard's own tests cover them).
+			ddblocal.TimeoutEnv[0], ddblocal.TimeoutEnv[1]))
 		t.Cleanup(stop)
 		fns[name] = f
 	}

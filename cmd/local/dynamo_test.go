@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -38,7 +39,7 @@ func TestLookupTraceLandsInDynamoDBLocal(t *testing.T) {
 	table := ddbtest.NewTable(t, "e2e-traces")
 	// The test reads the trace from the table: DynamoDB Local on a loaded machine may take longer
 	// than the deployed trace wait (the guard's own tests cover the wait).
-	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table, "DYNAMODB_TRACE_WAIT_MS=5000")
+	l := startLocal(t, append([]string{"DYNAMODB_ENDPOINT=" + local.Endpoint, "TABLE_NAME=" + table}, ddblocal.TimeoutEnv...)...)
 	question := "Kunde meldet Kratzer und eine Delle an der Fahrertür nach dem Parken"
 	status, body := post(t, l.base+"/lookup", `{"question":"`+question+`","language":"de"}`)
 	if status != 200 {
@@ -128,10 +129,10 @@ func TestSyncReportOf1600NeverHidesToday(t *testing.T) {
 	table := ddbtest.NewTable(t, "e2e-reports")
 	ns := domain.Namespace{Tenant: "northstar-mobility-demo", Workspace: "mobilityops", Collection: "internal-procedures"}
 	old := domain.SyncReport{RunID: "run-1600", Language: "en", Synced: 11, FinishedAt: time.Date(1600, 6, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := store.NewDynamo(client, table, 0, nil).PutSyncReport(context.Background(), ns, old); err != nil {
+	if _, err := store.NewDynamo(client, table, ddblocal.CallTimeout, nil).PutSyncReport(context.Background(), ns, old); err != nil {
 		t.Fatal(err)
 	}
-	l := startLocal(t, "DYNAMODB_ENDPOINT="+local.Endpoint, "TABLE_NAME="+table)
+	l := startLocal(t, append([]string{"DYNAMODB_ENDPOINT=" + local.Endpoint, "TABLE_NAME=" + table}, ddblocal.TimeoutEnv...)...)
 	send := func(runID, finished string) (int, map[string]any) {
 		t.Helper()
 		body := `{"run_id":"` + runID + `","language":"en","synced_document_count":11,"failed_document_count":0,"finished_at":"` + finished + `"}`

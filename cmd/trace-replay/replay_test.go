@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -146,7 +147,7 @@ func TestStoreDownLogsEveryTraceWhole(t *testing.T) {
 func table(t *testing.T) (*store.Dynamo, string) {
 	_, c := ddbtest.Local(t)
 	name := ddbtest.NewTable(t, "replay")
-	return store.NewDynamo(c, name, 0, nil), name
+	return store.NewDynamo(c, name, ddblocal.CallTimeout, nil), name
 }
 
 func replayer(s tracelog.Putter) tracelog.Replayer {
@@ -163,7 +164,7 @@ func TestReplayStoresEveryTraceOnce(t *testing.T) {
 	local, _ := ddbtest.Local(t)
 	// The command itself, as an operator runs it against DynamoDB Local.
 	var out, errOut bytes.Buffer
-	args := []string{"-endpoint", local.Endpoint, "-table", name, "-rate", "500", path}
+	args := []string{"-endpoint", local.Endpoint, "-table", name, "-rate", "500", "-timeout", ddblocal.CallTimeout.String(), path}
 	if code := run(args, nil, &out, &errOut, func(string) string { return "" }); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out.String(), errOut.String())
 	}
@@ -183,7 +184,7 @@ func TestReplayStoresEveryTraceOnce(t *testing.T) {
 	}
 	// Again, from stdin: every trace is there already, nothing is stored twice.
 	out.Reset()
-	args = []string{"-rate", "500", "-"}
+	args = []string{"-rate", "500", "-timeout", ddblocal.CallTimeout.String(), "-"}
 	env := map[string]string{"DYNAMODB_ENDPOINT": local.Endpoint, "TABLE_NAME": name}
 	if code := run(args, bytes.NewReader(logs), &out, &errOut, func(k string) string { return env[k] }); code != 0 {
 		t.Fatalf("second replay exit %d: %s %s", code, out.String(), errOut.String())
@@ -361,7 +362,7 @@ func TestCutFirstLineAndALongLine(t *testing.T) {
 		s, name := table(t)
 		local, _ := ddbtest.Local(t)
 		var out, errOut bytes.Buffer
-		code := run([]string{"-endpoint", local.Endpoint, "-table", name, "-"}, strings.NewReader(input), &out, &errOut,
+		code := run([]string{"-endpoint", local.Endpoint, "-table", name, "-timeout", ddblocal.CallTimeout.String(), "-"}, strings.NewReader(input), &out, &errOut,
 			func(string) string { return "" })
 		var got tracelog.Counts
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil || code != 1 || !reflect.DeepEqual(got, want) {

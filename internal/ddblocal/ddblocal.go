@@ -63,6 +63,16 @@ type Local struct {
 	stop     sync.Once
 }
 
+// CallTimeout bounds a test's call to DynamoDB Local, and TimeoutEnv says the same to a process
+// under test (DYNAMODB_TIMEOUT_MS and DYNAMODB_TRACE_WAIT_MS): a write of a few milliseconds takes
+// seconds on a loaded machine with the race detector and a JVM beside it, and what the tests
+// check is what the table holds, not how fast it answers (the deployed bounds have tests of
+// their own, against tables that hang or refuse).
+const CallTimeout = 30 * time.Second
+
+// TimeoutEnv is CallTimeout as a process's environment.
+var TimeoutEnv = []string{"DYNAMODB_TIMEOUT_MS=30000", "DYNAMODB_TRACE_WAIT_MS=30000"}
+
 // Start starts DynamoDB Local in memory on 127.0.0.1:port (0: a free port) and waits until it
 // answers; its output is kept for error messages (Logs). With port 0, a port that another process
 // takes between being found free and DynamoDB Local binding it is replaced by another one, up to

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -108,7 +109,7 @@ var stores = map[string]func(t *testing.T) func(now func() time.Time) status.Rec
 	"dynamodb": func(t *testing.T) func(now func() time.Time) status.Records {
 		return func(now func() time.Time) status.Records {
 			_, client := ddbtest.Local(t)
-			return store.NewDynamo(client, ddbtest.NewTable(t, "sync-versions"), 5*time.Second, now)
+			return store.NewDynamo(client, ddbtest.NewTable(t, "sync-versions"), ddblocal.CallTimeout, now)
 		}
 	},
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ddblocal/ddbtest"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -43,14 +44,14 @@ func newTable(t *testing.T) string { return ddbtest.NewTable(t, "knowledge-test"
 
 func TestDynamoConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Records {
-		return store.NewDynamo(dynamo(t), newTable(t), 0, now)
+		return store.NewDynamo(dynamo(t), newTable(t), ddblocal.CallTimeout, now)
 	})
 }
 
 // TestDynamoProbe: the probe /health uses answers on a table that answers (DynamoDB Local) and
 // fails on one it cannot reach.
 func TestDynamoProbe(t *testing.T) {
-	if err := store.NewDynamo(dynamo(t), newTable(t), 5*time.Second, nil).Probe(context.Background()); err != nil {
+	if err := store.NewDynamo(dynamo(t), newTable(t), ddblocal.CallTimeout, nil).Probe(context.Background()); err != nil {
 		t.Fatalf("DynamoDB Local: %v", err)
 	}
 	client, err := store.NewDynamoClient(context.Background(), store.ClientOptions{Endpoint: "http://" + testutil.ClosedAddr(t), MaxAttempts: 1})
@@ -84,7 +85,7 @@ func TestTableMatchesTemplate(t *testing.T) {
 // attribute is a number, the details are a map, and no attribute holds the question.
 func TestTraceItemLayout(t *testing.T) {
 	name := newTable(t)
-	s := store.NewDynamo(dynamo(t), name, 0, nil)
+	s := store.NewDynamo(dynamo(t), name, ddblocal.CallTimeout, nil)
 	now := time.Now().UTC()
 	tr := lookup.Trace{InvocationID: "INVLAYOUT", Tool: lookup.ToolLookup, CreatedAt: now, ActorID: "agent-7",
 		QuestionSHA256: "abc", QuestionChars: 12, Language: "en", ExpiresAt: now.Add(30 * 24 * time.Hour),
@@ -113,7 +114,7 @@ func TestTraceItemLayout(t *testing.T) {
 
 // TestStoreErrorsCarryContext checks that a failing table is reported with what failed.
 func TestStoreErrorsCarryContext(t *testing.T) {
-	s := store.NewDynamo(dynamo(t), "no-such-table", 0, nil)
+	s := store.NewDynamo(dynamo(t), "no-such-table", ddblocal.CallTimeout, nil)
 	err := s.PutTrace(context.Background(), lookup.Trace{InvocationID: "X1", ExpiresAt: time.Now().Add(time.Hour)})
 	var rnf *types.ResourceNotFoundException
 	if !errors.As(err, &rnf) || !strings.Contains(err.Error(), "put trace X1") {
@@ -184,7 +185,7 @@ func TestEveryCallHasADeadline(t *testing.T) {
 // lookup.TraceItem, the record a failed write logs for replay, attribute by attribute.
 func TestTraceItemIsTheLoggedRecord(t *testing.T) {
 	name := newTable(t)
-	s := store.NewDynamo(dynamo(t), name, 0, nil)
+	s := store.NewDynamo(dynamo(t), name, ddblocal.CallTimeout, nil)
 	now := time.Date(2099, 1, 2, 3, 4, 5, 678900000, time.UTC)
 	cat := "damage"
 	tr := lookup.Trace{InvocationID: "INVITEM", Tool: lookup.ToolAsk, CreatedAt: now, ActorID: "agent-7",
@@ -242,7 +243,7 @@ func viaJSON(t *testing.T, v any) map[string]any {
 // read the same, because the attributes are the same, name by name.
 func TestItemsKeepTheirAttributes(t *testing.T) {
 	name := newTable(t)
-	s := store.NewDynamo(dynamo(t), name, 0, nil)
+	s := store.NewDynamo(dynamo(t), name, ddblocal.CallTimeout, nil)
 	ns := domain.Namespace{Tenant: "t", Workspace: "w", Collection: "c"}
 	ctx := context.Background()
 	finished := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
@@ -293,7 +294,7 @@ func TestLatestWrittenWithAnOverflowedOrderIsRepaired(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := newTable(t)
-			s := store.NewDynamo(dynamo(t), name, 0, nil)
+			s := store.NewDynamo(dynamo(t), name, ddblocal.CallTimeout, nil)
 			ctx := context.Background()
 			if _, err := s.PutSyncReport(ctx, ns, domain.SyncReport{RunID: "run-1600", Language: "en", Synced: 1, FinishedAt: y1600}); err != nil {
 				t.Fatal(err)
