@@ -326,8 +326,11 @@ func (q *frontQuery) phraseHits(hits *phraseHits) {
 			nEntities++
 		}
 	}
-	q.hints = FrontMatches{Titles: []string{}, Keywords: make([]string, 0, nKeywords),
-		Domains: []string{}, Entities: make([]string, 0, nEntities)}
+	// The keywords and entities share one array, each its own stretch of it (one allocation
+	// where two were made).
+	named := make([]string, 0, nKeywords+nEntities)
+	q.hints = FrontMatches{Titles: []string{}, Keywords: named[:0:nKeywords],
+		Domains: []string{}, Entities: named[nKeywords : nKeywords : nKeywords+nEntities]}
 	slices.Sort(phrased)
 	sc.phrased = slices.Compact(phrased)
 	slices.Sort(whole)
@@ -605,10 +608,14 @@ func strongDomains(l *Lang, leading []FrontMatch) []string {
 		domain   uint32
 		category string
 		phrases  int
-		terms    []Term
+		terms    int
 	}
 	var buf [8]evidence
 	by := buf[:0]
+	// covered holds each category's distinct terms as (its index in by, the term), in one list
+	// on the stack where a list per category took an allocation each.
+	var cbuf [32][2]uint32
+	covered := cbuf[:0]
 	for _, m := range leading {
 		id, c := l.Domain(m.Doc)
 		if c == "" {
@@ -622,12 +629,15 @@ func strongDomains(l *Lang, leading []FrontMatch) []string {
 		e := &by[i]
 		e.phrases += m.phrases
 		for _, t := range m.covered {
-			e.terms = appendUnique(e.terms, t)
+			if k := [2]uint32{uint32(i), uint32(t)}; !slices.Contains(covered, k) {
+				covered = append(covered, k)
+				e.terms++
+			}
 		}
 	}
 	out := []string{}
 	for _, e := range by {
-		if e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
+		if e.phrases >= minDomainPhrases && e.terms >= minDomainTerms {
 			out = append(out, e.category)
 		}
 	}
