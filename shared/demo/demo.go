@@ -59,6 +59,10 @@ func (p *Provider) Name() string { return "demo" }
 // Semantic implements port.Retriever: BM25 is lexical.
 func (p *Provider) Semantic() bool { return false }
 
+// InProcess returns p, whose every call runs in the caller's goroutine without I/O, reading its
+// context only on entry: the lookup service sets it no deadline (retrieval.InProcess).
+func (p *Provider) InProcess() any { return p }
+
 // ScoreKind implements port.Retriever.
 func (p *Provider) ScoreKind() string { return "bm25" }
 

@@ -270,9 +270,19 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 			fixed(minPoints, 1) + " a longer question needs)"
 		return j
 	}
-	j.why = "the procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
-		" informative words, the primary block " + strconv.Itoa(sp.Matched) + " of them (evidence " + fixed(j.points, 1) +
-		", threshold " + fixed(minPoints, 1) + ")"
+	// Written into one buffer: the figures' texts would be an allocation each.
+	var buf [160]byte
+	b := append(buf[:0], "the procedure holds "...)
+	b = strconv.AppendInt(b, int64(proc.Matched), 10)
+	b = append(b, " of the question's "...)
+	b = strconv.AppendInt(b, int64(sp.Words), 10)
+	b = append(b, " informative words, the primary block "...)
+	b = strconv.AppendInt(b, int64(sp.Matched), 10)
+	b = append(b, " of them (evidence "...)
+	b = strconv.AppendFloat(b, j.points, 'f', 1, 64)
+	b = append(b, ", threshold "...)
+	b = strconv.AppendFloat(b, minPoints, 'f', 1, 64)
+	j.why = string(append(b, ')'))
 	return j
 }
 

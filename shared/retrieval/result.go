@@ -17,6 +17,8 @@ type ranked struct {
 	// local tells that Content is the index's passage localPassage verbatim.
 	local        bool
 	localPassage int
+	// preview is previewOf clipped as a trace's summary carries it (see summaries).
+	preview, previewOf string
 }
 
 // section returns the document and section of the index passage the block carries, nil when it
