@@ -54,7 +54,7 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 	for i := range hits {
 		best, answers := 0.0, false
 		p := hits[i].Passage
-		stated := l.sentKinds[l.sentStart[p]:l.sentStart[p+1]]
+		stated := l.sent.sentKinds[l.sent.sentStart[p]:l.sent.sentStart[p+1]]
 		// w[s] is sentence s's weight: the weights of the query terms it holds.
 		var w []float64
 		if len(stated) <= len(weights) {
@@ -63,9 +63,9 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 		} else {
 			w = make([]float64, len(stated)) // a passage of more than 64 sentences, rare
 		}
-		words := l.maskWords(p)
-		terms := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
-		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
+		words := l.sent.maskWords(p)
+		terms := l.sent.sentTerms[l.sent.sentTermStart[p]:l.sent.sentTermStart[p+1]]
+		masks := l.sent.sentMasks[l.sent.maskStart[p]:l.sent.maskStart[p+1]]
 		for j, t := range terms {
 			if !qs.may(t) {
 				continue

@@ -98,13 +98,13 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 	for _, ix := range []*Index{built, loaded} {
 		for _, lang := range knowledge.Languages {
 			l := ix.Lang(lang)
-			if len(l.sentStart) != len(l.Passages)+1 {
-				t.Fatalf("%s: sentences of %d passages, want %d", lang, len(l.sentStart)-1, len(l.Passages))
+			if len(l.sent.sentStart) != len(l.Passages)+1 {
+				t.Fatalf("%s: sentences of %d passages, want %d", lang, len(l.sent.sentStart)-1, len(l.Passages))
 			}
 			for p := range l.Passages {
 				_, sec := l.Doc(p)
 				texts := textproc.Sentences(sec.Content)
-				first, n := l.sentStart[p], int(l.sentStart[p+1]-l.sentStart[p])
+				first, n := l.sent.sentStart[p], int(l.sent.sentStart[p+1]-l.sent.sentStart[p])
 				if n != len(texts) {
 					t.Fatalf("%s passage %d: %d sentences, want %d", lang, p, n, len(texts))
 				}
@@ -123,19 +123,19 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 						in[x][i] = true
 					}
 					s := first + uint32(i)
-					if got, want := textproc.AnswerKinds(l.sentKinds[s]), textproc.KindsOf(text, textproc.AllKinds); got != want {
+					if got, want := textproc.AnswerKinds(l.sent.sentKinds[s]), textproc.KindsOf(text, textproc.AllKinds); got != want {
 						t.Fatalf("%s passage %d sentence %q: kinds %b, want %b", lang, p, text, got, want)
 					}
-					stated |= textproc.AnswerKinds(l.sentKinds[s])
+					stated |= textproc.AnswerKinds(l.sent.sentKinds[s])
 				}
-				got := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
+				got := l.sent.sentTerms[l.sent.sentTermStart[p]:l.sent.sentTermStart[p+1]]
 				if !slices.Equal(got, terms) {
 					t.Fatalf("%s passage %d: terms %v, want %v", lang, p, got, terms)
 				}
-				words := l.maskWords(p)
+				words := l.sent.maskWords(p)
 				for j, x := range got {
 					for i := range texts {
-						bit := l.sentMasks[int(l.maskStart[p])+j*words+i/maskBits]>>(i%maskBits)&1 == 1
+						bit := l.sent.sentMasks[int(l.sent.maskStart[p])+j*words+i/maskBits]>>(i%maskBits)&1 == 1
 						if bit != in[x][i] {
 							t.Fatalf("%s passage %d: term %d in sentence %d %v, want %v", lang, p, x, i, bit, in[x][i])
 						}
@@ -224,10 +224,10 @@ func focusByText(l *Lang, hits []Hit, query []string, kinds textproc.AnswerKinds
 	w := map[Term]float64{}
 	total := 0.0
 	for _, s := range query {
-		if t, ok := l.Lookup(s); ok && l.Known(t) {
-			if _, seen := w[t]; !seen && l.idf[t] > 0 {
-				w[t] = l.idf[t]
-				total += l.idf[t]
+		if t, ok := l.Lookup(s); ok && l.post.Known(t) {
+			if _, seen := w[t]; !seen && l.post.idf[t] > 0 {
+				w[t] = l.post.idf[t]
+				total += l.post.idf[t]
 			}
 		}
 	}
@@ -290,7 +290,7 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 	l := Build(c).Lang("en")
 	longest := 0
 	for p := range l.Passages {
-		longest = max(longest, int(l.sentStart[p+1]-l.sentStart[p]))
+		longest = max(longest, int(l.sent.sentStart[p+1]-l.sent.sentStart[p]))
 	}
 	if longest < 75 {
 		t.Fatalf("the longest passage has %d sentences, want at least 75", longest)

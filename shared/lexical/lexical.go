@@ -50,13 +50,13 @@ type Lang struct {
 	// uncovered compiles the corpus's uncovered-topic rules on first use (see UncoveredTopic).
 	uncovered func() *uncoveredRules
 
-	// The index's structures, one file each: the passages' postings (postings.go), the
-	// documents' front-matter terms (front.go), their phrases (phrases.go), and the passages'
-	// sentences (sentences.go).
-	postingLists
-	frontMatter
-	phraseIndex
-	sentenceIndex
+	// The index's parts, one file each, each with its build, prebuilt form and check: the
+	// passages' postings (postings.go), the documents' front-matter terms (front.go), their
+	// phrases (phrases.go), and the passages' sentences (sentences.go).
+	post  Postings
+	front FrontMatter
+	phr   PhraseIndex
+	sent  SentenceIndex
 
 	// passageCat is each passage's document category as an index into categoryIDs' keys,
 	// derived from Docs (see docStatistics): a filtered search reads it for every passage it
@@ -190,7 +190,6 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 	slices.Sort(words)
 	l.terms = newTermTable(words)
 	l.index(all)
-	l.sentences(all)
 	return l
 }
 
@@ -212,32 +211,33 @@ func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, met
 	return append(terms, meta...), sentences, bounds
 }
 
-// index fills the flat arrays from the analysed documents; the vocabulary is interned.
+// index builds every part from the analysed documents; the vocabulary is interned.
 func (l *Lang) index(all []analysed) {
-	l.indexPostings(all)
-	l.indexFront(all)
+	l.Passages = l.post.build(all, l.terms)
+	l.front.build(all, l.terms)
+	l.phr.build(all, l.terms)
 	l.statistics()
-	l.internPhrases()
+	l.phr.intern(l.Docs)
+	l.sent.build(all, l.terms, len(l.Passages))
 }
 
-// statistics computes what depends only on the postings and the front matter: the idf of every
-// term over passages and over procedures, the categories per front-matter term, the phrases'
-// shapes and inverted index, and what each document's category and keywords make. It runs after
-// a build and after a load, so the prebuilt form need not carry it.
+// statistics computes what depends only on the parts and the documents: the idf of every term
+// over passages and over procedures, the categories per front-matter term, the phrases' shapes
+// and inverted index, and what each document's category and keywords make. It runs after a
+// build and after a load, so the prebuilt form need not carry it.
 func (l *Lang) statistics() {
 	docCat := l.docStatistics()
-	l.postingStatistics()
-	l.frontStatistics(docCat)
-	l.phraseStatistics()
+	l.post.statistics(l.Passages, len(l.Docs))
+	l.front.statistics(docCat, len(l.categoryIDs))
+	l.phr.statistics(l.Docs, l.post.idf, len(l.terms.words))
 }
 
-// docStatistics derives from Docs each document's index by id, domain, number of keywords and
-// category id, and each passage's category id; it returns the documents' category ids.
+// docStatistics derives from Docs each document's index by id, domain and category id, and each
+// passage's category id; it returns the documents' category ids.
 func (l *Lang) docStatistics() (docCat []uint32) {
-	l.docKeywords = make([]uint32, len(l.Docs))
 	l.categoryIDs = map[string]uint32{}
 	docCat = make([]uint32, len(l.Docs))
-	l.docDomain, l.domains = make([]uint32, len(l.Docs)), nil
+	l.front.docDomain, l.front.domains = make([]uint32, len(l.Docs)), nil
 	domainIDs := map[string]uint32{}
 	l.byID = make(map[string]uint32, len(l.Docs))
 	for i, d := range l.Docs {
@@ -245,12 +245,11 @@ func (l *Lang) docStatistics() (docCat []uint32) {
 		name := strings.TrimSpace(d.Category)
 		dom, ok := domainIDs[name]
 		if !ok {
-			dom = uint32(len(l.domains))
+			dom = uint32(len(l.front.domains))
 			domainIDs[name] = dom
-			l.domains = append(l.domains, name)
+			l.front.domains = append(l.front.domains, name)
 		}
-		l.docDomain[i] = dom
-		l.docKeywords[i] = uint32(len(d.Keywords))
+		l.front.docDomain[i] = dom
 		id, ok := l.categoryIDs[d.Category]
 		if !ok {
 			id = uint32(len(l.categoryIDs))
@@ -317,7 +316,7 @@ func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
 		return 0, false
 	}
 	secs := l.Docs[d].Sections
-	for p := l.docStart[d]; p < l.docStart[d+1]; p++ {
+	for p := l.post.docStart[d]; p < l.post.docStart[d+1]; p++ {
 		if secs[l.Passages[p].Section].Anchor == anchor {
 			return int(p), true
 		}

@@ -33,7 +33,7 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 	if got := l.IDF("batteri"); math.Abs(got-idf) > 1e-12 {
 		t.Fatalf("idf = %v, want %v", got, idf)
 	}
-	norm := K1 * (1 - B + B*float64(p0.Len)/l.avgLen)
+	norm := K1 * (1 - B + B*float64(p0.Len)/l.post.avgLen)
 	want := idf * 2 / (2 + norm)
 	hits := l.Search([]string{"batteri"}, "", 10)
 	if len(hits) != 2 || hits[0].Passage != 0 || math.Abs(hits[0].Score-want) > 1e-12 {
@@ -240,11 +240,11 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 	for _, l := range langs {
 		idOf := map[string]uint32{}
 		for p := range uint32(l.Phrases()) {
-			doc, kind, i, words := l.Phrase(p)
-			gotKind, gotWords := l.phraseShapeOf(p)
-			if gotKind != kind || gotWords != len(words) || l.phraseDocOf(p) != doc {
+			doc, kind, i, words := l.phr.Phrase(p)
+			gotKind, gotWords := l.phr.shapeOf(p)
+			if gotKind != kind || gotWords != len(words) || l.phr.docOf(p) != doc {
 				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
-					gotKind, gotWords, l.phraseDocOf(p), kind, len(words), doc)
+					gotKind, gotWords, l.phr.docOf(p), kind, len(words), doc)
 			}
 			want := l.Docs[doc].Title
 			switch kind {
@@ -258,9 +258,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 			if k, s := l.PhraseString(p); k != kind || s != want {
 				t.Fatalf("%s phrase %d: PhraseString %d %q, want %d %q", l.Language, p, k, s, kind, want)
 			}
-			id, text := l.phraseText(p)
-			if text != want || l.phraseTextID(p) != id {
-				t.Fatalf("%s phrase %d: text %q (id %d, phraseTextID %d), want %q", l.Language, p, text, id, l.phraseTextID(p), want)
+			id := l.phr.textID(p)
+			_, text := l.PhraseString(id)
+			if text != want {
+				t.Fatalf("%s phrase %d: text %q (id %d), want %q", l.Language, p, text, id, want)
 			}
 			if kind == PhraseTitle || kind == PhraseCategory {
 				if id != p {
@@ -289,9 +290,9 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 		for doc := range l.Docs {
 			want := 0.0
 			for _, t := range l.Front(doc).Title() {
-				want += l.idfOf(t)
+				want += l.post.IDF(t)
 			}
-			if got := l.titleWeight(doc); got != want {
+			if got := l.phr.titleWeight(doc); got != want {
 				t.Fatalf("%s document %d: titleWeight %v, want %v", l.Language, doc, got, want)
 			}
 		}
@@ -306,10 +307,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 func TestDomainIsTrimmedCategory(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "x"), doc("b-doc", " one ", "x"), doc("c-doc", "two", "x"),
 		doc("d-doc", "", "x")}, &synonyms.Set{})
-	a, an := l.Domain(0)
-	b, bn := l.Domain(1)
-	c, cn := l.Domain(2)
-	_, dn := l.Domain(3)
+	a, an := l.front.Domain(0)
+	b, bn := l.front.Domain(1)
+	c, cn := l.front.Domain(2)
+	_, dn := l.front.Domain(3)
 	if a != b || an != "one" || bn != "one" || c == a || cn != "two" || dn != "" {
 		t.Fatalf("domains: %d %q, %d %q, %d %q, %q", a, an, b, bn, c, cn, dn)
 	}

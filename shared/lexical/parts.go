@@ -30,12 +30,12 @@ func (q Question) held(has func(Term) bool) uint64 {
 // DocHeld is the mask of q's words that the document doc's sections or front matter hold.
 func (l *Lang) DocHeld(q Question, doc int) uint64 {
 	front := l.Front(doc)
-	return q.held(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+	return q.held(func(t Term) bool { return l.post.DocHas(doc, t) || front.Has(t) })
 }
 
 // PassageHeld is the mask of q's words that the passage's own text holds.
 func (l *Lang) PassageHeld(q Question, passage int) uint64 {
-	return q.held(func(t Term) bool { return l.PassageHas(passage, t) })
+	return q.held(func(t Term) bool { return l.post.PassageHas(passage, t) })
 }
 
 // WordSpecific is how specific word i of q is to few procedures: the idf over procedures of the

@@ -93,10 +93,10 @@ type qterm struct {
 func (l *Lang) resolve(query []string, weight map[string]float64, terms []qterm) []qterm {
 	for _, s := range query {
 		t, ok := l.Lookup(s)
-		if !ok || !l.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
+		if !ok || !l.post.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
 			continue
 		}
-		w := l.idf[t]
+		w := l.post.idf[t]
 		if x, ok := weight[s]; ok {
 			w *= x
 		}
@@ -137,7 +137,7 @@ func (l *Lang) search(terms []qterm, f passageFilter, topK int) []Hit {
 	remaining, walk := 0.0, 0 // the weights of the terms still to add, and their postings
 	for _, q := range terms {
 		remaining += q.w
-		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
+		walk += int(l.post.postStart[q.t+1] - l.post.postStart[q.t])
 	}
 	sortByWeight(terms)
 	l.accumulate(sa, terms, remaining, walk, f, topK)
@@ -180,10 +180,10 @@ func (l *Lang) categoryFilter(category string) (passageFilter, bool) {
 
 // docFilter is the filter of the document doc's passages; an index out of range keeps none.
 func (l *Lang) docFilter(doc int) passageFilter {
-	if doc < 0 || doc+1 >= len(l.docStart) {
+	if doc < 0 || doc+1 >= len(l.post.docStart) {
 		return passageFilter{}
 	}
-	return passageFilter{lo: l.docStart[doc], hi: l.docStart[doc+1]}
+	return passageFilter{lo: l.post.docStart[doc], hi: l.post.docStart[doc+1]}
 }
 
 func (l *Lang) getSearchScratch() *searchScratch {
@@ -221,8 +221,8 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 	}
 	pruned := false
 	for i, q := range terms {
-		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
-		ps, tfs := l.postPassage[lo:hi], l.postTF[lo:hi]
+		lo, hi := l.post.postStart[q.t], l.post.postStart[q.t+1]
+		ps, tfs := l.post.postPassage[lo:hi], l.post.postTF[lo:hi]
 		switch {
 		case !pruned:
 			for j, p := range ps {
@@ -232,7 +232,7 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 					scored[p>>6] |= 1 << (p & 63)
 				}
 				tf := float64(tfs[j])
-				v += q.w * tf / (tf + l.lenNorm[p])
+				v += q.w * tf / (tf + l.post.lenNorm[p])
 				acc.v[p] = v
 				if v > sa.bound && f.eligible(p) {
 					sa.raise(p, v, topK)
@@ -247,13 +247,13 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 					continue
 				}
 				tf := float64(tfs[j])
-				acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+				acc.v[p] += q.w * tf / (tf + l.post.lenNorm[p])
 			}
 		default:
 			for _, p := range acc.touched {
 				if j, ok := slices.BinarySearch(ps, p); ok {
 					tf := float64(tfs[j])
-					acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+					acc.v[p] += q.w * tf / (tf + l.post.lenNorm[p])
 				}
 			}
 		}

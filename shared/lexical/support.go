@@ -136,26 +136,26 @@ func (l *Lang) questionTerm(s string) (questionTerm, bool) {
 	if !ok {
 		return questionTerm{}, false
 	}
-	return questionTerm{t: t, idf: l.idf[t], docIDF: l.docIDF[t]}, true
+	return questionTerm{t: t, idf: l.post.idf[t], docIDF: l.post.docIDF[t]}, true
 }
 
 // known returns the term of a string that some passage holds.
 func (l *Lang) known(s string) (Term, bool) {
 	t, ok := l.Lookup(s)
-	return t, ok && l.Known(t)
+	return t, ok && l.post.Known(t)
 }
 
 // Support measures the lexical support of a passage for the question's words.
 func (l *Lang) Support(q Question, passage int) Support {
 	front := l.Front(l.Passages[passage].Doc)
-	return q.support(func(t Term) bool { return l.PassageHas(passage, t) || front.Has(t) })
+	return q.support(func(t Term) bool { return l.post.PassageHas(passage, t) || front.Has(t) })
 }
 
 // SupportDoc is Support over a whole procedure: the words any of its sections or its front
 // matter holds.
 func (l *Lang) SupportDoc(q Question, doc int) Support {
 	front := l.Front(doc)
-	return q.support(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+	return q.support(func(t Term) bool { return l.post.DocHas(doc, t) || front.Has(t) })
 }
 
 // DocIndex returns the index of the document id in Docs, or -1.
@@ -272,11 +272,11 @@ func (l *Lang) AppendHeld(q Question, passage int, out []string, limit int) []st
 			break
 		}
 		held := ""
-		if w.known && l.PassageHas(passage, w.term.t) {
+		if w.known && l.post.PassageHas(passage, w.term.t) {
 			held = l.String(w.term.t)
 		} else {
 			for _, t := range q.terms[w.partsFrom:w.altsTo] {
-				if l.PassageHas(passage, t.t) {
+				if l.post.PassageHas(passage, t.t) {
 					held = l.String(t.t)
 					break
 				}

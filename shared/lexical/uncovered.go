@@ -236,7 +236,7 @@ func (l *Lang) mayHold(doc int, seq []string) bool {
 		if l.text.StopStem(s) {
 			continue
 		}
-		if t, ok := l.Lookup(s); !ok || !l.DocHas(doc, t) && !front.Has(t) {
+		if t, ok := l.Lookup(s); !ok || !l.post.DocHas(doc, t) && !front.Has(t) {
 			return false
 		}
 	}

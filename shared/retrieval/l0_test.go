@@ -49,7 +49,7 @@ func TestSynonymReasonNamesTheRule(t *testing.T) {
 	texts := newLangTexts(l)
 	checked := 0
 	for p := range uint32(l.Phrases()) {
-		doc, kind, i, _ := l.Phrase(p)
+		doc, kind, i, _ := l.PhraseIndex().Phrase(p)
 		var text string
 		switch kind {
 		case lexical.PhraseKeyword:
