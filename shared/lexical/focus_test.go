@@ -111,7 +111,7 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 				var terms []Term              // the passage's, in order
 				in := map[Term]map[int]bool{} // the sentences of each
 				for i, text := range texts {
-					for _, w := range l.text.Terms(text) {
+					for _, w := range l.Text.Terms(text) {
 						x, ok := l.Lookup(w)
 						if !ok {
 							continue
@@ -203,7 +203,7 @@ func TestQueryTable(t *testing.T) {
 // embedded corpus.
 func BenchmarkFocus(b *testing.B) {
 	l := embedded(b).Lang("de")
-	q := l.text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
+	q := l.Text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
 	hits := l.Search(q, "", 20)
 	if len(hits) < 10 {
 		b.Fatalf("%d hits", len(hits))
@@ -237,7 +237,7 @@ func focusByText(l *Lang, hits []Hit, query []string, kinds textproc.AnswerKinds
 		best, answers := 0.0, false
 		for _, text := range textproc.Sentences(sec.Content) {
 			seen, x := map[Term]bool{}, 0.0
-			for _, word := range l.text.Terms(text) {
+			for _, word := range l.Text.Terms(text) {
 				if t, ok := l.Lookup(word); ok && !seen[t] {
 					seen[t] = true
 					x += w[t]
@@ -303,7 +303,7 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 		"what does the cleaning fee cost after a dog in the car",
 		"battery below 10 percent, customer stuck at the charging station",
 	} {
-		q := l.text.QuestionTerms(question)
+		q := l.Text.QuestionTerms(question)
 		kinds := textproc.QuestionKinds(question)
 		hits := l.Search(q, "", 20)
 		if len(hits) < 2 {

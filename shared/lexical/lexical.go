@@ -45,10 +45,11 @@ type Lang struct {
 	// that order breaks score ties.
 	Passages []Passage
 
-	text  *textproc.Analyzer // the index's own analysis, for passage text
+	// Text is the index's own analysis, of passage text (Analyzer's without the synonyms).
+	Text  *textproc.Analyzer
 	terms termTable
-	// uncovered compiles the corpus's uncovered-topic rules on first use (see UncoveredTopic).
-	uncovered func() *uncoveredRules
+	// uncovered returns the corpus's uncovered-topic rules of the language (see UncoveredRules).
+	uncovered func() *synonyms.Set
 
 	// The index's parts, one file each, each with its build, prebuilt form and check: the
 	// passages' postings (postings.go), the documents' front-matter terms (front.go), their
@@ -81,18 +82,32 @@ type Lang struct {
 	lazyStats bool
 	statsOnce sync.Once
 
-	// kept is what a caller derives from the language once and keeps with it (see Kept).
-	keptOnce sync.Once
-	kept     any
+	// kept is what callers derive from the language once and keep with it, by key (see Kept).
+	kept sync.Map
 }
 
-// Kept returns the value mk derives from l, made on the first call and kept with l: it lives
-// exactly as long as the language (its epoch, see Epochs), so a cache a caller keeps this way
-// is bounded by the epochs kept and unreachable once its epoch is evicted. Every call must pass
-// an mk of the same kind; the lookup service keeps its hit-reason texts here.
-func (l *Lang) Kept(mk func(*Lang) any) any {
-	l.keptOnce.Do(func() { l.kept = mk(l) })
-	return l.kept
+// Kept returns the value mk derives from l under key, made on the first call with that key and
+// kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a cache a
+// caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
+// evicted. A key is a caller's own package-level value, one per kind of value (the lookup
+// service keeps its hit-reason texts here, the judge its compiled uncovered-topic rules), so
+// that the keys are as few as the callers. Two calls that race may both run mk; one value is
+// kept and returned to both.
+func (l *Lang) Kept(key any, mk func(*Lang) any) any {
+	if v, ok := l.kept.Load(key); ok {
+		return v
+	}
+	v, _ := l.kept.LoadOrStore(key, mk(l))
+	return v
+}
+
+// UncoveredRules returns the corpus's uncovered-topic rules of the language (knowledge.Corpus.Uncovered),
+// nil when the index was given none.
+func (l *Lang) UncoveredRules() *synonyms.Set {
+	if l.uncovered == nil {
+		return nil
+	}
+	return l.uncovered()
 }
 
 // Passage is one section of one document.
@@ -121,9 +136,14 @@ func Build(c *knowledge.Corpus) *Index {
 	ix := &Index{langs: map[string]*Lang{}}
 	for _, lang := range knowledge.Languages {
 		ix.langs[lang] = buildLang(lang, c.Documents(lang), c.Synonyms(lang))
-		ix.langs[lang].setUncovered(c)
+		ix.langs[lang].uncovered = uncoveredOf(c, lang)
 	}
 	return ix
+}
+
+// uncoveredOf returns the uncovered-topic rules of c's language lang, read on first use.
+func uncoveredOf(c *knowledge.Corpus, lang string) func() *synonyms.Set {
+	return sync.OnceValue(func() *synonyms.Set { return c.Uncovered(lang) })
 }
 
 // Lang returns the analysed corpus of lang, or nil for an unknown language.
@@ -160,9 +180,15 @@ type analysed struct {
 	front     []string   // every term of the front matter
 }
 
+// BuildLang analyses one language's documents, sorted by id, with its synonyms: the index of a
+// language that Build makes, for tests and tools that make their own documents.
+func BuildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
+	return buildLang(lang, docs, syns)
+}
+
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
-	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs}
+	l := &Lang{Language: lang, Analyzer: q, Text: a, Docs: docs}
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {
@@ -343,4 +369,13 @@ func (l *Lang) Source(passage int) string {
 	s := d.Source(sec)
 	l.sources[passage].Store(&s)
 	return s
+}
+
+// DocIndex returns the index of the document id in Docs, or -1.
+func (l *Lang) DocIndex(id string) int {
+	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
 }

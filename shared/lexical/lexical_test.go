@@ -87,61 +87,6 @@ func TestCategoryFilterKeepsCorpusStatistics(t *testing.T) {
 	}
 }
 
-func words(terms ...string) []textproc.Group {
-	out := make([]textproc.Group, 0, len(terms))
-	for _, t := range terms {
-		out = append(out, textproc.Group{Term: t})
-	}
-	return out
-}
-
-func TestSupport(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
-	if got := l.Support(l.Question(words("batteri", "low")), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
-		t.Errorf("full support = %+v", got)
-	}
-	// A word the corpus does not know is counted apart: it does not dilute the share.
-	if got := l.Support(l.Question(words("batteri", "parisian")), 0); got.Matched != 1 || got.Unknown != 1 || got.Share() != 1 {
-		t.Errorf("an unknown word: %+v", got)
-	}
-	// A word of another passage is known and not held: it lowers the share.
-	if got := l.Support(l.Question(words("batteri", "tyre")), 0); got.Matched != 1 || got.Share() <= 0 || got.Share() >= 1 {
-		t.Errorf("a word of another passage: %+v", got)
-	}
-	// Too short or only digits: not informative.
-	if got := l.Support(l.Question(words("km", "80", "batteri")), 0); got.Words != 1 {
-		t.Errorf("informative words %+v", got)
-	}
-	if got := l.Support(l.Question(nil), 0); got.Words != 0 || got.Share() != 0 {
-		t.Errorf("empty question %+v", got)
-	}
-	// A compound the corpus lacks counts as one word by its known parts; half when part of it is
-	// unknown.
-	full := []textproc.Group{{Term: "batterylow", Parts: []string{"batteri", "low"}, Complete: true}}
-	if got := l.Support(l.Question(full), 0); got.Matched != 1 || got.Share() != 1 {
-		t.Errorf("compound of present parts = %+v", got)
-	}
-	half := []textproc.Group{{Term: "batteryxyz", Parts: []string{"batteri"}, Complete: false}}
-	whole := l.Support(l.Question(words("batteri")), 0)
-	if got := l.Support(l.Question(half), 0); got.Matched != 1 || got.Weight != whole.Weight/2 {
-		t.Errorf("compound with an unknown part = %+v, want half of %v", got, whole.Weight)
-	}
-	// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
-	alt := []textproc.Group{{Term: "accu", Alts: []textproc.Alt{{Term: "batteri", Rule: "accu"}}}}
-	if got := l.Support(l.Question(alt), 0); got.Matched != 1 || got.Weight != SynonymWeight*whole.Weight {
-		t.Errorf("synonym support = %+v, want %v", got, SynonymWeight*whole.Weight)
-	}
-	// A word is counted once however often the question repeats it, and a Question whose arrays
-	// are reused for another question forgets the first.
-	if got := l.Support(l.Question(words("batteri", "tyre", "batteri")), 0); got.Words != 2 || got.Matched != 1 {
-		t.Errorf("a repeated word: %+v", got)
-	}
-	reused := l.AppendQuestion(l.Question(words("tyre", "parisian", "low")), words("batteri", "low"))
-	if got, want := l.Support(reused, 0), l.Support(l.Question(words("batteri", "low")), 0); got != want || reused.Words() != 2 {
-		t.Errorf("a reused question: %+v, want %+v", got, want)
-	}
-}
-
 func TestEmbeddedCorpusIndex(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {
@@ -185,14 +130,14 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	for _, lang := range knowledge.Languages {
 		l := ix.Lang(lang)
 		for _, d := range l.Docs {
-			title, meta := l.text.Terms(d.Title), l.text.Terms(strings.Join(d.Keywords, "\n"))
+			title, meta := l.Text.Terms(d.Title), l.Text.Terms(strings.Join(d.Keywords, "\n"))
 			sections := slices.Clone(d.Sections)
 			for _, text := range odd {
 				sections = append(sections, knowledge.Section{Heading: "Odd. Heading", Content: text})
 			}
 			for _, s := range sections {
-				got, texts, bounds := passageTerms(l.text, title, s, meta)
-				want := l.text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
+				got, texts, bounds := passageTerms(l.Text, title, s, meta)
+				want := l.Text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s %s %q: terms\n%q, want\n%q", lang, d.ID, s.Heading, got, want)
 				}
@@ -203,7 +148,7 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 					t.Fatalf("%s %s %q: %d bounds for %d sentences", lang, d.ID, s.Heading, len(bounds), len(texts))
 				}
 				for i, text := range texts {
-					if w := l.text.Terms(text); !slices.Equal(got[bounds[i]:bounds[i+1]], w) {
+					if w := l.Text.Terms(text); !slices.Equal(got[bounds[i]:bounds[i+1]], w) {
 						t.Fatalf("%s %s sentence %q: terms %q, want %q", lang, d.ID, text, got[bounds[i]:bounds[i+1]], w)
 					}
 				}

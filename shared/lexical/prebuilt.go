@@ -141,7 +141,7 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
-		l.setUncovered(c)
+		l.uncovered = uncoveredOf(c, lang)
 		ix.langs[lang] = l
 	}
 	if err := d.done(); err != nil {
@@ -194,7 +194,7 @@ func (l *Lang) encode(e *encoder) {
 	l.phr.encode(e)
 	l.front.encodeDocs(e)
 	l.post.encodeAvgLen(e)
-	encodeAnalysis(e, l.text, l.Analyzer)
+	encodeAnalysis(e, l.Text, l.Analyzer)
 	l.sent.encode(e)
 }
 
@@ -258,7 +258,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, sta
 	} else {
 		matcher = synonyms.FromCheckedFlat(m)
 	}
-	l.text, l.Analyzer = text, text.WithSynonyms(matcher)
+	l.Text, l.Analyzer = text, text.WithSynonyms(matcher)
 	if perr != nil {
 		return nil, perr
 	}

@@ -242,10 +242,20 @@ func FuzzPrebuilt(f *testing.F) {
 		}
 		for _, lang := range knowledge.Languages {
 			l := ix.Lang(lang)
-			q := l.Question(l.Analyzer.QuestionWords("customer phone died, Karre springt nicht an"))
+			var terms []Term
+			for _, s := range l.Analyzer.QuestionTerms("customer phone died, Karre springt nicht an") {
+				if t, ok := l.Lookup(s); ok {
+					terms = append(terms, t)
+				}
+			}
+			// What the judge reads of a passage, its document and its front matter.
 			for _, h := range l.Search(l.Analyzer.QuestionTerms("battery low tow truck Akku leer"), "", 5) {
-				l.Support(q, h.Passage)
-				l.SupportDoc(q, l.Passages[h.Passage].Doc)
+				for _, t := range terms {
+					doc := l.Passages[h.Passage].Doc
+					l.Postings().PassageHas(h.Passage, t)
+					l.Postings().DocHas(doc, t)
+					l.FrontMatter().Has(doc, t)
+				}
 			}
 		}
 	})

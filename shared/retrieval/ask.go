@@ -8,6 +8,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -266,7 +267,7 @@ func (s *Service) capAnswerState(l *lexical.Lang, words []textproc.Group, q port
 func informativeWords(words []textproc.Group) int {
 	var seen []string
 	for _, g := range words {
-		if lexical.Informative(g.Term) {
+		if judge.Informative(g.Term) {
 			seen = appendNew(seen, g.Term)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -163,7 +164,7 @@ func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 type analysed struct {
 	text     string
 	words    []textproc.Group
-	resolved lexical.Question
+	resolved judge.Question
 	// query and weights are the index terms a search takes (queryTerms).
 	query   []string
 	weights map[string]float64

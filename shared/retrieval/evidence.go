@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -78,13 +79,13 @@ func (o Options) scaleOf(kind string) (ScoreScale, bool) {
 func (s *Service) scaleOf(kind string) (ScoreScale, bool) { return s.opts.scaleOf(kind) }
 
 // support is the lexical support of a block for the question's words.
-func support(l *lexical.Lang, question lexical.Question, b lookup.EvidenceBlock) lexical.Support {
+func support(l *lexical.Lang, question judge.Question, b lookup.EvidenceBlock) judge.Support {
 	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !l1Chunk(l, b, pi) {
-		return l.Support(question, pi)
+		return judge.PassageSupport(l, question, pi)
 	}
 	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
 	// of one) is judged on its own text.
-	return l.SupportText(question, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
+	return judge.TextSupport(l, question, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
@@ -100,7 +101,7 @@ func l1Chunk(l *lexical.Lang, b lookup.EvidenceBlock, passage int) bool {
 // path prefers another procedure and one of them is decisive, so that a retriever's error does
 // not become a confident wrong answer. Semantic support is claimed only for candidates of a
 // semantic provider that survived into the blocks.
-func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
+func (s *Service) assess(l *lexical.Lang, question string, words []textproc.Group, resolved judge.Question, blocks []ranked, l1 lookup.L1Details, views *[pathCount]pathView) judgement {
 	if len(blocks) == 0 {
 		r := judgement{Relevance: lookup.Relevance{Assessment: lookup.AssessmentNone, Basis: BasisNone, Reason: "no procedure matched the question"}}
 		if l1.Status == lookup.L1Failed || l1.Status == lookup.L1Unavailable {
@@ -224,17 +225,17 @@ func degradedWhy(status string) string {
 type lexicalJudgement struct {
 	strong    bool
 	why       string
-	proc      lexical.Support
+	proc      judge.Support
 	points    float64
-	uncovered lexical.Uncovered
+	uncovered judge.Uncovered
 }
 
 // lexicalEvidence applies the lexical evidence rule to the primary block p, whose own support is sp.
-func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved lexical.Question, p ranked, sp lexical.Support) lexicalJudgement {
+func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []textproc.Group, resolved judge.Question, p ranked, sp judge.Support) lexicalJudgement {
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {
-		proc = l.SupportDoc(resolved, di)
+		proc = judge.DocSupport(l, resolved, di)
 	}
 	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + LexicalWordPoints*float64(proc.Matched)}
 	minPoints := LexicalMinPoints(l.Language)
@@ -255,7 +256,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
-		if u, ok := l.UncoveredTopic(question, words, di); ok {
+		if u, ok := judge.UncoveredTopic(l, question, words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
 				"), a topic the procedures do not cover, and the closest procedure never uses the term"
@@ -288,7 +289,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, question string, words []text
 
 // wordsOf says how many informative words the question has, and how many of them no procedure
 // uses: coverage counts only the others, the words the procedures know.
-func wordsOf(sp lexical.Support) string {
+func wordsOf(sp judge.Support) string {
 	s := strconv.Itoa(sp.Words) + " informative words"
 	if sp.Unknown > 0 && sp.Unknown < sp.Words {
 		s += ", " + strconv.Itoa(sp.Unknown) + " of them used by no procedure"

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"sync"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -68,7 +69,7 @@ type l0Scratch struct {
 	terms       []string
 	termWeights map[string]float64
 	// question holds the informative words resolved for the blocks' lexical support.
-	question lexical.Question
+	question judge.Question
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
@@ -83,7 +84,7 @@ func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 func (sc *l0Scratch) release() {
 	const keep = 64
 	if sc.question.Size() > 4*keep {
-		sc.question = lexical.Question{}
+		sc.question = judge.Question{}
 	}
 	if cap(sc.terms) > keep || len(sc.termWeights) > keep {
 		sc.terms, sc.termWeights = nil, map[string]float64{}

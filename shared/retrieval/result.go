@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -60,12 +61,12 @@ type Signals struct {
 	// Support is the primary block's lexical support; Procedure that of its whole procedure;
 	// FrontWeight the L0 weight of the procedure (0 when L0 did not match it); Points the
 	// lexical evidence points (see LexicalMinPoints), 0 when a semantic score decided.
-	Support     lexical.Support
-	Procedure   lexical.Support
+	Support     judge.Support
+	Procedure   judge.Support
 	FrontWeight float64
 	Points      float64
 	// Uncovered is the uncovered topic that made lexical evidence weak (zero when none did).
-	Uncovered lexical.Uncovered
+	Uncovered judge.Uncovered
 	// Paths are the evidence paths' views of the primary block's procedure, by path name
 	// (semantic, lexical, front_matter); absent for a path with nothing to say.
 	Paths map[string]PathSignal

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -82,8 +83,11 @@ type Service struct {
 // in a map of the service's: a map keyed by the language would keep every epoch's index
 // reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
 func (s *Service) texts(l *lexical.Lang) *langTexts {
-	return l.Kept(func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
+	return l.Kept(textsKey, func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
 }
+
+// textsKey keeps a language's hit-reason texts with it (lexical.Lang.Kept).
+var textsKey = new(langTexts)
 
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
 // force on the day asked instead.
@@ -163,7 +167,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	query, weights := queryTerms(words, sc.terms, sc.termWeights)
 	sc.terms = query
 	// The informative words resolved once, for the lexical support of every block judged.
-	question := l.AppendQuestion(sc.question, words)
+	question := judge.AppendQuestion(l, sc.question, words)
 	sc.question = question
 	q := analysed{text: text, words: words, resolved: question, query: query, weights: weights}
 	conf, _ := confine(l, req.Procedure) // checked by the caller
@@ -274,7 +278,7 @@ func (s *Service) complementsOf(l *lexical.Lang, q analysed, blocks []ranked, vi
 // again when the filtered call is empty or weak, and records the calls and their outcome in l1;
 // it returns the candidates in force and the outdated ones.
 func (s *Service) layerL1(ctx context.Context, l *lexical.Lang, v dayView, req lookup.LookupRequest, conf confinement, text string, query []string,
-	weights map[string]float64, question lexical.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
+	weights map[string]float64, question judge.Question, hints lookup.L0Hints, l1 *lookup.L1Details) (cands, outdated []port.Candidate) {
 	q := port.Query{Question: text, Language: req.Language, TopK: l1Pool(req.TopK),
 		Terms: query, TermWeights: weights, Actor: req.Actor, CorrelationID: req.CorrelationID,
 		AsOf: v.day}
@@ -331,7 +335,7 @@ func (s *Service) retrieve(ctx context.Context, q port.Query, l1 *lookup.L1Detai
 // weakL1 reports whether filtered L1 candidates are too weak to stand alone: none at all, a
 // semantic best score below the kind's filter trust (see ScoreScale.filterTrusted), or, for a
 // lexical kind, a best candidate holding fewer than two of the question's informative words.
-func (s *Service) weakL1(l *lexical.Lang, question lexical.Question, cands []port.Candidate) bool {
+func (s *Service) weakL1(l *lexical.Lang, question judge.Question, cands []port.Candidate) bool {
 	if len(cands) == 0 {
 		return true
 	}

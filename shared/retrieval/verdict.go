@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -367,7 +368,7 @@ const maxSectionReasons = 8
 // the question stems to it, as for a synonym's), and its procedure's front-matter hits (the "l0:"
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
-func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks []ranked) {
+func ownReasons(l *lexical.Lang, text string, question judge.Question, blocks []ranked) {
 	var wbuf [32][2]string
 	written := wbuf[:0] // a question word's stem and the word
 	for _, tok := range l.Analyzer.Tokens(text) {
@@ -398,7 +399,7 @@ func ownReasons(l *lexical.Lang, text string, question lexical.Question, blocks 
 		}
 		held := hbuf[:0]
 		if _, sec := b.section(l); sec != nil {
-			held = l.AppendHeld(question, b.localPassage, held, maxSectionReasons)
+			held = judge.AppendHeld(l, question, b.localPassage, held, maxSectionReasons)
 		}
 		for _, t := range held {
 			// A word's reason is made once per lookup, however many blocks hold it.
