@@ -3,6 +3,7 @@ package lexical
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // FrontMatter is the index part of every document's front matter as terms: per document its
@@ -21,6 +22,8 @@ type FrontMatter struct {
 	// matches by it, where reading the documents costs a cache miss each on a large corpus.
 	docDomain []uint32
 	domains   []string
+
+	scratch sync.Pool // *docWeights
 }
 
 // build fills each document's sorted front-matter terms and the inverted index from a term to
@@ -163,15 +166,15 @@ func (l *Lang) FrontMatter() *FrontMatter { return &l.front }
 
 // docWeights accumulates a weight per document for one query (see sparse); Release returns it.
 type docWeights struct {
-	l *Lang
+	f *FrontMatter
 	sparse[float64]
 }
 
-// docWeights returns an empty accumulator; Release returns it.
-func (l *Lang) docWeights() *docWeights {
-	a, _ := l.docScratch.Get().(*docWeights)
-	if a == nil || len(a.v) != len(l.Docs) {
-		a = &docWeights{l: l, sparse: newSparse[float64](len(l.Docs))}
+// weights returns an empty accumulator of a weight per document; Release returns it.
+func (f *FrontMatter) weights() *docWeights {
+	a, _ := f.scratch.Get().(*docWeights)
+	if n := len(f.frontStart) - 1; a == nil || len(a.v) != n {
+		a = &docWeights{f: f, sparse: newSparse[float64](n)}
 	}
 	return a
 }
@@ -188,7 +191,7 @@ func (a *docWeights) Touched() []uint32 { return a.touched }
 // Release clears the accumulator and returns it to the pool; it must not be used afterwards.
 func (a *docWeights) Release() {
 	a.clear()
-	a.l.docScratch.Put(a)
+	a.f.scratch.Put(a)
 }
 
 // sparse is an accumulator over ids for one query: a value per id, and the ids touched, so that

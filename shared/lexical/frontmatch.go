@@ -149,7 +149,7 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	}
 	q := frontQuery{l: l, sc: sc}
 	q.resolveTerms(words, strs, weights)
-	hits := l.phraseHits(sc.query)
+	hits := l.phr.hits(sc.query)
 	q.phraseHits(hits)
 	hits.Release()
 	matches := q.wholePhraseDocuments()
@@ -464,7 +464,7 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 // equal evidence weighs the same. Release the weights when done.
 func (q *frontQuery) partialMatches() *docWeights {
 	sc := q.sc
-	acc := q.l.docWeights()
+	acc := q.l.front.weights()
 	for i, t := range sc.query {
 		if sc.qw[i].generic {
 			continue

@@ -25,7 +25,7 @@ func TestLeadingOrTopKeepsTheMatchesCallersRead(t *testing.T) {
 		return out
 	}
 	weights := func(phrased []FrontMatch, partial map[uint32]float64, n int) []FrontMatch {
-		acc := l.docWeights()
+		acc := l.front.weights()
 		defer acc.Release()
 		for d, w := range partial {
 			acc.Add(d, w)

@@ -69,9 +69,7 @@ type Lang struct {
 	// a section among the document's few passages by its anchor.
 	byID map[string]uint32
 
-	scratch       sync.Pool // *searchScratch over passages, for Search
-	docScratch    sync.Pool // *docWeights
-	phraseScratch sync.Pool // *phraseHits
+	scratch searchPool // for Search
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
@@ -214,8 +212,14 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		words = append(words, w)
 	}
 	slices.Sort(words)
+	// Every part is built from the analysed documents, the vocabulary interned.
 	l.terms = newTermTable(words)
-	l.index(all)
+	l.Passages = l.post.build(all, l.terms)
+	l.front.build(all, l.terms)
+	l.phr.build(all, l.terms)
+	l.statistics()
+	l.phr.intern(l.Docs)
+	l.sent.build(all, l.terms, len(l.Passages))
 	return l
 }
 
@@ -235,16 +239,6 @@ func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, met
 		bounds = append(bounds, len(terms))
 	}
 	return append(terms, meta...), sentences, bounds
-}
-
-// index builds every part from the analysed documents; the vocabulary is interned.
-func (l *Lang) index(all []analysed) {
-	l.Passages = l.post.build(all, l.terms)
-	l.front.build(all, l.terms)
-	l.phr.build(all, l.terms)
-	l.statistics()
-	l.phr.intern(l.Docs)
-	l.sent.build(all, l.terms, len(l.Passages))
 }
 
 // statistics computes what depends only on the parts and the documents: the idf of every term

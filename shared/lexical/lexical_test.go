@@ -184,7 +184,7 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 	sawLong, sawKinds, sawShared := false, map[int]bool{}, false
 	for _, l := range langs {
 		idOf := map[string]uint32{}
-		for p := range uint32(l.Phrases()) {
+		for p := range uint32(l.PhraseIndex().Len()) {
 			doc, kind, i, words := l.phr.Phrase(p)
 			gotKind, gotWords := l.phr.shapeOf(p)
 			if gotKind != kind || gotWords != len(words) || l.phr.docOf(p) != doc {

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
@@ -37,6 +38,8 @@ type PhraseIndex struct {
 	// statistics): Phrase reads it for every phrase a question's terms touch, where reading the
 	// document itself costs a cache miss on a large corpus.
 	docKeywords []uint32
+
+	scratch sync.Pool // *phraseHits
 }
 
 // build fills every document's phrases from the analysed documents.
@@ -136,9 +139,6 @@ func (x *PhraseIndex) termPhrases(t Term) []uint32 {
 
 // Len is the number of front-matter phrases of every document: phrases are 0..Len()-1.
 func (x *PhraseIndex) Len() int { return len(x.phraseDoc) }
-
-// Phrases is the number of front-matter phrases of every document: phrases are 0..Phrases()-1.
-func (l *Lang) Phrases() int { return l.phr.Len() }
 
 // Phrase returns a phrase's document, its kind (PhraseTitle, ...), its index among the
 // document's keywords or entities (0 for a title or category), and its words.
@@ -264,20 +264,20 @@ func (x *PhraseIndex) firstsValid(di int) bool {
 // phraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
 // sparse); Release returns it.
 type phraseHits struct {
-	l *Lang
+	x *PhraseIndex
 	sparse[uint16]
 }
 
 // phraseHits returns the counts of the query's terms per phrase, found through the inverted
 // phrase index. terms must not repeat, so a count is at most the number of a question's
 // distinct terms, far below the counter's limit.
-func (l *Lang) phraseHits(terms []Term) *phraseHits {
-	h, _ := l.phraseScratch.Get().(*phraseHits)
-	if h == nil || len(h.v) != l.phr.Len() {
-		h = &phraseHits{l: l, sparse: newSparse[uint16](l.phr.Len())}
+func (x *PhraseIndex) hits(terms []Term) *phraseHits {
+	h, _ := x.scratch.Get().(*phraseHits)
+	if h == nil || len(h.v) != x.Len() {
+		h = &phraseHits{x: x, sparse: newSparse[uint16](x.Len())}
 	}
 	for _, t := range terms {
-		for _, p := range l.phr.termPhrases(t) {
+		for _, p := range x.termPhrases(t) {
 			h.add(p, 1)
 		}
 	}
@@ -293,5 +293,5 @@ func (h *phraseHits) Count(p uint32) int { return int(h.v[p]) }
 // Release clears the counts and returns them to the pool; h must not be used afterwards.
 func (h *phraseHits) Release() {
 	h.clear()
-	h.l.phraseScratch.Put(h)
+	h.x.scratch.Put(h)
 }

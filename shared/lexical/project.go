@@ -41,13 +41,13 @@ func (ix *Index) Project(on *knowledge.Corpus) (*Index, bool) {
 
 // project returns the language's index of docs, which must be among l.Docs in their order.
 func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
-	if l.sameDocs(docs) {
+	if sameDocs(l.Docs, docs) {
 		if l.lazyStats {
 			l.statsOnce.Do(l.statistics)
 		}
 		return l, true
 	}
-	keep, ok := l.keptDocs(docs)
+	keep, ok := keptDocs(l.Docs, docs)
 	if !ok {
 		return nil, false
 	}
@@ -62,28 +62,28 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	return pj.to, true
 }
 
-// sameDocs reports whether docs are l's documents, all of them.
-func (l *Lang) sameDocs(docs []*knowledge.Document) bool {
-	if len(docs) != len(l.Docs) {
+// sameDocs reports whether docs are all of all, in order.
+func sameDocs(all, docs []*knowledge.Document) bool {
+	if len(docs) != len(all) {
 		return false
 	}
 	for i, d := range docs {
-		if d != l.Docs[i] {
+		if d != all[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// keptDocs are the old indexes of docs in l.Docs, ascending; false when one is not there.
-func (l *Lang) keptDocs(docs []*knowledge.Document) ([]int, bool) {
+// keptDocs are the indexes of docs in all, ascending; false when one is not there.
+func keptDocs(all, docs []*knowledge.Document) ([]int, bool) {
 	keep := make([]int, 0, len(docs))
 	j := 0
 	for _, d := range docs {
-		for j < len(l.Docs) && l.Docs[j] != d {
+		for j < len(all) && all[j] != d {
 			j++
 		}
-		if j == len(l.Docs) {
+		if j == len(all) {
 			return nil, false
 		}
 		keep = append(keep, j)

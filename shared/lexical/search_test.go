@@ -108,12 +108,12 @@ func (l *Lang) mostFrequent(n int) []Term {
 func TestSortByWeightIsAStableDescendingSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, n := range []int{0, 1, 2, 5, 12, 32, 33, 200} {
-		terms := make([]qterm, n)
+		terms := make([]QueryTerm, n)
 		for i := range terms {
-			terms[i] = qterm{t: Term(i), w: float64(r.IntN(4))} // few weights: many ties
+			terms[i] = QueryTerm{Term: Term(i), Weight: float64(r.IntN(4))} // few weights: many ties
 		}
 		want := slices.Clone(terms)
-		slices.SortStableFunc(want, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
+		slices.SortStableFunc(want, func(a, b QueryTerm) int { return cmp.Compare(b.Weight, a.Weight) })
 		sortByWeight(terms)
 		if !slices.Equal(terms, want) {
 			t.Errorf("%d terms: %v, want %v", n, terms, want)

@@ -118,7 +118,7 @@ func (p *part) bestSection(l *lexical.Lang, q analysed) (held int) {
 		terms = judge.WordTerms(l, q.resolved, bits.TrailingZeros64(m), terms)
 	}
 	p.passage = -1
-	hits := l.SearchFocusedIn(terms, nil, p.doc, 1, textproc.QuestionKinds(q.text))
+	hits := judge.SearchFocusedIn(l, terms, nil, p.doc, 1, textproc.QuestionKinds(q.text))
 	if len(hits) == 0 {
 		return 0
 	}

@@ -188,7 +188,7 @@ const confinedLexical = 2
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
 func rankConfined(l *lexical.Lang, conf confinement, q analysed, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(q.query, q.weights, conf.doc, topK, textproc.QuestionKinds(q.text))
+	hits := judge.SearchFocusedIn(l, q.query, q.weights, conf.doc, topK, textproc.QuestionKinds(q.text))
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {

@@ -31,8 +31,8 @@ type langTexts struct {
 
 func newLangTexts(l *lexical.Lang) *langTexts {
 	return &langTexts{
-		reasons:     make([]atomic.Pointer[string], l.Phrases()),
-		synonyms:    make([]atomic.Pointer[[]synonymReason], l.Phrases()),
+		reasons:     make([]atomic.Pointer[string], l.PhraseIndex().Len()),
+		synonyms:    make([]atomic.Pointer[[]synonymReason], l.PhraseIndex().Len()),
 		breadcrumbs: make([]atomic.Pointer[string], len(l.Passages)),
 		previews:    make([]atomic.Pointer[string], len(l.Passages)),
 	}
