@@ -81,22 +81,64 @@ type Lang struct {
 	statsOnce sync.Once
 
 	// kept is what callers derive from the language once and keep with it, by key (see Kept).
-	kept sync.Map
+	kept keptValues
 }
 
-// Kept returns the value mk derives from l under key, made on the first call with that key and
-// kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a cache a
-// caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
-// evicted. A key is a caller's own package-level value, one per kind of value (the lookup
+// Kept returns the value mk derives from l under key, made once, on the first call with that
+// key, and kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a
+// cache a caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
+// evicted. A key is a caller's own package-level pointer, one per kind of value (the lookup
 // service keeps its hit-reason texts here, the judge its compiled uncovered-topic rules), so
-// that the keys are as few as the callers. Two calls that race may both run mk; one value is
-// kept and returned to both.
+// that the keys are as few as the callers.
 func (l *Lang) Kept(key any, mk func(*Lang) any) any {
-	if v, ok := l.kept.Load(key); ok {
-		return v
+	e := l.kept.entry(key)
+	e.once.Do(func() { e.v = mk(l) })
+	return e.v
+}
+
+// keptValues are a language's kept values: a list of a few entries, read without a lock and
+// searched by comparing keys (a sync.Map would hash the key at every read, and could make a
+// value twice when two first calls race: compiling the uncovered-topic rules is about 350
+// million instructions, callgrind, on the embedded corpus).
+type keptValues struct {
+	list atomic.Pointer[[]*keptValue]
+	mu   sync.Mutex // serialises additions
+}
+
+type keptValue struct {
+	key  any
+	once sync.Once
+	v    any
+}
+
+// entry returns key's entry, added when there is none.
+func (k *keptValues) entry(key any) *keptValue {
+	find := func() *keptValue {
+		if p := k.list.Load(); p != nil {
+			for _, e := range *p {
+				if e.key == key {
+					return e
+				}
+			}
+		}
+		return nil
 	}
-	v, _ := l.kept.LoadOrStore(key, mk(l))
-	return v
+	if e := find(); e != nil {
+		return e
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e := find(); e != nil {
+		return e
+	}
+	var list []*keptValue
+	if p := k.list.Load(); p != nil {
+		list = *p
+	}
+	e := &keptValue{key: key}
+	list = append(slices.Clip(list), e)
+	k.list.Store(&list)
+	return e
 }
 
 // UncoveredRules returns the corpus's uncovered-topic rules of the language (knowledge.Corpus.Uncovered),
