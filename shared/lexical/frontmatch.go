@@ -75,7 +75,7 @@ type FrontScratch struct {
 	matches       []FrontMatch
 	named         []NamedPhrase
 	covered       []Term
-	// seenKeywords and seenEntities hold the text ids (Lang.phraseTextID) of the phrases
+	// seenKeywords and seenEntities hold the text ids (PhraseIndex.textID) of the phrases
 	// already named in a lookup's hints.
 	seenKeywords, seenEntities []uint32
 }

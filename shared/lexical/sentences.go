@@ -2,7 +2,7 @@ package lexical
 
 import "github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 
-// SentenceIndex is the index part of every passage's content sentences as Focus reads them,
+// SentenceIndex is the index part of every passage's content sentences as judge.Focus reads them,
 // analysed when the index is built (see build). Passage p's sentences are
 // [sentStart[p], sentStart[p+1]), sentence s stating the kinds of fact sentKinds[s]. The distinct
 // terms of its sentences, in the order they first occur, are
