@@ -12,6 +12,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
@@ -59,6 +60,10 @@ func (p *Provider) Name() string { return "demo" }
 // Semantic implements port.Retriever: BM25 is lexical.
 func (p *Provider) Semantic() bool { return false }
 
+// InProcess returns p, whose every call runs in the caller's goroutine without I/O, reading its
+// context only on entry: the lookup service sets it no deadline (retrieval.InProcess).
+func (p *Provider) InProcess() any { return p }
+
 // ScoreKind implements port.Retriever.
 func (p *Provider) ScoreKind() string { return "bm25" }
 
@@ -92,9 +97,9 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	// lists them.
 	var hits []lexical.Hit
 	if q.Procedure != "" {
-		hits = l.SearchFocusedIn(terms, q.TermWeights, l.DocIndex(q.Procedure), q.TopK, textproc.QuestionKinds(q.Question))
+		hits = judge.SearchFocusedIn(l, terms, q.TermWeights, l.DocIndex(q.Procedure), q.TopK, textproc.QuestionKinds(q.Question))
 	} else {
-		hits = l.SearchFocused(terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
+		hits = judge.SearchFocused(l, terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
 	}
 	out := make([]port.Candidate, 0, len(hits))
 	for i, h := range hits {

@@ -3,86 +3,134 @@ package lexical
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
-// frontMatter is every document's front matter as terms: per document its front-matter terms,
-// sorted, at frontTerms[frontStart[d]:frontStart[d+1]]; per term the documents whose front
-// matter holds it, ascending, at frontDoc[frontDocStart[t]:frontDocStart[t+1]], and the number
-// of categories whose front matter holds it (see frontStatistics).
-type frontMatter struct {
+// FrontMatter is the index part of every document's front matter as terms: per document its
+// front-matter terms, sorted, at frontTerms[frontStart[d]:frontStart[d+1]]; per term the
+// documents whose front matter holds it, ascending, at frontDoc[frontDocStart[t]:frontDocStart[t+1]],
+// and the number of categories whose front matter holds it (see statistics). It owns its build,
+// its statistics, its prebuilt form (encode, decode) and its check.
+type FrontMatter struct {
 	frontStart    []uint32
 	frontTerms    []Term
 	frontDocStart []uint32
 	frontDoc      []uint32
 	frontCats     []uint16
 	// docDomain is each document's category without surrounding space, as an index into
-	// domains, derived from Docs (see docStatistics): L0 groups its leading matches by it, where
-	// reading the documents costs a cache miss each on a large corpus.
+	// domains, derived from the documents (see Lang.docStatistics): L0 groups its leading
+	// matches by it, where reading the documents costs a cache miss each on a large corpus.
 	docDomain []uint32
 	domains   []string
+
+	scratch sync.Pool // *docWeights
 }
 
-// indexFront fills each document's sorted front-matter terms, its phrases, and the inverted
-// index from a term to the documents whose front matter holds it.
-func (l *Lang) indexFront(all []analysed) {
-	V := len(l.terms.words)
-	id := func(t string) Term { return l.terms.ids[t] }
+// build fills each document's sorted front-matter terms and the inverted index from a term to
+// the documents whose front matter holds it.
+func (f *FrontMatter) build(all []analysed, terms termTable) {
+	V := len(terms.words)
 	frontCount := make([]uint32, V+1)
 	for _, an := range all {
-		l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
-		l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
-		terms := make([]Term, 0, len(an.front))
+		f.frontStart = append(f.frontStart, uint32(len(f.frontTerms)))
+		ts := make([]Term, 0, len(an.front))
 		for _, t := range an.front {
-			terms = append(terms, id(t))
+			ts = append(ts, terms.ids[t])
 		}
-		slices.Sort(terms)
-		terms = slices.Compact(terms)
-		for _, t := range terms {
+		slices.Sort(ts)
+		ts = slices.Compact(ts)
+		for _, t := range ts {
 			frontCount[t+1]++
 		}
-		l.frontTerms = append(l.frontTerms, terms...)
-		for _, ph := range an.phrases {
-			l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
-			for _, t := range ph {
-				l.phraseTerms = append(l.phraseTerms, id(t))
-			}
-		}
+		f.frontTerms = append(f.frontTerms, ts...)
 	}
-	l.frontStart = append(l.frontStart, uint32(len(l.frontTerms)))
-	l.docPhrase = append(l.docPhrase, uint32(len(l.phraseStart)))
-	l.phraseStart = append(l.phraseStart, uint32(len(l.phraseTerms)))
+	f.frontStart = append(f.frontStart, uint32(len(f.frontTerms)))
 	for t := range V {
 		frontCount[t+1] += frontCount[t]
 	}
-	l.frontDocStart = frontCount
-	l.frontDoc = make([]uint32, frontCount[V])
+	f.frontDocStart = frontCount
+	f.frontDoc = make([]uint32, frontCount[V])
 	next := slices.Clone(frontCount[:V])
 	for di := range all {
-		for _, t := range l.frontOf(di) {
-			l.frontDoc[next[t]] = uint32(di)
+		for _, t := range f.of(di) {
+			f.frontDoc[next[t]] = uint32(di)
 			next[t]++
 		}
 	}
 }
 
-// frontStatistics counts each term's categories (docCat: each document's category id).
-func (l *Lang) frontStatistics(docCat []uint32) {
-	V := len(l.terms.words)
-	l.frontCats = make([]uint16, V)
+// statistics counts each term's categories (docCat: each document's category id, of cats).
+func (f *FrontMatter) statistics(docCat []uint32, cats int) {
+	V := len(f.frontDocStart) - 1
+	f.frontCats = make([]uint16, V)
 	// catSeen[c] is the last term (plus one) counted with category id c: the distinct categories
 	// of a term's documents are counted in one pass over them, not by searching a list of the
 	// categories seen so far, which took a sixth of a prebuilt index's load at 10,000
 	// procedures, where a common term's documents span every category.
-	catSeen := make([]uint32, len(l.categoryIDs))
+	catSeen := make([]uint32, cats)
 	for t := range V {
-		cats, stamp := 0, uint32(t)+1
-		for _, d := range l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] {
+		n, stamp := 0, uint32(t)+1
+		for _, d := range f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]] {
 			if c := docCat[d]; catSeen[c] != stamp {
-				catSeen[c], cats = stamp, cats+1
+				catSeen[c], n = stamp, n+1
 			}
 		}
-		l.frontCats[t] = uint16(min(cats, math.MaxUint16))
+		f.frontCats[t] = uint16(min(n, math.MaxUint16))
 	}
+}
+
+// of returns a document's front-matter terms, sorted.
+func (f *FrontMatter) of(doc int) []Term { return f.frontTerms[f.frontStart[doc]:f.frontStart[doc+1]] }
+
+// Has reports whether the document's front matter holds the term, in any phrase, whole or as a
+// compound's part.
+func (f *FrontMatter) Has(doc int, t Term) bool {
+	_, ok := slices.BinarySearch(f.of(doc), t)
+	return ok
+}
+
+// Categories is the number of categories whose documents' front matter holds the term: 1 for a
+// term that points to one domain, more for words every procedure uses ("customer", "vehicle").
+func (f *FrontMatter) Categories(t Term) int { return int(f.frontCats[t]) }
+
+// docs returns the documents whose front matter holds the term, ascending.
+func (f *FrontMatter) docs(t Term) []uint32 {
+	return f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]]
+}
+
+// Domain returns a document's category without surrounding space, and an id that is the same
+// for every document of that category.
+func (f *FrontMatter) Domain(doc int) (id uint32, name string) {
+	id = f.docDomain[doc]
+	return id, f.domains[id]
+}
+
+// encodeTerms writes each document's terms; encodeDocs the inverted index (version 6 of the
+// format writes the phrases between the two).
+func (f *FrontMatter) encodeTerms(e *encoder) {
+	e.u32s(f.frontStart)
+	e.terms(f.frontTerms)
+}
+
+func (f *FrontMatter) encodeDocs(e *encoder) {
+	e.u32s(f.frontDocStart)
+	e.u32s(f.frontDoc)
+}
+
+// decodeTerms and decodeDocs read what encodeTerms and encodeDocs wrote.
+func (f *FrontMatter) decodeTerms(d *decoder) { f.frontStart, f.frontTerms = d.u32s(), d.terms() }
+
+func (f *FrontMatter) decodeDocs(d *decoder) { f.frontDocStart, f.frontDoc = d.u32s(), d.u32s() }
+
+// check verifies the decoded arrays against a vocabulary of V terms and D documents.
+func (f *FrontMatter) check(V, D int) error {
+	switch {
+	case !offsetsTo(f.frontStart, D, len(f.frontTerms)) || !idsBelow(f.frontTerms, V):
+		return badPrebuilt("front-matter terms")
+	case !offsetsTo(f.frontDocStart, V, len(f.frontDoc)) || !idsBelow(f.frontDoc, D):
+		return badPrebuilt("front-matter documents")
+	}
+	return nil
 }
 
 // Front is the analysed front matter of one document: its phrases (title, category, each
@@ -95,10 +143,7 @@ type Front struct {
 // Front returns the analysed front matter of a document.
 func (l *Lang) Front(doc int) Front { return Front{l: l, doc: doc} }
 
-func (f Front) phrase(i int) []Term {
-	p := int(f.l.docPhrase[f.doc]) + i
-	return f.l.phraseTerms[f.l.phraseStart[p]:f.l.phraseStart[p+1]]
-}
+func (f Front) phrase(i int) []Term { return f.l.phr.words(f.l.phr.docPhrase[f.doc] + uint32(i)) }
 
 // Title returns the distinct words of the title.
 func (f Front) Title() []Term { return f.phrase(0) }
@@ -114,46 +159,22 @@ func (f Front) Entity(i int) []Term { return f.phrase(2 + len(f.l.Docs[f.doc].Ke
 
 // Has reports whether the front matter holds the term, in any phrase, whole or as a compound's
 // part.
-func (f Front) Has(t Term) bool {
-	_, ok := slices.BinarySearch(f.l.frontOf(f.doc), t)
-	return ok
-}
+func (f Front) Has(t Term) bool { return f.l.front.Has(f.doc, t) }
 
-func (l *Lang) frontOf(doc int) []Term { return l.frontTerms[l.frontStart[doc]:l.frontStart[doc+1]] }
-
-// FrontCategories is the number of categories whose documents' front matter holds term: 1 for a
-// term that points to one domain, more for words every procedure uses ("customer", "vehicle").
-func (l *Lang) FrontCategories(term string) int {
-	if t, ok := l.Lookup(term); ok {
-		return int(l.frontCats[t])
-	}
-	return 0
-}
-
-// Domain returns a document's category without surrounding space, and an id that is the same
-// for every document of that category.
-func (l *Lang) Domain(doc int) (id uint32, name string) {
-	id = l.docDomain[doc]
-	return id, l.domains[id]
-}
-
-// frontCategoriesOf is FrontCategories of a term.
-func (l *Lang) frontCategoriesOf(t Term) int { return int(l.frontCats[t]) }
-
-// frontDocs returns the documents whose front matter holds the term, ascending.
-func (l *Lang) frontDocs(t Term) []uint32 { return l.frontDoc[l.frontDocStart[t]:l.frontDocStart[t+1]] }
+// FrontMatter returns the language's front-matter terms.
+func (l *Lang) FrontMatter() *FrontMatter { return &l.front }
 
 // docWeights accumulates a weight per document for one query (see sparse); Release returns it.
 type docWeights struct {
-	l *Lang
+	f *FrontMatter
 	sparse[float64]
 }
 
-// docWeights returns an empty accumulator; Release returns it.
-func (l *Lang) docWeights() *docWeights {
-	a, _ := l.docScratch.Get().(*docWeights)
-	if a == nil || len(a.v) != len(l.Docs) {
-		a = &docWeights{l: l, sparse: newSparse[float64](len(l.Docs))}
+// weights returns an empty accumulator of a weight per document; Release returns it.
+func (f *FrontMatter) weights() *docWeights {
+	a, _ := f.scratch.Get().(*docWeights)
+	if n := len(f.frontStart) - 1; a == nil || len(a.v) != n {
+		a = &docWeights{f: f, sparse: newSparse[float64](n)}
 	}
 	return a
 }
@@ -170,7 +191,7 @@ func (a *docWeights) Touched() []uint32 { return a.touched }
 // Release clears the accumulator and returns it to the pool; it must not be used afterwards.
 func (a *docWeights) Release() {
 	a.clear()
-	a.l.docScratch.Put(a)
+	a.f.scratch.Put(a)
 }
 
 // sparse is an accumulator over ids for one query: a value per id, and the ids touched, so that

@@ -75,7 +75,7 @@ type FrontScratch struct {
 	matches       []FrontMatch
 	named         []NamedPhrase
 	covered       []Term
-	// seenKeywords and seenEntities hold the text ids (Lang.phraseTextID) of the phrases
+	// seenKeywords and seenEntities hold the text ids (PhraseIndex.textID) of the phrases
 	// already named in a lookup's hints.
 	seenKeywords, seenEntities []uint32
 }
@@ -149,7 +149,7 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	}
 	q := frontQuery{l: l, sc: sc}
 	q.resolveTerms(words, strs, weights)
-	hits := l.phraseHits(sc.query)
+	hits := l.phr.hits(sc.query)
 	q.phraseHits(hits)
 	hits.Release()
 	matches := q.wholePhraseDocuments()
@@ -159,7 +159,7 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	sc.matches = matches
 	q.partialEvidence(matches)
 	for i := range matches[:min(len(matches), sections)] {
-		matches[i].Passage = l.bestSection(matches[i].Doc, sc.query)
+		matches[i].Passage = l.post.bestSection(matches[i].Doc, sc.query)
 	}
 	q.hints.Domains = strongDomains(l, Leading(matches))
 	q.hints.Matches = matches
@@ -198,8 +198,8 @@ func (q *frontQuery) resolveTerms(words []textproc.Group, strs []string, weights
 			// document's L0 weight, and a document it alone matches is no L0 match. In a corpus
 			// of fewer than minGenericDocs procedures no term is: there every term of one
 			// procedure's front matter is in "most" of them.
-			sc.qw = append(sc.qw, queryWeight{full: x * l.idfOf(t), partial: x * partialWeight * l.idfOf(t),
-				generic: len(l.Docs) >= minGenericDocs && 2*len(l.frontDocs(t)) > len(l.Docs)})
+			sc.qw = append(sc.qw, queryWeight{full: x * l.post.IDF(t), partial: x * partialWeight * l.post.IDF(t),
+				generic: len(l.Docs) >= minGenericDocs && 2*len(l.front.docs(t)) > len(l.Docs)})
 		}
 	}
 	for _, g := range words {
@@ -277,14 +277,14 @@ func (q *frontQuery) subsumed(terms []Term) bool {
 // of the title's IDF weight), and returns the title's words the question holds, appended to
 // inTitle.
 func (q *frontQuery) titleMatch(doc int, inTitle []Term) (bool, []Term) {
-	want := q.l.titleWeight(doc)
+	want := q.l.phr.titleWeight(doc)
 	if want <= 0 {
 		return false, inTitle
 	}
 	var have float64
 	for _, t := range q.l.Front(doc).Title() {
 		if x, ok := q.weightOf(t); ok {
-			have += q.l.idfOf(t) * x
+			have += q.l.post.IDF(t) * x
 			inTitle = append(inTitle, t)
 		}
 	}
@@ -306,9 +306,9 @@ func (q *frontQuery) phraseHits(hits *phraseHits) {
 	phrased, whole := sc.phrased[:0], sc.whole[:0]
 	nKeywords, nEntities := 0, 0
 	for _, p := range hits.Touched() {
-		kind, words := l.phraseShapeOf(p)
+		kind, words := l.phr.shapeOf(p)
 		if kind == PhraseTitle {
-			doc := l.phraseDocOf(p)
+			doc := l.phr.docOf(p)
 			var held bool
 			if held, sc.inTitle = q.titleMatch(doc, sc.inTitle[:0]); held {
 				phrased = append(phrased, doc)
@@ -318,7 +318,7 @@ func (q *frontQuery) phraseHits(hits *phraseHits) {
 		if hits.Count(p) != words {
 			continue
 		}
-		phrased, whole = append(phrased, l.phraseDocOf(p)), append(whole, p)
+		phrased, whole = append(phrased, l.phr.docOf(p)), append(whole, p)
 		switch kind {
 		case PhraseKeyword:
 			nKeywords++
@@ -326,8 +326,11 @@ func (q *frontQuery) phraseHits(hits *phraseHits) {
 			nEntities++
 		}
 	}
-	q.hints = FrontMatches{Titles: []string{}, Keywords: make([]string, 0, nKeywords),
-		Domains: []string{}, Entities: make([]string, 0, nEntities)}
+	// The keywords and entities share one array, each its own stretch of it (one allocation
+	// where two were made).
+	named := make([]string, 0, nKeywords+nEntities)
+	q.hints = FrontMatches{Titles: []string{}, Keywords: named[:0:nKeywords],
+		Domains: []string{}, Entities: named[nKeywords : nKeywords : nKeywords+nEntities]}
 	slices.Sort(phrased)
 	sc.phrased = slices.Compact(phrased)
 	slices.Sort(whole)
@@ -349,7 +352,7 @@ func (q *frontQuery) wholePhraseDocuments() []FrontMatch {
 	for pi, di := range sc.phrased {
 		// The document's whole phrases: keywords in order, then entities, then the category.
 		k := 0
-		for k < len(whole) && q.l.phraseDocOf(whole[k]) == di {
+		for k < len(whole) && q.l.phr.docOf(whole[k]) == di {
 			k++
 		}
 		var row uint64
@@ -375,7 +378,7 @@ func (q *frontQuery) matchDocument(di int, ofDoc []uint32, hasRow bool, row uint
 	phrases := 0
 	category, categoryPhrase := false, uint32(0)
 	for _, p := range ofDoc {
-		_, kind, _, words := l.Phrase(p)
+		_, kind, _, words := l.phr.Phrase(p)
 		switch kind {
 		case PhraseKeyword, PhraseEntity:
 			if q.subsumed(words) {
@@ -431,9 +434,9 @@ func (q *frontQuery) hint(p uint32, kind int) {
 	if kind == PhraseEntity {
 		hinted, seen = &q.hints.Entities, &q.sc.seenEntities
 	}
-	if id := q.l.phraseTextID(p); !slices.Contains(*seen, id) {
+	if id := q.l.phr.textID(p); !slices.Contains(*seen, id) {
 		*seen = append(*seen, id)
-		_, text := q.l.phraseText(p)
+		_, text := q.l.PhraseString(id)
 		if text != "" && !slices.Contains(*hinted, text) {
 			*hinted = append(*hinted, text)
 		}
@@ -450,7 +453,7 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 		if !slices.Contains(sc.full, t) {
 			sc.full = append(sc.full, t)
 		}
-		if _, syn := q.via(t); !syn && q.l.frontCategoriesOf(t) == 1 {
+		if _, syn := q.via(t); !syn && q.l.front.Categories(t) == 1 {
 			if !slices.Contains(sc.covered[coveredFrom:], t) {
 				sc.covered = append(sc.covered, t)
 			}
@@ -465,7 +468,7 @@ func (q *frontQuery) cover(terms []Term, coveredFrom int) int {
 // equal evidence weighs the same. Release the weights when done.
 func (q *frontQuery) partialMatches() *docWeights {
 	sc := q.sc
-	acc := q.l.docWeights()
+	acc := q.l.front.weights()
 	for i, t := range sc.query {
 		if sc.qw[i].generic {
 			continue
@@ -473,7 +476,7 @@ func (q *frontQuery) partialMatches() *docWeights {
 		w := sc.qw[i].partial
 		// Both lists ascend: one walk over them finds the documents not phrased.
 		k := 0
-		for _, d := range q.l.frontDocs(t) {
+		for _, d := range q.l.front.docs(t) {
 			for k < len(sc.phrased) && sc.phrased[k] < int(d) {
 				k++
 			}
@@ -517,7 +520,7 @@ func frontHolds(l *Lang, query []Term, phrased []int, sc *FrontScratch) []uint64
 	clear(held)
 	sc.held = held
 	for q, t := range query {
-		docs, bit := l.frontDocs(t), uint64(1)<<q
+		docs, bit := l.front.docs(t), uint64(1)<<q
 		if len(docs) > 8*len(phrased) {
 			for i, d := range phrased {
 				if _, ok := slices.BinarySearch(docs, uint32(d)); ok {
@@ -609,12 +612,16 @@ func strongDomains(l *Lang, leading []FrontMatch) []string {
 		domain   uint32
 		category string
 		phrases  int
-		terms    []Term
+		terms    int
 	}
 	var buf [8]evidence
 	by := buf[:0]
+	// covered holds each category's distinct terms as (its index in by, the term), in one list
+	// on the stack where a list per category took an allocation each.
+	var cbuf [32][2]uint32
+	covered := cbuf[:0]
 	for _, m := range leading {
-		id, c := l.Domain(m.Doc)
+		id, c := l.front.Domain(m.Doc)
 		if c == "" {
 			continue
 		}
@@ -626,14 +633,15 @@ func strongDomains(l *Lang, leading []FrontMatch) []string {
 		e := &by[i]
 		e.phrases += m.phrases
 		for _, t := range m.covered {
-			if !slices.Contains(e.terms, t) {
-				e.terms = append(e.terms, t)
+			if k := [2]uint32{uint32(i), uint32(t)}; !slices.Contains(covered, k) {
+				covered = append(covered, k)
+				e.terms++
 			}
 		}
 	}
 	out := []string{}
 	for _, e := range by {
-		if e.phrases >= minDomainPhrases && len(e.terms) >= minDomainTerms {
+		if e.phrases >= minDomainPhrases && e.terms >= minDomainTerms {
 			out = append(out, e.category)
 		}
 	}

@@ -25,7 +25,7 @@ func TestLeadingOrTopKeepsTheMatchesCallersRead(t *testing.T) {
 		return out
 	}
 	weights := func(phrased []FrontMatch, partial map[uint32]float64, n int) []FrontMatch {
-		acc := l.docWeights()
+		acc := l.front.weights()
 		defer acc.Release()
 		for d, w := range partial {
 			acc.Add(d, w)
@@ -93,12 +93,12 @@ func TestFrontHoldsIsFrontHas(t *testing.T) {
 	// are far more than one, so they are looked up.
 	common := vocab[0]
 	for _, tm := range vocab {
-		if len(l.frontDocs(tm)) > len(l.frontDocs(common)) {
+		if len(l.front.docs(tm)) > len(l.front.docs(common)) {
 			common = tm
 		}
 	}
-	if len(l.frontDocs(common)) <= 8 {
-		t.Fatalf("the commonest term is in %d documents' front matter: the look-up is not tried", len(l.frontDocs(common)))
+	if len(l.front.docs(common)) <= 8 {
+		t.Fatalf("the commonest term is in %d documents' front matter: the look-up is not tried", len(l.front.docs(common)))
 	}
 	looked := 0
 	for d := range l.Docs {

@@ -45,18 +45,19 @@ type Lang struct {
 	// that order breaks score ties.
 	Passages []Passage
 
-	text  *textproc.Analyzer // the index's own analysis, for passage text
+	// Text is the index's own analysis, of passage text (Analyzer's without the synonyms).
+	Text  *textproc.Analyzer
 	terms termTable
-	// uncovered compiles the corpus's uncovered-topic rules on first use (see UncoveredTopic).
-	uncovered func() *uncoveredRules
+	// uncovered returns the corpus's uncovered-topic rules of the language (see UncoveredRules).
+	uncovered func() *synonyms.Set
 
-	// The index's structures, one file each: the passages' postings (postings.go), the
-	// documents' front-matter terms (front.go), their phrases (phrases.go), and the passages'
-	// sentences (sentences.go).
-	postingLists
-	frontMatter
-	phraseIndex
-	sentenceIndex
+	// The index's parts, one file each, each with its build, prebuilt form and check: the
+	// passages' postings (postings.go), the documents' front-matter terms (front.go), their
+	// phrases (phrases.go), and the passages' sentences (sentences.go).
+	post  Postings
+	front FrontMatter
+	phr   PhraseIndex
+	sent  SentenceIndex
 
 	// passageCat is each passage's document category as an index into categoryIDs' keys,
 	// derived from Docs (see docStatistics): a filtered search reads it for every passage it
@@ -68,9 +69,7 @@ type Lang struct {
 	// a section among the document's few passages by its anchor.
 	byID map[string]uint32
 
-	scratch       sync.Pool // *searchScratch over passages, for Search
-	docScratch    sync.Pool // *docWeights
-	phraseScratch sync.Pool // *phraseHits
+	scratch searchPool // for Search
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
@@ -81,18 +80,74 @@ type Lang struct {
 	lazyStats bool
 	statsOnce sync.Once
 
-	// kept is what a caller derives from the language once and keeps with it (see Kept).
-	keptOnce sync.Once
-	kept     any
+	// kept is what callers derive from the language once and keep with it, by key (see Kept).
+	kept keptValues
 }
 
-// Kept returns the value mk derives from l, made on the first call and kept with l: it lives
-// exactly as long as the language (its epoch, see Epochs), so a cache a caller keeps this way
-// is bounded by the epochs kept and unreachable once its epoch is evicted. Every call must pass
-// an mk of the same kind; the lookup service keeps its hit-reason texts here.
-func (l *Lang) Kept(mk func(*Lang) any) any {
-	l.keptOnce.Do(func() { l.kept = mk(l) })
-	return l.kept
+// Kept returns the value mk derives from l under key, made once, on the first call with that
+// key, and kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a
+// cache a caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
+// evicted. A key is a caller's own package-level pointer, one per kind of value (the lookup
+// service keeps its hit-reason texts here, the judge its compiled uncovered-topic rules), so
+// that the keys are as few as the callers.
+func (l *Lang) Kept(key any, mk func(*Lang) any) any {
+	e := l.kept.entry(key)
+	e.once.Do(func() { e.v = mk(l) })
+	return e.v
+}
+
+// keptValues are a language's kept values: a list of a few entries, read without a lock and
+// searched by comparing keys (a sync.Map would hash the key at every read, and could make a
+// value twice when two first calls race: compiling the uncovered-topic rules is about 350
+// million instructions, callgrind, on the embedded corpus).
+type keptValues struct {
+	list atomic.Pointer[[]*keptValue]
+	mu   sync.Mutex // serialises additions
+}
+
+type keptValue struct {
+	key  any
+	once sync.Once
+	v    any
+}
+
+// entry returns key's entry, added when there is none.
+func (k *keptValues) entry(key any) *keptValue {
+	find := func() *keptValue {
+		if p := k.list.Load(); p != nil {
+			for _, e := range *p {
+				if e.key == key {
+					return e
+				}
+			}
+		}
+		return nil
+	}
+	if e := find(); e != nil {
+		return e
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e := find(); e != nil {
+		return e
+	}
+	var list []*keptValue
+	if p := k.list.Load(); p != nil {
+		list = *p
+	}
+	e := &keptValue{key: key}
+	list = append(slices.Clip(list), e)
+	k.list.Store(&list)
+	return e
+}
+
+// UncoveredRules returns the corpus's uncovered-topic rules of the language (knowledge.Corpus.Uncovered),
+// nil when the index was given none.
+func (l *Lang) UncoveredRules() *synonyms.Set {
+	if l.uncovered == nil {
+		return nil
+	}
+	return l.uncovered()
 }
 
 // Passage is one section of one document.
@@ -121,9 +176,14 @@ func Build(c *knowledge.Corpus) *Index {
 	ix := &Index{langs: map[string]*Lang{}}
 	for _, lang := range knowledge.Languages {
 		ix.langs[lang] = buildLang(lang, c.Documents(lang), c.Synonyms(lang))
-		ix.langs[lang].setUncovered(c)
+		ix.langs[lang].uncovered = uncoveredOf(c, lang)
 	}
 	return ix
+}
+
+// uncoveredOf returns the uncovered-topic rules of c's language lang, read on first use.
+func uncoveredOf(c *knowledge.Corpus, lang string) func() *synonyms.Set {
+	return sync.OnceValue(func() *synonyms.Set { return c.Uncovered(lang) })
 }
 
 // Lang returns the analysed corpus of lang, or nil for an unknown language.
@@ -160,9 +220,15 @@ type analysed struct {
 	front     []string   // every term of the front matter
 }
 
+// BuildLang analyses one language's documents, sorted by id, with its synonyms: the index of a
+// language that Build makes, for tests and tools that make their own documents.
+func BuildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
+	return buildLang(lang, docs, syns)
+}
+
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
-	l := &Lang{Language: lang, Analyzer: q, text: a, Docs: docs}
+	l := &Lang{Language: lang, Analyzer: q, Text: a, Docs: docs}
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {
@@ -188,9 +254,14 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 		words = append(words, w)
 	}
 	slices.Sort(words)
+	// Every part is built from the analysed documents, the vocabulary interned.
 	l.terms = newTermTable(words)
-	l.index(all)
-	l.sentences(all)
+	l.Passages = l.post.build(all, l.terms)
+	l.front.build(all, l.terms)
+	l.phr.build(all, l.terms)
+	l.statistics()
+	l.phr.intern(l.Docs)
+	l.sent.build(all, l.terms, len(l.Passages))
 	return l
 }
 
@@ -212,32 +283,23 @@ func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, met
 	return append(terms, meta...), sentences, bounds
 }
 
-// index fills the flat arrays from the analysed documents; the vocabulary is interned.
-func (l *Lang) index(all []analysed) {
-	l.indexPostings(all)
-	l.indexFront(all)
-	l.statistics()
-	l.internPhrases()
-}
-
-// statistics computes what depends only on the postings and the front matter: the idf of every
-// term over passages and over procedures, the categories per front-matter term, the phrases'
-// shapes and inverted index, and what each document's category and keywords make. It runs after
-// a build and after a load, so the prebuilt form need not carry it.
+// statistics computes what depends only on the parts and the documents: the idf of every term
+// over passages and over procedures, the categories per front-matter term, the phrases' shapes
+// and inverted index, and what each document's category and keywords make. It runs after a
+// build and after a load, so the prebuilt form need not carry it.
 func (l *Lang) statistics() {
 	docCat := l.docStatistics()
-	l.postingStatistics()
-	l.frontStatistics(docCat)
-	l.phraseStatistics()
+	l.post.statistics(l.Passages, len(l.Docs))
+	l.front.statistics(docCat, len(l.categoryIDs))
+	l.phr.statistics(l.Docs, l.post.idf, len(l.terms.words))
 }
 
-// docStatistics derives from Docs each document's index by id, domain, number of keywords and
-// category id, and each passage's category id; it returns the documents' category ids.
+// docStatistics derives from Docs each document's index by id, domain and category id, and each
+// passage's category id; it returns the documents' category ids.
 func (l *Lang) docStatistics() (docCat []uint32) {
-	l.docKeywords = make([]uint32, len(l.Docs))
 	l.categoryIDs = map[string]uint32{}
 	docCat = make([]uint32, len(l.Docs))
-	l.docDomain, l.domains = make([]uint32, len(l.Docs)), nil
+	l.front.docDomain, l.front.domains = make([]uint32, len(l.Docs)), nil
 	domainIDs := map[string]uint32{}
 	l.byID = make(map[string]uint32, len(l.Docs))
 	for i, d := range l.Docs {
@@ -245,12 +307,11 @@ func (l *Lang) docStatistics() (docCat []uint32) {
 		name := strings.TrimSpace(d.Category)
 		dom, ok := domainIDs[name]
 		if !ok {
-			dom = uint32(len(l.domains))
+			dom = uint32(len(l.front.domains))
 			domainIDs[name] = dom
-			l.domains = append(l.domains, name)
+			l.front.domains = append(l.front.domains, name)
 		}
-		l.docDomain[i] = dom
-		l.docKeywords[i] = uint32(len(d.Keywords))
+		l.front.docDomain[i] = dom
 		id, ok := l.categoryIDs[d.Category]
 		if !ok {
 			id = uint32(len(l.categoryIDs))
@@ -317,7 +378,7 @@ func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
 		return 0, false
 	}
 	secs := l.Docs[d].Sections
-	for p := l.docStart[d]; p < l.docStart[d+1]; p++ {
+	for p := l.post.docStart[d]; p < l.post.docStart[d+1]; p++ {
 		if secs[l.Passages[p].Section].Anchor == anchor {
 			return int(p), true
 		}
@@ -344,4 +405,13 @@ func (l *Lang) Source(passage int) string {
 	s := d.Source(sec)
 	l.sources[passage].Store(&s)
 	return s
+}
+
+// DocIndex returns the index of the document id in Docs, or -1.
+func (l *Lang) DocIndex(id string) int {
+	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
 }

@@ -33,7 +33,7 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 	if got := l.IDF("batteri"); math.Abs(got-idf) > 1e-12 {
 		t.Fatalf("idf = %v, want %v", got, idf)
 	}
-	norm := K1 * (1 - B + B*float64(p0.Len)/l.avgLen)
+	norm := K1 * (1 - B + B*float64(p0.Len)/l.post.avgLen)
 	want := idf * 2 / (2 + norm)
 	hits := l.Search([]string{"batteri"}, "", 10)
 	if len(hits) != 2 || hits[0].Passage != 0 || math.Abs(hits[0].Score-want) > 1e-12 {
@@ -87,61 +87,6 @@ func TestCategoryFilterKeepsCorpusStatistics(t *testing.T) {
 	}
 }
 
-func words(terms ...string) []textproc.Group {
-	out := make([]textproc.Group, 0, len(terms))
-	for _, t := range terms {
-		out = append(out, textproc.Group{Term: t})
-	}
-	return out
-}
-
-func TestSupport(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
-	if got := l.Support(l.Question(words("batteri", "low")), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
-		t.Errorf("full support = %+v", got)
-	}
-	// A word the corpus does not know is counted apart: it does not dilute the share.
-	if got := l.Support(l.Question(words("batteri", "parisian")), 0); got.Matched != 1 || got.Unknown != 1 || got.Share() != 1 {
-		t.Errorf("an unknown word: %+v", got)
-	}
-	// A word of another passage is known and not held: it lowers the share.
-	if got := l.Support(l.Question(words("batteri", "tyre")), 0); got.Matched != 1 || got.Share() <= 0 || got.Share() >= 1 {
-		t.Errorf("a word of another passage: %+v", got)
-	}
-	// Too short or only digits: not informative.
-	if got := l.Support(l.Question(words("km", "80", "batteri")), 0); got.Words != 1 {
-		t.Errorf("informative words %+v", got)
-	}
-	if got := l.Support(l.Question(nil), 0); got.Words != 0 || got.Share() != 0 {
-		t.Errorf("empty question %+v", got)
-	}
-	// A compound the corpus lacks counts as one word by its known parts; half when part of it is
-	// unknown.
-	full := []textproc.Group{{Term: "batterylow", Parts: []string{"batteri", "low"}, Complete: true}}
-	if got := l.Support(l.Question(full), 0); got.Matched != 1 || got.Share() != 1 {
-		t.Errorf("compound of present parts = %+v", got)
-	}
-	half := []textproc.Group{{Term: "batteryxyz", Parts: []string{"batteri"}, Complete: false}}
-	whole := l.Support(l.Question(words("batteri")), 0)
-	if got := l.Support(l.Question(half), 0); got.Matched != 1 || got.Weight != whole.Weight/2 {
-		t.Errorf("compound with an unknown part = %+v, want half of %v", got, whole.Weight)
-	}
-	// A synonym the passage holds stands in for a word it lacks, at SynonymWeight.
-	alt := []textproc.Group{{Term: "accu", Alts: []textproc.Alt{{Term: "batteri", Rule: "accu"}}}}
-	if got := l.Support(l.Question(alt), 0); got.Matched != 1 || got.Weight != SynonymWeight*whole.Weight {
-		t.Errorf("synonym support = %+v, want %v", got, SynonymWeight*whole.Weight)
-	}
-	// A word is counted once however often the question repeats it, and a Question whose arrays
-	// are reused for another question forgets the first.
-	if got := l.Support(l.Question(words("batteri", "tyre", "batteri")), 0); got.Words != 2 || got.Matched != 1 {
-		t.Errorf("a repeated word: %+v", got)
-	}
-	reused := l.AppendQuestion(l.Question(words("tyre", "parisian", "low")), words("batteri", "low"))
-	if got, want := l.Support(reused, 0), l.Support(l.Question(words("batteri", "low")), 0); got != want || reused.Words() != 2 {
-		t.Errorf("a reused question: %+v, want %+v", got, want)
-	}
-}
-
 func TestEmbeddedCorpusIndex(t *testing.T) {
 	c, err := knowledge.Embedded()
 	if err != nil {
@@ -185,14 +130,14 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	for _, lang := range knowledge.Languages {
 		l := ix.Lang(lang)
 		for _, d := range l.Docs {
-			title, meta := l.text.Terms(d.Title), l.text.Terms(strings.Join(d.Keywords, "\n"))
+			title, meta := l.Text.Terms(d.Title), l.Text.Terms(strings.Join(d.Keywords, "\n"))
 			sections := slices.Clone(d.Sections)
 			for _, text := range odd {
 				sections = append(sections, knowledge.Section{Heading: "Odd. Heading", Content: text})
 			}
 			for _, s := range sections {
-				got, texts, bounds := passageTerms(l.text, title, s, meta)
-				want := l.text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
+				got, texts, bounds := passageTerms(l.Text, title, s, meta)
+				want := l.Text.Terms(d.Title + "\n" + s.Heading + "\n" + s.Content + "\n" + strings.Join(d.Keywords, "\n"))
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s %s %q: terms\n%q, want\n%q", lang, d.ID, s.Heading, got, want)
 				}
@@ -203,7 +148,7 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 					t.Fatalf("%s %s %q: %d bounds for %d sentences", lang, d.ID, s.Heading, len(bounds), len(texts))
 				}
 				for i, text := range texts {
-					if w := l.text.Terms(text); !slices.Equal(got[bounds[i]:bounds[i+1]], w) {
+					if w := l.Text.Terms(text); !slices.Equal(got[bounds[i]:bounds[i+1]], w) {
 						t.Fatalf("%s %s sentence %q: terms %q, want %q", lang, d.ID, text, got[bounds[i]:bounds[i+1]], w)
 					}
 				}
@@ -239,12 +184,12 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 	sawLong, sawKinds, sawShared := false, map[int]bool{}, false
 	for _, l := range langs {
 		idOf := map[string]uint32{}
-		for p := range uint32(l.Phrases()) {
-			doc, kind, i, words := l.Phrase(p)
-			gotKind, gotWords := l.phraseShapeOf(p)
-			if gotKind != kind || gotWords != len(words) || l.phraseDocOf(p) != doc {
+		for p := range uint32(l.PhraseIndex().Len()) {
+			doc, kind, i, words := l.phr.Phrase(p)
+			gotKind, gotWords := l.phr.shapeOf(p)
+			if gotKind != kind || gotWords != len(words) || l.phr.docOf(p) != doc {
 				t.Fatalf("%s phrase %d: shape %d, %d words, document %d; Phrase says %d, %d, %d", l.Language, p,
-					gotKind, gotWords, l.phraseDocOf(p), kind, len(words), doc)
+					gotKind, gotWords, l.phr.docOf(p), kind, len(words), doc)
 			}
 			want := l.Docs[doc].Title
 			switch kind {
@@ -258,9 +203,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 			if k, s := l.PhraseString(p); k != kind || s != want {
 				t.Fatalf("%s phrase %d: PhraseString %d %q, want %d %q", l.Language, p, k, s, kind, want)
 			}
-			id, text := l.phraseText(p)
-			if text != want || l.phraseTextID(p) != id {
-				t.Fatalf("%s phrase %d: text %q (id %d, phraseTextID %d), want %q", l.Language, p, text, id, l.phraseTextID(p), want)
+			id := l.phr.textID(p)
+			_, text := l.PhraseString(id)
+			if text != want {
+				t.Fatalf("%s phrase %d: text %q (id %d), want %q", l.Language, p, text, id, want)
 			}
 			if kind == PhraseTitle || kind == PhraseCategory {
 				if id != p {
@@ -289,9 +235,9 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 		for doc := range l.Docs {
 			want := 0.0
 			for _, t := range l.Front(doc).Title() {
-				want += l.idfOf(t)
+				want += l.post.IDF(t)
 			}
-			if got := l.titleWeight(doc); got != want {
+			if got := l.phr.titleWeight(doc); got != want {
 				t.Fatalf("%s document %d: titleWeight %v, want %v", l.Language, doc, got, want)
 			}
 		}
@@ -306,10 +252,10 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 func TestDomainIsTrimmedCategory(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "x"), doc("b-doc", " one ", "x"), doc("c-doc", "two", "x"),
 		doc("d-doc", "", "x")}, &synonyms.Set{})
-	a, an := l.Domain(0)
-	b, bn := l.Domain(1)
-	c, cn := l.Domain(2)
-	_, dn := l.Domain(3)
+	a, an := l.front.Domain(0)
+	b, bn := l.front.Domain(1)
+	c, cn := l.front.Domain(2)
+	_, dn := l.front.Domain(3)
 	if a != b || an != "one" || bn != "one" || c == a || cn != "two" || dn != "" {
 		t.Fatalf("domains: %d %q, %d %q, %d %q, %q", a, an, b, bn, c, cn, dn)
 	}

@@ -1,13 +1,19 @@
 package lexical
 
-import "slices"
+import (
+	"slices"
+	"sync"
 
-// phraseIndex is every document's front-matter phrases (title, category, each keyword, each
-// entity) as the stems of their words: document d's phrases start at docPhrase[d], and phrase i
-// is phraseTerms[phraseStart[i]:phraseStart[i+1]]. The phrases that hold a term, ascending, are
-// at termPhrase[termPhraseStart[t]:termPhraseStart[t+1]], and each phrase's document is
-// phraseDoc[p]: derived from the phrases (see phraseStatistics).
-type phraseIndex struct {
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+)
+
+// PhraseIndex is the index part of every document's front-matter phrases (title, category, each
+// keyword, each entity) as the stems of their words: document d's phrases start at docPhrase[d],
+// and phrase i is phraseTerms[phraseStart[i]:phraseStart[i+1]]. The phrases that hold a term,
+// ascending, are at termPhrase[termPhraseStart[t]:termPhraseStart[t+1]], and each phrase's
+// document is phraseDoc[p]: derived from the phrases (see statistics). It owns its build, its
+// statistics, its prebuilt form (encode, decode) and its check.
+type PhraseIndex struct {
 	docPhrase       []uint32
 	phraseStart     []uint32
 	phraseTerms     []Term
@@ -16,8 +22,8 @@ type phraseIndex struct {
 	phraseDoc       []uint32
 	// phraseShape is each phrase's kind (the low two bits) and number of words (the other six,
 	// shapeMaxWords for that many or more), and titleIDF each document's title weight (the sum
-	// of its title words' idf), derived from the phrases (see phraseStatistics): L0 reads them
-	// for every phrase a question's terms touch, thousands on a large corpus, where reading the
+	// of its title words' idf), derived from the phrases (see statistics): L0 reads them for
+	// every phrase a question's terms touch, thousands on a large corpus, where reading the
 	// phrase's bounds and document costs a cache miss each.
 	phraseShape []uint8
 	titleIDF    []float64
@@ -25,69 +31,83 @@ type phraseIndex struct {
 	// keyword or entity) whose text the front matter writes the same; a title or category
 	// phrase is its own. L0 names the phrases a question holds whole in its hints once per
 	// text, and on a large corpus many documents share a keyword. It is made with the index and
-	// kept in its prebuilt form (internPhrases): interning the texts at every load took a tenth
-	// of a cold start's load at 10,000 procedures.
+	// kept in its prebuilt form (intern): interning the texts at every load took a tenth of a
+	// cold start's load at 10,000 procedures.
 	phraseFirst []uint32
-	// docKeywords is each document's number of keywords, derived from Docs (see
-	// docStatistics): Phrase reads it for every phrase a question's terms touch, where reading
-	// the document itself costs a cache miss on a large corpus.
+	// docKeywords is each document's number of keywords, derived from the documents (see
+	// statistics): Phrase reads it for every phrase a question's terms touch, where reading the
+	// document itself costs a cache miss on a large corpus.
 	docKeywords []uint32
+
+	scratch sync.Pool // *phraseHits
 }
 
-// phraseStatistics derives each phrase's document and shape, each document's title weight (from
-// the idf, see postingStatistics) and the inverted phrase index: count, then fill, phrases in
-// ascending order per term.
-func (l *Lang) phraseStatistics() {
-	V := len(l.terms.words)
-	phrases := len(l.phraseStart) - 1
-	l.phraseDoc = make([]uint32, phrases)
-	for d := range l.Docs {
-		for p := l.docPhrase[d]; p < l.docPhrase[d+1]; p++ {
-			l.phraseDoc[p] = uint32(d)
+// build fills every document's phrases from the analysed documents.
+func (x *PhraseIndex) build(all []analysed, terms termTable) {
+	for _, an := range all {
+		x.docPhrase = append(x.docPhrase, uint32(len(x.phraseStart)))
+		for _, ph := range an.phrases {
+			x.phraseStart = append(x.phraseStart, uint32(len(x.phraseTerms)))
+			for _, t := range ph {
+				x.phraseTerms = append(x.phraseTerms, terms.ids[t])
+			}
 		}
 	}
-	l.phraseShape = make([]uint8, phrases)
-	l.titleIDF = make([]float64, len(l.Docs))
-	for d := range l.Docs {
-		first := l.docPhrase[d]
-		for p := first; p < l.docPhrase[d+1]; p++ {
+	x.docPhrase = append(x.docPhrase, uint32(len(x.phraseStart)))
+	x.phraseStart = append(x.phraseStart, uint32(len(x.phraseTerms)))
+}
+
+// statistics derives each phrase's document and shape, each document's number of keywords and
+// title weight (from idf, the postings' idf over passages) and the inverted phrase index over a
+// vocabulary of V terms: count, then fill, phrases in ascending order per term.
+func (x *PhraseIndex) statistics(docs []*knowledge.Document, idf []float64, V int) {
+	phrases := len(x.phraseStart) - 1
+	x.docKeywords = make([]uint32, len(docs))
+	x.phraseDoc = make([]uint32, phrases)
+	x.phraseShape = make([]uint8, phrases)
+	x.titleIDF = make([]float64, len(docs))
+	for d, doc := range docs {
+		x.docKeywords[d] = uint32(len(doc.Keywords))
+		first := x.docPhrase[d]
+		for p := first; p < x.docPhrase[d+1]; p++ {
+			x.phraseDoc[p] = uint32(d)
 			kind := min(int(p-first), PhraseKeyword)
-			if kind == PhraseKeyword && int(p-first)-2 >= len(l.Docs[d].Keywords) {
+			if kind == PhraseKeyword && int(p-first)-2 >= len(doc.Keywords) {
 				kind = PhraseEntity
 			}
-			words := min(int(l.phraseStart[p+1]-l.phraseStart[p]), shapeMaxWords)
-			l.phraseShape[p] = uint8(kind | words<<2)
+			words := min(int(x.phraseStart[p+1]-x.phraseStart[p]), shapeMaxWords)
+			x.phraseShape[p] = uint8(kind | words<<2)
 		}
 		// Summed in the title's order: a float sum depends on its order, and the ranking on it.
-		for _, t := range l.Front(d).Title() {
-			l.titleIDF[d] += l.idf[t]
+		for _, t := range x.words(first) {
+			x.titleIDF[d] += idf[t]
 		}
 	}
-	l.termPhraseStart = make([]uint32, V+1)
-	for _, t := range l.phraseTerms {
-		l.termPhraseStart[t+1]++
+	x.termPhraseStart = make([]uint32, V+1)
+	for _, t := range x.phraseTerms {
+		x.termPhraseStart[t+1]++
 	}
 	for t := range V {
-		l.termPhraseStart[t+1] += l.termPhraseStart[t]
+		x.termPhraseStart[t+1] += x.termPhraseStart[t]
 	}
-	l.termPhrase = make([]uint32, len(l.phraseTerms))
-	next := slices.Clone(l.termPhraseStart[:V])
+	x.termPhrase = make([]uint32, len(x.phraseTerms))
+	next := slices.Clone(x.termPhraseStart[:V])
 	for p := range phrases {
-		for _, t := range l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]] {
-			l.termPhrase[next[t]] = uint32(p)
+		for _, t := range x.words(uint32(p)) {
+			x.termPhrase[next[t]] = uint32(p)
 			next[t]++
 		}
 	}
 }
 
-// internPhrases sets phraseFirst from the phrases' texts (after statistics, which Phrase reads).
-func (l *Lang) internPhrases() {
-	l.phraseFirst = make([]uint32, l.Phrases())
+// intern sets phraseFirst from the phrases' texts in docs (after statistics, which Phrase reads).
+func (x *PhraseIndex) intern(docs []*knowledge.Document) {
+	x.phraseFirst = make([]uint32, x.Len())
 	first := map[string]uint32{}
-	for p := range uint32(l.Phrases()) {
-		kind, text := l.PhraseString(p)
+	for p := range uint32(x.Len()) {
+		kind, text := x.String(docs, p)
 		if kind == PhraseTitle || kind == PhraseCategory {
-			l.phraseFirst[p] = p
+			x.phraseFirst[p] = p
 			continue
 		}
 		f, ok := first[text]
@@ -95,7 +115,7 @@ func (l *Lang) internPhrases() {
 			f = p
 			first[text] = f
 		}
-		l.phraseFirst[p] = f
+		x.phraseFirst[p] = f
 	}
 }
 
@@ -107,52 +127,57 @@ const (
 	PhraseEntity
 )
 
-// termPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
-func (l *Lang) termPhrases(t Term) []uint32 {
-	return l.termPhrase[l.termPhraseStart[t]:l.termPhraseStart[t+1]]
+// words returns a phrase's words.
+func (x *PhraseIndex) words(p uint32) []Term {
+	return x.phraseTerms[x.phraseStart[p]:x.phraseStart[p+1]]
 }
 
-// Phrases is the number of front-matter phrases of every document: phrases are 0..Phrases()-1.
-func (l *Lang) Phrases() int { return len(l.phraseDoc) }
+// termPhrases returns the front-matter phrases (of every document) that hold the term, ascending.
+func (x *PhraseIndex) termPhrases(t Term) []uint32 {
+	return x.termPhrase[x.termPhraseStart[t]:x.termPhraseStart[t+1]]
+}
+
+// Len is the number of front-matter phrases of every document: phrases are 0..Len()-1.
+func (x *PhraseIndex) Len() int { return len(x.phraseDoc) }
 
 // Phrase returns a phrase's document, its kind (PhraseTitle, ...), its index among the
 // document's keywords or entities (0 for a title or category), and its words.
-func (l *Lang) Phrase(p uint32) (doc, kind, index int, words []Term) {
-	doc = int(l.phraseDoc[p])
-	i := int(p - l.docPhrase[doc])
+func (x *PhraseIndex) Phrase(p uint32) (doc, kind, index int, words []Term) {
+	doc = int(x.phraseDoc[p])
+	i := int(p - x.docPhrase[doc])
 	kind, index = i, 0
 	if i >= 2 {
 		kind, index = PhraseKeyword, i-2
-		if k := int(l.docKeywords[doc]); index >= k {
+		if k := int(x.docKeywords[doc]); index >= k {
 			kind, index = PhraseEntity, index-k
 		}
 	}
-	return doc, kind, index, l.phraseTerms[l.phraseStart[p]:l.phraseStart[p+1]]
+	return doc, kind, index, x.words(p)
 }
 
 // shapeMaxWords is the most words phraseShape holds: a phrase of that many or more is counted
 // from its bounds.
 const shapeMaxWords = 63
 
-// phraseShapeOf returns a phrase's kind and number of words, as Phrase does, without reading its
+// shapeOf returns a phrase's kind and number of words, as Phrase does, without reading its
 // document or words.
-func (l *Lang) phraseShapeOf(p uint32) (kind, words int) {
-	s := l.phraseShape[p]
+func (x *PhraseIndex) shapeOf(p uint32) (kind, words int) {
+	s := x.phraseShape[p]
 	kind, words = int(s&3), int(s>>2)
 	if words == shapeMaxWords {
-		words = int(l.phraseStart[p+1] - l.phraseStart[p])
+		words = int(x.phraseStart[p+1] - x.phraseStart[p])
 	}
 	return kind, words
 }
 
-// phraseDocOf returns a phrase's document.
-func (l *Lang) phraseDocOf(p uint32) int { return int(l.phraseDoc[p]) }
+// docOf returns a phrase's document.
+func (x *PhraseIndex) docOf(p uint32) int { return int(x.phraseDoc[p]) }
 
-// PhraseString returns a phrase's kind and its text as the front matter writes it: the title,
+// String returns a phrase's kind and its text as the front matter of docs writes it: the title,
 // the category, a keyword or an entity.
-func (l *Lang) PhraseString(p uint32) (kind int, text string) {
-	doc, kind, i, _ := l.Phrase(p)
-	d := l.Docs[doc]
+func (x *PhraseIndex) String(docs []*knowledge.Document, p uint32) (kind int, text string) {
+	doc, kind, i, _ := x.Phrase(p)
+	d := docs[doc]
 	switch kind {
 	case PhraseTitle:
 		return kind, d.Title
@@ -164,37 +189,95 @@ func (l *Lang) PhraseString(p uint32) (kind int, text string) {
 	return kind, d.Entities[i]
 }
 
-// phraseText returns a phrase's text (PhraseString) and an id that is the same for every keyword
-// and entity phrase of that text and no other; a title's or category's id is its own.
-func (l *Lang) phraseText(p uint32) (id uint32, text string) {
-	id = l.phraseFirst[p]
-	_, text = l.PhraseString(id)
-	return id, text
-}
+// PhraseString returns a phrase's kind and its text as the front matter writes it: the title,
+// the category, a keyword or an entity.
+func (l *Lang) PhraseString(p uint32) (kind int, text string) { return l.phr.String(l.Docs, p) }
 
-// phraseTextID is phraseText's id alone.
-func (l *Lang) phraseTextID(p uint32) uint32 { return l.phraseFirst[p] }
+// PhraseIndex returns the language's front-matter phrases.
+func (l *Lang) PhraseIndex() *PhraseIndex { return &l.phr }
+
+// textID returns the id of a phrase's text, the same for every keyword and entity phrase of that
+// text and no other; a title's or category's id is its own (see phraseFirst).
+func (x *PhraseIndex) textID(p uint32) uint32 { return x.phraseFirst[p] }
 
 // titleWeight returns the sum of the idf of a document's title words (Front.Title), in their order.
-func (l *Lang) titleWeight(doc int) float64 { return l.titleIDF[doc] }
+func (x *PhraseIndex) titleWeight(doc int) float64 { return x.titleIDF[doc] }
+
+// encode writes the phrases and their text ids.
+func (x *PhraseIndex) encode(e *encoder) {
+	e.u32s(x.docPhrase)
+	e.u32s(x.phraseStart)
+	e.terms(x.phraseTerms)
+	e.u32s(x.phraseFirst)
+}
+
+// decode reads what encode wrote.
+func (x *PhraseIndex) decode(d *decoder) {
+	x.docPhrase, x.phraseStart, x.phraseTerms, x.phraseFirst = d.u32s(), d.u32s(), d.terms(), d.u32s()
+}
+
+// check verifies the decoded phrases against a vocabulary of V terms and the documents: offsets
+// and ids in range, each document with its title, its category and one phrase per keyword and
+// entity, and valid text ids (see firstsValid).
+func (x *PhraseIndex) check(V int, docs []*knowledge.Document) error {
+	switch {
+	case !offsetsTo(x.phraseStart, len(x.phraseStart)-1, len(x.phraseTerms)) || !idsBelow(x.phraseTerms, V) ||
+		!offsetsTo(x.docPhrase, len(docs), len(x.phraseStart)-1):
+		return badPrebuilt("front-matter phrases")
+	case len(x.phraseFirst) != len(x.phraseStart)-1:
+		return badPrebuilt("phrase texts")
+	}
+	for di, d := range docs {
+		if int(x.docPhrase[di+1]-x.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
+			int(x.docPhrase[di+1]) > len(x.phraseStart)-1 {
+			return badPrebuilt("phrases of " + d.ID)
+		}
+		if !x.firstsValid(di) {
+			return badPrebuilt("phrase texts")
+		}
+	}
+	return nil
+}
+
+// firstsValid reports whether each of a document's phrases names a valid first phrase of its
+// text: a keyword's or entity's is itself or an earlier keyword or entity that is its own first;
+// a title's and a category's is itself.
+func (x *PhraseIndex) firstsValid(di int) bool {
+	at := x.docPhrase[di]
+	for p := at; p < x.docPhrase[di+1]; p++ {
+		f := x.phraseFirst[p]
+		if p < at+2 {
+			if f != p {
+				return false
+			}
+			continue
+		}
+		// docPhrase ascends strictly (every document has a title and a category).
+		fd, _ := slices.BinarySearch(x.docPhrase, f+1)
+		if f > p || x.phraseFirst[f] != f || f-x.docPhrase[fd-1] < 2 {
+			return false
+		}
+	}
+	return true
+}
 
 // phraseHits counts, for one query, how many of its terms each front-matter phrase holds (see
 // sparse); Release returns it.
 type phraseHits struct {
-	l *Lang
+	x *PhraseIndex
 	sparse[uint16]
 }
 
 // phraseHits returns the counts of the query's terms per phrase, found through the inverted
 // phrase index. terms must not repeat, so a count is at most the number of a question's
 // distinct terms, far below the counter's limit.
-func (l *Lang) phraseHits(terms []Term) *phraseHits {
-	h, _ := l.phraseScratch.Get().(*phraseHits)
-	if h == nil || len(h.v) != len(l.phraseDoc) {
-		h = &phraseHits{l: l, sparse: newSparse[uint16](len(l.phraseDoc))}
+func (x *PhraseIndex) hits(terms []Term) *phraseHits {
+	h, _ := x.scratch.Get().(*phraseHits)
+	if h == nil || len(h.v) != x.Len() {
+		h = &phraseHits{x: x, sparse: newSparse[uint16](x.Len())}
 	}
 	for _, t := range terms {
-		for _, p := range l.termPhrases(t) {
+		for _, p := range x.termPhrases(t) {
 			h.add(p, 1)
 		}
 	}
@@ -210,5 +293,5 @@ func (h *phraseHits) Count(p uint32) int { return int(h.v[p]) }
 // Release clears the counts and returns them to the pool; h must not be used afterwards.
 func (h *phraseHits) Release() {
 	h.clear()
-	h.l.phraseScratch.Put(h)
+	h.x.scratch.Put(h)
 }

@@ -1,15 +1,19 @@
 package lexical
 
 import (
+	"fmt"
 	"math"
 	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
-// postingLists are, per term (indexed by Term), its postings, passages ascending, at
-// postPassage[postStart[t]:postStart[t+1]] with the term's frequency in postTF, and its BM25 idf
-// over passages (the idf of an unseen term for a term only the front matter has) and over
-// procedures; per document, its passages [docStart[d], docStart[d+1]).
-type postingLists struct {
+// Postings is the index part of the passages' terms: per term (indexed by Term), its postings,
+// passages ascending, at postPassage[postStart[t]:postStart[t+1]] with the term's frequency in
+// postTF, and its BM25 idf over passages (the idf of an unseen term for a term only the front
+// matter has) and over procedures; per document, its passages [docStart[d], docStart[d+1]). It
+// owns its build, its statistics, its prebuilt form (encode, decode) and its check.
+type Postings struct {
 	postStart   []uint32
 	postPassage []uint32
 	postTF      []uint16
@@ -19,24 +23,28 @@ type postingLists struct {
 	unseen      float64
 	avgLen      float64
 	// lenNorm is each passage's BM25 length normalisation, K1 * (1 - B + B*len/avgLen), derived
-	// from the passages (see postingStatistics): Search reads it for every posting it walks.
+	// from the passages (see statistics): Search reads it for every posting it walks.
 	lenNorm []float64
 }
 
-// indexPostings fills the passages and their postings from the analysed documents: count, then
+// Postings returns the language's postings.
+func (l *Lang) Postings() *Postings { return &l.post }
+
+// build fills the postings from the analysed documents and returns their passages: count, then
 // fill, so that each term's list is one ascending run.
-func (l *Lang) indexPostings(all []analysed) {
-	V := len(l.terms.words)
-	id := func(t string) Term { return l.terms.ids[t] }
+func (p *Postings) build(all []analysed, terms termTable) []Passage {
+	V := len(terms.words)
+	id := func(t string) Term { return terms.ids[t] }
 	type tf struct {
 		term Term
 		n    uint16
 	}
 	var perPassage [][]tf
+	var passages []Passage
 	counts := make([]uint32, V+1)
 	total := 0
 	for di, an := range all {
-		l.docStart = append(l.docStart, uint32(len(l.Passages)))
+		p.docStart = append(p.docStart, uint32(len(passages)))
 		for si, ts := range an.passages {
 			freq := map[Term]uint16{}
 			for _, t := range ts {
@@ -51,57 +59,58 @@ func (l *Lang) indexPostings(all []analysed) {
 			}
 			slices.SortFunc(row, func(x, y tf) int { return int(x.term) - int(y.term) })
 			perPassage = append(perPassage, row)
-			l.Passages = append(l.Passages, Passage{Doc: di, Section: si, Len: len(ts)})
+			passages = append(passages, Passage{Doc: di, Section: si, Len: len(ts)})
 			total += len(ts)
 		}
 	}
-	l.docStart = append(l.docStart, uint32(len(l.Passages)))
+	p.docStart = append(p.docStart, uint32(len(passages)))
 	for t := range V {
 		counts[t+1] += counts[t]
 	}
-	l.postStart = counts
-	l.postPassage = make([]uint32, counts[V])
-	l.postTF = make([]uint16, counts[V])
+	p.postStart = counts
+	p.postPassage = make([]uint32, counts[V])
+	p.postTF = make([]uint16, counts[V])
 	next := slices.Clone(counts[:V])
 	for pi, row := range perPassage {
 		for _, e := range row {
-			l.postPassage[next[e.term]] = uint32(pi)
-			l.postTF[next[e.term]] = e.n
+			p.postPassage[next[e.term]] = uint32(pi)
+			p.postTF[next[e.term]] = e.n
 			next[e.term]++
 		}
 	}
-	if len(l.Passages) > 0 {
-		l.avgLen = float64(total) / float64(len(l.Passages))
+	if len(passages) > 0 {
+		p.avgLen = float64(total) / float64(len(passages))
 	}
+	return passages
 }
 
-// postingStatistics derives each passage's length normalisation and each term's idf over
-// passages and over procedures.
-func (l *Lang) postingStatistics() {
-	V := len(l.terms.words)
+// statistics derives each passage's length normalisation and each term's idf over passages and
+// over procedures (of docs).
+func (p *Postings) statistics(passages []Passage, docs int) {
+	V := len(p.postStart) - 1
 	// The idf over passages counts at least MinIDFPassages of them (see there).
-	N, D := float64(max(len(l.Passages), MinIDFPassages)), float64(len(l.Docs))
-	l.unseen = bm25IDF(N, 0)
-	l.lenNorm = make([]float64, len(l.Passages))
-	for i, p := range l.Passages {
-		l.lenNorm[i] = K1 * (1 - B + B*float64(p.Len)/l.avgLen)
+	N, D := float64(max(len(passages), MinIDFPassages)), float64(docs)
+	p.unseen = bm25IDF(N, 0)
+	p.lenNorm = make([]float64, len(passages))
+	for i, ps := range passages {
+		p.lenNorm[i] = K1 * (1 - B + B*float64(ps.Len)/p.avgLen)
 	}
-	l.idf = make([]float64, V)
-	l.docIDF = make([]float64, V)
+	p.idf = make([]float64, V)
+	p.docIDF = make([]float64, V)
 	for t := range V {
-		ps := l.postPassage[l.postStart[t]:l.postStart[t+1]]
+		ps := p.postPassage[p.postStart[t]:p.postStart[t+1]]
 		if len(ps) == 0 {
-			l.idf[t] = l.unseen
+			p.idf[t] = p.unseen
 			continue
 		}
-		l.idf[t] = bm25IDF(N, float64(len(ps)))
+		p.idf[t] = bm25IDF(N, float64(len(ps)))
 		n, last := 0, -1
-		for _, p := range ps {
-			if d := l.Passages[p].Doc; d != last {
+		for _, pi := range ps {
+			if d := passages[pi].Doc; d != last {
 				n, last = n+1, d
 			}
 		}
-		l.docIDF[t] = bm25IDF(D, float64(n))
+		p.docIDF[t] = bm25IDF(D, float64(n))
 	}
 }
 
@@ -116,43 +125,49 @@ const MinIDFPassages = 48
 func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
 
 // Known reports whether a passage holds the term (the front matter alone does not count).
-func (l *Lang) Known(t Term) bool { return l.postStart[t+1] > l.postStart[t] }
+func (p *Postings) Known(t Term) bool { return p.postStart[t+1] > p.postStart[t] }
 
-func (l *Lang) postings(t Term) []uint32 { return l.postPassage[l.postStart[t]:l.postStart[t+1]] }
+func (p *Postings) postings(t Term) []uint32 { return p.postPassage[p.postStart[t]:p.postStart[t+1]] }
 
 // PassageHas reports whether the passage holds the term.
-func (l *Lang) PassageHas(passage int, t Term) bool {
-	_, ok := slices.BinarySearch(l.postings(t), uint32(passage))
+func (p *Postings) PassageHas(passage int, t Term) bool {
+	_, ok := slices.BinarySearch(p.postings(t), uint32(passage))
 	return ok
 }
 
 // DocHas reports whether any passage of the document holds the term.
-func (l *Lang) DocHas(doc int, t Term) bool {
-	ps := l.postings(t)
-	i, _ := slices.BinarySearch(ps, l.docStart[doc])
-	return i < len(ps) && ps[i] < l.docStart[doc+1]
+func (p *Postings) DocHas(doc int, t Term) bool {
+	ps := p.postings(t)
+	i, _ := slices.BinarySearch(ps, p.docStart[doc])
+	return i < len(ps) && ps[i] < p.docStart[doc+1]
 }
 
 // DocPassages returns the passages of one document as the range [lo, hi).
-func (l *Lang) DocPassages(doc int) (lo, hi int) { return int(l.docStart[doc]), int(l.docStart[doc+1]) }
+func (p *Postings) DocPassages(doc int) (lo, hi int) {
+	return int(p.docStart[doc]), int(p.docStart[doc+1])
+}
+
+// IDF is a term's BM25 idf over passages (see Lang.IDF).
+func (p *Postings) IDF(t Term) float64 { return p.idf[t] }
+
+// DocIDF is a term's BM25 idf over procedures: words of one procedure's subject weigh much,
+// words every procedure uses almost nothing.
+func (p *Postings) DocIDF(t Term) float64 { return p.docIDF[t] }
 
 // IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for
 // a term that no passage contains.
 func (l *Lang) IDF(term string) float64 {
 	if t, ok := l.Lookup(term); ok {
-		return l.idf[t]
+		return l.post.idf[t]
 	}
-	return l.unseen
+	return l.post.unseen
 }
-
-// idfOf is IDF of a term.
-func (l *Lang) idfOf(t Term) float64 { return l.idf[t] }
 
 // bestSection returns the passage of the document that shares the most idf weight with the
 // terms; the document's first passage (its scope) when none shares any. Its cost follows the
 // terms' postings within the document, not the document's length.
-func (l *Lang) bestSection(doc int, terms []Term) int {
-	lo, hi := l.DocPassages(doc)
+func (p *Postings) bestSection(doc int, terms []Term) int {
+	lo, hi := p.DocPassages(doc)
 	var small [32]float64
 	var w []float64
 	if hi-lo > len(small) {
@@ -161,10 +176,10 @@ func (l *Lang) bestSection(doc int, terms []Term) int {
 		w = small[:hi-lo]
 	}
 	for _, t := range terms {
-		ps := l.postings(t)
+		ps := p.postings(t)
 		i, _ := slices.BinarySearch(ps, uint32(lo))
 		for ; i < len(ps) && int(ps[i]) < hi; i++ {
-			w[int(ps[i])-lo] += l.idf[t]
+			w[int(ps[i])-lo] += p.idf[t]
 		}
 	}
 	best, bestW := lo, 0.0
@@ -174,4 +189,74 @@ func (l *Lang) bestSection(doc int, terms []Term) int {
 		}
 	}
 	return best
+}
+
+// encode writes the postings and the passages (version 6 of the format: the average length is
+// written apart, after the front matter, see encodeAvgLen).
+func (p *Postings) encode(e *encoder, passages []Passage) {
+	e.u32s(p.postStart)
+	e.u32s(p.postPassage)
+	e.u16s(p.postTF)
+	doc, sec, n := make([]uint32, len(passages)), make([]uint32, len(passages)), make([]uint32, len(passages))
+	for i, ps := range passages {
+		doc[i], sec[i], n[i] = uint32(ps.Doc), uint32(ps.Section), uint32(ps.Len)
+	}
+	e.u32s(doc)
+	e.u32s(sec)
+	e.u32s(n)
+	e.u32s(p.docStart)
+}
+
+// encodeAvgLen writes the passages' average length.
+func (p *Postings) encodeAvgLen(e *encoder) { e.u64(math.Float64bits(p.avgLen)) }
+
+// decode reads what encode wrote, and returns the passages, each checked against the documents.
+func (p *Postings) decode(d *decoder, docs []*knowledge.Document) ([]Passage, error) {
+	p.postStart, p.postPassage, p.postTF = d.u32s(), d.u32s(), d.u16s()
+	doc, sec, n := d.u32s(), d.u32s(), d.u32s()
+	p.docStart = d.u32s()
+	if len(doc) != len(sec) || len(doc) != len(n) {
+		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
+	}
+	passages := make([]Passage, len(doc))
+	for i := range doc {
+		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
+			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
+		}
+		passages[i] = Passage{Doc: int(doc[i]), Section: int(sec[i]), Len: int(n[i])}
+	}
+	return passages, nil
+}
+
+// decodeAvgLen reads what encodeAvgLen wrote.
+func (p *Postings) decodeAvgLen(d *decoder) { p.avgLen = math.Float64frombits(d.u64()) }
+
+// check verifies the decoded postings against a vocabulary of V terms, the passages and D
+// documents: offsets within their arrays, ids in range, postings ascending (membership and
+// section choice search them), and each document's passages its own (PassageOf reads their
+// sections in its list).
+func (p *Postings) check(V int, passages []Passage, docs []*knowledge.Document) error {
+	D := len(docs)
+	switch {
+	case !offsetsTo(p.postStart, V, len(p.postPassage)) || len(p.postTF) != len(p.postPassage) || !idsBelow(p.postPassage, len(passages)):
+		return badPrebuilt("postings")
+	case !offsetsTo(p.docStart, D, len(passages)):
+		return badPrebuilt("document passages")
+	}
+	for t := range V {
+		ps := p.postings(Term(t))
+		for i := 1; i < len(ps); i++ {
+			if ps[i] <= ps[i-1] {
+				return badPrebuilt("postings order")
+			}
+		}
+	}
+	for di, d := range docs {
+		for pi := p.docStart[di]; pi < p.docStart[di+1]; pi++ {
+			if passages[pi].Doc != di {
+				return badPrebuilt("passages of " + d.ID)
+			}
+		}
+	}
+	return nil
 }

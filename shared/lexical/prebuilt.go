@@ -141,7 +141,7 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)
 		}
-		l.setUncovered(c)
+		l.uncovered = uncoveredOf(c, lang)
 		ix.langs[lang] = l
 	}
 	if err := d.done(); err != nil {
@@ -183,29 +183,25 @@ func loadCorpus(b []byte, procs, syns fs.FS, raw, static bool) (*decoder, *knowl
 	return d, c, nil
 }
 
+// encode writes the language's index: its vocabulary, then each part with its own encoder, in
+// the order of version 6 of the format (the postings and passages; the front matter's terms;
+// the phrases; the front matter's inverted index; the passages' average length; the analysis;
+// the sentences), so that the bytes stay those of an index.bin of that version.
 func (l *Lang) encode(e *encoder) {
 	e.strs(l.terms.words)
-	e.u32s(l.postStart)
-	e.u32s(l.postPassage)
-	e.u16s(l.postTF)
-	doc, sec, n := make([]uint32, len(l.Passages)), make([]uint32, len(l.Passages)), make([]uint32, len(l.Passages))
-	for i, p := range l.Passages {
-		doc[i], sec[i], n[i] = uint32(p.Doc), uint32(p.Section), uint32(p.Len)
-	}
-	e.u32s(doc)
-	e.u32s(sec)
-	e.u32s(n)
-	e.u32s(l.docStart)
-	e.u32s(l.frontStart)
-	e.terms(l.frontTerms)
-	e.u32s(l.docPhrase)
-	e.u32s(l.phraseStart)
-	e.terms(l.phraseTerms)
-	e.u32s(l.phraseFirst)
-	e.u32s(l.frontDocStart)
-	e.u32s(l.frontDoc)
-	e.u64(math.Float64bits(l.avgLen))
-	if s := l.text.Splitter(); s != nil {
+	l.post.encode(e, l.Passages)
+	l.front.encodeTerms(e)
+	l.phr.encode(e)
+	l.front.encodeDocs(e)
+	l.post.encodeAvgLen(e)
+	encodeAnalysis(e, l.Text, l.Analyzer)
+	l.sent.encode(e)
+}
+
+// encodeAnalysis writes the analysis of the language: the compound splitter's vocabulary (text's)
+// and the question analysis's synonym rules, compiled (question's).
+func encodeAnalysis(e *encoder, text, question *textproc.Analyzer) {
+	if s := text.Splitter(); s != nil {
 		tokens, stems := s.Words()
 		e.uvarint(1)
 		e.strs(tokens)
@@ -213,7 +209,7 @@ func (l *Lang) encode(e *encoder) {
 	} else {
 		e.uvarint(0)
 	}
-	m := l.Analyzer.SynonymMatcher().Flat()
+	m := question.SynonymMatcher().Flat()
 	e.strs(m.Keys)
 	for _, xs := range [][]uint32{m.AltStart, m.AltFrom, m.AltTo, m.AltTerm, m.AltFile, m.AltLine, m.TokenIDs, m.Slots} {
 		e.u32s(xs)
@@ -222,31 +218,11 @@ func (l *Lang) encode(e *encoder) {
 	e.strs(m.Files)
 	e.strs(m.Vocabulary)
 	e.uvarint(m.TermCount)
-	e.u32s(l.sentStart)
-	e.u16s(l.sentKinds)
-	e.u32s(l.sentTermStart)
-	e.terms(l.sentTerms)
-	e.u32s(l.maskStart)
-	e.u16s(l.sentMasks)
 }
 
-func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, stats bool) (*Lang, error) {
-	l := &Lang{Language: lang, Docs: docs}
-	l.terms = newTermTable(d.strs())
-	l.postStart = d.u32s()
-	l.postPassage = d.u32s()
-	l.postTF = d.u16s()
-	doc, sec, n := d.u32s(), d.u32s(), d.u32s()
-	l.docStart = d.u32s()
-	l.frontStart = d.u32s()
-	l.frontTerms = d.terms()
-	l.docPhrase = d.u32s()
-	l.phraseStart = d.u32s()
-	l.phraseTerms = d.terms()
-	l.phraseFirst = d.u32s()
-	l.frontDocStart = d.u32s()
-	l.frontDoc = d.u32s()
-	l.avgLen = math.Float64frombits(d.u64())
+// decodeAnalysis reads what encodeAnalysis wrote: the index's analysis of lang and the flat
+// synonym rules of the question analysis.
+func decodeAnalysis(d *decoder, lang string) (*textproc.Analyzer, synonyms.Flat) {
 	base := textproc.New(lang)
 	text := base
 	if d.uvarint() == 1 {
@@ -255,8 +231,21 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, sta
 	m := synonyms.Flat{Keys: d.strs(), AltStart: d.u32s(), AltFrom: d.u32s(), AltTo: d.u32s(), AltTerm: d.u32s(),
 		AltFile: d.u32s(), AltLine: d.u32s(), TokenIDs: d.u32s(), Slots: d.u32s(), RuleTerms: d.strs(), Files: d.strs(),
 		Vocabulary: d.strs(), TermCount: d.uvarint()}
-	l.sentStart, l.sentKinds, l.sentTermStart, l.sentTerms = d.u32s(), d.u16s(), d.u32s(), d.terms()
-	l.maskStart, l.sentMasks = d.u32s(), d.u16s()
+	return text, m
+}
+
+// decodeLang reads what encode wrote, each part with its own decoder; verify checks every part
+// (check), stats computes the statistics now rather than when a day first needs them.
+func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, stats bool) (*Lang, error) {
+	l := &Lang{Language: lang, Docs: docs}
+	l.terms = newTermTable(d.strs())
+	passages, perr := l.post.decode(d, docs)
+	l.front.decodeTerms(d)
+	l.phr.decode(d)
+	l.front.decodeDocs(d)
+	l.post.decodeAvgLen(d)
+	text, m := decodeAnalysis(d, lang)
+	l.sent.decode(d)
 	if err := d.done(); err != nil {
 		return nil, err
 	}
@@ -269,17 +258,11 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, sta
 	} else {
 		matcher = synonyms.FromCheckedFlat(m)
 	}
-	l.text, l.Analyzer = text, text.WithSynonyms(matcher)
-	if len(doc) != len(sec) || len(doc) != len(n) {
-		return nil, fmt.Errorf("%w: passage arrays differ in length", ErrPrebuilt)
+	l.Text, l.Analyzer = text, text.WithSynonyms(matcher)
+	if perr != nil {
+		return nil, perr
 	}
-	l.Passages = make([]Passage, len(doc))
-	for i := range doc {
-		if int(doc[i]) >= len(docs) || int(sec[i]) >= len(docs[doc[i]].Sections) {
-			return nil, fmt.Errorf("%w: passage %d names no section", ErrPrebuilt, i)
-		}
-		l.Passages[i] = Passage{Doc: int(doc[i]), Section: int(sec[i]), Len: int(n[i])}
-	}
+	l.Passages = passages
 	if verify {
 		if err := l.check(); err != nil {
 			return nil, err
@@ -294,10 +277,19 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, sta
 }
 
 // check verifies that every offset and id of a decoded index is within its array, so that a
-// damaged prebuilt index fails to load instead of failing a lookup.
+// damaged prebuilt index fails to load instead of failing a lookup: each part checks its own.
 func (l *Lang) check() error {
-	for _, c := range []func() error{l.checkBounds, l.checkSentenceMasks, l.checkPostingsOrder, l.checkDocuments} {
-		if err := c(); err != nil {
+	V, P := len(l.terms.words), len(l.Passages)
+	if !slices.IsSorted(l.terms.words) {
+		return badPrebuilt("vocabulary order")
+	}
+	for _, err := range []func() error{
+		func() error { return l.post.check(V, l.Passages, l.Docs) },
+		func() error { return l.front.check(V, len(l.Docs)) },
+		func() error { return l.phr.check(V, l.Docs) },
+		func() error { return l.sent.check(V, P) },
+	} {
+		if err := err(); err != nil {
 			return err
 		}
 	}
@@ -323,109 +315,6 @@ func offsetsTo(o []uint32, n, target int) bool {
 func idsBelow[T uint32 | Term](ids []T, n int) bool {
 	for _, x := range ids {
 		if int(x) >= n {
-			return false
-		}
-	}
-	return true
-}
-
-// checkBounds checks every array's offsets and ids against the arrays they index.
-func (l *Lang) checkBounds() error {
-	V, P, D := len(l.terms.words), len(l.Passages), len(l.Docs)
-	switch {
-	case !slices.IsSorted(l.terms.words):
-		return badPrebuilt("vocabulary order")
-	case !offsetsTo(l.postStart, V, len(l.postPassage)) || len(l.postTF) != len(l.postPassage) || !idsBelow(l.postPassage, P):
-		return badPrebuilt("postings")
-	case !offsetsTo(l.docStart, D, P):
-		return badPrebuilt("document passages")
-	case !offsetsTo(l.frontStart, D, len(l.frontTerms)) || !idsBelow(l.frontTerms, V):
-		return badPrebuilt("front-matter terms")
-	case !offsetsTo(l.phraseStart, len(l.phraseStart)-1, len(l.phraseTerms)) || !idsBelow(l.phraseTerms, V) ||
-		!offsetsTo(l.docPhrase, D, len(l.phraseStart)-1):
-		return badPrebuilt("front-matter phrases")
-	case len(l.phraseFirst) != len(l.phraseStart)-1:
-		return badPrebuilt("phrase texts")
-	case !offsetsTo(l.frontDocStart, V, len(l.frontDoc)) || !idsBelow(l.frontDoc, D):
-		return badPrebuilt("front-matter documents")
-	case !offsetsTo(l.sentStart, P, len(l.sentKinds)) || !offsetsTo(l.sentTermStart, P, len(l.sentTerms)) ||
-		!idsBelow(l.sentTerms, V) || !offsetsTo(l.maskStart, P, len(l.sentMasks)):
-		return badPrebuilt("sentences")
-	}
-	return nil
-}
-
-// checkSentenceMasks checks that each of a passage's terms has one mask of its sentences,
-// naming only sentences the passage has.
-func (l *Lang) checkSentenceMasks() error {
-	for p := range l.Passages {
-		n, words := int(l.sentStart[p+1]-l.sentStart[p]), l.maskWords(p)
-		terms := int(l.sentTermStart[p+1] - l.sentTermStart[p])
-		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
-		if len(masks) != terms*words {
-			return badPrebuilt("sentence masks")
-		}
-		if r := n % maskBits; r != 0 {
-			for i := words - 1; i < len(masks); i += words {
-				if masks[i]>>r != 0 {
-					return badPrebuilt("sentence masks")
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// checkPostingsOrder checks that postings ascend: membership and section choice search them.
-func (l *Lang) checkPostingsOrder() error {
-	for t := range l.terms.words {
-		ps := l.postings(Term(t))
-		for i := 1; i < len(ps); i++ {
-			if ps[i] <= ps[i-1] {
-				return badPrebuilt("postings order")
-			}
-		}
-	}
-	return nil
-}
-
-// checkDocuments checks each document's passages and phrases.
-func (l *Lang) checkDocuments() error {
-	for di, d := range l.Docs {
-		// A document's passages are its own (PassageOf reads their sections in its list).
-		for p := l.docStart[di]; p < l.docStart[di+1]; p++ {
-			if l.Passages[p].Doc != di {
-				return badPrebuilt("passages of " + d.ID)
-			}
-		}
-		// Each document has its title, its category, and one phrase per keyword and entity.
-		if int(l.docPhrase[di+1]-l.docPhrase[di]) != 2+len(d.Keywords)+len(d.Entities) ||
-			int(l.docPhrase[di+1]) > len(l.phraseStart)-1 {
-			return badPrebuilt("phrases of " + d.ID)
-		}
-		if !l.phraseFirstsValid(di) {
-			return badPrebuilt("phrase texts")
-		}
-	}
-	return nil
-}
-
-// phraseFirstsValid reports whether each of a document's phrases names a valid first phrase of
-// its text: a keyword's or entity's is itself or an earlier keyword or entity that is its own
-// first; a title's and a category's is itself.
-func (l *Lang) phraseFirstsValid(di int) bool {
-	at := l.docPhrase[di]
-	for p := at; p < l.docPhrase[di+1]; p++ {
-		f := l.phraseFirst[p]
-		if p < at+2 {
-			if f != p {
-				return false
-			}
-			continue
-		}
-		// docPhrase ascends strictly (every document has a title and a category).
-		fd, _ := slices.BinarySearch(l.docPhrase, f+1)
-		if f > p || l.phraseFirst[f] != f || f-l.docPhrase[fd-1] < 2 {
 			return false
 		}
 	}

@@ -69,8 +69,8 @@ func TestPrebuiltIndexRoundTrips(t *testing.T) {
 			}
 		}
 		built, loaded := Build(c).Lang(lang), ix.Lang(lang)
-		if !reflect.DeepEqual(built.idf, loaded.idf) || !reflect.DeepEqual(built.docIDF, loaded.docIDF) ||
-			!reflect.DeepEqual(built.frontCats, loaded.frontCats) || built.unseen != loaded.unseen {
+		if !reflect.DeepEqual(built.post.idf, loaded.post.idf) || !reflect.DeepEqual(built.post.docIDF, loaded.post.docIDF) ||
+			!reflect.DeepEqual(built.front.frontCats, loaded.front.frontCats) || built.post.unseen != loaded.post.unseen {
 			t.Fatalf("%s: statistics differ after loading", lang)
 		}
 		q := loaded.Analyzer.QuestionTerms("Handy tot, Karre geht nicht auf, customer phone died")
@@ -242,10 +242,20 @@ func FuzzPrebuilt(f *testing.F) {
 		}
 		for _, lang := range knowledge.Languages {
 			l := ix.Lang(lang)
-			q := l.Question(l.Analyzer.QuestionWords("customer phone died, Karre springt nicht an"))
+			var terms []Term
+			for _, s := range l.Analyzer.QuestionTerms("customer phone died, Karre springt nicht an") {
+				if t, ok := l.Lookup(s); ok {
+					terms = append(terms, t)
+				}
+			}
+			// What the judge reads of a passage, its document and its front matter.
 			for _, h := range l.Search(l.Analyzer.QuestionTerms("battery low tow truck Akku leer"), "", 5) {
-				l.Support(q, h.Passage)
-				l.SupportDoc(q, l.Passages[h.Passage].Doc)
+				for _, t := range terms {
+					doc := l.Passages[h.Passage].Doc
+					l.Postings().PassageHas(h.Passage, t)
+					l.Postings().DocHas(doc, t)
+					l.FrontMatter().Has(doc, t)
+				}
 			}
 		}
 	})
@@ -286,7 +296,7 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 		}
 		// Integer arrays too: the format aligns them, and b, a fresh slice, is aligned.
 		ints := func(l *Lang) string {
-			return unsafe.String((*byte)(unsafe.Pointer(&l.postPassage[0])), 4*len(l.postPassage))
+			return unsafe.String((*byte)(unsafe.Pointer(&l.post.postPassage[0])), 4*len(l.post.postPassage))
 		}
 		if !within(ints(static.Lang(lang))) || within(ints(copied.Lang(lang))) {
 			t.Errorf("%s: the postings are not in place for a static load, or in place for a copying one", lang)
@@ -305,20 +315,20 @@ func TestStaticLoadRefersIntoItsBytes(t *testing.T) {
 // would read past its arrays.
 func TestDamagedSentencesFailToLoad(t *testing.T) {
 	for name, damage := range map[string]func(l *Lang){
-		"a term past the vocabulary": func(l *Lang) { l.sentTerms[3] = Term(len(l.terms.words)) },
+		"a term past the vocabulary": func(l *Lang) { l.sent.sentTerms[3] = Term(len(l.terms.words)) },
 		"a sentence the passage lacks": func(l *Lang) {
 			for p := range l.Passages {
-				if n := l.sentStart[p+1] - l.sentStart[p]; n%maskBits != 0 && l.sentTermStart[p+1] > l.sentTermStart[p] {
-					l.sentMasks[l.maskStart[p]+uint32(l.maskWords(p))-1] |= 1 << (n % maskBits)
+				if n := l.sent.sentStart[p+1] - l.sent.sentStart[p]; n%maskBits != 0 && l.sent.sentTermStart[p+1] > l.sent.sentTermStart[p] {
+					l.sent.sentMasks[l.sent.maskStart[p]+uint32(l.sent.maskWords(p))-1] |= 1 << (n % maskBits)
 					return
 				}
 			}
 			t.Fatal("no passage to damage")
 		},
-		"a mask too few": func(l *Lang) { l.maskStart[1]++ },
+		"a mask too few": func(l *Lang) { l.sent.maskStart[1]++ },
 		"a sentence too many": func(l *Lang) {
-			l.sentStart = slices.Clone(l.sentStart)
-			l.sentStart[len(l.sentStart)-1]++
+			l.sent.sentStart = slices.Clone(l.sent.sentStart)
+			l.sent.sentStart[len(l.sent.sentStart)-1]++
 		},
 	} {
 		refusesDamage(t, "de", name, damage)
@@ -332,8 +342,8 @@ func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
 	keywords := func(l *Lang) (a, b, c uint32) {
 		var got []uint32
 		for d := range l.Docs {
-			if l.docPhrase[d+1]-l.docPhrase[d] > 2 {
-				got = append(got, l.docPhrase[d]+2)
+			if l.phr.docPhrase[d+1]-l.phr.docPhrase[d] > 2 {
+				got = append(got, l.phr.docPhrase[d]+2)
 			}
 		}
 		if len(got) < 3 {
@@ -342,13 +352,13 @@ func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
 		return got[0], got[1], got[2]
 	}
 	for name, damage := range map[string]func(l *Lang){
-		"one too few":                   func(l *Lang) { l.phraseFirst = l.phraseFirst[:len(l.phraseFirst)-1] },
-		"a title with a keyword's text": func(l *Lang) { a, _, _ := keywords(l); l.phraseFirst[l.docPhrase[0]] = a },
-		"a keyword with a later first":  func(l *Lang) { a, b, _ := keywords(l); l.phraseFirst[a] = b },
-		"a keyword with a title's text": func(l *Lang) { _, b, _ := keywords(l); l.phraseFirst[b] = l.docPhrase[0] },
+		"one too few":                   func(l *Lang) { l.phr.phraseFirst = l.phr.phraseFirst[:len(l.phr.phraseFirst)-1] },
+		"a title with a keyword's text": func(l *Lang) { a, _, _ := keywords(l); l.phr.phraseFirst[l.phr.docPhrase[0]] = a },
+		"a keyword with a later first":  func(l *Lang) { a, b, _ := keywords(l); l.phr.phraseFirst[a] = b },
+		"a keyword with a title's text": func(l *Lang) { _, b, _ := keywords(l); l.phr.phraseFirst[b] = l.phr.docPhrase[0] },
 		"a first that is not its own": func(l *Lang) {
 			a, b, c := keywords(l)
-			l.phraseFirst[b], l.phraseFirst[c] = a, b
+			l.phr.phraseFirst[b], l.phr.phraseFirst[c] = a, b
 		},
 	} {
 		refusesDamage(t, "en", name, damage)
@@ -358,7 +368,7 @@ func TestDamagedPhraseTextsFailToLoad(t *testing.T) {
 // A prebuilt index that lists a passage of one document among another's is refused: PassageOf
 // reads a document's passages' sections in that document's list of sections.
 func TestPassageOfAnotherDocumentFailsToLoad(t *testing.T) {
-	refusesDamage(t, "de", "a passage of the first document among the second's", func(l *Lang) { l.Passages[l.docStart[1]].Doc = 0 })
+	refusesDamage(t, "de", "a passage of the first document among the second's", func(l *Lang) { l.Passages[l.post.docStart[1]].Doc = 0 })
 }
 
 // refusesDamage checks that a fresh build of the embedded corpus's lang passes the prebuilt

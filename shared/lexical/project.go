@@ -41,18 +41,18 @@ func (ix *Index) Project(on *knowledge.Corpus) (*Index, bool) {
 
 // project returns the language's index of docs, which must be among l.Docs in their order.
 func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
-	if l.sameDocs(docs) {
+	if sameDocs(l.Docs, docs) {
 		if l.lazyStats {
 			l.statsOnce.Do(l.statistics)
 		}
 		return l, true
 	}
-	keep, ok := l.keptDocs(docs)
+	keep, ok := keptDocs(l.Docs, docs)
 	if !ok {
 		return nil, false
 	}
 	pj := projection{from: l, keep: keep,
-		to: &Lang{Language: l.Language, Analyzer: l.Analyzer, text: l.text, Docs: docs, uncovered: l.uncovered}}
+		to: &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: docs, uncovered: l.uncovered}}
 	pj.passages()
 	pj.terms()
 	pj.postings()
@@ -62,28 +62,28 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	return pj.to, true
 }
 
-// sameDocs reports whether docs are l's documents, all of them.
-func (l *Lang) sameDocs(docs []*knowledge.Document) bool {
-	if len(docs) != len(l.Docs) {
+// sameDocs reports whether docs are all of all, in order.
+func sameDocs(all, docs []*knowledge.Document) bool {
+	if len(docs) != len(all) {
 		return false
 	}
 	for i, d := range docs {
-		if d != l.Docs[i] {
+		if d != all[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// keptDocs are the old indexes of docs in l.Docs, ascending; false when one is not there.
-func (l *Lang) keptDocs(docs []*knowledge.Document) ([]int, bool) {
+// keptDocs are the indexes of docs in all, ascending; false when one is not there.
+func keptDocs(all, docs []*knowledge.Document) ([]int, bool) {
 	keep := make([]int, 0, len(docs))
 	j := 0
 	for _, d := range docs {
-		for j < len(l.Docs) && l.Docs[j] != d {
+		for j < len(all) && all[j] != d {
 			j++
 		}
-		if j == len(l.Docs) {
+		if j == len(all) {
 			return nil, false
 		}
 		keep = append(keep, j)
@@ -108,21 +108,21 @@ type projection struct {
 func (pj *projection) passages() {
 	l, p := pj.from, pj.to
 	p.Passages = make([]Passage, 0, len(l.Passages))
-	p.docStart = make([]uint32, 0, len(pj.keep)+1)
+	p.post.docStart = make([]uint32, 0, len(pj.keep)+1)
 	pj.newPassage = filled(len(l.Passages))
 	total := 0
 	for nd, od := range pj.keep {
-		p.docStart = append(p.docStart, uint32(len(p.Passages)))
-		for op := l.docStart[od]; op < l.docStart[od+1]; op++ {
+		p.post.docStart = append(p.post.docStart, uint32(len(p.Passages)))
+		for op := l.post.docStart[od]; op < l.post.docStart[od+1]; op++ {
 			old := l.Passages[op]
 			pj.newPassage[op] = int32(len(p.Passages))
 			p.Passages = append(p.Passages, Passage{Doc: nd, Section: old.Section, Len: old.Len})
 			total += old.Len
 		}
 	}
-	p.docStart = append(p.docStart, uint32(len(p.Passages)))
+	p.post.docStart = append(p.post.docStart, uint32(len(p.Passages)))
 	if len(p.Passages) > 0 {
-		p.avgLen = float64(total) / float64(len(p.Passages))
+		p.post.avgLen = float64(total) / float64(len(p.Passages))
 	}
 	pj.newDoc = filled(len(l.Docs))
 	for nd, od := range pj.keep {
@@ -145,7 +145,7 @@ func (pj *projection) terms() {
 	V := len(l.terms.words)
 	pj.live = make([]bool, V)
 	for t := range V {
-		for _, op := range l.postPassage[l.postStart[t]:l.postStart[t+1]] {
+		for _, op := range l.post.postPassage[l.post.postStart[t]:l.post.postStart[t+1]] {
 			if pj.newPassage[op] >= 0 {
 				pj.live[t] = true
 				break
@@ -153,7 +153,7 @@ func (pj *projection) terms() {
 		}
 	}
 	for _, od := range pj.keep {
-		for _, t := range l.frontOf(od) {
+		for _, t := range l.front.of(od) {
 			pj.live[t] = true
 		}
 	}
@@ -172,86 +172,86 @@ func (pj *projection) terms() {
 func (pj *projection) postings() {
 	l, p := pj.from, pj.to
 	n := len(p.terms.words) + 1
-	p.postStart, p.frontDocStart = make([]uint32, 0, n), make([]uint32, 0, n)
-	p.postPassage, p.postTF = make([]uint32, 0, len(l.postPassage)), make([]uint16, 0, len(l.postTF))
-	p.frontDoc = make([]uint32, 0, len(l.frontDoc))
+	p.post.postStart, p.front.frontDocStart = make([]uint32, 0, n), make([]uint32, 0, n)
+	p.post.postPassage, p.post.postTF = make([]uint32, 0, len(l.post.postPassage)), make([]uint16, 0, len(l.post.postTF))
+	p.front.frontDoc = make([]uint32, 0, len(l.front.frontDoc))
 	for t, live := range pj.live {
 		if !live {
 			continue
 		}
-		p.postStart = append(p.postStart, uint32(len(p.postPassage)))
-		for i := l.postStart[t]; i < l.postStart[t+1]; i++ {
-			if np := pj.newPassage[l.postPassage[i]]; np >= 0 {
-				p.postPassage = append(p.postPassage, uint32(np))
-				p.postTF = append(p.postTF, l.postTF[i])
+		p.post.postStart = append(p.post.postStart, uint32(len(p.post.postPassage)))
+		for i := l.post.postStart[t]; i < l.post.postStart[t+1]; i++ {
+			if np := pj.newPassage[l.post.postPassage[i]]; np >= 0 {
+				p.post.postPassage = append(p.post.postPassage, uint32(np))
+				p.post.postTF = append(p.post.postTF, l.post.postTF[i])
 			}
 		}
-		p.frontDocStart = append(p.frontDocStart, uint32(len(p.frontDoc)))
-		for _, od := range l.frontDocs(Term(t)) {
+		p.front.frontDocStart = append(p.front.frontDocStart, uint32(len(p.front.frontDoc)))
+		for _, od := range l.front.docs(Term(t)) {
 			if nd := pj.newDoc[od]; nd >= 0 {
-				p.frontDoc = append(p.frontDoc, uint32(nd))
+				p.front.frontDoc = append(p.front.frontDoc, uint32(nd))
 			}
 		}
 	}
-	p.postStart = append(p.postStart, uint32(len(p.postPassage)))
-	p.frontDocStart = append(p.frontDocStart, uint32(len(p.frontDoc)))
+	p.post.postStart = append(p.post.postStart, uint32(len(p.post.postPassage)))
+	p.front.frontDocStart = append(p.front.frontDocStart, uint32(len(p.front.frontDoc)))
 }
 
 // front copies each kept document's front-matter terms and phrases; a keyword or entity
 // phrase's first phrase of the same text is the first kept one.
 func (pj *projection) front() {
 	l, p := pj.from, pj.to
-	newPhrase := filled(len(l.phraseFirst))
-	p.frontStart, p.frontTerms = make([]uint32, 0, len(pj.keep)+1), make([]Term, 0, len(l.frontTerms))
-	p.docPhrase, p.phraseStart = make([]uint32, 0, len(pj.keep)+1), make([]uint32, 0, len(l.phraseStart))
-	p.phraseTerms, p.phraseFirst = make([]Term, 0, len(l.phraseTerms)), make([]uint32, 0, len(l.phraseFirst))
+	newPhrase := filled(len(l.phr.phraseFirst))
+	p.front.frontStart, p.front.frontTerms = make([]uint32, 0, len(pj.keep)+1), make([]Term, 0, len(l.front.frontTerms))
+	p.phr.docPhrase, p.phr.phraseStart = make([]uint32, 0, len(pj.keep)+1), make([]uint32, 0, len(l.phr.phraseStart))
+	p.phr.phraseTerms, p.phr.phraseFirst = make([]Term, 0, len(l.phr.phraseTerms)), make([]uint32, 0, len(l.phr.phraseFirst))
 	for _, od := range pj.keep {
-		p.frontStart = append(p.frontStart, uint32(len(p.frontTerms)))
-		for _, t := range l.frontOf(od) {
-			p.frontTerms = append(p.frontTerms, pj.newTerm[t])
+		p.front.frontStart = append(p.front.frontStart, uint32(len(p.front.frontTerms)))
+		for _, t := range l.front.of(od) {
+			p.front.frontTerms = append(p.front.frontTerms, pj.newTerm[t])
 		}
-		p.docPhrase = append(p.docPhrase, uint32(len(p.phraseStart)))
-		for op := l.docPhrase[od]; op < l.docPhrase[od+1]; op++ {
-			np := uint32(len(p.phraseStart))
-			p.phraseStart = append(p.phraseStart, uint32(len(p.phraseTerms)))
-			for _, t := range l.phraseTerms[l.phraseStart[op]:l.phraseStart[op+1]] {
-				p.phraseTerms = append(p.phraseTerms, pj.newTerm[t])
+		p.phr.docPhrase = append(p.phr.docPhrase, uint32(len(p.phr.phraseStart)))
+		for op := l.phr.docPhrase[od]; op < l.phr.docPhrase[od+1]; op++ {
+			np := uint32(len(p.phr.phraseStart))
+			p.phr.phraseStart = append(p.phr.phraseStart, uint32(len(p.phr.phraseTerms)))
+			for _, t := range l.phr.phraseTerms[l.phr.phraseStart[op]:l.phr.phraseStart[op+1]] {
+				p.phr.phraseTerms = append(p.phr.phraseTerms, pj.newTerm[t])
 			}
-			f := l.phraseFirst[op]
+			f := l.phr.phraseFirst[op]
 			if newPhrase[f] < 0 {
 				newPhrase[f] = int32(np)
 			}
-			p.phraseFirst = append(p.phraseFirst, uint32(newPhrase[f]))
+			p.phr.phraseFirst = append(p.phr.phraseFirst, uint32(newPhrase[f]))
 		}
 	}
-	p.frontStart = append(p.frontStart, uint32(len(p.frontTerms)))
-	p.docPhrase = append(p.docPhrase, uint32(len(p.phraseStart)))
-	p.phraseStart = append(p.phraseStart, uint32(len(p.phraseTerms)))
+	p.front.frontStart = append(p.front.frontStart, uint32(len(p.front.frontTerms)))
+	p.phr.docPhrase = append(p.phr.docPhrase, uint32(len(p.phr.phraseStart)))
+	p.phr.phraseStart = append(p.phr.phraseStart, uint32(len(p.phr.phraseTerms)))
 }
 
 // sentences copies the sentences of each kept passage.
 func (pj *projection) sentences() {
 	l, p := pj.from, pj.to
 	np := len(p.Passages) + 1
-	p.sentStart, p.sentTermStart, p.maskStart = make([]uint32, 0, np), make([]uint32, 0, np), make([]uint32, 0, np)
-	p.sentKinds, p.sentTerms = make([]uint16, 0, len(l.sentKinds)), make([]Term, 0, len(l.sentTerms))
-	p.sentMasks = make([]uint16, 0, len(l.sentMasks))
+	p.sent.sentStart, p.sent.sentTermStart, p.sent.maskStart = make([]uint32, 0, np), make([]uint32, 0, np), make([]uint32, 0, np)
+	p.sent.sentKinds, p.sent.sentTerms = make([]uint16, 0, len(l.sent.sentKinds)), make([]Term, 0, len(l.sent.sentTerms))
+	p.sent.sentMasks = make([]uint16, 0, len(l.sent.sentMasks))
 	for op := range l.Passages {
 		if pj.newPassage[op] < 0 {
 			continue
 		}
-		p.sentStart = append(p.sentStart, uint32(len(p.sentKinds)))
-		p.sentKinds = append(p.sentKinds, l.sentKinds[l.sentStart[op]:l.sentStart[op+1]]...)
-		p.sentTermStart = append(p.sentTermStart, uint32(len(p.sentTerms)))
-		for _, t := range l.sentTerms[l.sentTermStart[op]:l.sentTermStart[op+1]] {
-			p.sentTerms = append(p.sentTerms, pj.newTerm[t])
+		p.sent.sentStart = append(p.sent.sentStart, uint32(len(p.sent.sentKinds)))
+		p.sent.sentKinds = append(p.sent.sentKinds, l.sent.sentKinds[l.sent.sentStart[op]:l.sent.sentStart[op+1]]...)
+		p.sent.sentTermStart = append(p.sent.sentTermStart, uint32(len(p.sent.sentTerms)))
+		for _, t := range l.sent.sentTerms[l.sent.sentTermStart[op]:l.sent.sentTermStart[op+1]] {
+			p.sent.sentTerms = append(p.sent.sentTerms, pj.newTerm[t])
 		}
-		p.maskStart = append(p.maskStart, uint32(len(p.sentMasks)))
-		p.sentMasks = append(p.sentMasks, l.sentMasks[l.maskStart[op]:l.maskStart[op+1]]...)
+		p.sent.maskStart = append(p.sent.maskStart, uint32(len(p.sent.sentMasks)))
+		p.sent.sentMasks = append(p.sent.sentMasks, l.sent.sentMasks[l.sent.maskStart[op]:l.sent.maskStart[op+1]]...)
 	}
-	p.sentStart = append(p.sentStart, uint32(len(p.sentKinds)))
-	p.sentTermStart = append(p.sentTermStart, uint32(len(p.sentTerms)))
-	p.maskStart = append(p.maskStart, uint32(len(p.sentMasks)))
+	p.sent.sentStart = append(p.sent.sentStart, uint32(len(p.sent.sentKinds)))
+	p.sent.sentTermStart = append(p.sent.sentTermStart, uint32(len(p.sent.sentTerms)))
+	p.sent.maskStart = append(p.sent.maskStart, uint32(len(p.sent.sentMasks)))
 }
 
 // footprint is about how many bytes of heap a projected index holds of its own (its arrays,
@@ -264,9 +264,9 @@ func (ix *Index) footprint() int64 {
 		n += V * (16 + 48)               // the words and their map entries
 		n += V * (8 + 8 + 2 + 4 + 4 + 4) // idf, docIDF, frontCats, postStart, frontDocStart, termPhraseStart
 		n += P * (24 + 8 + 4 + 12)       // passages, lenNorm, passageCat, sentence offsets
-		n += int64(len(l.postPassage))*6 + int64(len(l.frontTerms)+len(l.frontDoc)+len(l.phraseTerms)+len(l.termPhrase))*4
-		n += int64(len(l.phraseFirst)+len(l.phraseDoc))*4 + int64(len(l.phraseShape)) + int64(len(l.titleIDF))*8
-		n += int64(len(l.sentTerms))*4 + int64(len(l.sentKinds)+len(l.sentMasks))*2
+		n += int64(len(l.post.postPassage))*6 + int64(len(l.front.frontTerms)+len(l.front.frontDoc)+len(l.phr.phraseTerms)+len(l.phr.termPhrase))*4
+		n += int64(len(l.phr.phraseFirst)+len(l.phr.phraseDoc))*4 + int64(len(l.phr.phraseShape)) + int64(len(l.phr.titleIDF))*8
+		n += int64(len(l.sent.sentTerms))*4 + int64(len(l.sent.sentKinds)+len(l.sent.sentMasks))*2
 	}
 	return n
 }

@@ -31,12 +31,12 @@ func TestProjectionIsTheBuildOfTheDay(t *testing.T) {
 			t.Errorf("%s: the projected English index differs from the build of the day's versions", day)
 		}
 		pl, wl := p.Lang("en"), want.Lang("en")
-		if len(pl.idf) != len(wl.idf) || pl.avgLen != wl.avgLen {
+		if len(pl.post.idf) != len(wl.post.idf) || pl.post.avgLen != wl.post.avgLen {
 			t.Fatalf("%s: statistics differ", day)
 		}
-		for i := range pl.idf {
-			if pl.idf[i] != wl.idf[i] || pl.docIDF[i] != wl.docIDF[i] || pl.frontCats[i] != wl.frontCats[i] {
-				t.Fatalf("%s: term %q: idf %v/%v, docIDF %v/%v", day, pl.terms.words[i], pl.idf[i], wl.idf[i], pl.docIDF[i], wl.docIDF[i])
+		for i := range pl.post.idf {
+			if pl.post.idf[i] != wl.post.idf[i] || pl.post.docIDF[i] != wl.post.docIDF[i] || pl.front.frontCats[i] != wl.front.frontCats[i] {
+				t.Fatalf("%s: term %q: idf %v/%v, docIDF %v/%v", day, pl.terms.words[i], pl.post.idf[i], wl.post.idf[i], pl.post.docIDF[i], wl.post.docIDF[i])
 			}
 		}
 		for _, lang := range knowledge.Languages {
@@ -90,12 +90,12 @@ func TestLoadedIndexOfEveryVersionServesADayOfAllItsDocuments(t *testing.T) {
 	}
 	want := Build(c2.On(testutil.AheadDay)).Lang("en")
 	got := p.Lang("en")
-	if len(got.idf) != len(want.idf) || got.avgLen != want.avgLen || len(got.phraseDoc) != len(want.phraseDoc) {
-		t.Fatalf("statistics not computed: %d idf, want %d", len(got.idf), len(want.idf))
+	if len(got.post.idf) != len(want.post.idf) || got.post.avgLen != want.post.avgLen || len(got.phr.phraseDoc) != len(want.phr.phraseDoc) {
+		t.Fatalf("statistics not computed: %d idf, want %d", len(got.post.idf), len(want.post.idf))
 	}
-	for i := range got.idf {
-		if got.idf[i] != want.idf[i] {
-			t.Fatalf("idf of %q: %v, want %v", got.terms.words[i], got.idf[i], want.idf[i])
+	for i := range got.post.idf {
+		if got.post.idf[i] != want.post.idf[i] {
+			t.Fatalf("idf of %q: %v, want %v", got.terms.words[i], got.post.idf[i], want.post.idf[i])
 		}
 	}
 }

@@ -2,10 +2,10 @@ package lexical
 
 import (
 	"cmp"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -41,69 +41,59 @@ const SynonymWeight = 0.5
 // made after every term at no cost. The hits and their order are those of adding every term's
 // postings in full.
 func (l *Lang) SearchWeighted(query []string, weight map[string]float64, category string, topK int) []Hit {
-	var buf [32]qterm
+	var buf [32]QueryTerm
 	f, ok := l.categoryFilter(category)
 	if !ok {
 		return nil // no document has the category
 	}
-	return l.search(l.resolve(query, weight, buf[:0]), f, topK)
+	return l.search(l.Resolve(query, weight, buf[:0]), f, topK)
 }
 
 // SearchWeightedIn is SearchWeighted confined to the sections of the document doc (an index
 // into Docs): the lexical search of a lookup confined to the procedure an operator confirmed.
 func (l *Lang) SearchWeightedIn(query []string, weight map[string]float64, doc, topK int) []Hit {
-	var buf [32]qterm
-	return l.search(l.resolve(query, weight, buf[:0]), l.docFilter(doc), topK)
+	var buf [32]QueryTerm
+	return l.search(l.Resolve(query, weight, buf[:0]), l.post.docFilter(doc), topK)
 }
 
-// SearchFocused is SearchWeighted followed by Focus of its hits with the same query, weights and
-// kinds, the query's terms resolved once for both.
-func (l *Lang) SearchFocused(query []string, weight map[string]float64, category string, topK int, kinds textproc.AnswerKinds) []Hit {
-	var buf, sorted [32]qterm
-	terms := l.resolve(query, weight, buf[:0])
+// SearchResolved is SearchWeighted over terms Resolve made, which it reorders: confined to the
+// sections of the document doc (an index into Docs) when doc is not negative, as SearchWeightedIn
+// is, else to category as SearchWeighted is. A caller that reads the terms again after the
+// search (a rescoring of the hits by their sentences) resolves the query once.
+func (l *Lang) SearchResolved(terms []QueryTerm, category string, doc, topK int) []Hit {
+	if doc >= 0 {
+		return l.search(terms, l.post.docFilter(doc), topK)
+	}
 	f, ok := l.categoryFilter(category)
 	if !ok {
 		return nil // no document has the category
 	}
-	// search sorts its terms; Focus weighs them in query order.
-	hits := l.search(append(sorted[:0], terms...), f, topK)
-	l.focus(hits, terms, kinds)
-	return hits
+	return l.search(terms, f, topK)
 }
 
-// SearchFocusedIn is SearchFocused confined to the sections of the document doc (an index into
-// Docs), as SearchWeightedIn is.
-func (l *Lang) SearchFocusedIn(query []string, weight map[string]float64, doc, topK int, kinds textproc.AnswerKinds) []Hit {
-	var buf, sorted [32]qterm
-	terms := l.resolve(query, weight, buf[:0])
-	hits := l.search(append(sorted[:0], terms...), l.docFilter(doc), topK)
-	l.focus(hits, terms, kinds)
-	return hits
+// QueryTerm is one query term the index knows, with its weighted idf (see Resolve).
+type QueryTerm struct {
+	Term   Term
+	Weight float64
 }
 
-// qterm is one query term the index knows, with its weighted idf.
-type qterm struct {
-	t Term
-	w float64
-}
-
-// resolve appends to terms the query's terms that the index holds in a passage, each once, in
+// Resolve appends to terms the query's terms that the index holds in a passage, each once, in
 // query order, with their idf times their weight (missing terms weigh 1), leaving out those that
 // weigh nothing.
-func (l *Lang) resolve(query []string, weight map[string]float64, terms []qterm) []qterm {
+func (l *Lang) Resolve(query []string, weight map[string]float64, terms []QueryTerm) []QueryTerm {
 	for _, s := range query {
 		t, ok := l.Lookup(s)
-		if !ok || !l.Known(t) || slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) {
+		if !ok || !l.post.Known(t) || slices.ContainsFunc(terms, func(q QueryTerm) bool { return q.Term == t }) {
 			continue
 		}
-		w := l.idf[t]
+		w := l.post.idf[t]
 		if x, ok := weight[s]; ok {
 			w *= x
 		}
 		if w <= 0 {
 			continue // a term weighed 0 scores nothing; every term counted adds a positive score
 		}
-		terms = append(terms, qterm{t, w})
+		terms = append(terms, QueryTerm{t, w})
 	}
 	return terms
 }
@@ -113,14 +103,14 @@ func (l *Lang) resolve(query []string, weight map[string]float64, terms []qterm)
 // sorted: slices.SortStableFunc with its comparison closure cost about 2,400 of a lookup's
 // 190,000 instructions (callgrind, BenchmarkLookup/de). A long question's are not, so that its
 // cost stays n log n.
-func sortByWeight(terms []qterm) {
+func sortByWeight(terms []QueryTerm) {
 	if len(terms) > 32 {
-		slices.SortStableFunc(terms, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
+		slices.SortStableFunc(terms, func(a, b QueryTerm) int { return cmp.Compare(b.Weight, a.Weight) })
 		return
 	}
 	for i := 1; i < len(terms); i++ {
 		q, j := terms[i], i
-		for ; j > 0 && terms[j-1].w < q.w; j-- {
+		for ; j > 0 && terms[j-1].Weight < q.Weight; j-- {
 			terms[j] = terms[j-1]
 		}
 		terms[j] = q
@@ -128,19 +118,19 @@ func sortByWeight(terms []qterm) {
 }
 
 // search is SearchWeighted over resolved terms, which it reorders, within the filter's passages.
-func (l *Lang) search(terms []qterm, f passageFilter, topK int) []Hit {
+func (l *Lang) search(terms []QueryTerm, f passageFilter, topK int) []Hit {
 	if topK <= 0 || len(l.Passages) == 0 {
 		return nil
 	}
-	sa := l.getSearchScratch()
-	defer l.putSearchScratch(sa)
+	sa := l.scratch.get(len(l.Passages))
+	defer l.scratch.put(sa)
 	remaining, walk := 0.0, 0 // the weights of the terms still to add, and their postings
 	for _, q := range terms {
-		remaining += q.w
-		walk += int(l.postStart[q.t+1] - l.postStart[q.t])
+		remaining += q.Weight
+		walk += int(l.post.postStart[q.Term+1] - l.post.postStart[q.Term])
 	}
 	sortByWeight(terms)
-	l.accumulate(sa, terms, remaining, walk, f, topK)
+	l.post.accumulate(sa, terms, remaining, walk, f, topK)
 	top := topHits{k: topK, heap: make([]Hit, 0, min(topK, len(sa.acc.touched)))}
 	for _, p := range sa.acc.touched {
 		s := sa.acc.v[p]
@@ -179,35 +169,39 @@ func (l *Lang) categoryFilter(category string) (passageFilter, bool) {
 }
 
 // docFilter is the filter of the document doc's passages; an index out of range keeps none.
-func (l *Lang) docFilter(doc int) passageFilter {
-	if doc < 0 || doc+1 >= len(l.docStart) {
+func (p *Postings) docFilter(doc int) passageFilter {
+	if doc < 0 || doc+1 >= len(p.docStart) {
 		return passageFilter{}
 	}
-	return passageFilter{lo: l.docStart[doc], hi: l.docStart[doc+1]}
+	return passageFilter{lo: p.docStart[doc], hi: p.docStart[doc+1]}
 }
 
-func (l *Lang) getSearchScratch() *searchScratch {
-	sa, _ := l.scratch.Get().(*searchScratch)
-	if sa == nil || len(sa.acc.v) != len(l.Passages) {
-		sa = &searchScratch{acc: newSparse[float64](len(l.Passages)), scored: make([]uint64, (len(l.Passages)+63)/64)}
+// searchPool pools a language's search scratches, each over its passages.
+type searchPool struct{ pool sync.Pool }
+
+// get returns an empty scratch over n passages; put returns it.
+func (sp *searchPool) get(n int) *searchScratch {
+	sa, _ := sp.pool.Get().(*searchScratch)
+	if sa == nil || len(sa.acc.v) != n {
+		sa = &searchScratch{acc: newSparse[float64](n), scored: make([]uint64, (n+63)/64)}
 	}
 	return sa
 }
 
-// putSearchScratch clears the scratch's scores and returns it to the pool.
-func (l *Lang) putSearchScratch(sa *searchScratch) {
+// put clears the scratch's scores and returns it to the pool.
+func (sp *searchPool) put(sa *searchScratch) {
 	for _, p := range sa.acc.touched {
 		sa.scored[p>>6] = 0
 	}
 	sa.acc.clear()
-	l.scratch.Put(sa)
+	sp.pool.Put(sa)
 }
 
 // accumulate adds the terms' BM25 weights into the scratch's scores, heaviest term first. Once
 // the weight of the terms still to add (remaining) cannot lift a passage not yet scored into
 // the best topK, only the passages already scored take the remaining terms (walk is the terms'
 // postings in all).
-func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, walk int, f passageFilter, topK int) {
+func (pl *Postings) accumulate(sa *searchScratch, terms []QueryTerm, remaining float64, walk int, f passageFilter, topK int) {
 	acc, scored := &sa.acc, sa.scored
 	// pruned: only passages already scored can still enter the best topK. bound is the topK-th
 	// best score of an eligible passage so far, 0 until topK have one.
@@ -221,8 +215,8 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 	}
 	pruned := false
 	for i, q := range terms {
-		lo, hi := l.postStart[q.t], l.postStart[q.t+1]
-		ps, tfs := l.postPassage[lo:hi], l.postTF[lo:hi]
+		lo, hi := pl.postStart[q.Term], pl.postStart[q.Term+1]
+		ps, tfs := pl.postPassage[lo:hi], pl.postTF[lo:hi]
 		switch {
 		case !pruned:
 			for j, p := range ps {
@@ -232,7 +226,7 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 					scored[p>>6] |= 1 << (p & 63)
 				}
 				tf := float64(tfs[j])
-				v += q.w * tf / (tf + l.lenNorm[p])
+				v += q.Weight * tf / (tf + pl.lenNorm[p])
 				acc.v[p] = v
 				if v > sa.bound && f.eligible(p) {
 					sa.raise(p, v, topK)
@@ -247,17 +241,17 @@ func (l *Lang) accumulate(sa *searchScratch, terms []qterm, remaining float64, w
 					continue
 				}
 				tf := float64(tfs[j])
-				acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+				acc.v[p] += q.Weight * tf / (tf + pl.lenNorm[p])
 			}
 		default:
 			for _, p := range acc.touched {
 				if j, ok := slices.BinarySearch(ps, p); ok {
 					tf := float64(tfs[j])
-					acc.v[p] += q.w * tf / (tf + l.lenNorm[p])
+					acc.v[p] += q.Weight * tf / (tf + pl.lenNorm[p])
 				}
 			}
 		}
-		remaining -= q.w
+		remaining -= q.Weight
 		if track && !pruned && i+1 < len(terms) && remaining < sa.bound {
 			pruned = true
 			if countPrunes {

@@ -14,20 +14,20 @@ func fullSearch(l *Lang, query []string, weight map[string]float64, category str
 	seen := map[Term]bool{}
 	for _, s := range query {
 		t, ok := l.Lookup(s)
-		if !ok || !l.Known(t) || seen[t] {
+		if !ok || !l.post.Known(t) || seen[t] {
 			continue
 		}
 		seen[t] = true
-		w := l.idf[t]
+		w := l.post.idf[t]
 		if x, ok := weight[s]; ok {
 			w *= x
 		}
 		if w <= 0 {
 			continue
 		}
-		for i := l.postStart[t]; i < l.postStart[t+1]; i++ {
-			p, tf := l.postPassage[i], float64(l.postTF[i])
-			v[p] += w * tf / (tf + K1*(1-B+B*float64(l.Passages[p].Len)/l.avgLen))
+		for i := l.post.postStart[t]; i < l.post.postStart[t+1]; i++ {
+			p, tf := l.post.postPassage[i], float64(l.post.postTF[i])
+			v[p] += w * tf / (tf + K1*(1-B+B*float64(l.Passages[p].Len)/l.post.avgLen))
 		}
 	}
 	top := topHits{k: topK}
@@ -98,7 +98,7 @@ func (l *Lang) mostFrequent(n int) []Term {
 	for t := range all {
 		all[t] = Term(t)
 	}
-	postings := func(t Term) uint32 { return l.postStart[t+1] - l.postStart[t] }
+	postings := func(t Term) uint32 { return l.post.postStart[t+1] - l.post.postStart[t] }
 	slices.SortFunc(all, func(a, b Term) int { return cmp.Compare(postings(b), postings(a)) })
 	return all[:min(n, len(all))]
 }
@@ -108,12 +108,12 @@ func (l *Lang) mostFrequent(n int) []Term {
 func TestSortByWeightIsAStableDescendingSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, n := range []int{0, 1, 2, 5, 12, 32, 33, 200} {
-		terms := make([]qterm, n)
+		terms := make([]QueryTerm, n)
 		for i := range terms {
-			terms[i] = qterm{t: Term(i), w: float64(r.IntN(4))} // few weights: many ties
+			terms[i] = QueryTerm{Term: Term(i), Weight: float64(r.IntN(4))} // few weights: many ties
 		}
 		want := slices.Clone(terms)
-		slices.SortStableFunc(want, func(a, b qterm) int { return cmp.Compare(b.w, a.w) })
+		slices.SortStableFunc(want, func(a, b QueryTerm) int { return cmp.Compare(b.Weight, a.Weight) })
 		sortByWeight(terms)
 		if !slices.Equal(terms, want) {
 			t.Errorf("%d terms: %v, want %v", n, terms, want)

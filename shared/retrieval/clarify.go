@@ -58,7 +58,7 @@ const maxSituationPhrases = 2
 // the primary block's procedure and its alternatives applies, each named by its title and the
 // keywords of its front matter the question matched. Nil when there is no procedure to offer.
 func clarification(l *lexical.Lang, primary string, alts []lookup.Alternative, matches []lexical.FrontMatch) *lookup.Clarification {
-	ids := make([]string, 0, 1+len(alts))
+	ids := make([]string, 0, 8) // a constant capacity keeps the few ids on the stack
 	ids = append(ids, primary)
 	for _, a := range alts {
 		ids = appendUnique(ids, a.DocumentID)
@@ -114,6 +114,7 @@ func clarifyingQuestion(lang string, opts []lookup.Option) string {
 		}
 	}
 	var b strings.Builder
+	b.Grow(len(lead) + 1 + len(names)*(len(or)+64)) // one allocation for titles of up to 64 bytes
 	b.WriteString(lead)
 	for i, n := range names {
 		switch {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -28,7 +29,7 @@ func (p coveringProvider) ScoreKind() string {
 // by the procedures, and may offer a clarification, only on enough evidence of its own path.
 func TestCoveredBranches(t *testing.T) {
 	min := LexicalMinPoints("en")
-	strong := Signals{Support: lexical.Support{Words: 4}, Procedure: lexical.Support{Matched: 3, Words: 4},
+	strong := Signals{Support: judge.Support{Words: 4}, Procedure: judge.Support{Matched: 3, Words: 4},
 		Points: CoveredShare * min, FrontWeight: frontMatter.min}
 	with := func(f func(*Signals)) Signals { s := strong; f(&s); return s }
 	sem := func(score float64) *pathViews {
@@ -47,7 +48,7 @@ func TestCoveredBranches(t *testing.T) {
 		{name: "lexical: points below the share", sig: with(func(s *Signals) { s.Points = CoveredShare*min - 0.1 })},
 		{name: "lexical: one word held", sig: with(func(s *Signals) { s.Procedure.Matched = 1 })},
 		{name: "lexical: front matter without an opinion", sig: with(func(s *Signals) { s.FrontWeight = frontMatter.min - 0.1 })},
-		{name: "a topic no procedure covers", sig: with(func(s *Signals) { s.Uncovered = lexical.Uncovered{Term: "tariff"} })},
+		{name: "a topic no procedure covers", sig: with(func(s *Signals) { s.Uncovered = judge.Uncovered{Term: "tariff"} })},
 		{name: "one informative word", sig: with(func(s *Signals) { s.Support.Words = 1 })},
 		{name: "semantic: the closest procedure at the supported cosine", semantic: true, sig: with(func(s *Signals) { s.Points = 0 }),
 			views: sem(config.DefaultGroundedCosine), covered: true},
@@ -107,10 +108,10 @@ func TestReasonFigures(t *testing.T) {
 	if got := below(13.7, 14.5); got != "13.7" {
 		t.Errorf("below(13.7, 14.5) = %q", got)
 	}
-	if got := wordsOf(lexical.Support{Words: 3, Unknown: 2}); got != "3 informative words, 2 of them used by no procedure" {
+	if got := wordsOf(judge.Support{Words: 3, Unknown: 2}); got != "3 informative words, 2 of them used by no procedure" {
 		t.Errorf("wordsOf = %q", got)
 	}
-	if got := wordsOf(lexical.Support{Words: 3}); got != "3 informative words" {
+	if got := wordsOf(judge.Support{Words: 3}); got != "3 informative words" {
 		t.Errorf("wordsOf = %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -46,7 +47,7 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 	if primary < 0 {
 		return nil
 	}
-	covered := l.DocHeld(q.resolved, primary)
+	covered := judge.DocHeld(l, q.resolved, primary)
 	if specificCount(q.resolved, ^covered&wordsMask(q.resolved)) < MinPartWords {
 		return nil // the primary's procedure holds (nearly) the whole question
 	}
@@ -59,14 +60,14 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 			if d == primary || slices.ContainsFunc(out, func(p part) bool { return p.doc == d }) {
 				continue
 			}
-			held := l.DocHeld(q.resolved, d)
+			held := judge.DocHeld(l, q.resolved, d)
 			own := held &^ covered
 			if specificCount(q.resolved, own) < MinPartWords || specificCount(q.resolved, covered&^held) == 0 && len(out) == 0 {
 				continue // no part of its own, or nothing of the primary's it lacks: a competitor
 			}
 			_, weight := specific(q.resolved, own)
 			cand := part{doc: d, words: own, specific: weight}
-			if cand.specific <= best.specific || l.FrontHeld(q.resolved, d)&own == 0 || !cand.located(l, q) {
+			if cand.specific <= best.specific || judge.FrontHeld(l, q.resolved, d)&own == 0 || !cand.located(l, q) {
 				continue // the part names nothing of the procedure's subject, or its words are scattered
 			}
 			best = cand
@@ -81,7 +82,7 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 }
 
 // wordsMask is the mask of every word of q a mask tells apart.
-func wordsMask(q lexical.Question) uint64 {
+func wordsMask(q judge.Question) uint64 {
 	n := min(q.Words(), 64)
 	if n == 64 {
 		return ^uint64(0)
@@ -90,7 +91,7 @@ func wordsMask(q lexical.Question) uint64 {
 }
 
 // specific counts the specific words of mask m and sums their specificity.
-func specific(q lexical.Question, m uint64) (n int, weight float64) {
+func specific(q judge.Question, m uint64) (n int, weight float64) {
 	for ; m != 0; m &= m - 1 {
 		if w := q.WordSpecific(bits.TrailingZeros64(m)); w >= PartSpecific {
 			n++
@@ -101,7 +102,7 @@ func specific(q lexical.Question, m uint64) (n int, weight float64) {
 }
 
 // specificCount counts the specific words of mask m.
-func specificCount(q lexical.Question, m uint64) int {
+func specificCount(q judge.Question, m uint64) int {
 	n, _ := specific(q, m)
 	return n
 }
@@ -113,15 +114,15 @@ func specificCount(q lexical.Question, m uint64) int {
 func (p *part) bestSection(l *lexical.Lang, q *question) (held int) {
 	var terms []string
 	for m := p.words; m != 0; m &= m - 1 {
-		terms = l.WordTerms(q.resolved, bits.TrailingZeros64(m), terms)
+		terms = judge.WordTerms(l, q.resolved, bits.TrailingZeros64(m), terms)
 	}
 	p.passage = -1
-	hits := l.SearchFocusedIn(terms, nil, p.doc, 1, q.answerKinds())
+	hits := judge.SearchFocusedIn(l, terms, nil, p.doc, 1, q.answerKinds())
 	if len(hits) == 0 {
 		return 0
 	}
 	p.passage = hits[0].Passage
-	held = specificCount(q.resolved, l.PassageHeld(q.resolved, p.passage)&p.words)
+	held = specificCount(q.resolved, judge.PassageHeld(l, q.resolved, p.passage)&p.words)
 	p.strong = held == specificCount(q.resolved, p.words)
 	return held
 }
@@ -137,7 +138,7 @@ func (p *part) located(l *lexical.Lang, q *question) bool {
 func (p part) covers(l *lexical.Lang, q *question) []string {
 	var out []string
 	for m := p.words; m != 0; m &= m - 1 {
-		if w := l.WordString(q.resolved, bits.TrailingZeros64(m)); w != "" {
+		if w := judge.WordString(l, q.resolved, bits.TrailingZeros64(m)); w != "" {
 			out = appendUnique(out, w)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -175,7 +176,7 @@ const confinedLexical = 2
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
 func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := l.SearchFocusedIn(q.terms, q.weights, conf.doc, topK, q.answerKinds())
+	hits := judge.SearchFocusedIn(l, q.terms, q.weights, conf.doc, topK, q.answerKinds())
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -72,13 +73,13 @@ func (o Options) scaleOf(kind string) (ScoreScale, bool) {
 func (s *Service) scaleOf(kind string) (ScoreScale, bool) { return s.opts.scaleOf(kind) }
 
 // support is the lexical support of a block for the question's words.
-func support(l *lexical.Lang, q *question, b lookup.EvidenceBlock) lexical.Support {
+func support(l *lexical.Lang, q *question, b lookup.EvidenceBlock) judge.Support {
 	if pi, ok := l.PassageOf(b.DocumentID, anchorOf(b.Source)); ok && !l1Chunk(l, b, pi) {
-		return l.Support(q.resolved, pi)
+		return judge.PassageSupport(l, q.resolved, pi)
 	}
 	// An L1 passage that is not one of the local copy's sections (another version, or a chunk
 	// of one) is judged on its own text.
-	return l.SupportText(q.resolved, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
+	return judge.TextSupport(l, q.resolved, b.Title+"\n"+b.Section+"\n"+b.Content, b.DocumentID)
 }
 
 // l1Chunk reports whether the block's content is only part of the local section (a chunk).
@@ -218,17 +219,17 @@ func degradedWhy(status lookup.L1Status) string {
 type lexicalJudgement struct {
 	strong    bool
 	why       string
-	proc      lexical.Support
+	proc      judge.Support
 	points    float64
-	uncovered lexical.Uncovered
+	uncovered judge.Uncovered
 }
 
 // lexicalEvidence applies the lexical evidence rule to the primary block p, whose own support is sp.
-func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp lexical.Support) lexicalJudgement {
+func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp judge.Support) lexicalJudgement {
 	proc := sp
 	di := l.DocIndex(p.DocumentID)
 	if di >= 0 {
-		proc = l.SupportDoc(q.resolved, di)
+		proc = judge.DocSupport(l, q.resolved, di)
 	}
 	j := lexicalJudgement{proc: proc, points: proc.Weight + p.l0Weight + LexicalWordPoints*float64(proc.Matched)}
 	minPoints := LexicalMinPoints(l.Language)
@@ -249,7 +250,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp lex
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
-		if u, ok := l.UncoveredTopic(q.text, q.words, di); ok {
+		if u, ok := judge.UncoveredTopic(l, q.text, q.words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
 				"), a topic the procedures do not cover, and the closest procedure never uses the term"
@@ -264,15 +265,25 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp lex
 			fixed(minPoints, 1) + " a longer question needs)"
 		return j
 	}
-	j.why = "the procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + strconv.Itoa(sp.Words) +
-		" informative words, the primary block " + strconv.Itoa(sp.Matched) + " of them (evidence " + fixed(j.points, 1) +
-		", threshold " + fixed(minPoints, 1) + ")"
+	// Written into one buffer: the figures' texts would be an allocation each.
+	var buf [160]byte
+	b := append(buf[:0], "the procedure holds "...)
+	b = strconv.AppendInt(b, int64(proc.Matched), 10)
+	b = append(b, " of the question's "...)
+	b = strconv.AppendInt(b, int64(sp.Words), 10)
+	b = append(b, " informative words, the primary block "...)
+	b = strconv.AppendInt(b, int64(sp.Matched), 10)
+	b = append(b, " of them (evidence "...)
+	b = strconv.AppendFloat(b, j.points, 'f', 1, 64)
+	b = append(b, ", threshold "...)
+	b = strconv.AppendFloat(b, minPoints, 'f', 1, 64)
+	j.why = string(append(b, ')'))
 	return j
 }
 
 // wordsOf says how many informative words the question has, and how many of them no procedure
 // uses: coverage counts only the others, the words the procedures know.
-func wordsOf(sp lexical.Support) string {
+func wordsOf(sp judge.Support) string {
 	s := strconv.Itoa(sp.Words) + " informative words"
 	if sp.Unknown > 0 && sp.Unknown < sp.Words {
 		s += ", " + strconv.Itoa(sp.Unknown) + " of them used by no procedure"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -56,17 +57,17 @@ func excerpt(l *lexical.Lang, words []textproc.Group, kinds textproc.AnswerKinds
 func excerptWeights(l *lexical.Lang, words []textproc.Group) map[string]float64 {
 	want := map[string]float64{}
 	for _, g := range words {
-		if !lexical.Informative(g.Term) {
+		if !judge.Informative(g.Term) {
 			continue
 		}
 		want[g.Term] = l.IDF(g.Term)
 		for _, p := range g.Parts {
-			if _, ok := want[p]; !ok && lexical.Informative(p) {
+			if _, ok := want[p]; !ok && judge.Informative(p) {
 				want[p] = l.IDF(p) / 2
 			}
 		}
 		for _, a := range g.Alts {
-			if _, ok := want[a.Term]; !ok && lexical.Informative(a.Term) {
+			if _, ok := want[a.Term]; !ok && judge.Informative(a.Term) {
 				want[a.Term] = lexical.SynonymWeight * l.IDF(a.Term)
 			}
 		}

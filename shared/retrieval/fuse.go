@@ -275,7 +275,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 	for i, f := range picked {
 		b := &out[i]
 		b.EvidenceBlock = &evidence[i]
-		f.evidence(l, b) // only for the blocks picked
+		f.evidence(l, texts, b) // only for the blocks picked
 		k := f.reasonCount()
 		b.HitReasons, reasons = f.hitReasons(l, texts, fromL1, reasons[:0:k]), reasons[k:]
 		switch {
@@ -299,10 +299,22 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 	return out, evidence
 }
 
+// l1ReasonOf is the hit reason of an L1 candidate of a score kind: the known kinds' are
+// constants, not made at every lookup.
+func l1ReasonOf(kind string) string {
+	switch kind {
+	case "bm25":
+		return "l1:bm25"
+	case "cosine_similarity":
+		return "l1:cosine_similarity"
+	}
+	return "l1:" + kind
+}
+
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
 // section L0 found; b's block is filled, and whether it carries a local passage.
-func (f *fusing) evidence(l *lexical.Lang, b *ranked) {
+func (f *fusing) evidence(l *lexical.Lang, texts *langTexts, b *ranked) {
 	if c := f.cand; c != nil {
 		*b.EvidenceBlock = lookup.EvidenceBlock{Source: c.Source, DocumentID: c.DocumentID, Version: c.Version, EffectiveDate: c.EffectiveDate,
 			Title: c.Title, Section: c.Section, Category: c.Category, Content: c.Content}
@@ -317,7 +329,18 @@ func (f *fusing) evidence(l *lexical.Lang, b *ranked) {
 			Title: d.Title, Section: sec.Heading, Category: d.Category, Content: sec.Content}
 		b.local, b.localPassage = true, f.passage
 	}
-	b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	if !b.local {
+		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+		return
+	}
+	// The passage's own texts, made once (langTexts), when the block names its section as the
+	// index does.
+	if d, sec := l.Doc(b.localPassage); b.Title == d.Title && b.Section == sec.Heading {
+		b.Breadcrumb = texts.breadcrumb(l, b.localPassage)
+	} else {
+		b.Breadcrumb = knowledge.Breadcrumb(b.Title, b.Section)
+	}
+	b.previewOf, b.preview = b.Content, texts.preview(l, b.localPassage)
 }
 
 // scopeAfter is how many of its procedure's other sections a scope section follows.

@@ -47,8 +47,8 @@ func TestSynonymReasonNamesTheRule(t *testing.T) {
 	l := lexical.Build(c).Lang("en")
 	texts := newLangTexts(l)
 	checked := 0
-	for p := range uint32(l.Phrases()) {
-		doc, kind, i, _ := l.Phrase(p)
+	for p := range uint32(l.PhraseIndex().Len()) {
+		doc, kind, i, _ := l.PhraseIndex().Phrase(p)
 		var text string
 		switch kind {
 		case lexical.PhraseKeyword:

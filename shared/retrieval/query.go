@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -24,7 +25,7 @@ type question struct {
 	weights map[string]float64
 	// resolved is its informative words resolved in the index, for the lexical support of every
 	// block judged and the complements' parts.
-	resolved lexical.Question
+	resolved judge.Question
 	// written is each of its tokens' stem with the token as the question wrote it (the first of
 	// a stem's), at most maxWritten, for the section hit reasons.
 	written [][2]string
@@ -47,7 +48,7 @@ func analyseQuestion(l *lexical.Lang, text string) *question {
 	q.text, q.lang = textproc.Normalize(text), l.Language
 	q.words = analyse(l, q.text)
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
-	q.resolved = l.AppendQuestion(q.resolved, q.words)
+	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
 	q.written = appendWritten(l, q.text, q.written[:0])
 	return q
 }
@@ -58,7 +59,7 @@ func analyseQuestion(l *lexical.Lang, text string) *question {
 func (q *question) release() {
 	const keep = 64
 	if q.resolved.Size() > 4*keep {
-		q.resolved = lexical.Question{}
+		q.resolved = judge.Question{}
 	}
 	if cap(q.terms) > keep || len(q.weights) > keep {
 		q.terms, q.weights = nil, map[string]float64{}
@@ -83,7 +84,7 @@ func (q *question) answerKinds() textproc.AnswerKinds {
 func (q *question) informative() int {
 	var seen []string
 	for _, g := range q.words {
-		if lexical.Informative(g.Term) {
+		if judge.Informative(g.Term) {
 			seen = appendNew(seen, g.Term)
 		}
 	}

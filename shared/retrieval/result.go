@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -17,6 +18,8 @@ type ranked struct {
 	// local tells that Content is the index's passage localPassage verbatim.
 	local        bool
 	localPassage int
+	// preview is previewOf clipped as a trace's summary carries it (see summaries).
+	preview, previewOf string
 }
 
 // section returns the document and section of the index passage the block carries, nil when it
@@ -51,12 +54,12 @@ type Signals struct {
 	// Support is the primary block's lexical support; Procedure that of its whole procedure;
 	// FrontWeight the L0 weight of the procedure (0 when L0 did not match it); Points the
 	// lexical evidence points (see LexicalMinPoints), 0 when a semantic score decided.
-	Support     lexical.Support
-	Procedure   lexical.Support
+	Support     judge.Support
+	Procedure   judge.Support
 	FrontWeight float64
 	Points      float64
 	// Uncovered is the uncovered topic that made lexical evidence weak (zero when none did).
-	Uncovered lexical.Uncovered
+	Uncovered judge.Uncovered
 	// Paths are the evidence paths' views of the primary block's procedure, by path name
 	// (semantic, lexical, front_matter); absent for a path with nothing to say.
 	Paths map[string]PathSignal

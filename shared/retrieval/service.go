@@ -74,6 +74,9 @@ type Service struct {
 	// todaySince is the effective date from which today's set of versions is in force, as the
 	// last lookup of today saw it: its change is the switch at midnight, logged once.
 	todaySince atomic.Pointer[string]
+	// today is the last day a call without a date answered from (see epoch): a day's text is
+	// made once, not at every lookup.
+	today atomic.Pointer[string]
 }
 
 // New builds the service over one index, whatever the day; WithVersions serves the versions in
@@ -358,8 +361,20 @@ func (s *Service) unfilteredRetry(l1 *lookup.L1Details) {
 	}
 }
 
+// InProcess is implemented by a provider whose calls run in the caller's goroutine without I/O
+// and read their context only on entry (the demo's BM25): a deadline cannot cut such a call
+// short, and its timer and context cost four of a lookup's allocations. InProcess returns the
+// provider itself: a type that embeds such a provider and replaces its calls (a test's
+// provider that blocks) inherits the method but is not what it returns, and keeps its deadline.
+type InProcess interface {
+	InProcess() any
+}
+
 // providerContext bounds one provider call.
 func (s *Service) providerContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p, ok := s.provider.(InProcess); ok && p.InProcess() == any(s.provider) {
+		return ctx, func() {}
+	}
 	if s.opts.ProviderTimeout <= 0 {
 		return context.WithCancel(ctx)
 	}

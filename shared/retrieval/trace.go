@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
@@ -41,9 +42,15 @@ func (s *Service) record(ctx context.Context, t lookup.Trace, question, correlat
 	// The span opens before the cancellation is cut: a value lookup through a WithoutCancel
 	// context boxes it, one allocation per lookup.
 	ctx, end := span.Start(ctx, "trace_write")
-	ctx = context.WithoutCancel(ctx)
-	sum := sha256.Sum256([]byte(question))
-	t.QuestionSHA256 = hex.EncodeToString(sum[:])
+	if ctx.Done() != nil { // a context that is never cancelled has nothing to cut
+		ctx = context.WithoutCancel(ctx)
+	}
+	// The question's bytes are hashed where they are: a conversion would copy them, one of a
+	// lookup's allocations (the hash only reads them).
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(question), len(question)))
+	var digest [2 * sha256.Size]byte // one allocation, the string, where hex.EncodeToString makes two
+	hex.Encode(digest[:], sum[:])
+	t.QuestionSHA256 = string(digest[:])
 	t.QuestionChars = utf8.RuneCountInString(question)
 	t.CreatedAt = s.now().UTC()
 	t.ExpiresAt = t.CreatedAt.Add(cmp.Or(s.opts.TraceRetention, config.DefaultTraceRetention))
@@ -82,12 +89,19 @@ func summaries(blocks []lookup.EvidenceBlock, ranks []ranked) []lookup.BlockSumm
 	for i := range blocks {
 		b := &blocks[i]
 		bases[i].score = b.Score
+		var preview string
 		if i < len(ranks) {
 			bases[i].fusion = ranks[i].fusion
+			if r := &ranks[i]; r.previewOf == b.Content {
+				preview = r.preview
+			}
+		}
+		if preview == "" {
+			preview = textproc.Clip(b.Content, lookup.SummaryChars)
 		}
 		out = append(out, lookup.BlockSummary{Source: b.Source, Title: b.Title, RetrievalLayer: b.RetrievalLayer,
 			DocumentID: b.DocumentID, Version: b.Version, Outdated: b.Outdated, Score: &bases[i].score,
-			HitReasons: b.HitReasons, Content: textproc.Clip(b.Content, lookup.SummaryChars), Fusion: &bases[i].fusion})
+			HitReasons: b.HitReasons, Content: preview, Fusion: &bases[i].fusion})
 	}
 	return out
 }

@@ -51,13 +51,26 @@ type dayView struct {
 func (s *Service) epoch(asOf string) (dayView, *lexical.Epoch) {
 	v := dayView{day: asOf, asked: asOf != "", corpus: s.epochs.Corpus(), upcoming: s.upcomingDays}
 	if v.day == "" {
-		v.day = knowledge.Today(s.now(), s.loc)
+		v.day = s.todayText()
 	}
 	ep := s.epochs.At(v.day)
 	if !v.asked && v.corpus != nil {
 		s.noteToday(v.day, ep)
 	}
 	return v, ep
+}
+
+// todayText is knowledge.Today of now, the text kept while the day lasts: formatted on the stack
+// and compared with the last one, so that a lookup without a date makes no string of it.
+func (s *Service) todayText() string {
+	var buf [len(time.DateOnly)]byte
+	b := s.now().In(s.loc).AppendFormat(buf[:0], time.DateOnly)
+	if last := s.today.Load(); last != nil && *last == string(b) {
+		return *last
+	}
+	day := string(b)
+	s.today.Store(&day)
+	return day
 }
 
 // noteToday logs the switch of today's set of versions in force (at midnight in the zone, on an

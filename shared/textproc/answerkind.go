@@ -64,7 +64,25 @@ var answerCues = []struct {
 // the question that may start a cue (cueLengths) looks up the cues that start with it, so the
 // cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	q := strings.ToLower(question)
+	// An ASCII question of the API's length is lowered on the stack: strings.ToLower would make
+	// a copy on every lookup (one of a lookup's allocations).
+	var buf [1024]byte
+	if len(question) <= len(buf) && isASCII(question) {
+		b := buf[:len(question)]
+		for i := range len(question) {
+			c := question[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[i] = c
+		}
+		return questionKinds(b)
+	}
+	return questionKinds(strings.ToLower(question))
+}
+
+// questionKinds is QuestionKinds of a question lowered.
+func questionKinds[S string | []byte](q S) AnswerKinds {
 	var k AnswerKinds
 	for i := 0; i < len(q); i++ {
 		if !isWordByte(q[i]) || (i > 0 && isWordByte(q[i-1])) {
@@ -78,9 +96,9 @@ func QuestionKinds(question string) AnswerKinds {
 			i = j
 			continue // no cue's first word has this first byte and length
 		}
-		for _, c := range cuesByWord[q[i:j]] {
+		for _, c := range cuesByWord[string(q[i:j])] {
 			end := i + len(c.cue)
-			if k&c.kind == 0 && end <= len(q) && q[i:end] == c.cue &&
+			if k&c.kind == 0 && end <= len(q) && string(q[i:end]) == c.cue &&
 				(end == len(q) || !isWordByte(q[end]) || !isWordByte(c.cue[len(c.cue)-1])) {
 				k |= c.kind
 			}

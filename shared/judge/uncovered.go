@@ -1,11 +1,10 @@
-package lexical
+package judge
 
 import (
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
@@ -57,51 +56,56 @@ type uncoveredWord struct {
 // ("Abo", "Lohn") would be found in unrelated words ("lohnt").
 const minAffix = 5
 
-// compileUncovered compiles the language's uncovered-topic rules on first use: they are read only
-// when a lookup judges lexical evidence, never at a cold start.
-func compileUncovered(set func() *synonyms.Set, a *textproc.Analyzer) func() *uncoveredRules {
-	return sync.OnceValue(func() *uncoveredRules {
-		s := set()
-		r := &uncoveredRules{m: termMatcher(s, a), rules: s.Rules(), byStem: map[string][][]string{}}
-		for _, rule := range s.Rules() {
-			for _, term := range rule.Terms {
-				toks := a.Tokens(term)
-				var stems []string
-				key := ""
-				for _, t := range toks {
-					if !a.IsStop(t) {
-						st := a.Stem(t)
-						stems = append(stems, st)
-						if len(st) > len(key) {
-							key = st
-						}
+// rulesKey keeps a language's compiled rules with it (lexical.Lang.Kept).
+var rulesKey = new(uncoveredRules)
+
+// rulesOf returns the language's uncovered-topic rules, compiled on first use and kept with the
+// language: they are read only when a lookup judges lexical evidence, never at a cold start.
+func rulesOf(l *lexical.Lang) *uncoveredRules {
+	return l.Kept(rulesKey, func(l *lexical.Lang) any { return compileUncovered(l.UncoveredRules(), l.Text) }).(*uncoveredRules)
+}
+
+// compileUncovered compiles the uncovered-topic rules s for the analysis a.
+func compileUncovered(s *synonyms.Set, a *textproc.Analyzer) *uncoveredRules {
+	r := &uncoveredRules{m: termMatcher(s, a), rules: s.Rules(), byStem: map[string][][]string{}}
+	for _, rule := range s.Rules() {
+		for _, term := range rule.Terms {
+			toks := a.Tokens(term)
+			var stems []string
+			key := ""
+			for _, t := range toks {
+				if !a.IsStop(t) {
+					st := a.Stem(t)
+					stems = append(stems, st)
+					if len(st) > len(key) {
+						key = st
 					}
 				}
-				if len(stems) == 0 {
-					r.stopOnly = true
-				} else {
-					r.byStem[key] = append(r.byStem[key], stems)
-				}
-				if a.Splitter() != nil && len(toks) == 1 && len(toks[0]) >= minAffix {
-					r.words = append(r.words, uncoveredWord{toks[0], a.Stem(toks[0]), Uncovered{Topic: rule.Targets[0], Term: term, Source: rule.Source}})
-				}
+			}
+			if len(stems) == 0 {
+				r.stopOnly = true
+			} else {
+				r.byStem[key] = append(r.byStem[key], stems)
+			}
+			if a.Splitter() != nil && len(toks) == 1 && len(toks[0]) >= minAffix {
+				r.words = append(r.words, uncoveredWord{toks[0], a.Stem(toks[0]), Uncovered{Topic: rule.Targets[0], Term: term, Source: rule.Source}})
 			}
 		}
-		if len(r.words) > 0 {
-			r.byFirst, r.byLast = new([affixBuckets][]string), new([affixBuckets][]string)
+	}
+	if len(r.words) > 0 {
+		r.byFirst, r.byLast = new([affixBuckets][]string), new([affixBuckets][]string)
+	}
+	for _, w := range r.words {
+		st := w.stem
+		if len(st) < 2 {
+			r.short = append(r.short, st)
+			continue
 		}
-		for _, w := range r.words {
-			st := w.stem
-			if len(st) < 2 {
-				r.short = append(r.short, st)
-				continue
-			}
-			first, last := affixBucket(st[0], st[1]), affixBucket(st[len(st)-2], st[len(st)-1])
-			r.byFirst[first] = append(r.byFirst[first], st)
-			r.byLast[last] = append(r.byLast[last], st)
-		}
-		return r
-	})
+		first, last := affixBucket(st[0], st[1]), affixBucket(st[len(st)-2], st[len(st)-1])
+		r.byFirst[first] = append(r.byFirst[first], st)
+		r.byLast[last] = append(r.byLast[last], st)
+	}
+	return r
 }
 
 // termMatcher compiles the terms of the rules as synonym terms are compiled (a term of two or
@@ -127,11 +131,6 @@ func termMatcher(s *synonyms.Set, a *textproc.Analyzer) *synonyms.Matcher {
 // like it.
 const topicPlaceholder = "zzuncoveredtopic"
 
-// setUncovered gives the language its corpus's uncovered-topic rules.
-func (l *Lang) setUncovered(c *knowledge.Corpus) {
-	l.uncovered = compileUncovered(func() *synonyms.Set { return c.Uncovered(l.Language) }, l.text)
-}
-
 // UncoveredTopic returns the first topic of the uncovered-topic rules that the question names
 // and that the document doc (an index into Docs) does not use: the term's words, in order (by
 // their stems), are in none of its sections, its title, keywords or entities. A procedure that
@@ -142,26 +141,26 @@ func (l *Lang) setUncovered(c *knowledge.Corpus) {
 //
 // words are the question's words as the analyzer made them (their Term the stem of each word),
 // which rule out at no cost a question that names no topic.
-func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) (Uncovered, bool) {
-	if l.uncovered == nil {
+func UncoveredTopic(l *lexical.Lang, question string, words []textproc.Group, doc int) (Uncovered, bool) {
+	if l.UncoveredRules() == nil {
 		return Uncovered{}, false
 	}
-	r := l.uncovered()
+	r := rulesOf(l)
 	if r.m.Terms() == 0 || !r.stopOnly && !r.mayName(words) {
 		return Uncovered{}, false
 	}
-	toks := l.text.Tokens(question)
+	toks := l.Text.Tokens(question)
 	stems := make([]string, len(toks))
 	for i, t := range toks {
-		stems[i] = l.text.Stem(t)
+		stems[i] = l.Text.Stem(t)
 	}
 	var used [][]string // the document's texts as stems, made when a term first needs them
 	uses := func(seqs ...[]string) bool {
-		if !slices.ContainsFunc(seqs, func(seq []string) bool { return l.mayHold(doc, seq) }) {
+		if !slices.ContainsFunc(seqs, func(seq []string) bool { return mayHold(l, doc, seq) }) {
 			return false // the index says no text of the document has every word
 		}
 		if used == nil {
-			used = l.docStems(doc)
+			used = docStems(l, doc)
 		}
 		return slices.ContainsFunc(used, func(text []string) bool {
 			return slices.ContainsFunc(seqs, func(seq []string) bool { return holds(text, seq) })
@@ -176,7 +175,7 @@ func (l *Lang) UncoveredTopic(question string, words []textproc.Group, doc int) 
 	for i, tok := range toks {
 		for _, w := range r.words {
 			if len(tok) > len(w.folded) && (strings.HasPrefix(tok, w.folded) || strings.HasSuffix(tok, w.folded)) &&
-				!uses([]string{l.text.Stem(w.folded)}, stems[i:i+1]) {
+				!uses([]string{l.Text.Stem(w.folded)}, stems[i:i+1]) {
 				return w.u, true
 			}
 		}
@@ -230,13 +229,13 @@ func (r *uncoveredRules) affixOf(term string) bool {
 // says one of them is in none: every text docStems reads is indexed (title, keywords, headings
 // and contents in the passages, entities in the front matter), stop words excepted. It spares
 // docStems, which analyses the whole document, for the terms a procedure does not use.
-func (l *Lang) mayHold(doc int, seq []string) bool {
-	front := l.Front(doc)
+func mayHold(l *lexical.Lang, doc int, seq []string) bool {
+	post, front := l.Postings(), l.FrontMatter()
 	for _, s := range seq {
-		if l.text.StopStem(s) {
+		if l.Text.StopStem(s) {
 			continue
 		}
-		if t, ok := l.Lookup(s); !ok || !l.DocHas(doc, t) && !front.Has(t) {
+		if t, ok := l.Lookup(s); !ok || !post.DocHas(doc, t) && !front.Has(doc, t) {
 			return false
 		}
 	}
@@ -245,7 +244,7 @@ func (l *Lang) mayHold(doc int, seq []string) bool {
 
 // docStems returns the stems of every text of a document: its sections, title, keywords and
 // entities, each text apart so that no term is found across two of them.
-func (l *Lang) docStems(doc int) [][]string {
+func docStems(l *lexical.Lang, doc int) [][]string {
 	d := l.Docs[doc]
 	texts := []string{d.Title}
 	texts = append(texts, d.Keywords...)
@@ -255,9 +254,9 @@ func (l *Lang) docStems(doc int) [][]string {
 	}
 	out := make([][]string, len(texts))
 	for i, t := range texts {
-		toks := l.text.Tokens(t)
+		toks := l.Text.Tokens(t)
 		for j, tok := range toks {
-			toks[j] = l.text.Stem(tok)
+			toks[j] = l.Text.Stem(tok)
 		}
 		out[i] = toks
 	}

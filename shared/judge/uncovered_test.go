@@ -1,12 +1,48 @@
-package lexical
+package judge
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
+
+func embedded(tb testing.TB) *lexical.Index {
+	tb.Helper()
+	c, err := knowledge.Embedded()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lexical.Build(c)
+}
+
+// sourcesOf returns copies of the embedded procedures and synonym files, for a test to change.
+func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
+	t.Helper()
+	p, s, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFS := func(src fs.FS) fstest.MapFS {
+		out := fstest.MapFS{}
+		err := fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(src, path)
+			out[path] = &fstest.MapFile{Data: b}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return copyFS(p), copyFS(s)
+}
 
 func TestUncoveredTopic(t *testing.T) {
 	procs, syns := sourcesOf(t)
@@ -24,12 +60,12 @@ func TestUncoveredTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built := Build(c)
-	restored, _, err := Load(Encode(built, c), LoadOptions{Procs: procs, Syns: syns})
+	built := lexical.Build(c)
+	restored, _, err := lexical.Load(lexical.Encode(built, c), lexical.LoadOptions{Procs: procs, Syns: syns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, ix := range map[string]*Index{"built": built, "restored from the prebuilt index": restored} {
+	for name, ix := range map[string]*lexical.Index{"built": built, "restored from the prebuilt index": restored} {
 		l := ix.Lang("en")
 		doc := func(id string) int {
 			t.Helper()
@@ -53,7 +89,7 @@ func TestUncoveredTopic(t *testing.T) {
 			{"who replaces a cracked windscreen", "damage-procedure", ""},
 			{"the customer paid the fine", "fines-and-parking", ""},
 		} {
-			u, ok := l.UncoveredTopic(tc.question, l.Analyzer.QuestionWords(tc.question), doc(tc.doc))
+			u, ok := UncoveredTopic(l, tc.question, l.Analyzer.QuestionWords(tc.question), doc(tc.doc))
 			if ok != (tc.want != "") || u.Term != tc.want {
 				t.Errorf("%s: %q on %s: %+v %v, want %q", name, tc.question, tc.doc, u, ok, tc.want)
 			}
@@ -63,21 +99,21 @@ func TestUncoveredTopic(t *testing.T) {
 		}
 	}
 	// The functions' own load of the embedded index has the embedded rules.
-	fn, _, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true})
+	fn, _, err := lexical.Load(knowledge.EmbeddedIndex(), lexical.LoadOptions{Embedded: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	en := fn.Lang("en")
 	q := "how much does a customer pay per minute for a small car"
-	if u, ok := en.UncoveredTopic(q, en.Analyzer.QuestionWords(q), en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+	if u, ok := UncoveredTopic(en, q, en.Analyzer.QuestionWords(q), en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
 		t.Errorf("embedded load: %+v %v", u, ok)
 	}
 	// The embedded German rules.
 	de := built.Lang("de")
-	if u, ok := de.UncoveredTopic("Was kostet die Minute im Kleinwagen?", de.Analyzer.QuestionWords("Was kostet die Minute im Kleinwagen?"), de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+	if u, ok := UncoveredTopic(de, "Was kostet die Minute im Kleinwagen?", de.Analyzer.QuestionWords("Was kostet die Minute im Kleinwagen?"), de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
 		t.Errorf("de: %+v %v", u, ok)
 	}
-	if u, ok := de.UncoveredTopic("Kunde hat einen Kratzer an der Tür gemeldet", de.Analyzer.QuestionWords("Kunde hat einen Kratzer an der Tür gemeldet"), de.DocIndex("damage-procedure")); ok {
+	if u, ok := UncoveredTopic(de, "Kunde hat einen Kratzer an der Tür gemeldet", de.Analyzer.QuestionWords("Kunde hat einen Kratzer an der Tür gemeldet"), de.DocIndex("damage-procedure")); ok {
 		t.Errorf("de, no topic named: %+v", u)
 	}
 }
@@ -91,7 +127,7 @@ func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
 		l := ix.Lang(lang)
 		texts := make([][][]string, len(l.Docs))
 		for d := range l.Docs {
-			texts[d] = l.docStems(d)
+			texts[d] = docStems(l, d)
 		}
 		denied := 0
 		for d := range l.Docs {
@@ -100,7 +136,7 @@ func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
 					for i := range text {
 						for n := 1; n <= 3 && i+n <= len(text); n++ {
 							seq := text[i : i+n]
-							if l.mayHold(d, seq) {
+							if mayHold(l, d, seq) {
 								continue
 							}
 							denied++
@@ -132,7 +168,7 @@ func BenchmarkUncoveredTopic(b *testing.B) {
 		words := l.Analyzer.QuestionWords(q)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				l.UncoveredTopic(q, words, 0)
+				UncoveredTopic(l, q, words, 0)
 			}
 		})
 	}
@@ -144,7 +180,7 @@ func BenchmarkUncoveredTopic(b *testing.B) {
 func TestAffixOfFindsEveryStemAtAWordsEnds(t *testing.T) {
 	ix := embedded(t)
 	l := ix.Lang("de")
-	r := l.uncovered()
+	r := rulesOf(l)
 	if len(r.words) == 0 {
 		t.Fatal("the German rules have no one-word terms to find in compounds")
 	}
@@ -161,7 +197,11 @@ func TestAffixOfFindsEveryStemAtAWordsEnds(t *testing.T) {
 		st := w.stem
 		terms = append(terms, st, "vor"+st, st+"nach", st[1:], st[:len(st)-1], st[:1], "")
 	}
-	terms = append(terms, l.terms.words...)
+	for d := range l.Docs { // the corpus's words, as stems
+		for _, text := range docStems(l, d) {
+			terms = append(terms, text...)
+		}
+	}
 	found := 0
 	for _, term := range terms {
 		got := r.affixOf(term)
@@ -176,7 +216,7 @@ func TestAffixOfFindsEveryStemAtAWordsEnds(t *testing.T) {
 		t.Errorf("%d of %d words start or end with a stem: the check tells nothing", found, len(terms))
 	}
 	// English splits no compounds: no one-word term is looked for in a word.
-	if en := ix.Lang("en").uncovered(); en.affixOf("windscreen") || en.byFirst != nil {
+	if en := rulesOf(ix.Lang("en")); en.affixOf("windscreen") || en.byFirst != nil {
 		t.Error("English looks for terms inside words")
 	}
 }

@@ -1,10 +1,13 @@
-package lexical
+// Package judge judges a question against the analysed corpus (shared/lexical): how much of its
+// informative words a passage, a procedure or a text holds (Support), which of its words they
+// hold (the masks of parts.go), and whether it names a topic the procedures do not cover
+// (UncoveredTopic). The index stores; the judge reads it through the index parts' methods.
+package judge
 
 import (
 	"slices"
-	"strings"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
@@ -79,15 +82,18 @@ type questionWord struct {
 
 // questionTerm is a term some passage holds, with its idf over passages and over procedures.
 type questionTerm struct {
-	t           Term
+	t           lexical.Term
 	idf, docIDF float64
 }
 
-// Question resolves the question's words (textproc.Analyzer.QuestionWords) for Support.
-func (l *Lang) Question(query []textproc.Group) Question { return l.AppendQuestion(Question{}, query) }
+// NewQuestion resolves the question's words (textproc.Analyzer.QuestionWords) against l, for
+// PassageSupport and the others.
+func NewQuestion(l *lexical.Lang, query []textproc.Group) Question {
+	return AppendQuestion(l, Question{}, query)
+}
 
-// AppendQuestion is Question reusing the arrays of q, which it overwrites.
-func (l *Lang) AppendQuestion(q Question, query []textproc.Group) Question {
+// AppendQuestion is NewQuestion reusing the arrays of q, which it overwrites.
+func AppendQuestion(l *lexical.Lang, q Question, query []textproc.Group) Question {
 	q.words, q.terms = q.words[:0], q.terms[:0]
 	// A word is counted once. A typical question's few words are searched; a long question's
 	// are hashed, so that its cost stays linear.
@@ -108,20 +114,20 @@ func (l *Lang) AppendQuestion(q Question, query []textproc.Group) Question {
 			continue
 		}
 		w := questionWord{complete: g.Complete}
-		w.term, w.known = l.questionTerm(g.Term)
+		w.term, w.known = questionTermOf(l, g.Term)
 		w.partsFrom = len(q.terms)
 		if !w.known {
 			for _, p := range g.Parts {
-				if t, ok := l.questionTerm(p); ok {
+				if t, ok := questionTermOf(l, p); ok {
 					q.terms = append(q.terms, t)
 				}
 			}
 		}
 		w.partsTo = len(q.terms)
 		for _, a := range g.Alts {
-			if t, ok := l.questionTerm(a.Term); ok {
+			if t, ok := questionTermOf(l, a.Term); ok {
 				q.terms = append(q.terms, t)
-				w.altKnown = max(w.altKnown, SynonymWeight*t.idf)
+				w.altKnown = max(w.altKnown, lexical.SynonymWeight*t.idf)
 			}
 		}
 		w.altsTo = len(q.terms)
@@ -130,65 +136,53 @@ func (l *Lang) AppendQuestion(q Question, query []textproc.Group) Question {
 	return q
 }
 
-// questionTerm resolves a string to a term some passage holds.
-func (l *Lang) questionTerm(s string) (questionTerm, bool) {
-	t, ok := l.known(s)
-	if !ok {
+// questionTermOf resolves a string to a term some passage holds.
+func questionTermOf(l *lexical.Lang, s string) (questionTerm, bool) {
+	t, ok := l.Lookup(s)
+	if !ok || !l.Postings().Known(t) {
 		return questionTerm{}, false
 	}
-	return questionTerm{t: t, idf: l.idf[t], docIDF: l.docIDF[t]}, true
+	post := l.Postings()
+	return questionTerm{t: t, idf: post.IDF(t), docIDF: post.DocIDF(t)}, true
 }
 
-// known returns the term of a string that some passage holds.
-func (l *Lang) known(s string) (Term, bool) {
-	t, ok := l.Lookup(s)
-	return t, ok && l.Known(t)
+// PassageSupport measures the lexical support of a passage for the question's words.
+func PassageSupport(l *lexical.Lang, q Question, passage int) Support {
+	post, front, doc := l.Postings(), l.FrontMatter(), l.Passages[passage].Doc
+	return q.support(func(t lexical.Term) bool { return post.PassageHas(passage, t) || front.Has(doc, t) })
 }
 
-// Support measures the lexical support of a passage for the question's words.
-func (l *Lang) Support(q Question, passage int) Support {
-	front := l.Front(l.Passages[passage].Doc)
-	return q.support(func(t Term) bool { return l.PassageHas(passage, t) || front.Has(t) })
+// DocSupport is PassageSupport over a whole procedure: the words any of its sections or its
+// front matter holds.
+func DocSupport(l *lexical.Lang, q Question, doc int) Support {
+	post, front := l.Postings(), l.FrontMatter()
+	return q.support(func(t lexical.Term) bool { return post.DocHas(doc, t) || front.Has(doc, t) })
 }
 
-// SupportDoc is Support over a whole procedure: the words any of its sections or its front
-// matter holds.
-func (l *Lang) SupportDoc(q Question, doc int) Support {
-	front := l.Front(doc)
-	return q.support(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
-}
-
-// DocIndex returns the index of the document id in Docs, or -1.
-func (l *Lang) DocIndex(id string) int {
-	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-// SupportText is Support for a passage that is not in the index, such as a RAGcore chunk: text
-// is analysed here, and the front matter of the document docID counts as for an indexed passage.
-func (l *Lang) SupportText(q Question, text, docID string) Support {
-	var terms []Term
-	for _, s := range l.text.Terms(text) {
+// TextSupport is PassageSupport for a passage that is not in the index, such as a RAGcore chunk:
+// text is analysed here, and the front matter of the document docID counts as for an indexed
+// passage.
+func TextSupport(l *lexical.Lang, q Question, text, docID string) Support {
+	var terms []lexical.Term
+	for _, s := range l.Text.Terms(text) {
 		if t, ok := l.Lookup(s); ok {
 			terms = append(terms, t)
 		}
 	}
 	slices.Sort(terms)
 	doc := l.DocIndex(docID)
-	return q.support(func(t Term) bool {
+	front := l.FrontMatter()
+	return q.support(func(t lexical.Term) bool {
 		if _, ok := slices.BinarySearch(terms, t); ok {
 			return true
 		}
-		return doc >= 0 && l.Front(doc).Has(t)
+		return doc >= 0 && front.Has(doc, t)
 	})
 }
 
 // support measures the question's words against has, which reports whether the passage (or
 // document, or text) with its front matter holds a term that some passage holds.
-func (q Question) support(has func(Term) bool) Support {
+func (q Question) support(has func(lexical.Term) bool) Support {
 	var s Support
 	for _, g := range q.words {
 		s.Words++
@@ -196,7 +190,7 @@ func (q Question) support(has func(Term) bool) Support {
 		alt, altSpecific := 0.0, 0.0
 		for _, a := range q.terms[g.partsTo:g.altsTo] {
 			if has(a.t) {
-				alt = max(alt, SynonymWeight*a.idf)
+				alt = max(alt, lexical.SynonymWeight*a.idf)
 				altSpecific = max(altSpecific, a.docIDF)
 			}
 		}
@@ -211,7 +205,7 @@ func (q Question) support(has func(Term) bool) Support {
 			case alt > 0:
 				s.Matched++
 				s.Weight += min(w, alt)
-				s.Specific += SynonymWeight * altSpecific
+				s.Specific += lexical.SynonymWeight * altSpecific
 			}
 			continue
 		}
@@ -233,7 +227,7 @@ func (q Question) support(has func(Term) bool) Support {
 				s.Known += alt
 				s.Matched++
 				s.Weight += alt
-				s.Specific += SynonymWeight * altSpecific
+				s.Specific += lexical.SynonymWeight * altSpecific
 				continue
 			}
 			if g.altKnown > 0 {
@@ -254,7 +248,7 @@ func (q Question) support(has func(Term) bool) Support {
 			s.Weight += max(partHave, min(partKnown, alt))
 			s.Specific += partSpecific * partHave / partKnown
 		case alt > 0:
-			s.Specific += SynonymWeight * altSpecific
+			s.Specific += lexical.SynonymWeight * altSpecific
 			s.Matched++
 			s.Weight += min(partKnown, alt)
 		}
@@ -265,18 +259,19 @@ func (q Question) support(has func(Term) bool) Support {
 // AppendHeld appends to out, each once, the index terms by which the passage's own text (its
 // front matter aside) holds the question's informative words: the word's own term, else the
 // first of its compound parts or synonyms the passage holds. At most limit terms are appended.
-func (l *Lang) AppendHeld(q Question, passage int, out []string, limit int) []string {
+func AppendHeld(l *lexical.Lang, q Question, passage int, out []string, limit int) []string {
+	post := l.Postings()
 	n := 0
 	for _, w := range q.words {
 		if n == limit {
 			break
 		}
 		held := ""
-		if w.known && l.PassageHas(passage, w.term.t) {
+		if w.known && post.PassageHas(passage, w.term.t) {
 			held = l.String(w.term.t)
 		} else {
 			for _, t := range q.terms[w.partsFrom:w.altsTo] {
-				if l.PassageHas(passage, t.t) {
+				if post.PassageHas(passage, t.t) {
 					held = l.String(t.t)
 					break
 				}

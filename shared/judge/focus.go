@@ -1,10 +1,12 @@
-package lexical
+package judge
 
 import (
 	"cmp"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 	"math/bits"
 	"slices"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // A question asks for one fact, and the section that states it usually holds the question's
@@ -27,34 +29,58 @@ const (
 // sentence, and sorts them best first, equal scores keeping their order: each score is
 // multiplied as FocusWeight and AnswerWeight say, kinds being the kinds of fact the question
 // asks for (QuestionKinds; 0 for none). Its cost follows the hits' sentences, not the corpus.
-func (l *Lang) Focus(hits []Hit, query []string, weight map[string]float64, kinds textproc.AnswerKinds) {
+func Focus(l *lexical.Lang, hits []lexical.Hit, query []string, weight map[string]float64, kinds textproc.AnswerKinds) {
 	if len(hits) < 2 {
 		return
 	}
-	var buf [32]qterm
-	l.focus(hits, l.resolve(query, weight, buf[:0]), kinds)
+	var buf [32]lexical.QueryTerm
+	focus(l, hits, l.Resolve(query, weight, buf[:0]), kinds)
 }
 
-// focus is Focus over resolved terms (see resolve), which it weighs in their order.
-func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
+// SearchFocused is lexical.Lang.SearchWeighted followed by Focus of its hits with the same query,
+// weights and kinds, the query's terms resolved once for both.
+func SearchFocused(l *lexical.Lang, query []string, weight map[string]float64, category string, topK int, kinds textproc.AnswerKinds) []lexical.Hit {
+	return searchFocused(l, query, weight, category, -1, topK, kinds)
+}
+
+// SearchFocusedIn is SearchFocused confined to the sections of the document doc (an index into
+// Docs), as lexical.Lang.SearchWeightedIn is; an index out of range finds nothing.
+func SearchFocusedIn(l *lexical.Lang, query []string, weight map[string]float64, doc, topK int, kinds textproc.AnswerKinds) []lexical.Hit {
+	if doc < 0 {
+		return nil
+	}
+	return searchFocused(l, query, weight, "", doc, topK, kinds)
+}
+
+func searchFocused(l *lexical.Lang, query []string, weight map[string]float64, category string, doc, topK int, kinds textproc.AnswerKinds) []lexical.Hit {
+	var buf, sorted [32]lexical.QueryTerm
+	terms := l.Resolve(query, weight, buf[:0])
+	// The search sorts its terms; Focus weighs them in query order.
+	hits := l.SearchResolved(append(sorted[:0], terms...), category, doc, topK)
+	focus(l, hits, terms, kinds)
+	return hits
+}
+
+// focus is Focus over resolved terms (see lexical.Lang.Resolve), which it weighs in their order.
+func focus(l *lexical.Lang, hits []lexical.Hit, terms []lexical.QueryTerm, kinds textproc.AnswerKinds) {
 	if len(hits) < 2 {
 		return
 	}
 	var qs queryTable
 	total := 0.0
 	for _, q := range terms {
-		if qs.add(q.t, q.w) {
-			total += q.w
+		if qs.add(q.Term, q.Weight) {
+			total += q.Weight
 		}
 	}
 	if total == 0 {
 		return
 	}
 	var weights [64]float64
+	sents := l.SentenceIndex()
 	for i := range hits {
 		best, answers := 0.0, false
-		p := hits[i].Passage
-		stated := l.sentKinds[l.sentStart[p]:l.sentStart[p+1]]
+		stated, terms, masks, words := sents.Passage(hits[i].Passage)
 		// w[s] is sentence s's weight: the weights of the query terms it holds.
 		var w []float64
 		if len(stated) <= len(weights) {
@@ -63,9 +89,6 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 		} else {
 			w = make([]float64, len(stated)) // a passage of more than 64 sentences, rare
 		}
-		words := l.maskWords(p)
-		terms := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
-		masks := l.sentMasks[l.maskStart[p]:l.maskStart[p+1]]
 		for j, t := range terms {
 			if !qs.may(t) {
 				continue
@@ -76,7 +99,7 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 			}
 			for k, m := range masks[j*words : (j+1)*words] {
 				for ; m != 0; m &= m - 1 {
-					w[maskBits*k+bits.TrailingZeros16(m)] += x
+					w[lexical.MaskBits*k+bits.TrailingZeros16(m)] += x
 				}
 			}
 		}
@@ -96,14 +119,14 @@ func (l *Lang) focus(hits []Hit, terms []qterm, kinds textproc.AnswerKinds) {
 		}
 		hits[i].Score *= f
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, b lexical.Hit) int { return cmp.Compare(b.Score, a.Score) })
 }
 
 // queryTable holds a query's terms and weights in a small open-addressed table on the stack, so
 // that no lookup needs anything the size of the vocabulary (a per-term array would be 800 KB at
 // 10,000 procedures for the twenty or so terms of a question).
 type queryTable struct {
-	keys [queryTableSize]Term // a term plus one; 0 for an empty slot
+	keys [queryTableSize]lexical.Term // a term plus one; 0 for an empty slot
 	w    [queryTableSize]float64
 	n    int
 	// bits has the bit maySlot(t) set for every term t of the table: most of a sentence's terms
@@ -113,10 +136,10 @@ type queryTable struct {
 
 // maySlot is the bit of bits that t sets: the low 8 bits of its hash, where querySlot takes the
 // top 7.
-func maySlot(t Term) uint32 { return (uint32(t) * 2654435761) & 0xff }
+func maySlot(t lexical.Term) uint32 { return (uint32(t) * 2654435761) & 0xff }
 
 // may reports whether t may be in the table: false means it is not.
-func (q *queryTable) may(t Term) bool {
+func (q *queryTable) may(t lexical.Term) bool {
 	b := maySlot(t)
 	return q.bits[b>>6]&(1<<(b&63)) != 0
 }
@@ -125,10 +148,10 @@ func (q *queryTable) may(t Term) bool {
 // far more terms than a question's words, parts and synonyms give (see textproc.MaxAlts).
 const queryTableSize = 128
 
-func querySlot(t Term) uint32 { return (uint32(t) * 2654435761) >> 25 } // the top 7 bits
+func querySlot(t lexical.Term) uint32 { return (uint32(t) * 2654435761) >> 25 } // the top 7 bits
 
 // add adds t with weight w; false when t is there already or the table is full.
-func (q *queryTable) add(t Term, w float64) bool {
+func (q *queryTable) add(t lexical.Term, w float64) bool {
 	if q.n >= queryTableSize*3/4 {
 		return false
 	}
@@ -147,7 +170,7 @@ func (q *queryTable) add(t Term, w float64) bool {
 }
 
 // get returns t's weight, 0 when t is no query term.
-func (q *queryTable) get(t Term) float64 {
+func (q *queryTable) get(t lexical.Term) float64 {
 	for i := querySlot(t); ; i = (i + 1) % queryTableSize {
 		switch q.keys[i] {
 		case 0:

@@ -1,4 +1,4 @@
-package lexical
+package judge
 
 import (
 	"maps"
@@ -9,22 +9,13 @@ import (
 	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-func focusIndex(t *testing.T) *Lang { return embedded(t).Lang("en") }
+func focusIndex(t *testing.T) *lexical.Lang { return embedded(t).Lang("en") }
 
-// embedded builds a fresh index of the embedded corpus.
-func embedded(tb testing.TB) *Index {
-	tb.Helper()
-	c, err := knowledge.Embedded()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return Build(c)
-}
-
-func passage(t *testing.T, l *Lang, doc, anchor string) int {
+func passage(t *testing.T, l *lexical.Lang, doc, anchor string) int {
 	t.Helper()
 	p, ok := l.PassageOf(doc, anchor)
 	if !ok {
@@ -41,8 +32,8 @@ func TestFocusPrefersTheSentenceThatHoldsTheQuestion(t *testing.T) {
 	repair := passage(t, l, "damage-procedure", "5-repair-and-follow-up")
 	immediate := passage(t, l, "damage-procedure", "2-immediate-actions")
 	q := l.Analyzer.QuestionTerms("stone chip in the windscreen, is the car blocked for rental?")
-	hits := []Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
-	l.Focus(hits, q, nil, 0)
+	hits := []lexical.Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
+	Focus(l, hits, q, nil, 0)
 	if hits[0].Passage != immediate {
 		t.Fatalf("order %+v: the immediate actions, whose one sentence holds the question, should lead", hits)
 	}
@@ -50,8 +41,8 @@ func TestFocusPrefersTheSentenceThatHoldsTheQuestion(t *testing.T) {
 		t.Errorf("scores %+v: each grows by at most FocusWeight, the focused one more", hits)
 	}
 	// A query none of whose terms the corpus knows changes nothing.
-	hits = []Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
-	l.Focus(hits, []string{"zzqx"}, nil, 0)
+	hits = []lexical.Hit{{Passage: repair, Score: 1}, {Passage: immediate, Score: 1}}
+	Focus(l, hits, []string{"zzqx"}, nil, 0)
 	if hits[0].Passage != repair || hits[0].Score != 1 || hits[1].Score != 1 {
 		t.Errorf("unknown terms moved the hits: %+v", hits)
 	}
@@ -70,8 +61,8 @@ func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
 		t.Fatalf("kinds %b: the question asks how often", kinds)
 	}
 	ratio := func(kinds textproc.AnswerKinds) (float64, bool) {
-		hits := []Hit{{Passage: dirty, Score: 1}, {Passage: routine, Score: 1}}
-		l.Focus(hits, q, nil, kinds)
+		hits := []lexical.Hit{{Passage: dirty, Score: 1}, {Passage: routine, Score: 1}}
+		Focus(l, hits, q, nil, kinds)
 		if hits[0].Passage == routine {
 			return hits[0].Score / hits[1].Score, true
 		}
@@ -84,89 +75,12 @@ func TestFocusPrefersTheKindOfFactAsked(t *testing.T) {
 	}
 }
 
-// The index holds every passage's content sentence by sentence, as Sentences splits it: its
-// distinct terms in the order the text has them, each with the sentences that hold it, and the
-// kinds of fact each sentence states, in a fresh build and in the embedded prebuilt index alike.
-// Equal scores keep their order.
-func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
-	built := embedded(t)
-	loaded, _, err := Load(knowledge.EmbeddedIndex(), LoadOptions{Embedded: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stated, multi := textproc.AnswerKinds(0), 0
-	for _, ix := range []*Index{built, loaded} {
-		for _, lang := range knowledge.Languages {
-			l := ix.Lang(lang)
-			if len(l.sentStart) != len(l.Passages)+1 {
-				t.Fatalf("%s: sentences of %d passages, want %d", lang, len(l.sentStart)-1, len(l.Passages))
-			}
-			for p := range l.Passages {
-				_, sec := l.Doc(p)
-				texts := textproc.Sentences(sec.Content)
-				first, n := l.sentStart[p], int(l.sentStart[p+1]-l.sentStart[p])
-				if n != len(texts) {
-					t.Fatalf("%s passage %d: %d sentences, want %d", lang, p, n, len(texts))
-				}
-				var terms []Term              // the passage's, in order
-				in := map[Term]map[int]bool{} // the sentences of each
-				for i, text := range texts {
-					for _, w := range l.text.Terms(text) {
-						x, ok := l.Lookup(w)
-						if !ok {
-							continue
-						}
-						if in[x] == nil {
-							terms = append(terms, x)
-							in[x] = map[int]bool{}
-						}
-						in[x][i] = true
-					}
-					s := first + uint32(i)
-					if got, want := textproc.AnswerKinds(l.sentKinds[s]), textproc.KindsOf(text, textproc.AllKinds); got != want {
-						t.Fatalf("%s passage %d sentence %q: kinds %b, want %b", lang, p, text, got, want)
-					}
-					stated |= textproc.AnswerKinds(l.sentKinds[s])
-				}
-				got := l.sentTerms[l.sentTermStart[p]:l.sentTermStart[p+1]]
-				if !slices.Equal(got, terms) {
-					t.Fatalf("%s passage %d: terms %v, want %v", lang, p, got, terms)
-				}
-				words := l.maskWords(p)
-				for j, x := range got {
-					for i := range texts {
-						bit := l.sentMasks[int(l.maskStart[p])+j*words+i/maskBits]>>(i%maskBits)&1 == 1
-						if bit != in[x][i] {
-							t.Fatalf("%s passage %d: term %d in sentence %d %v, want %v", lang, p, x, i, bit, in[x][i])
-						}
-					}
-					if len(in[x]) > 1 {
-						multi++
-					}
-				}
-			}
-		}
-	}
-	if multi == 0 {
-		t.Error("no term is in two sentences of a passage: the masks are not exercised")
-	}
-	if stated != textproc.AllKinds {
-		t.Errorf("the corpus's sentences state kinds %b, want every kind %b", stated, textproc.AllKinds)
-	}
-	l := focusIndex(t)
-	hits := []Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
-	l.Focus(hits, []string{"zzqx"}, nil, 0)
-	if hits[0].Passage != 1 {
-		t.Errorf("equal scores swapped: %+v", hits)
-	}
-}
-
 // The query table finds every term it took, with its weight, refuses a term twice and stops
 // taking terms at three quarters full; terms it lacks weigh 0.
 func TestQueryTable(t *testing.T) {
 	var q queryTable
 	for i := range queryTableSize {
-		term := Term(i * 977)
+		term := lexical.Term(i * 977)
 		took := q.add(term, float64(i+1))
 		if want := i < queryTableSize*3/4; took != want {
 			t.Fatalf("term %d: took %v, want %v", i, took, want)
@@ -176,17 +90,17 @@ func TestQueryTable(t *testing.T) {
 		}
 	}
 	for i := range queryTableSize * 3 / 4 {
-		if w := q.get(Term(i * 977)); w != float64(i+1) || !q.may(Term(i*977)) {
-			t.Fatalf("term %d weighs %v, want %v (may: %v)", i, w, i+1, q.may(Term(i*977)))
+		if w := q.get(lexical.Term(i * 977)); w != float64(i+1) || !q.may(lexical.Term(i*977)) {
+			t.Fatalf("term %d weighs %v, want %v (may: %v)", i, w, i+1, q.may(lexical.Term(i*977)))
 		}
 	}
-	if w := q.get(Term(1)); w != 0 {
+	if w := q.get(lexical.Term(1)); w != 0 {
 		t.Errorf("a term never added weighs %v", w)
 	}
 	// The filter's bits are far fewer than the terms it could refuse: it refuses most.
 	refused := 0
 	for i := range 1000 {
-		if !q.may(Term(i*977 + 1)) {
+		if !q.may(lexical.Term(i*977 + 1)) {
 			refused++
 		}
 	}
@@ -194,7 +108,7 @@ func TestQueryTable(t *testing.T) {
 		t.Error("the filter refuses no term")
 	}
 	var empty queryTable
-	if empty.may(Term(5)) {
+	if empty.may(lexical.Term(5)) {
 		t.Error("an empty table may hold a term")
 	}
 }
@@ -203,31 +117,31 @@ func TestQueryTable(t *testing.T) {
 // embedded corpus.
 func BenchmarkFocus(b *testing.B) {
 	l := embedded(b).Lang("de")
-	q := l.text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
+	q := l.Text.QuestionTerms("Akku unter 10 Prozent, Kunde steht an der Ladesäule und das Ladekabel steckt fest")
 	hits := l.Search(q, "", 20)
 	if len(hits) < 10 {
 		b.Fatalf("%d hits", len(hits))
 	}
 	work := slices.Clone(hits)
-	l.Focus(work, q, nil, textproc.AskDeadline)
+	Focus(l, work, q, nil, textproc.AskDeadline)
 	b.ReportAllocs()
 	for b.Loop() {
 		copy(work, hits)
-		l.Focus(work, q, nil, textproc.AskDeadline)
+		Focus(l, work, q, nil, textproc.AskDeadline)
 	}
 }
 
 // focusByText is Focus as its definition reads, computed from the passages' text: each hit's
 // score times 1 + FocusWeight × its best sentence's share of the query's weight, times
 // 1 + AnswerWeight when a sentence sharing a query term states a fact of a kind asked.
-func focusByText(l *Lang, hits []Hit, query []string, kinds textproc.AnswerKinds) []float64 {
-	w := map[Term]float64{}
+func focusByText(l *lexical.Lang, hits []lexical.Hit, query []string, kinds textproc.AnswerKinds) []float64 {
+	w := map[lexical.Term]float64{}
 	total := 0.0
 	for _, s := range query {
-		if t, ok := l.Lookup(s); ok && l.Known(t) {
-			if _, seen := w[t]; !seen && l.idf[t] > 0 {
-				w[t] = l.idf[t]
-				total += l.idf[t]
+		if t, ok := l.Lookup(s); ok && l.Postings().Known(t) {
+			if _, seen := w[t]; !seen && l.Postings().IDF(t) > 0 {
+				w[t] = l.Postings().IDF(t)
+				total += l.Postings().IDF(t)
 			}
 		}
 	}
@@ -236,8 +150,8 @@ func focusByText(l *Lang, hits []Hit, query []string, kinds textproc.AnswerKinds
 		_, sec := l.Doc(h.Passage)
 		best, answers := 0.0, false
 		for _, text := range textproc.Sentences(sec.Content) {
-			seen, x := map[Term]bool{}, 0.0
-			for _, word := range l.text.Terms(text) {
+			seen, x := map[lexical.Term]bool{}, 0.0
+			for _, word := range l.Text.Terms(text) {
 				if t, ok := l.Lookup(word); ok && !seen[t] {
 					seen[t] = true
 					x += w[t]
@@ -287,10 +201,11 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Build(c).Lang("en")
+	l := lexical.Build(c).Lang("en")
 	longest := 0
 	for p := range l.Passages {
-		longest = max(longest, int(l.sentStart[p+1]-l.sentStart[p]))
+		kinds, _, _, _ := l.SentenceIndex().Passage(p)
+		longest = max(longest, len(kinds))
 	}
 	if longest < 75 {
 		t.Fatalf("the longest passage has %d sentences, want at least 75", longest)
@@ -303,7 +218,7 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 		"what does the cleaning fee cost after a dog in the car",
 		"battery below 10 percent, customer stuck at the charging station",
 	} {
-		q := l.text.QuestionTerms(question)
+		q := l.Text.QuestionTerms(question)
 		kinds := textproc.QuestionKinds(question)
 		hits := l.Search(q, "", 20)
 		if len(hits) < 2 {
@@ -314,7 +229,7 @@ func TestFocusScoresAsTheSentencesSay(t *testing.T) {
 		for i, h := range hits {
 			byPassage[h.Passage] = want[i]
 		}
-		l.Focus(hits, q, nil, kinds)
+		Focus(l, hits, q, nil, kinds)
 		for _, h := range hits {
 			if w := byPassage[h.Passage]; math.Abs(h.Score-w) > 1e-9*w {
 				t.Errorf("%q: passage %d scores %v, want %v", question, h.Passage, h.Score, w)
@@ -341,12 +256,12 @@ func TestSearchFocusedIsSearchThenFocus(t *testing.T) {
 			d, sec := l.Doc(p)
 			question := sec.Heading + " " + textproc.Sentences(sec.Content)[0] + " wie lange, how long"
 			q := l.Analyzer.QuestionTerms(question)
-			weight := map[string]float64{q[0]: SynonymWeight, q[len(q)-1]: 0}
+			weight := map[string]float64{q[0]: lexical.SynonymWeight, q[len(q)-1]: 0}
 			kinds := textproc.QuestionKinds(question)
 			for _, category := range []string{"", d.Category} {
 				want := l.SearchWeighted(q, weight, category, 10)
-				l.Focus(want, q, weight, kinds)
-				got := l.SearchFocused(q, weight, category, 10, kinds)
+				Focus(l, want, q, weight, kinds)
+				got := SearchFocused(l, q, weight, category, 10, kinds)
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s %q in %q: %v, want %v", lang, question, category, got, want)
 				}
@@ -355,4 +270,14 @@ func TestSearchFocusedIsSearchThenFocus(t *testing.T) {
 		}
 	}
 	t.Logf("%d searches checked", checked)
+}
+
+// Focus keeps the order of equal scores when no sentence holds a query term.
+func TestFocusKeepsEqualScoresInOrder(t *testing.T) {
+	l := focusIndex(t)
+	hits := []lexical.Hit{{Passage: 1, Score: 2}, {Passage: 2, Score: 2}}
+	Focus(l, hits, []string{"zzqx"}, nil, 0)
+	if hits[0].Passage != 1 {
+		t.Errorf("equal scores swapped: %+v", hits)
+	}
 }

@@ -1,4 +1,6 @@
-package lexical
+package judge
+
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 
 // A question that needs two procedures splits its informative words between them. The masks
 // below say which of a question's words a procedure or a section holds, a bit per word (the
@@ -10,7 +12,7 @@ const maxMaskWords = 64
 
 // held is the mask of the words has holds: the word itself, one of its compound parts, or one of
 // its synonyms.
-func (q Question) held(has func(Term) bool) uint64 {
+func (q Question) held(has func(lexical.Term) bool) uint64 {
 	var m uint64
 	for i, w := range q.words[:min(len(q.words), maxMaskWords)] {
 		if w.known && has(w.term.t) {
@@ -28,14 +30,15 @@ func (q Question) held(has func(Term) bool) uint64 {
 }
 
 // DocHeld is the mask of q's words that the document doc's sections or front matter hold.
-func (l *Lang) DocHeld(q Question, doc int) uint64 {
-	front := l.Front(doc)
-	return q.held(func(t Term) bool { return l.DocHas(doc, t) || front.Has(t) })
+func DocHeld(l *lexical.Lang, q Question, doc int) uint64 {
+	post, front := l.Postings(), l.FrontMatter()
+	return q.held(func(t lexical.Term) bool { return post.DocHas(doc, t) || front.Has(doc, t) })
 }
 
 // PassageHeld is the mask of q's words that the passage's own text holds.
-func (l *Lang) PassageHeld(q Question, passage int) uint64 {
-	return q.held(func(t Term) bool { return l.PassageHas(passage, t) })
+func PassageHeld(l *lexical.Lang, q Question, passage int) uint64 {
+	post := l.Postings()
+	return q.held(func(t lexical.Term) bool { return post.PassageHas(passage, t) })
 }
 
 // WordSpecific is how specific word i of q is to few procedures: the idf over procedures of the
@@ -55,7 +58,7 @@ func (q Question) WordSpecific(i int) float64 {
 
 // WordTerms appends to out the index terms of word i of q that a search for it uses: the word's
 // own term when the corpus knows it, and its known parts and synonyms.
-func (l *Lang) WordTerms(q Question, i int, out []string) []string {
+func WordTerms(l *lexical.Lang, q Question, i int, out []string) []string {
 	w := q.words[i]
 	if w.known {
 		out = append(out, l.String(w.term.t))
@@ -67,11 +70,11 @@ func (l *Lang) WordTerms(q Question, i int, out []string) []string {
 }
 
 // WordString names word i of q in a reason: its term, or its first known part or synonym.
-func (l *Lang) WordString(q Question, i int) string {
+func WordString(l *lexical.Lang, q Question, i int) string {
 	if w := q.words[i]; w.known {
 		return l.String(w.term.t)
 	}
-	if ts := l.WordTerms(q, i, nil); len(ts) > 0 {
+	if ts := WordTerms(l, q, i, nil); len(ts) > 0 {
 		return ts[0]
 	}
 	return ""
@@ -79,7 +82,7 @@ func (l *Lang) WordString(q Question, i int) string {
 
 // FrontHeld is the mask of q's words that the document doc's front matter (title, keywords,
 // entities, category) holds.
-func (l *Lang) FrontHeld(q Question, doc int) uint64 {
-	front := l.Front(doc)
-	return q.held(front.Has)
+func FrontHeld(l *lexical.Lang, q Question, doc int) uint64 {
+	front := l.FrontMatter()
+	return q.held(func(t lexical.Term) bool { return front.Has(doc, t) })
 }
