@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
@@ -130,4 +131,30 @@ func ManyVersionsDir(t testing.TB, n int) (dir string, days []string) {
 		}
 	}
 	return dir, days
+}
+
+// EmbeddedSources returns copies of the embedded procedures and synonym files as map file
+// systems, for a test to change.
+func EmbeddedSources(t testing.TB) (procs, syns fstest.MapFS) {
+	t.Helper()
+	p, s, err := knowledge.EmbeddedSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFS := func(src fs.FS) fstest.MapFS {
+		out := fstest.MapFS{}
+		err := fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(src, path)
+			out[path] = &fstest.MapFile{Data: b}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return copyFS(p), copyFS(s)
 }

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"maps"
 	"math"
 	"slices"
@@ -173,7 +174,7 @@ func focusByText(l *lexical.Lang, hits []lexical.Hit, query []string, kinds text
 // number of sentences: one of the embedded procedures gets a section of 75 sentences whose
 // 70th alone holds two of the question's words.
 func TestFocusScoresAsTheSentencesSay(t *testing.T) {
-	procs, syns := sourcesOf(t)
+	procs, syns := testutil.EmbeddedSources(t)
 	const file = "en/lost-and-found.md"
 	// The procedure's last section becomes a list of 75 short items (its length stays within the
 	// corpus's rules).

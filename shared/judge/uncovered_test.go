@@ -1,7 +1,7 @@
 package judge
 
 import (
-	"io/fs"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -19,33 +19,8 @@ func embedded(tb testing.TB) *lexical.Index {
 	return lexical.Build(c)
 }
 
-// sourcesOf returns copies of the embedded procedures and synonym files, for a test to change.
-func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
-	t.Helper()
-	p, s, err := knowledge.EmbeddedSources()
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyFS := func(src fs.FS) fstest.MapFS {
-		out := fstest.MapFS{}
-		err := fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(src, path)
-			out[path] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return copyFS(p), copyFS(s)
-}
-
 func TestUncoveredTopic(t *testing.T) {
-	procs, syns := sourcesOf(t)
+	procs, syns := testutil.EmbeddedSources(t)
 	// A topic one procedure's text does use: the damage procedure names the windscreen, the
 	// lost-and-found one never does.
 	syns["en/uncovered.txt"] = &fstest.MapFile{Data: []byte("# test topics\nper minute, day rate => pricing\nwindscreen => glazing\nparking permit => parking-permits\n")}

@@ -3,7 +3,7 @@ package lexical
 import (
 	"bytes"
 	"errors"
-	"io/fs"
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"reflect"
 	"slices"
 	"testing"
@@ -138,34 +138,9 @@ func TestEmbeddedLoadIsTheCheckedLoad(t *testing.T) {
 	}
 }
 
-// sourcesOf copies the embedded source files into map file systems a test may change.
-func sourcesOf(t *testing.T) (procs, syns fstest.MapFS) {
-	t.Helper()
-	p, s, err := knowledge.EmbeddedSources()
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyFS := func(src fs.FS) fstest.MapFS {
-		out := fstest.MapFS{}
-		err := fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(src, path)
-			out[path] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return copyFS(p), copyFS(s)
-}
-
 func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 	_, b := embeddedPrebuilt(t)
-	procs, syns := sourcesOf(t)
+	procs, syns := testutil.EmbeddedSources(t)
 	if _, _, err := Load(b, LoadOptions{Procs: procs, Syns: syns}); err != nil {
 		t.Fatalf("the same files: %v", err)
 	}
@@ -191,7 +166,7 @@ func TestPrebuiltIndexIsNeverLoadedForOtherFiles(t *testing.T) {
 			}
 		},
 	} {
-		p, s := sourcesOf(t)
+		p, s := testutil.EmbeddedSources(t)
 		change(p, s)
 		if _, _, err := Load(b, LoadOptions{Procs: p, Syns: s}); !errors.Is(err, knowledge.ErrStale) {
 			t.Errorf("%s: err %v, want ErrStale", name, err)
