@@ -93,7 +93,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 		terms = l.Analyzer.QuestionTerms(q.Question)
 	}
 	// BM25, then within the hits a passage stating the question's words in one sentence, and a
-	// fact of the kind asked, comes first (lexical.Focus): the deciding section before one that
+	// fact of the kind asked, comes first (judge.Focus): the deciding section before one that
 	// lists them.
 	var hits []lexical.Hit
 	if q.Procedure != "" {
