@@ -299,18 +299,6 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 	return out, evidence
 }
 
-// l1ReasonOf is the hit reason of an L1 candidate of a score kind: the known kinds' are
-// constants, not made at every lookup.
-func l1ReasonOf(kind string) string {
-	switch kind {
-	case "bm25":
-		return "l1:bm25"
-	case "cosine_similarity":
-		return "l1:cosine_similarity"
-	}
-	return "l1:" + kind
-}
-
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text
 // (the whole local section when the local copy holds it in the same version), or the local
 // section L0 found; b's block is filled, and whether it carries a local passage.
