@@ -96,6 +96,9 @@ type outcome struct {
 	// EvidenceBlocks), as ranked.
 	blocks    []ranked
 	relevance judgement
+	// views are the paths' rankings the judgement was made of, pooled: the caller releases them
+	// once it read the judgement's Signals, or leaves them to the collector.
+	views *pathViews
 }
 
 // respond sets the response's primary block, supplement and relevance.
