@@ -46,7 +46,7 @@ var questions = sync.Pool{New: func() any { return &question{weights: map[string
 func analyseQuestion(l *lexical.Lang, text string) *question {
 	q := questions.Get().(*question)
 	q.text, q.lang = textproc.Normalize(text), l.Language
-	q.words = analyse(l, q.text)
+	q.words = l.Analyzer.AppendQuestionWords(q.words, q.text)
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
 	q.written = appendWritten(l, q.text, q.written[:0])
@@ -61,6 +61,12 @@ func (q *question) release() {
 	if q.resolved.Size() > 4*keep {
 		q.resolved = judge.Question{}
 	}
+	if cap(q.words) > keep {
+		q.words = nil
+	} else {
+		clear(q.words[:cap(q.words)])
+		q.words = q.words[:0]
+	}
 	if cap(q.terms) > keep || len(q.weights) > keep {
 		q.terms, q.weights = nil, map[string]float64{}
 	} else {
@@ -68,7 +74,7 @@ func (q *question) release() {
 		clear(q.weights)
 	}
 	clear(q.written[:cap(q.written)])
-	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
+	q.text, q.lang, q.kindsRead = "", "", false
 	questions.Put(q)
 }
 

@@ -44,7 +44,11 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
 // once: QuestionGroups with the words' synonyms (see Synonyms).
-func (a *Analyzer) QuestionWords(text string) []Group {
+func (a *Analyzer) QuestionWords(text string) []Group { return a.AppendQuestionWords(nil, text) }
+
+// AppendQuestionWords is QuestionWords with the groups appended to dst[:0], whose array a caller
+// that analyses question after question may lend again once done with the groups.
+func (a *Analyzer) AppendQuestionWords(dst []Group, text string) []Group {
 	// The tokens and their words live only while the groups are made: their arrays are pooled.
 	sc := questionScratches.Get().(*questionScratch)
 	defer sc.release()
@@ -52,7 +56,7 @@ func (a *Analyzer) QuestionWords(text string) []Group {
 	toks := a.written(sc.toks)
 	// Each token is looked up once, for its group and for the synonyms' terms of several words.
 	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
-	groups := a.groupsOf(toks, sc.ws, MaxQuestionChecks)
+	groups := a.appendGroupsOf(dst[:0], toks, sc.ws, MaxQuestionChecks)
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}

@@ -546,6 +546,11 @@ func (a *Analyzer) groups(text string, budget int) []Group {
 // groupsOf is groups over text's tokens; ws, when not nil, are the tokens. words (Analyzer.wordsOf),
 // so that a caller that needs them too looks each token up once.
 func (a *Analyzer) groupsOf(toks []string, ws []word, budget int) []Group {
+	return a.appendGroupsOf(nil, toks, ws, budget)
+}
+
+// appendGroupsOf is groupsOf appending to out, which must be empty.
+func (a *Analyzer) appendGroupsOf(out []Group, toks []string, ws []word, budget int) []Group {
 	if ws == nil {
 		ws = a.wordsOf(toks)
 	}
@@ -555,7 +560,7 @@ func (a *Analyzer) groupsOf(toks []string, ws []word, budget int) []Group {
 			n++
 		}
 	}
-	out := make([]Group, 0, n)
+	out = slices.Grow(out, n)
 	// A repeated word takes its first group: a question's few words are searched for it (words
 	// holds each group's token), a longer text's are hashed.
 	const searched = 16
