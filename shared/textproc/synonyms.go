@@ -68,6 +68,8 @@ type questionScratch struct {
 	toks, stems []string
 	ws          []word
 	word        []int
+	// exps are the synonyms' expansions, read while the groups are made.
+	exps []synonyms.Expansion
 }
 
 var questionScratches = sync.Pool{New: func() any { return new(questionScratch) }}
@@ -76,12 +78,13 @@ var questionScratches = sync.Pool{New: func() any { return new(questionScratch) 
 // without the strings it points to.
 func (sc *questionScratch) release() {
 	const keep = 64
-	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep {
+	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep {
 		*sc = questionScratch{}
 	} else {
 		clear(sc.toks[:cap(sc.toks)])
 		clear(sc.stems[:cap(sc.stems)])
 		clear(sc.ws[:cap(sc.ws)])
+		clear(sc.exps[:cap(sc.exps)])
 	}
 	questionScratches.Put(sc)
 }
@@ -112,7 +115,8 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 		stems = append(stems, ws[i].stem)
 	}
 	sc.stems = stems
-	for _, e := range a.syn.Expand(toks, stems, func(i int) bool { return ws[i].filler }) {
+	sc.exps = a.syn.AppendExpand(sc.exps, toks, stems, func(i int) bool { return ws[i].filler })
+	for _, e := range sc.exps {
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {
