@@ -46,10 +46,14 @@ var questions = sync.Pool{New: func() any { return &question{weights: map[string
 func analyseQuestion(l *lexical.Lang, text string) *question {
 	q := questions.Get().(*question)
 	q.text, q.lang = textproc.Normalize(text), l.Language
-	q.words = l.Analyzer.AppendQuestionWords(q.words, q.text)
+	if cap(q.written) < maxWritten {
+		q.written = make([][2]string, 0, maxWritten)
+	}
+	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten]}
+	l.Analyzer.AnalyseQuestion(&qa, q.text)
+	q.words, q.written = qa.Words, qa.Written
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
-	q.written = appendWritten(l, q.text, q.written[:0])
 	return q
 }
 
@@ -104,23 +108,6 @@ func (q *question) writtenAs(t string) string {
 		return q.written[i][1]
 	}
 	return t
-}
-
-// appendWritten appends to out each stem of text's tokens with the first token of it, at most
-// maxWritten.
-func appendWritten(l *lexical.Lang, text string, out [][2]string) [][2]string {
-	if cap(out) < maxWritten {
-		out = make([][2]string, 0, maxWritten)
-	}
-	for _, tok := range l.Analyzer.Tokens(text) {
-		if len(out) == maxWritten {
-			break
-		}
-		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
-			out = append(out, [2]string{st, tok})
-		}
-	}
-	return out
 }
 
 // analyse is the analysis of a question: its words, their compound parts and their synonyms.

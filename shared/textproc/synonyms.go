@@ -44,19 +44,56 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
 // once: QuestionGroups with the words' synonyms (see Synonyms).
-func (a *Analyzer) QuestionWords(text string) []Group { return a.AppendQuestionWords(nil, text) }
+func (a *Analyzer) QuestionWords(text string) []Group {
+	var qa QuestionAnalysis
+	a.AnalyseQuestion(&qa, text)
+	return qa.Words
+}
 
-// AppendQuestionWords is QuestionWords with the groups appended to dst[:0], whose array a caller
-// that analyses question after question may lend again once done with the groups.
-func (a *Analyzer) AppendQuestionWords(dst []Group, text string) []Group {
+// QuestionAnalysis is a question's analysis in arrays that a caller analysing question after
+// question lends again once done with them: the analysis appends to Words[:0] and Written[:0].
+type QuestionAnalysis struct {
+	// Words are the question's words (QuestionWords).
+	Words []Group
+	// Written is each stem of the question's tokens (Tokens, Stem) with the first token of it,
+	// in order, at most cap(Written) of them.
+	Written [][2]string
+}
+
+// AnalyseQuestion analyses text, a question, into qa: its words and the tokens it wrote, from
+// one folding and splitting of the text.
+func (a *Analyzer) AnalyseQuestion(qa *QuestionAnalysis, text string) {
 	// The tokens and their words live only while the groups are made: their arrays are pooled.
 	sc := questionScratches.Get().(*questionScratch)
 	defer sc.release()
 	sc.toks = appendWords(sc.toks[:0], a.Fold(text))
 	toks := a.written(sc.toks)
-	// Each token is looked up once, for its group and for the synonyms' terms of several words.
+	// Each token is looked up once, for its group, the stems it wrote and the synonyms' terms of
+	// several words.
 	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
-	groups := a.appendGroupsOf(dst[:0], toks, sc.ws, MaxQuestionChecks)
+	qa.Written = appendStemsWritten(qa.Written[:0], toks, sc.ws)
+	qa.Words = a.questionGroups(qa.Words[:0], toks, sc)
+}
+
+// appendStemsWritten appends to out each stem of toks (ws their words) with the first token of
+// it, up to cap(out).
+func appendStemsWritten(out [][2]string, toks []string, ws []word) [][2]string {
+	for i, tok := range toks {
+		if len(out) == cap(out) {
+			break
+		}
+		// A token's stem as Stem gives it: word leaves tokens too short or too long unstemmed.
+		if st := ws[i].stem; !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
+			out = append(out, [2]string{st, tok})
+		}
+	}
+	return out
+}
+
+// questionGroups appends to dst the groups of a question's tokens, whose words are sc.ws, with
+// their synonyms.
+func (a *Analyzer) questionGroups(dst []Group, toks []string, sc *questionScratch) []Group {
+	groups := a.appendGroupsOf(dst, toks, sc.ws, MaxQuestionChecks)
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
