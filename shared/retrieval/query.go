@@ -29,6 +29,8 @@ type question struct {
 	// written is each of its tokens' stem with the token as the question wrote it (the first of
 	// a stem's), at most maxWritten, for the section hit reasons.
 	written [][2]string
+	// alts is the array its words' synonyms are cut from (textproc.QuestionAnalysis.Alts).
+	alts []textproc.Alt
 	// kinds are the kinds of fact it asks for (textproc.QuestionKinds), read through answerKinds:
 	// only a confined lookup and a complement's search need them.
 	kinds     textproc.AnswerKinds
@@ -37,6 +39,10 @@ type question struct {
 
 // maxWritten is how many of a question's stems written keeps.
 const maxWritten = 32
+
+// altWords is how many of a question's words with synonyms have their alternatives in the
+// question's own array (alts), not in one of their own: a question has a few.
+const altWords = 4
 
 // questions keep the arrays of analysed questions for the next lookup.
 var questions = sync.Pool{New: func() any { return &question{weights: map[string]float64{}} }}
@@ -49,9 +55,12 @@ func analyseQuestion(l *lexical.Lang, text string) *question {
 	if cap(q.written) < maxWritten {
 		q.written = make([][2]string, 0, maxWritten)
 	}
-	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten]}
+	if q.alts == nil {
+		q.alts = make([]textproc.Alt, 0, altWords*textproc.MaxAlts)
+	}
+	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten], Alts: q.alts}
 	l.Analyzer.AnalyseQuestion(&qa, q.text)
-	q.words, q.written = qa.Words, qa.Written
+	q.words, q.written, q.alts = qa.Words, qa.Written, qa.Alts
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
 	return q
@@ -78,6 +87,8 @@ func (q *question) release() {
 		clear(q.weights)
 	}
 	clear(q.written[:cap(q.written)])
+	clear(q.alts[:cap(q.alts)])
+	q.alts = q.alts[:0]
 	q.text, q.lang, q.kindsRead = "", "", false
 	questions.Put(q)
 }

@@ -58,6 +58,9 @@ type QuestionAnalysis struct {
 	// Written is each stem of the question's tokens (Tokens, Stem) with the first token of it,
 	// in order, at most cap(Written) of them.
 	Written [][2]string
+	// Alts is an array the words' alternatives are cut from, MaxAlts for each word that has any,
+	// as long as it has room (a word beyond makes its own).
+	Alts []Alt
 }
 
 // AnalyseQuestion analyses text, a question, into qa: its words and the tokens it wrote, from
@@ -72,7 +75,9 @@ func (a *Analyzer) AnalyseQuestion(qa *QuestionAnalysis, text string) {
 	// several words.
 	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
 	qa.Written = appendStemsWritten(qa.Written[:0], toks, sc.ws)
+	sc.alts = qa.Alts[:0]
 	qa.Words = a.questionGroups(qa.Words[:0], toks, sc)
+	qa.Alts, sc.alts = sc.alts, nil // the words' alternatives, which the scratch must not clear
 }
 
 // appendStemsWritten appends to out each stem of toks (ws their words) with the first token of
@@ -107,6 +112,8 @@ type questionScratch struct {
 	word        []int
 	// exps are the synonyms' expansions, read while the groups are made.
 	exps []synonyms.Expansion
+	// alts is the caller's array the words' alternatives are cut from (QuestionAnalysis.Alts).
+	alts []Alt
 }
 
 var questionScratches = sync.Pool{New: func() any { return new(questionScratch) }}
@@ -157,7 +164,7 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 				attached = true
 				words++
 			}
@@ -173,17 +180,17 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			// rules are trusted with such terms; the generated thesauri have many ("all over",
 			// "zu sehr") that mean nothing here.
 			if w := nearestWord(word, e.Start, e.End); w >= 0 {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 			}
 		}
 	}
-	a.partSynonyms(toks, word, groups)
+	a.partSynonyms(toks, word, groups, sc)
 	return groups
 }
 
 // addSynonyms adds an expansion's words to a group's alternatives, each once and never the
 // group's own term, up to MaxAlts.
-func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
+func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion, sc *questionScratch) {
 	for _, t := range e.Tokens {
 		if len(g.Alts) >= MaxAlts {
 			return
@@ -197,9 +204,7 @@ func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
 			continue
 		}
 		if g.Alts == nil {
-			// A word's first synonym: room for a few more, so that a word's alternatives
-			// are one allocation, not one per doubling.
-			g.Alts = make([]Alt, 0, altsRoom)
+			g.Alts = sc.cutAlts()
 		}
 		g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
 	}
@@ -208,7 +213,7 @@ func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
 // partSynonyms gives a compound's parts their synonyms, only when the compound is not a word of
 // the corpus itself: "Putzrechnung" is asked in its parts' terms, "Fahrzeug" is not "Fahr" and
 // "Zeug". word[i] is token i's group, -1 for a stop word.
-func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group) {
+func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group, sc *questionScratch) {
 	for i, t := range toks {
 		w := word[i]
 		if w < 0 || len(groups[w].Parts) == 0 || (a.split != nil && a.split.Knows(t)) {
@@ -216,10 +221,21 @@ func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group) {
 		}
 		for _, p := range groups[w].Parts {
 			for _, e := range a.syn.Expand([]string{p}, nil, nil) {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 			}
 		}
 	}
+}
+
+// cutAlts returns the empty alternatives of a word's first synonym: MaxAlts cut from the
+// caller's array while it has room, else a new array with room for a few, so that a word's
+// alternatives are one allocation, not one per doubling.
+func (sc *questionScratch) cutAlts() []Alt {
+	if n := len(sc.alts); cap(sc.alts)-n >= MaxAlts {
+		sc.alts = sc.alts[:n+MaxAlts]
+		return sc.alts[n : n : n+MaxAlts]
+	}
+	return make([]Alt, 0, altsRoom)
 }
 
 // Curated reports whether a rule's source ("<file>:<line>") is a hand-written synonym file
