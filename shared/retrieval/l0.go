@@ -28,11 +28,17 @@ type l0Scratch struct {
 	// cands is the array lent to the provider for L1's candidates (port.Query.Buffer): 1.5 kB
 	// a lookup, the largest of its allocations.
 	cands []port.Candidate
+	// reasons is the array lent for the blocks' first hit reasons (Service.blocks), which
+	// ownReasons replaces before the lookup ends: 300 B a lookup.
+	reasons []string
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
-func newL0Scratch() *l0Scratch { return &l0Scratch{} }
+func newL0Scratch() *l0Scratch { return &l0Scratch{reasons: make([]string, 0, lentReasons)} }
+
+// lentReasons is how many first hit reasons a lookup's scratch has room for: a block has a few.
+const lentReasons = 64
 
 // getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
@@ -45,6 +51,7 @@ func (sc *l0Scratch) release() {
 	} else {
 		clear(sc.cands[:cap(sc.cands)])
 	}
+	clear(sc.reasons[:cap(sc.reasons)])
 	l0Scratches.Put(sc)
 }
 

@@ -194,7 +194,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	_, end = span.Start(ctx, "fusion")
-	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
+	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated), sc.reasons)
 	if conf.on() {
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
