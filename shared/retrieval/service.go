@@ -92,7 +92,7 @@ func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 // Lookup runs the lookup_knowledge flow and records its trace.
 func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error) {
 	o, err := s.lookupTraced(ctx, req)
-	o.views.release() // the result does not hold them
+	o.release() // the result holds neither the views nor the ranked blocks
 	return o.Result, err
 }
 
@@ -103,7 +103,7 @@ func (s *Service) LookupSignals(ctx context.Context, req lookup.LookupRequest) (
 		return lookup.Result{}, Signals{}, err
 	}
 	sg := o.relevance.Signals()
-	o.views.release()
+	o.release()
 	return o.Result, sg, nil
 }
 
@@ -194,7 +194,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	_, end = span.Start(ctx, "fusion")
-	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated), sc.reasons)
+	blocks, evidence, fused0 := s.fuse(l, fused, cands, req.TopK, len(outdated), sc.reasons)
 	if conf.on() {
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
@@ -223,6 +223,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		},
 		blocks: blocks,
 		views:  views,
+		ranked: fused0,
 	}
 	res.relevance = rel
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
