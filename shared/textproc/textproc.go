@@ -489,10 +489,27 @@ func (a *Analyzer) wordsOf(toks []string) []word {
 	return a.appendWordsOf(make([]word, 0, len(toks)), toks)
 }
 
-// appendWordsOf appends word of every token of toks to dst.
+// appendWordsOf appends word of every token of toks to dst. The tokens the cache holds are read
+// under one read lock, not one each (two atomic operations a token: a question has a score of
+// tokens); the others are made as word makes them.
 func (a *Analyzer) appendWordsOf(dst []word, toks []string) []word {
+	from := len(dst)
+	missing := false
+	a.cache.mu.RLock()
 	for _, t := range toks {
-		dst = append(dst, a.word(t))
+		w, ok := a.cache.m[t]
+		if !ok || len(t) > MaxStemToken {
+			w, missing = word{}, true // made below: a word's stem is never empty
+		}
+		dst = append(dst, w)
+	}
+	a.cache.mu.RUnlock()
+	if missing {
+		for i, t := range toks {
+			if dst[from+i].stem == "" {
+				dst[from+i] = a.word(t)
+			}
+		}
 	}
 	return dst
 }
