@@ -101,7 +101,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	} else {
 		hits = judge.SearchFocused(l, terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
 	}
-	out := make([]port.Candidate, 0, len(hits))
+	out := slices.Grow(q.Buffer[:0], len(hits)) // a fresh array when the caller lends none
 	for i, h := range hits {
 		d, s := l.Doc(h.Passage)
 		out = append(out, port.Candidate{

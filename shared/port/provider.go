@@ -103,6 +103,10 @@ type Query struct {
 	// AsOf is the day (ISO date) whose procedure versions in force answer; a provider that
 	// searches the corpus in the process (the demo's) searches that day's versions.
 	AsOf string
+	// Buffer, when not nil, is an array the caller lends for the call: a provider may append its
+	// candidates to Buffer[:0] instead of making an array, and the caller reads them only until
+	// it lends the array again. A provider may ignore it.
+	Buffer []Candidate
 }
 
 // Candidate is one L1 passage.

@@ -104,6 +104,7 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 		a.hints, a.l1, a.layer = res.Retrieval.L0, res.Retrieval.L1, res.Retrieval.Layer
 		a.blocks, a.evidence = res.blocks, res.EvidenceBlocks[:res.Retrieval.FinalBlockCount]
 		a.rel = res.Relevance
+		res.views.release()
 		return a
 	}
 	check := make(chan lookup.Result, 1)
@@ -114,6 +115,7 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 		defer own.release()
 		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, own, false)
+		res.views.release()
 		check <- res.Result
 	}()
 	a.hints, a.layer, a.l1 = s.askHints(l, question, q)

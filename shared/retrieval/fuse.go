@@ -136,7 +136,11 @@ func (sc ScoreScale) clearlyStronger(x, y *fusing) bool {
 // picked counting as if SameDocPenalty places worse; but never before a block whose L1 score is clearly stronger
 // (see ScoreScale), so L0 lifts a candidate and breaks ties and never buries a stronger semantic
 // one. Ties go by document id, then section order.
-func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []port.Candidate, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
+//
+// lent is an array the caller lends for the blocks' first hit reasons, which ownReasons replaces
+// before the lookup ends (see blocks).
+func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []port.Candidate, topK, extra int,
+	lent []string) ([]ranked, []lookup.EvidenceBlock, *rankedArray) {
 	sc := fuseScratches.Get().(*fuseScratch)
 	defer sc.release()
 	// Every candidate and every L0 match used makes at most one block, so pool never grows
@@ -150,7 +154,7 @@ func (s *Service) fuse(l *lexical.Lang, matches []lexical.FrontMatch, cands []po
 		f.rrf, f.tie = s.rrf(f, 0), f.l1Score
 	}
 	routeAfterScope(l, fz.all)
-	return s.blocks(l, s.pick(fz.all, topK, sc), extra)
+	return s.blocks(l, s.pick(fz.all, topK, sc), extra, lent)
 }
 
 // fusion is one call's blocks being assembled: pool holds them, all points to each in the
@@ -260,9 +264,11 @@ func (f *fusing) lift(m *lexical.FrontMatch, l0Rank int) {
 
 // blocks makes the evidence blocks of the blocks picked, in order: their evidence, hit reasons,
 // layer, score and fusion basis. The response's blocks are one array, with room for extra more
-// after them; each ranked block points to its own.
-func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	out := make([]ranked, len(picked))
+// after them; each ranked block points to its own. The hit reasons are in lent when it has room:
+// they are read until ownReasons gives every block of the response reasons of its own.
+func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int, lent []string) ([]ranked, []lookup.EvidenceBlock, *rankedArray) {
+	arr := getRanked(len(picked))
+	out := arr.a
 	evidence := make([]lookup.EvidenceBlock, len(picked), len(picked)+extra)
 	fromL1 := l1Reason(s.provider.ScoreKind())
 	texts := s.texts(l)
@@ -271,7 +277,11 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 	for _, f := range picked {
 		n += f.reasonCount()
 	}
-	reasons := make([]string, n)
+	reasons := lent[:0]
+	if cap(lent) < n {
+		reasons = make([]string, n)
+	}
+	reasons = reasons[:n]
 	for i, f := range picked {
 		b := &out[i]
 		b.EvidenceBlock = &evidence[i]
@@ -296,7 +306,40 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int) ([]ranked
 		b.l1 = f.l1Rank > 0
 		b.l0Weight = f.l0Weight
 	}
-	return out, evidence
+	return out, evidence, arr
+}
+
+// rankedArray is the array of a lookup's ranked blocks as fusion makes them, pooled: the blocks
+// are read until the lookup's trace is recorded, and the response does not hold them (its
+// evidence blocks are an array of their own), so Lookup gives the array back; 550 B a lookup.
+type rankedArray struct{ a []ranked }
+
+var rankedArrays = sync.Pool{New: func() any { return new(rankedArray) }}
+
+// maxPooledRanked is the longest array of ranked blocks kept in the pool.
+const maxPooledRanked = 64
+
+// getRanked returns an array of n zero ranked blocks.
+func getRanked(n int) *rankedArray {
+	arr := rankedArrays.Get().(*rankedArray)
+	if cap(arr.a) < n {
+		arr.a = make([]ranked, n)
+	}
+	arr.a = arr.a[:n]
+	return arr
+}
+
+// release clears the array and returns it to the pool; nil is nothing to release.
+func (arr *rankedArray) release() {
+	if arr == nil {
+		return
+	}
+	if cap(arr.a) > maxPooledRanked {
+		arr.a = nil
+	} else {
+		clear(arr.a[:cap(arr.a)])
+	}
+	rankedArrays.Put(arr)
 }
 
 // evidence is the block's evidence as the response carries it: the L1 chunk's identity and text

@@ -5,6 +5,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"slices"
 )
 
@@ -24,11 +25,20 @@ func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hin
 // with them, then releases).
 type l0Scratch struct {
 	front lexical.FrontScratch
+	// cands is the array lent to the provider for L1's candidates (port.Query.Buffer): 1.5 kB
+	// a lookup, the largest of its allocations.
+	cands []port.Candidate
+	// reasons is the array lent for the blocks' first hit reasons (Service.blocks), which
+	// ownReasons replaces before the lookup ends: 300 B a lookup.
+	reasons []string
 }
 
 var l0Scratches = sync.Pool{New: func() any { return newL0Scratch() }}
 
-func newL0Scratch() *l0Scratch { return &l0Scratch{} }
+func newL0Scratch() *l0Scratch { return &l0Scratch{reasons: make([]string, 0, lentReasons)} }
+
+// lentReasons is how many first hit reasons a lookup's scratch has room for: a block has a few.
+const lentReasons = 64
 
 // getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
@@ -36,7 +46,28 @@ func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 // release empties the scratch and returns it to the pool.
 func (sc *l0Scratch) release() {
 	sc.front.Reset()
+	if cap(sc.cands) > maxLentCandidates {
+		sc.cands = nil
+	} else {
+		clear(sc.cands[:cap(sc.cands)])
+	}
+	clear(sc.reasons[:cap(sc.reasons)])
 	l0Scratches.Put(sc)
+}
+
+// maxLentCandidates is the largest candidates' array a scratch keeps: L1's pool at most
+// (l1Pool).
+const maxLentCandidates = 40
+
+// lend returns the candidates' array to lend to the provider.
+func (sc *l0Scratch) lend() []port.Candidate { return sc.cands[:0] }
+
+// keep keeps the array of the candidates the provider returned when it is larger than the one
+// lent (a provider that made its own, or grew it), for the next call.
+func (sc *l0Scratch) keep(cands []port.Candidate) {
+	if cap(cands) > cap(sc.cands) {
+		sc.cands = cands[:0]
+	}
 }
 
 func appendNew(list []string, s string) []string {

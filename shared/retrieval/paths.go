@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -157,9 +158,15 @@ type pathViews struct {
 	procs [len(evidencePaths) * pathProcs]procScore
 }
 
-// newPathViews makes the empty views of the paths.
+// pathViewsPool keeps the views of finished lookups for the next: a lookup's views are 1.1 kB,
+// a tenth of the bytes it allocated, and so a tenth of the collector's work it caused.
+var pathViewsPool = sync.Pool{New: func() any { return new(pathViews) }}
+
+// newPathViews makes the empty views of the paths, from the pool: release them when no one reads
+// them any more.
 func newPathViews(paths []evidencePath) *pathViews {
-	v := &pathViews{paths: paths}
+	v := pathViewsPool.Get().(*pathViews)
+	v.paths = paths
 	v.list = v.room[:0]
 	if len(paths) > len(v.room) {
 		v.list = make([]pathView, 0, len(paths))
@@ -171,6 +178,16 @@ func newPathViews(paths []evidencePath) *pathViews {
 		}
 	}
 	return v
+}
+
+// release empties the views (their strings are the index's, but the pool must not keep them
+// alive) and returns them to the pool; nil is nothing to release.
+func (v *pathViews) release() {
+	if v == nil {
+		return
+	}
+	*v = pathViews{}
+	pathViewsPool.Put(v)
 }
 
 // absent is the view of a path a table does not have: it ranks nothing. Read only.

@@ -29,6 +29,8 @@ type question struct {
 	// written is each of its tokens' stem with the token as the question wrote it (the first of
 	// a stem's), at most maxWritten, for the section hit reasons.
 	written [][2]string
+	// alts is the array its words' synonyms are cut from (textproc.QuestionAnalysis.Alts).
+	alts []textproc.Alt
 	// kinds are the kinds of fact it asks for (textproc.QuestionKinds), read through answerKinds:
 	// only a confined lookup and a complement's search need them.
 	kinds     textproc.AnswerKinds
@@ -38,6 +40,10 @@ type question struct {
 // maxWritten is how many of a question's stems written keeps.
 const maxWritten = 32
 
+// altWords is how many of a question's words with synonyms have their alternatives in the
+// question's own array (alts), not in one of their own: a question has a few.
+const altWords = 4
+
 // questions keep the arrays of analysed questions for the next lookup.
 var questions = sync.Pool{New: func() any { return &question{weights: map[string]float64{}} }}
 
@@ -46,10 +52,17 @@ var questions = sync.Pool{New: func() any { return &question{weights: map[string
 func analyseQuestion(l *lexical.Lang, text string) *question {
 	q := questions.Get().(*question)
 	q.text, q.lang = textproc.Normalize(text), l.Language
-	q.words = analyse(l, q.text)
+	if cap(q.written) < maxWritten {
+		q.written = make([][2]string, 0, maxWritten)
+	}
+	if q.alts == nil {
+		q.alts = make([]textproc.Alt, 0, altWords*textproc.MaxAlts)
+	}
+	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten], Alts: q.alts}
+	l.Analyzer.AnalyseQuestion(&qa, q.text)
+	q.words, q.written, q.alts = qa.Words, qa.Written, qa.Alts
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
-	q.written = appendWritten(l, q.text, q.written[:0])
 	return q
 }
 
@@ -61,6 +74,12 @@ func (q *question) release() {
 	if q.resolved.Size() > 4*keep {
 		q.resolved = judge.Question{}
 	}
+	if cap(q.words) > keep {
+		q.words = nil
+	} else {
+		clear(q.words[:cap(q.words)])
+		q.words = q.words[:0]
+	}
 	if cap(q.terms) > keep || len(q.weights) > keep {
 		q.terms, q.weights = nil, map[string]float64{}
 	} else {
@@ -68,7 +87,9 @@ func (q *question) release() {
 		clear(q.weights)
 	}
 	clear(q.written[:cap(q.written)])
-	q.text, q.lang, q.words, q.kindsRead = "", "", nil, false
+	clear(q.alts[:cap(q.alts)])
+	q.alts = q.alts[:0]
+	q.text, q.lang, q.kindsRead = "", "", false
 	questions.Put(q)
 }
 
@@ -98,23 +119,6 @@ func (q *question) writtenAs(t string) string {
 		return q.written[i][1]
 	}
 	return t
-}
-
-// appendWritten appends to out each stem of text's tokens with the first token of it, at most
-// maxWritten.
-func appendWritten(l *lexical.Lang, text string, out [][2]string) [][2]string {
-	if cap(out) < maxWritten {
-		out = make([][2]string, 0, maxWritten)
-	}
-	for _, tok := range l.Analyzer.Tokens(text) {
-		if len(out) == maxWritten {
-			break
-		}
-		if st := l.Analyzer.Stem(tok); !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
-			out = append(out, [2]string{st, tok})
-		}
-	}
-	return out
 }
 
 // analyse is the analysis of a question: its words, their compound parts and their synonyms.

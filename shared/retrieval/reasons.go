@@ -132,19 +132,18 @@ const maxSectionReasons = 8
 // reasons) only on the procedure's first block, where they are the procedure's, not repeated
 // on every section of it.
 func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
-	// One array holds every block's reasons, each block its own stretch of it.
-	n := 0
-	for _, b := range blocks {
-		n += len(b.HitReasons) + maxSectionReasons
-	}
-	all := make([]string, 0, n)
+	// The reasons are gathered on the stack, then one array of their exact length holds every
+	// block's, each block its own stretch of it: sized for the most each block could have, the
+	// array was twice as large, and a trace keeps it.
+	var abuf [64]string
+	var ebuf [16]int
+	all, ends := abuf[:0], ebuf[:0]
 	var hbuf [maxSectionReasons]string
 	var mbuf [16][2]string
 	made := mbuf[:0] // an index term and its reason
 	for i := range blocks {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o ranked) bool { return o.DocumentID == b.DocumentID })
-		from := len(all)
 		for _, r := range b.HitReasons {
 			if first || !strings.HasPrefix(r, reasonL0) {
 				all = append(all, r)
@@ -163,7 +162,14 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 			}
 			all = append(all, made[k][1])
 		}
-		b.HitReasons = all[from:len(all):len(all)]
+		ends = append(ends, len(all))
+	}
+	kept := make([]string, len(all))
+	copy(kept, all)
+	from := 0
+	for i, end := range ends {
+		blocks[i].HitReasons = kept[from:end:end]
+		from = end
 	}
 }
 

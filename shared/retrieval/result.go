@@ -96,6 +96,19 @@ type outcome struct {
 	// EvidenceBlocks), as ranked.
 	blocks    []ranked
 	relevance judgement
+	// views are the paths' rankings the judgement was made of, and ranked the array fusion made
+	// the blocks in, both pooled: the caller releases them (release) once it read the
+	// judgement's Signals and the trace is recorded, or leaves them to the collector.
+	views  *pathViews
+	ranked *rankedArray
+}
+
+// release gives the outcome's pooled arrays back; the outcome's blocks and Signals are not read
+// after. The response (Result) holds neither.
+func (o *outcome) release() {
+	o.views.release()
+	o.ranked.release()
+	o.views, o.ranked, o.blocks = nil, nil, nil
 }
 
 // respond sets the response's primary block, supplement and relevance.

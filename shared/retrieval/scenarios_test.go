@@ -850,6 +850,9 @@ func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8*len(questions))
+	// Each worker's results are also read again once every lookup has run: a response that
+	// held an array given back to a pool would show another lookup's evidence by then.
+	kept := make([][]lookup.Result, 8)
 	for w := range 8 {
 		wg.Go(func() {
 			for k := range 30 {
@@ -863,6 +866,7 @@ func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
 					errs <- fmt.Sprintf("%q: %s, alone %s", questions[i].q, got, want[i])
 					return
 				}
+				kept[w] = append(kept[w], r)
 			}
 		})
 	}
@@ -870,5 +874,12 @@ func TestConcurrentLookupsKeepTheirOwnEvidence(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+	for w, rs := range kept {
+		for k, r := range rs {
+			if i := (w + k) % len(questions); view(r) != want[i] {
+				t.Errorf("%q: the response changed after later lookups: %s, alone %s", questions[i].q, view(r), want[i])
+			}
+		}
 	}
 }

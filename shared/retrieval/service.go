@@ -92,6 +92,7 @@ func (s *Service) TraceFailures() int64 { return s.traceFailures.Load() }
 // Lookup runs the lookup_knowledge flow and records its trace.
 func (s *Service) Lookup(ctx context.Context, req lookup.LookupRequest) (lookup.Result, error) {
 	o, err := s.lookupTraced(ctx, req)
+	o.release() // the result holds neither the views nor the ranked blocks
 	return o.Result, err
 }
 
@@ -101,7 +102,9 @@ func (s *Service) LookupSignals(ctx context.Context, req lookup.LookupRequest) (
 	if err != nil {
 		return lookup.Result{}, Signals{}, err
 	}
-	return o.Result, o.relevance.Signals(), nil
+	sg := o.relevance.Signals()
+	o.release()
+	return o.Result, sg, nil
 }
 
 // lookupTraced runs the lookup flow with the sidecar, and records its trace.
@@ -148,6 +151,8 @@ type lookupCall struct {
 	req  lookup.LookupRequest
 	conf confinement
 	q    *question
+	// sc is the lookup's scratch, which also lends L1 its candidates' array.
+	sc *l0Scratch
 }
 
 // stages are the moments a lookup finished its layers, and its sidecar query in flight.
@@ -166,7 +171,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	sc := getL0Scratch() // the matches are read until the result is made
 	defer sc.release()
 	conf, _ := confine(l, req.Procedure) // checked by the caller
-	c := &lookupCall{l: l, day: v, req: req, conf: conf, q: q}
+	c := &lookupCall{l: l, day: v, req: req, conf: conf, q: q, sc: sc}
 	_, end := span.Start(ctx, "l0")
 	hints, matches := l0(l, q, req.TopK, sc)
 	others := conf.others(l, q, matches)
@@ -189,7 +194,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 		fused = matches // L1 has nothing: every L0 match is evidence
 	}
 	_, end = span.Start(ctx, "fusion")
-	blocks, evidence := s.fuse(l, fused, cands, req.TopK, len(outdated))
+	blocks, evidence, fused0 := s.fuse(l, fused, cands, req.TopK, len(outdated), sc.reasons)
 	if conf.on() {
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
 	}
@@ -217,6 +222,8 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 			},
 		},
 		blocks: blocks,
+		views:  views,
+		ranked: fused0,
 	}
 	res.relevance = rel
 	res.EvidenceState = evidenceState(res.relevance.Relevance, len(blocks), l1.Status)
@@ -292,7 +299,9 @@ func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hin
 		l1.CategoryFilter = &hints.Domains[0]
 		q.Category = hints.Domains[0]
 	}
+	q.Buffer = c.sc.lend()
 	cands, err := s.retrieve(ctx, q, l1)
+	c.sc.keep(cands)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
 	if err == nil && !conf.on() && q.Category != "" && s.weakL1(c.l, c.q, cands) {
@@ -300,7 +309,9 @@ func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hin
 		// followed by one unfiltered call, whose candidates replace the filtered ones.
 		q.Category = ""
 		s.unfilteredRetry(l1)
+		q.Buffer = c.sc.lend() // the filtered candidates are read no more
 		cands, err = s.retrieve(ctx, q, l1)
+		c.sc.keep(cands)
 		cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	}
 	switch {

@@ -18,8 +18,11 @@ import (
 // store grows (maxTraces), so that a long-running local API stays bounded. Dropping unexpired
 // traces is a loss: it is counted (Evicted) and logged, one warning per eviction.
 type Memory struct {
-	mu     sync.RWMutex
-	traces map[string]lookup.Trace
+	mu sync.RWMutex
+	// traces holds each trace by pointer: a trace is larger than a map keeps in its slots (so it
+	// was one allocation a write either way), and an eviction reads each dropped trace's time
+	// without copying the whole trace.
+	traces map[string]*lookup.Trace
 	// order holds trace ids in the order they were first written, oldest first, possibly with
 	// ids already dropped: eviction takes the oldest from its front.
 	order []string
@@ -52,7 +55,7 @@ func NewMemory() *Memory { return NewMemoryAt(time.Now) }
 
 // NewMemoryAt returns an empty in-memory store on the given clock (tests move time).
 func NewMemoryAt(now func() time.Time) *Memory {
-	return &Memory{traces: map[string]lookup.Trace{}, verify: map[string]CachedVerification{},
+	return &Memory{traces: map[string]*lookup.Trace{}, verify: map[string]CachedVerification{},
 		reports: map[string]domain.SyncReport{}, latest: map[string]domain.SyncReport{}, leases: map[string]lease{}, now: now, maxTrace: maxTraces,
 		log: slog.New(slog.DiscardHandler)}
 }
@@ -89,16 +92,18 @@ func (m *Memory) putTrace(ctx context.Context, t lookup.Trace, ifAbsent bool) (b
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.traces[t.InvocationID]; ok && ifAbsent {
+	_, stored := m.traces[t.InvocationID]
+	if stored && ifAbsent {
 		return false, nil
 	}
 	if len(m.traces) >= m.maxTrace {
 		m.evictTraces()
+		_, stored = m.traces[t.InvocationID]
 	}
-	if _, ok := m.traces[t.InvocationID]; !ok {
+	if !stored {
 		m.order = append(m.order, t.InvocationID)
 	}
-	m.traces[t.InvocationID] = t
+	m.traces[t.InvocationID] = &t
 	if m.soonestKnown && t.ExpiresAt.Before(m.soonest) {
 		m.soonest = t.ExpiresAt
 	}
@@ -164,7 +169,7 @@ func (m *Memory) GetTrace(ctx context.Context, id string) (lookup.Trace, error) 
 	if !ok || !m.now().Before(t.ExpiresAt) {
 		return lookup.Trace{}, domain.ErrNotFound
 	}
-	return t, nil
+	return *t, nil
 }
 
 // PutVerification stores a verification result, valid for VerificationTTL.

@@ -194,13 +194,19 @@ func (b *builder) add(key, alt []string, term, source string) {
 // phone died" meet "phone dead" and "customer phone died"), at most MaxFillers in a row. A term
 // never starts or ends on one it passed over.
 func (m *Matcher) Expand(tokens, stems []string, filler func(i int) bool) []Expansion {
+	return m.AppendExpand(nil, tokens, stems, filler)
+}
+
+// AppendExpand is Expand appending the expansions to dst[:0], an array a caller that expands
+// question after question lends again once done with them.
+func (m *Matcher) AppendExpand(dst []Expansion, tokens, stems []string, filler func(i int) bool) []Expansion {
 	if stems == nil {
 		stems = tokens
 	}
 	if len(tokens) > MaxTokens {
 		tokens = tokens[:MaxTokens]
 	}
-	var out []Expansion
+	out := dst[:0]
 	// A term of one token is looked up as the token itself; the key of a longer one, stems[i:j],
 	// is built in buf, so that trying longer terms allocates nothing for any but the longest keys.
 	var buf [64]byte

@@ -45,14 +45,60 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
 // once: QuestionGroups with the words' synonyms (see Synonyms).
 func (a *Analyzer) QuestionWords(text string) []Group {
+	var qa QuestionAnalysis
+	a.AnalyseQuestion(&qa, text)
+	return qa.Words
+}
+
+// QuestionAnalysis is a question's analysis in arrays that a caller analysing question after
+// question lends again once done with them: the analysis appends to Words[:0] and Written[:0].
+type QuestionAnalysis struct {
+	// Words are the question's words (QuestionWords).
+	Words []Group
+	// Written is each stem of the question's tokens (Tokens, Stem) with the first token of it,
+	// in order, at most cap(Written) of them.
+	Written [][2]string
+	// Alts is an array the words' alternatives are cut from, MaxAlts for each word that has any,
+	// as long as it has room (a word beyond makes its own).
+	Alts []Alt
+}
+
+// AnalyseQuestion analyses text, a question, into qa: its words and the tokens it wrote, from
+// one folding and splitting of the text.
+func (a *Analyzer) AnalyseQuestion(qa *QuestionAnalysis, text string) {
 	// The tokens and their words live only while the groups are made: their arrays are pooled.
 	sc := questionScratches.Get().(*questionScratch)
 	defer sc.release()
 	sc.toks = appendWords(sc.toks[:0], a.Fold(text))
 	toks := a.written(sc.toks)
-	// Each token is looked up once, for its group and for the synonyms' terms of several words.
+	// Each token is looked up once, for its group, the stems it wrote and the synonyms' terms of
+	// several words.
 	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
-	groups := a.groupsOf(toks, sc.ws, MaxQuestionChecks)
+	qa.Written = appendStemsWritten(qa.Written[:0], toks, sc.ws)
+	sc.alts = qa.Alts[:0]
+	qa.Words = a.questionGroups(qa.Words[:0], toks, sc)
+	qa.Alts, sc.alts = sc.alts, nil // the words' alternatives, which the scratch must not clear
+}
+
+// appendStemsWritten appends to out each stem of toks (ws their words) with the first token of
+// it, up to cap(out).
+func appendStemsWritten(out [][2]string, toks []string, ws []word) [][2]string {
+	for i, tok := range toks {
+		if len(out) == cap(out) {
+			break
+		}
+		// A token's stem as Stem gives it: word leaves tokens too short or too long unstemmed.
+		if st := ws[i].stem; !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
+			out = append(out, [2]string{st, tok})
+		}
+	}
+	return out
+}
+
+// questionGroups appends to dst the groups of a question's tokens, whose words are sc.ws, with
+// their synonyms.
+func (a *Analyzer) questionGroups(dst []Group, toks []string, sc *questionScratch) []Group {
+	groups := a.appendGroupsOf(dst, toks, sc.ws, MaxQuestionChecks)
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
@@ -64,6 +110,10 @@ type questionScratch struct {
 	toks, stems []string
 	ws          []word
 	word        []int
+	// exps are the synonyms' expansions, read while the groups are made.
+	exps []synonyms.Expansion
+	// alts is the caller's array the words' alternatives are cut from (QuestionAnalysis.Alts).
+	alts []Alt
 }
 
 var questionScratches = sync.Pool{New: func() any { return new(questionScratch) }}
@@ -72,12 +122,13 @@ var questionScratches = sync.Pool{New: func() any { return new(questionScratch) 
 // without the strings it points to.
 func (sc *questionScratch) release() {
 	const keep = 64
-	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep {
+	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep {
 		*sc = questionScratch{}
 	} else {
 		clear(sc.toks[:cap(sc.toks)])
 		clear(sc.stems[:cap(sc.stems)])
 		clear(sc.ws[:cap(sc.ws)])
+		clear(sc.exps[:cap(sc.exps)])
 	}
 	questionScratches.Put(sc)
 }
@@ -108,11 +159,12 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 		stems = append(stems, ws[i].stem)
 	}
 	sc.stems = stems
-	for _, e := range a.syn.Expand(toks, stems, func(i int) bool { return ws[i].filler }) {
+	sc.exps = a.syn.AppendExpand(sc.exps, toks, stems, func(i int) bool { return ws[i].filler })
+	for _, e := range sc.exps {
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {
 			if w := word[i]; w >= 0 {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 				attached = true
 				words++
 			}
@@ -128,17 +180,17 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			// rules are trusted with such terms; the generated thesauri have many ("all over",
 			// "zu sehr") that mean nothing here.
 			if w := nearestWord(word, e.Start, e.End); w >= 0 {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 			}
 		}
 	}
-	a.partSynonyms(toks, word, groups)
+	a.partSynonyms(toks, word, groups, sc)
 	return groups
 }
 
 // addSynonyms adds an expansion's words to a group's alternatives, each once and never the
 // group's own term, up to MaxAlts.
-func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
+func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion, sc *questionScratch) {
 	for _, t := range e.Tokens {
 		if len(g.Alts) >= MaxAlts {
 			return
@@ -152,9 +204,7 @@ func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
 			continue
 		}
 		if g.Alts == nil {
-			// A word's first synonym: room for a few more, so that a word's alternatives
-			// are one allocation, not one per doubling.
-			g.Alts = make([]Alt, 0, altsRoom)
+			g.Alts = sc.cutAlts()
 		}
 		g.Alts = append(g.Alts, Alt{Term: st, Rule: e.Rule})
 	}
@@ -163,7 +213,7 @@ func (a *Analyzer) addSynonyms(g *Group, e synonyms.Expansion) {
 // partSynonyms gives a compound's parts their synonyms, only when the compound is not a word of
 // the corpus itself: "Putzrechnung" is asked in its parts' terms, "Fahrzeug" is not "Fahr" and
 // "Zeug". word[i] is token i's group, -1 for a stop word.
-func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group) {
+func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group, sc *questionScratch) {
 	for i, t := range toks {
 		w := word[i]
 		if w < 0 || len(groups[w].Parts) == 0 || (a.split != nil && a.split.Knows(t)) {
@@ -171,10 +221,21 @@ func (a *Analyzer) partSynonyms(toks []string, word []int, groups []Group) {
 		}
 		for _, p := range groups[w].Parts {
 			for _, e := range a.syn.Expand([]string{p}, nil, nil) {
-				a.addSynonyms(&groups[w], e)
+				a.addSynonyms(&groups[w], e, sc)
 			}
 		}
 	}
+}
+
+// cutAlts returns the empty alternatives of a word's first synonym: MaxAlts cut from the
+// caller's array while it has room, else a new array with room for a few, so that a word's
+// alternatives are one allocation, not one per doubling.
+func (sc *questionScratch) cutAlts() []Alt {
+	if n := len(sc.alts); cap(sc.alts)-n >= MaxAlts {
+		sc.alts = sc.alts[:n+MaxAlts]
+		return sc.alts[n : n : n+MaxAlts]
+	}
+	return make([]Alt, 0, altsRoom)
 }
 
 // Curated reports whether a rule's source ("<file>:<line>") is a hand-written synonym file

@@ -489,10 +489,27 @@ func (a *Analyzer) wordsOf(toks []string) []word {
 	return a.appendWordsOf(make([]word, 0, len(toks)), toks)
 }
 
-// appendWordsOf appends word of every token of toks to dst.
+// appendWordsOf appends word of every token of toks to dst. The tokens the cache holds are read
+// under one read lock, not one each (two atomic operations a token: a question has a score of
+// tokens); the others are made as word makes them.
 func (a *Analyzer) appendWordsOf(dst []word, toks []string) []word {
+	from := len(dst)
+	missing := false
+	a.cache.mu.RLock()
 	for _, t := range toks {
-		dst = append(dst, a.word(t))
+		w, ok := a.cache.m[t]
+		if !ok || len(t) > MaxStemToken {
+			w, missing = word{}, true // made below: a word's stem is never empty
+		}
+		dst = append(dst, w)
+	}
+	a.cache.mu.RUnlock()
+	if missing {
+		for i, t := range toks {
+			if dst[from+i].stem == "" {
+				dst[from+i] = a.word(t)
+			}
+		}
 	}
 	return dst
 }
@@ -546,6 +563,11 @@ func (a *Analyzer) groups(text string, budget int) []Group {
 // groupsOf is groups over text's tokens; ws, when not nil, are the tokens. words (Analyzer.wordsOf),
 // so that a caller that needs them too looks each token up once.
 func (a *Analyzer) groupsOf(toks []string, ws []word, budget int) []Group {
+	return a.appendGroupsOf(nil, toks, ws, budget)
+}
+
+// appendGroupsOf is groupsOf appending to out, which must be empty.
+func (a *Analyzer) appendGroupsOf(out []Group, toks []string, ws []word, budget int) []Group {
 	if ws == nil {
 		ws = a.wordsOf(toks)
 	}
@@ -555,7 +577,7 @@ func (a *Analyzer) groupsOf(toks []string, ws []word, budget int) []Group {
 			n++
 		}
 	}
-	out := make([]Group, 0, n)
+	out = slices.Grow(out, n)
 	// A repeated word takes its first group: a question's few words are searched for it (words
 	// holds each group's token), a longer text's are hashed.
 	const searched = 16
