@@ -89,9 +89,10 @@ func (c *cached) SyncManifest(context.Context, port.Call, []port.DocumentRef) (p
 
 // queryKey is everything of a query that can change the provider's answer: the question, its
 // language, the category filter, top_k, the analysed terms, and whatever a later field adds (an
-// as-of date). Who asks and the correlation id are left out.
+// as-of date). Who asks, the correlation id and the array the caller lends for the candidates
+// (empty or not, never part of the question) are left out.
 func queryKey(q port.Query) (string, error) {
-	q.Actor, q.CorrelationID = port.Actor{}, ""
+	q.Actor, q.CorrelationID, q.Buffer = port.Actor{}, "", nil
 	b, err := json.Marshal(q)
 	return string(b), err
 }
