@@ -158,3 +158,13 @@ func EmbeddedSources(t testing.TB) (procs, syns fstest.MapFS) {
 	}
 	return copyFS(p), copyFS(s)
 }
+
+// Doc is a small English document for a test's own corpus: its id and category, one section
+// (headed "H", anchored apart) per text in sections.
+func Doc(id, category string, sections ...string) *knowledge.Document {
+	d := &knowledge.Document{ID: id, Title: "T", Language: "en", Category: category, Path: "procedures/en/" + id + ".md"}
+	for i, s := range sections {
+		d.Sections = append(d.Sections, knowledge.Section{Number: i + 1, Heading: "H", Anchor: knowledge.Anchor("H" + string(rune('a'+i))), Content: s})
+	}
+	return d
+}

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -8,14 +9,6 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
-
-func doc(id, category string, sections ...string) *knowledge.Document {
-	d := &knowledge.Document{ID: id, Title: "T", Language: "en", Category: category, Path: "procedures/en/" + id + ".md"}
-	for i, s := range sections {
-		d.Sections = append(d.Sections, knowledge.Section{Number: i + 1, Heading: "H", Anchor: knowledge.Anchor("H" + string(rune('a'+i))), Content: s})
-	}
-	return d
-}
 
 func words(terms ...string) []textproc.Group {
 	out := make([]textproc.Group, 0, len(terms))
@@ -26,7 +19,7 @@ func words(terms ...string) []textproc.Group {
 }
 
 func TestSupport(t *testing.T) {
-	l := lexical.BuildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery low"), doc("b-doc", "two", "tyre")}, &synonyms.Set{})
+	l := lexical.BuildLang("en", []*knowledge.Document{testutil.Doc("a-doc", "one", "battery low"), testutil.Doc("b-doc", "two", "tyre")}, &synonyms.Set{})
 	if got := PassageSupport(l, NewQuestion(l, words("batteri", "low")), 0); got.Matched != 2 || got.Share() != 1 || got.Unknown != 0 {
 		t.Errorf("full support = %+v", got)
 	}

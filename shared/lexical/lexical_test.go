@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"math"
 	"slices"
 	"strings"
@@ -11,18 +12,10 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-func doc(id, category string, sections ...string) *knowledge.Document {
-	d := &knowledge.Document{ID: id, Title: "T", Language: "en", Category: category, Path: "procedures/en/" + id + ".md"}
-	for i, s := range sections {
-		d.Sections = append(d.Sections, knowledge.Section{Number: i + 1, Heading: "H", Anchor: knowledge.Anchor("H" + string(rune('a'+i))), Content: s})
-	}
-	return d
-}
-
 func TestBM25MatchesLuceneFormula(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{
-		doc("a-doc", "one", "battery battery low", "window"),
-		doc("b-doc", "two", "battery tyre tyre tyre"),
+		testutil.Doc("a-doc", "one", "battery battery low", "window"),
+		testutil.Doc("b-doc", "two", "battery tyre tyre tyre"),
 	}, &synonyms.Set{})
 	// Passage lengths include the indexed title and heading, so they come from the index.
 	p0 := l.Passages[0]
@@ -42,7 +35,7 @@ func TestBM25MatchesLuceneFormula(t *testing.T) {
 }
 
 func TestIDFIsNeverNegative(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "battery"), doc("b-doc", "one", "battery")}, &synonyms.Set{})
+	l := buildLang("en", []*knowledge.Document{testutil.Doc("a-doc", "one", "battery"), testutil.Doc("b-doc", "one", "battery")}, &synonyms.Set{})
 	if got := l.IDF("batteri"); got <= 0 {
 		t.Fatalf("idf of a term in every passage = %v, want > 0", got)
 	}
@@ -53,8 +46,8 @@ func TestIDFIsNeverNegative(t *testing.T) {
 
 func TestTiesBreakByDocumentThenSection(t *testing.T) {
 	l := buildLang("en", []*knowledge.Document{
-		doc("a-doc", "one", "tyre", "tyre"),
-		doc("b-doc", "one", "tyre"),
+		testutil.Doc("a-doc", "one", "tyre", "tyre"),
+		testutil.Doc("b-doc", "one", "tyre"),
 	}, &synonyms.Set{})
 	hits := l.Search([]string{"tyre"}, "", 10)
 	if len(hits) != 3 {
@@ -71,7 +64,7 @@ func TestTiesBreakByDocumentThenSection(t *testing.T) {
 }
 
 func TestCategoryFilterKeepsCorpusStatistics(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "tyre"), doc("b-doc", "two", "tyre wheel")}, &synonyms.Set{})
+	l := buildLang("en", []*knowledge.Document{testutil.Doc("a-doc", "one", "tyre"), testutil.Doc("b-doc", "two", "tyre wheel")}, &synonyms.Set{})
 	all := l.Search([]string{"tyre"}, "", 10)
 	only := l.Search([]string{"tyre"}, "two", 10)
 	if len(only) != 1 || only[0].Passage != 1 {
@@ -172,12 +165,12 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 	for i := range long {
 		long[i] = "w" + strings.Repeat(string(rune('a'+i%26)), 1+i/26)
 	}
-	d := doc("long-doc", "one", "battery")
+	d := testutil.Doc("long-doc", "one", "battery")
 	d.Keywords = []string{"flat battery", strings.Join(long, " ")}
 	d.Entities = []string{"key card"}
 	// A second document shares a keyword's text, and names as an entity what the first holds
 	// as a keyword.
-	d2 := doc("other-doc", "two", "battery")
+	d2 := testutil.Doc("other-doc", "two", "battery")
 	d2.Keywords = []string{"key card", "flat battery"}
 	d2.Entities = []string{"flat battery"}
 	langs := []*Lang{Build(c).Lang("en"), Build(c).Lang("de"), buildLang("en", []*knowledge.Document{d, d2}, &synonyms.Set{})}
@@ -250,8 +243,8 @@ func TestPhraseShapeIsPhrase(t *testing.T) {
 
 // Domain names a document's category without surrounding space, one id per such name.
 func TestDomainIsTrimmedCategory(t *testing.T) {
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", "x"), doc("b-doc", " one ", "x"), doc("c-doc", "two", "x"),
-		doc("d-doc", "", "x")}, &synonyms.Set{})
+	l := buildLang("en", []*knowledge.Document{testutil.Doc("a-doc", "one", "x"), testutil.Doc("b-doc", " one ", "x"), testutil.Doc("c-doc", "two", "x"),
+		testutil.Doc("d-doc", "", "x")}, &synonyms.Set{})
 	a, an := l.front.Domain(0)
 	b, bn := l.front.Domain(1)
 	c, cn := l.front.Domain(2)
@@ -269,7 +262,7 @@ func TestIDFCountsTheCorpusFromMinIDFPassages(t *testing.T) {
 		sections[i] = "window"
 	}
 	sections[0] = "battery"
-	l := buildLang("en", []*knowledge.Document{doc("a-doc", "one", sections...)}, &synonyms.Set{})
+	l := buildLang("en", []*knowledge.Document{testutil.Doc("a-doc", "one", sections...)}, &synonyms.Set{})
 	N := float64(len(sections))
 	if got, want := l.IDF("batteri"), math.Log(1+(N-1+0.5)/1.5); math.Abs(got-want) > 1e-12 {
 		t.Fatalf("idf = %v, want %v over the corpus's own %v passages", got, want, N)
