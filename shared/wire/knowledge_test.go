@@ -192,14 +192,7 @@ func TestEditedEmbeddedProcedureIsServed(t *testing.T) {
 // index.bin index-build writes for it starts from that index (nothing parsed or analysed), knows
 // every version, and serves each day's versions in force, projected from it.
 func TestVersionedCorpusLoadsFromItsPrebuiltIndex(t *testing.T) {
-	dir := testutil.VersionedDir(t)
-	parsed, err := knowledge.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := prebuiltVersionedDir(t)
 	var logs bytes.Buffer
 	cfg := config.Config{KnowledgeDir: dir}
 	p, err := New(context.Background(), cfg, &logs, Needs{Index: true,
@@ -239,14 +232,7 @@ func TestVersionedCorpusLoadsFromItsPrebuiltIndex(t *testing.T) {
 // force and coming, and where the corpus came from; the same for a function with the index and
 // one without it.
 func TestStartLogNamesTheVersionsOfTheDay(t *testing.T) {
-	dir := testutil.VersionedDir(t)
-	parsed, err := knowledge.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := prebuiltVersionedDir(t)
 	clock := func() time.Time { return time.Date(2027, 1, 2, 8, 0, 0, 0, time.UTC) }
 	var lines []map[string]any
 	for _, index := range []bool{true, false} {
@@ -284,4 +270,19 @@ func TestStartLogNamesTheVersionsOfTheDay(t *testing.T) {
 			t.Errorf("%s differs between a function with the index and one without: %v, %v", key, lines[0][key], lines[1][key])
 		}
 	}
+}
+
+// prebuiltVersionedDir is the versioned test corpus (testutil.VersionedDir) with the index.bin
+// index-build writes for it.
+func prebuiltVersionedDir(t *testing.T) string {
+	t.Helper()
+	dir := testutil.VersionedDir(t)
+	parsed, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, lexical.PrebuiltFile), lexical.Encode(lexical.BuildAll(parsed), parsed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
