@@ -47,13 +47,23 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 	if primary < 0 {
 		return nil
 	}
-	covered := judge.DocHeld(l, q.resolved, primary)
-	if specificCount(q.resolved, ^covered&wordsMask(q.resolved)) < MinPartWords {
-		return nil // the primary's procedure holds (nearly) the whole question
-	}
 	var buf [complementCandidates]int
 	docs := pathDocs(l, views, others, buf[:0])
-	var out []part
+	var masks [maxSentences]uint64
+	out := wordParts(l, q, primary, docs, nil)
+	return sentenceParts(l, q, sentenceMasks(l, q, masks[:0]), primary, docs, out)
+}
+
+// wordParts finds more complements among docs by the question's words alone, after out:
+// procedures holding specific words that neither the primary's procedure nor out hold.
+func wordParts(l *lexical.Lang, q *question, primary int, docs []int, out []part) []part {
+	covered := judge.DocHeld(l, q.resolved, primary)
+	for _, p := range out {
+		covered |= p.words
+	}
+	if specificCount(q.resolved, ^covered&wordsMask(q.resolved)) < MinPartWords {
+		return out // the primary's procedure and out hold (nearly) the whole question
+	}
 	for len(out) < maxComplements {
 		best := part{doc: -1}
 		for _, d := range docs {

@@ -57,3 +57,27 @@ func TestComplementsOfATwoNeedQuestion(t *testing.T) {
 		t.Errorf("a single-need question names complements %+v", cs)
 	}
 }
+
+// Two needs in two sentences are told apart by the sentences even when the primary's procedure
+// mentions the second need's words somewhere (breakdown assistance speaks of a phone and of
+// keeping things): the second sentence's procedure is a complement, its block among the first.
+// A situation told in one sentence and asked about in the next names none.
+func TestComplementOfASecondSentence(t *testing.T) {
+	f := newFixture(t)
+	q := "Customer's tyre burst on the motorway and she wants a taxi home, do we pay for it? Also a phone was found in a car yesterday, how long do we keep it?"
+	res := f.lookup(t, "en", q)
+	if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
+		t.Fatalf("primary %+v", res.Primary)
+	}
+	cs := res.Relevance.Complements
+	if len(cs) != 1 || cs[0].DocumentID != "lost-and-found" || !slices.Contains(cs[0].Covers, "phone") {
+		t.Fatalf("complements %+v", cs)
+	}
+	if len(res.EvidenceBlocks) < 2 || res.EvidenceBlocks[1].Source != cs[0].Source {
+		t.Errorf("the complement's block %s does not follow the primary", cs[0].Source)
+	}
+	single := "Our parked car was hit and the other driver drove off. Do we need the police?"
+	if cs := f.lookup(t, "en", single).Relevance.Complements; len(cs) > 0 {
+		t.Errorf("a single-need question of two sentences names complements %+v", cs)
+	}
+}

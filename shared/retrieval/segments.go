@@ -1,0 +1,148 @@
+package retrieval
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
+)
+
+// An operator who has two problems usually writes them in two sentences ("Customer noticed a
+// ripped seat before starting, when should she send the photos? She also found someone's wallet
+// in the door pocket, what does she do with it?"). The procedure that holds most of the question
+// is then often one that mentions the other sentence's words in passing (a lost item is
+// photographed too), so that no word of the second need is left to another procedure. The
+// question's sentences tell the needs apart where its words cannot: a sentence whose words a
+// section of another procedure holds clearly better than any section of the primary's asks for
+// that procedure.
+
+// maxSentences is how many of a question's sentences are told apart.
+const maxSentences = 6
+
+// SentenceAdvantage is how much more of a sentence's specific words (their summed specificity)
+// another procedure's best section must hold than the primary's best section for it, for that
+// sentence to be a part of its own. Chosen on the development sets of eval/ (the single-need
+// sets and multipart-dev.yaml).
+const SentenceAdvantage = 1.25
+
+// sentenceMasks returns the mask of q's words in each of its sentences that holds at least
+// MinPartWords specific words, appended to out; none unless two sentences are kept.
+func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
+	if !strings.ContainsAny(strings.TrimRight(q.text, ".?! \n"), ".?!\n") {
+		return out // one sentence
+	}
+	all := sentences(q.text)
+	if len(all) < 2 {
+		return out
+	}
+	var buf [maskWords]string
+	terms := buf[:0] // the term of each of q's resolved words, as judge.AppendQuestion keeps them
+	for i, g := range q.words {
+		if len(terms) == maskWords {
+			break
+		}
+		if judge.Informative(g.Term) && !containsTerm(q.words[:i], g.Term) {
+			terms = append(terms, g.Term)
+		}
+	}
+	from := len(out)
+	for _, s := range all {
+		var m uint64
+		for _, tok := range l.Analyzer.Tokens(s) {
+			if i := slices.Index(terms, l.Analyzer.Stem(tok)); i >= 0 {
+				m |= 1 << i
+			}
+		}
+		if specificCount(q.resolved, m) >= MinPartWords && len(out)-from < maxSentences {
+			out = append(out, m)
+		}
+	}
+	if len(out)-from < 2 {
+		return out[:from] // a part of its own needs a sentence beside the primary's
+	}
+	return out
+}
+
+// maskWords is how many of a question's words a mask tells apart (judge's masks).
+const maskWords = 64
+
+// containsTerm reports whether one of gs is the word t.
+func containsTerm(gs []textproc.Group, t string) bool {
+	for _, g := range gs {
+		if g.Term == t {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceHeld is doc's best section for a sentence's words (a focused search of its sections)
+// and the sentence's words it holds; -1 when no section holds any.
+func sentenceHeld(l *lexical.Lang, q *question, sentence uint64, doc int) (passage int, held uint64) {
+	var terms []string
+	for m := sentence; m != 0; m &= m - 1 {
+		terms = judge.WordTerms(l, q.resolved, bits.TrailingZeros64(m), terms)
+	}
+	hits := judge.SearchFocusedIn(l, terms, nil, doc, 1, q.answerKinds())
+	if len(hits) == 0 {
+		return -1, 0
+	}
+	return hits[0].Passage, judge.PassageHeld(l, q.resolved, hits[0].Passage) & sentence
+}
+
+// sentenceParts finds more complements among docs by the question's sentences, after out: for a
+// sentence other than one the primary's procedure answers (its best section holds MinPartWords of
+// the sentence's specific words) and none of out holds, the procedure whose best section holds the sentence's words
+// clearly better than the primary's (SentenceAdvantage), its front matter naming one of them.
+func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, docs []int, out []part) []part {
+	var primaryHeld [maxSentences]uint64
+	answered := 0 // the sentences the primary answers
+	for i, m := range masks {
+		_, primaryHeld[i] = sentenceHeld(l, q, m, primary)
+		if specificCount(q.resolved, primaryHeld[i]) >= MinPartWords {
+			answered++
+		}
+	}
+	for i, m := range masks {
+		own := specificCount(q.resolved, primaryHeld[i]) >= MinPartWords
+		if len(out) == maxComplements || answered == 0 || answered == 1 && own {
+			continue
+		}
+		if p, ok := sentencePart(l, q, m, primaryHeld[i], docs, primary, out); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sentencePart finds the procedure among docs whose best section holds the sentence's words
+// clearly better than the primary's best section for them (primaryHeld) and than the complements
+// taken hold them.
+func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, docs []int, primary int, taken []part) (part, bool) {
+	_, primaryWeight := specific(q.resolved, primaryHeld)
+	// The complements found hold their words of the sentence as the primary does.
+	incumbent, incumbentWeight := primaryHeld, primaryWeight
+	for _, p := range taken {
+		_, w := specific(q.resolved, p.words&sentence)
+		incumbent |= p.words & sentence
+		incumbentWeight = max(incumbentWeight, w)
+	}
+	best, bestWeight := part{doc: -1}, 0.0
+	for _, d := range docs {
+		if d == primary || slices.ContainsFunc(taken, func(p part) bool { return p.doc == d }) {
+			continue
+		}
+		passage, held := sentenceHeld(l, q, sentence, d)
+		n, weight := specific(q.resolved, held)
+		enough := n >= MinPartWords || n == 1 && incumbentWeight == 0 // one specific word where the others have none
+		if passage < 0 || !enough || specificCount(q.resolved, held&^incumbent) == 0 ||
+			weight < SentenceAdvantage*incumbentWeight || weight <= bestWeight || judge.FrontHeld(l, q.resolved, d)&held == 0 {
+			continue
+		}
+		best, bestWeight = part{doc: d, words: held, specific: weight, passage: passage, strong: true}, weight
+	}
+	return best, best.doc >= 0
+}
