@@ -39,24 +39,19 @@ func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
 		return out
 	}
 	var buf [maskWords]string
-	terms := buf[:0] // the term of each of q's resolved words, as judge.AppendQuestion keeps them
-	for i, g := range q.words {
-		if len(terms) == maskWords {
-			break
-		}
-		if judge.Informative(g.Term) && !containsTerm(q.words[:i], g.Term) {
-			terms = append(terms, g.Term)
-		}
-	}
+	terms := resolvedTerms(q, buf[:0])
 	from := len(out)
 	for _, s := range all {
+		if len(out)-from == maxSentences {
+			break
+		}
 		var m uint64
 		for _, tok := range l.Analyzer.Tokens(s) {
 			if i := slices.Index(terms, l.Analyzer.Stem(tok)); i >= 0 {
 				m |= 1 << i
 			}
 		}
-		if specificCount(q.resolved, m) >= MinPartWords && len(out)-from < maxSentences {
+		if specificCount(q.resolved, m) >= MinPartWords {
 			out = append(out, m)
 		}
 	}
@@ -69,14 +64,30 @@ func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
 // maskWords is how many of a question's words a mask tells apart (judge's masks).
 const maskWords = 64
 
-// containsTerm reports whether one of gs is the word t.
-func containsTerm(gs []textproc.Group, t string) bool {
-	for _, g := range gs {
-		if g.Term == t {
-			return true
+// resolvedTerms appends to out the term of each of q's resolved words, in their order (the
+// first maskWords): its informative words, each once, as judge.AppendQuestion keeps them. A long
+// question's words are hashed, so that its cost stays linear.
+func resolvedTerms(q *question, out []string) []string {
+	var seen map[string]bool
+	if len(q.words) > 16 {
+		seen = make(map[string]bool, len(q.words))
+	}
+	for i, g := range q.words {
+		if len(out) == maskWords {
+			break
+		}
+		dup := seen[g.Term]
+		if seen == nil {
+			dup = slices.ContainsFunc(q.words[:i], func(e textproc.Group) bool { return e.Term == g.Term })
+		}
+		if seen != nil {
+			seen[g.Term] = true
+		}
+		if !dup && judge.Informative(g.Term) {
+			out = append(out, g.Term)
 		}
 	}
-	return false
+	return out
 }
 
 // sentenceHeld is doc's best section for a sentence's words (a focused search of its sections)

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -40,5 +41,14 @@ func TestSentenceMasks(t *testing.T) {
 			}
 		}
 		q.release()
+	}
+
+	// A question of many sentences keeps at most maxSentences of them.
+	long := strings.Repeat("Phone found in the car, how long do we keep it? ", 40)
+	q := analyseQuestion(l, long)
+	defer q.release()
+	var buf [maxSentences]uint64
+	if got := sentenceMasks(l, q, buf[:0]); len(got) != maxSentences {
+		t.Errorf("a question of 40 sentences keeps %d, want %d", len(got), maxSentences)
 	}
 }
