@@ -37,7 +37,8 @@ type App struct {
 	// circuit breaker through port.BreakerReporter).
 	Provider wire.Provider
 
-	parts *wire.Parts
+	parts    *wire.Parts
+	services api.Services // every service built, as Handler serves them
 }
 
 // Functions are the Lambda functions; the routes each serves are api's route tables'.
@@ -48,21 +49,9 @@ const (
 )
 
 // FunctionHandler is the handler of one Lambda function: only that function's routes (api's route
-// tables), served by the services its main wires.
+// tables pick them; the services of the others are not reached).
 func (a *App) FunctionHandler(function string) *api.Handler {
-	var s api.Services
-	switch function {
-	case FunctionLookup:
-		if a.Service != nil { // a nil *retrieval.Service in the interface would be served
-			s.Lookup = a.Service
-			s.MCP = mcpwire.New(a.Service, a.Status, a.Log)
-		}
-	case FunctionStatus:
-		s.Status = a.Status
-	case FunctionSync:
-		s.Sync = a.Sync
-	}
-	return a.parts.Handler(api.Function(function), s)
+	return a.parts.Handler(api.Function(function), a.services)
 }
 
 // New builds the whole application (every route: the local API). out receives logs and
@@ -92,9 +81,13 @@ func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, functi
 	}
 	sy := p.Sync(st)
 	svc := p.Lookup(side)
+	s := api.Services{Status: st, Sync: sy}
+	if svc != nil { // a nil *retrieval.Service in the interface would be served
+		s.Lookup, s.MCP = svc, mcpwire.New(svc, st, p.Log)
+	}
 	p.Initialised(ctx, sideHealth.Status)
 	return &App{Config: cfg, Corpus: p.Corpus, Provider: p.Provider, Service: svc, Records: p.Records, Status: st, Sync: sy,
-		Handler: p.Handler("", api.Services{Lookup: svc, Status: st, Sync: sy, MCP: mcpwire.New(svc, st, p.Log)}), Log: p.Log, parts: p}, nil
+		Handler: p.Handler("", s), Log: p.Log, parts: p, services: s}, nil
 }
 
 // SchedulerActorID names the scheduled refresh to RAGcore.
