@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/felixge/httpsnoop"
+
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	appconfig "github.com/northstar-mobility/mobilityops-knowledge/shared/config"
@@ -179,41 +181,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// statusWriter remembers the status for the request log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach Flush, which injected slow bodies rely on.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // logRequests logs method, path, status, duration and correlation id of every request. The
 // query string, headers and bodies stay out: the token travels in a header, and bodies carry
 // questions. Status 0 means the fake answered nothing because the request ended first.
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
+		status := 0
+		// httpsnoop keeps the writer's Flusher, which injected slow bodies rely on.
+		next.ServeHTTP(httpsnoop.Wrap(w, httpsnoop.Hooks{
+			WriteHeader: func(next httpsnoop.WriteHeaderFunc) httpsnoop.WriteHeaderFunc {
+				return func(code int) {
+					if status == 0 {
+						status = code
+					}
+					next(code)
+				}
+			},
+			Write: func(next httpsnoop.WriteFunc) httpsnoop.WriteFunc {
+				return func(b []byte) (int, error) {
+					if status == 0 {
+						status = http.StatusOK
+					}
+					return next(b)
+				}
+			},
+		}), r)
 		log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", sw.status),
+			slog.Int("status", status),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("correlation_id", r.Header.Get("X-Correlation-Id")),
 		)
