@@ -29,11 +29,7 @@ func main() {
 func run(port int, table string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root, err := ddblocal.RepoRoot()
-	if err != nil {
-		return err
-	}
-	dir, err := ddblocal.JarDir(root)
+	root, dir, err := ddblocal.Installed()
 	if err != nil {
 		return err
 	}

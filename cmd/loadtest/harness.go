@@ -209,11 +209,7 @@ func newTarget(ctx context.Context, setup string, o Options) (*target, error) {
 // dynamodb starts DynamoDB Local with the table for the dynamodb setup, points env at it and
 // sets the phases that freeze, thaw, kill and restart it.
 func (t *target) dynamodb(ctx context.Context, o Options, env map[string]string) error {
-	root, err := ddblocal.RepoRoot()
-	if err != nil {
-		return err
-	}
-	dir, err := ddblocal.JarDir(root)
+	root, dir, err := ddblocal.Installed()
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,16 @@ func JarDir(root string) (string, error) {
 	return filepath.Dir(matches[len(matches)-1]), nil
 }
 
+// Installed returns the repository's root (RepoRoot) and DynamoDB Local's directory in it
+// (JarDir): what starting it for the table of the root's template.yaml needs.
+func Installed() (root, jarDir string, err error) {
+	if root, err = RepoRoot(); err != nil {
+		return "", "", err
+	}
+	jarDir, err = JarDir(root)
+	return root, jarDir, err
+}
+
 // Local is a running DynamoDB Local.
 type Local struct {
 	Endpoint string

@@ -49,12 +49,9 @@ func Main(m *testing.M, after ...func()) {
 }
 
 func start() {
-	if root, err = ddblocal.RepoRoot(); err != nil {
-		return
-	}
-	dir, jerr := ddblocal.JarDir(root)
-	if jerr != nil {
-		err = fmt.Errorf("DynamoDB Local is needed (make deps): %w", jerr)
+	var dir string
+	if root, dir, err = ddblocal.Installed(); err != nil {
+		err = fmt.Errorf("DynamoDB Local is needed (make deps): %w", err)
 		return
 	}
 	ctx := context.Background()
