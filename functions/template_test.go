@@ -3,6 +3,7 @@ package functions_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -854,5 +855,55 @@ func TestTemplateTracing(t *testing.T) {
 	}
 	if got := col.Exporters["awsxray"].IndexedAttributes; !slices.Equal(got, []string{"provider", "evidence_state", "language", "layer", "invocation_id"}) {
 		t.Errorf("indexed attributes %v", got)
+	}
+}
+
+// TestTemplateAndMakefileDefaults: every environment variable a template parameter feeds
+// defaults, in the template, to the default the code falls back on (config.Defaults), unless it
+// is set to a value of its own for the deployed functions (AUTH_MODE: jwt); and the Makefile's
+// defaults of the variables the code reads are the code's.
+func TestTemplateAndMakefileDefaults(t *testing.T) {
+	defaults := config.Defaults()
+	raw := rawTemplate(t)
+	vars, _ := at(raw, "Globals", "Function", "Environment", "Variables").(map[string]any)
+	checked := 0
+	for name, v := range vars {
+		ref, _ := at(v, "Ref").(string)
+		want, known := defaults[name]
+		if ref == "" || !known || at(raw, "Parameters", ref) == nil {
+			continue // a literal, a resource (TABLE_NAME), or a variable without a default
+		}
+		def := at(raw, "Parameters", ref, "Default")
+		if def == nil {
+			t.Errorf("template.yaml: parameter %s (%s) has no default, the code's is %q", ref, name, want)
+			continue
+		}
+		if got := fmt.Sprint(def); got != want {
+			t.Errorf("template.yaml: parameter %s (%s) defaults to %q, the code to %q", ref, name, got, want)
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("only %d template parameters compared with the code's defaults", checked)
+	}
+
+	root, _ := ddblocal.RepoRoot()
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(makefile), "\n") {
+		name, value, ok := strings.Cut(line, "?=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if want, known := defaults[name]; ok && known {
+			seen++
+			if value != want {
+				t.Errorf("Makefile: %s ?= %s, the code's default is %s", name, value, want)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("the Makefile sets no default of a variable the code reads (LOCAL_ADDR)")
 	}
 }
