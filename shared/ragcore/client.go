@@ -26,15 +26,15 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
-// Error classes. They name what went wrong without RAGcore's message, a URL or a token, so they
-// are safe for traces, logs and metrics.
+// Error classes (port's, and RAGcore's own "rejected"). They name what went wrong without
+// RAGcore's message, a URL or a token, so they are safe for traces, logs and metrics.
 const (
-	ClassTimeout      = "timeout"      // the deadline passed
-	ClassUnavailable  = "unavailable"  // not reachable, 5xx, or 429 until the deadline
-	ClassUnauthorized = "unauthorized" // 401 or 403: the token or the namespace is refused
-	ClassBadResponse  = "bad_response" // not JSON, wrong shape, too large, or an unexpected status
-	ClassRejected     = "rejected"     // 400, 404 or 409: RAGcore refused the request itself
-	ClassCanceled     = "canceled"     // the caller went away
+	ClassTimeout      = port.ClassTimeout      // the deadline passed
+	ClassUnavailable  = port.ClassUnavailable  // not reachable, 5xx, or 429 until the deadline
+	ClassUnauthorized = port.ClassUnauthorized // 401 or 403: the token or the namespace is refused
+	ClassBadResponse  = port.ClassBadResponse  // not JSON, wrong shape, too large, or an unexpected status
+	ClassRejected     = "rejected"             // 400, 404 or 409: RAGcore refused the request itself
+	ClassCanceled     = port.ClassCanceled     // the caller went away
 	// ClassCircuitOpen: the circuit breaker is open (or half-open with its probe out), so the
 	// call failed at once without reaching RAGcore.
 	ClassCircuitOpen = port.ErrorClassCircuitOpen

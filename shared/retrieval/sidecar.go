@@ -52,7 +52,7 @@ func (p *pendingSidecar) wait(blocks []lookup.EvidenceBlock, scoreKind string) l
 	select {
 	case r = <-p.done:
 	case <-t.C:
-		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: domain.SidecarFailed, ErrorClass: "timeout"}}
+		r = lookup.SidecarReport{SidecarStatus: lookup.SidecarStatus{Status: domain.SidecarFailed, ErrorClass: port.ClassTimeout}}
 	}
 	r.Enabled = true
 	if r.Status == domain.SidecarOK {

@@ -55,15 +55,16 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
-// Error classes of a failed result.
+// Error classes of a failed result (port's, and the sidecar's own "throttled" and
+// "invalid_config").
 const (
-	ClassTimeout       = "timeout"        // the sidecar's deadline (or the caller's) passed
-	ClassThrottled     = "throttled"      // ThrottlingException or HTTP 429; not retried
-	ClassUnauthorized  = "unauthorized"   // AccessDeniedException, HTTP 401 or 403
-	ClassBadResponse   = "bad_response"   // a body the SDK could not decode, or a result of the wrong shape
-	ClassUnavailable   = "unavailable"    // unreachable, 5xx, or any other failure
-	ClassInvalidConfig = "invalid_config" // ResourceNotFound/Validation, an unusable query, or no sidecar
-	ClassCanceled      = "canceled"       // the caller's context was canceled before an answer
+	ClassTimeout       = port.ClassTimeout      // the sidecar's deadline (or the caller's) passed
+	ClassThrottled     = "throttled"            // ThrottlingException or HTTP 429; not retried
+	ClassUnauthorized  = port.ClassUnauthorized // AccessDeniedException, HTTP 401 or 403
+	ClassBadResponse   = port.ClassBadResponse  // a body the SDK could not decode, or a result of the wrong shape
+	ClassUnavailable   = port.ClassUnavailable  // unreachable, 5xx, or any other failure
+	ClassInvalidConfig = "invalid_config"       // ResourceNotFound/Validation, an unusable query, or no sidecar
+	ClassCanceled      = port.ClassCanceled     // the caller's context was canceled before an answer
 )
 
 // ScoreKind labels the sidecar's scores: Bedrock's relevance score, higher is better. It has no
