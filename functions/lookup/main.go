@@ -23,5 +23,5 @@ func main() {
 	svc := p.Lookup(side)
 	h := p.Handler(api.FunctionLookup, api.Services{Lookup: svc, MCP: mcpwire.New(svc, st, p.Log)})
 	p.Initialised(ctx, health.Status)
-	lambda.Start(h.Lambda)
+	lambda.Start(h.Entry())
 }

@@ -22,5 +22,5 @@ func main() {
 	st := wire.Must(p.Status(health))
 	h := p.Handler(api.FunctionStatus, api.Services{Status: st})
 	p.Initialised(ctx, health.Status)
-	lambda.Start(h.Lambda)
+	lambda.Start(h.Entry())
 }

@@ -1,7 +1,7 @@
 // Command sync is the sync Lambda function: the routes shared/api declares for api.FunctionSync
 // (sync_routes.go: manifest sync and the central sync workflow's reports) behind API Gateway
 // (HTTP API, payload 2.0), and the EventBridge schedule that refreshes the verification cache of
-// every language (api.FunctionSync.Scheduled).
+// every language (api.FunctionSync.Scheduled, Services.Schedule).
 package main
 
 import (
@@ -20,7 +20,7 @@ func main() {
 	health := p.SidecarHealth()
 	st := wire.Must(p.Status(health))
 	sy := p.Sync(st)
-	h := p.Handler(api.FunctionSync, api.Services{Sync: sy})
+	h := p.Handler(api.FunctionSync, api.Services{Sync: sy, Schedule: wire.Refresh(sy)})
 	p.Initialised(ctx, health.Status)
-	lambda.Start(h.LambdaWithSchedule(wire.Refresh(sy)))
+	lambda.Start(h.Entry())
 }

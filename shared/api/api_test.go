@@ -715,3 +715,34 @@ func TestPreflightNeedsNoToken(t *testing.T) {
 		t.Fatalf("preflight of an unknown path: %d", resp.StatusCode)
 	}
 }
+
+// TestEntryOfEachFunction: the scheduled function's entry point runs Services.Schedule for the
+// schedule's events and serves its routes for API events; the other functions' entry points take
+// API events alone (Handler.Lambda), and a scheduled function built without the schedule's work
+// fails its scheduled events instead of answering them.
+func TestEntryOfEachFunction(t *testing.T) {
+	s, log, logs := newServices(t)
+	ran := ""
+	s.Schedule = func(_ context.Context, id string) (any, error) { ran = id; return "done", nil }
+	schedule := []byte(`{"version":"0","id":"ev-1","source":"aws.events","detail-type":"Scheduled Event"}`)
+	entry, ok := api.NewFunction(api.FunctionSync, s, api.AuthJWT, log).Entry().(func(context.Context, json.RawMessage) (any, error))
+	if !ok {
+		t.Fatal("the sync function's entry point takes no raw event")
+	}
+	if res, err := entry(context.Background(), schedule); err != nil || res != "done" || ran != "ev-1" {
+		t.Errorf("scheduled event: %v %v, ran %q", res, err, ran)
+	}
+	for _, f := range []api.Function{api.FunctionLookup, api.FunctionStatus} {
+		if _, ok := api.NewFunction(f, s, api.AuthJWT, log).Entry().(func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)); !ok {
+			t.Errorf("%s: the entry point is not the API Gateway handler", f)
+		}
+	}
+	s.Schedule = nil
+	entry = api.NewFunction(api.FunctionSync, s, api.AuthJWT, log).Entry().(func(context.Context, json.RawMessage) (any, error))
+	if _, err := entry(context.Background(), schedule); err == nil {
+		t.Error("a scheduled event without work succeeded")
+	}
+	if !strings.Contains(logs.String(), "a scheduled function has no schedule's work") {
+		t.Error("the missing work was not logged at start")
+	}
+}

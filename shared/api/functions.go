@@ -24,8 +24,8 @@ const (
 // Functions lists every function of the API.
 var Functions = []Function{FunctionLookup, FunctionStatus, FunctionSync}
 
-// Scheduled reports whether the EventBridge schedule invokes f (its main starts with
-// LambdaWithSchedule).
+// Scheduled reports whether the EventBridge schedule invokes f (Handler.Entry then takes the
+// schedule's events too).
 func (f Function) Scheduled() bool { return f == FunctionSync }
 
 // Route is a declared route as the deployment template writes it.

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -67,6 +68,9 @@ type Handler struct {
 	served    map[string]bool   // the patterns this handler serves; the others answer 404
 	mcpServer MCPServer         // POST, GET and DELETE /mcp; nil where the function serves no MCP
 	tracer    Tracer            // nil: no spans
+
+	function Function     // "" for every function's routes (the local API)
+	schedule ScheduleFunc // the schedule's work, for a scheduled function
 }
 
 // Tracer opens the span of one invocation, continuing the caller's trace from an X-Amzn-Trace-Id
@@ -115,6 +119,7 @@ func New(s Services, auth AuthMode, log *slog.Logger) *Handler {
 // ("" for every function's), served by the services given.
 func NewFunction(f Function, s Services, auth AuthMode, log *slog.Logger) *Handler {
 	h := &Handler{svc: s.Lookup, status: s.Status, sync: s.Sync, mcpServer: s.MCP, auth: auth, log: log, now: time.Now,
+		function: f, schedule: s.Schedule,
 		mux: http.NewServeMux(), routes: map[string]*route{}, served: map[string]bool{}}
 	for _, r := range routeTable {
 		pattern := r.method() + " " + r.path()
@@ -127,7 +132,24 @@ func NewFunction(f Function, s Services, auth AuthMode, log *slog.Logger) *Handl
 		h.served[pattern] = serve
 		h.mux.Handle(pattern, h.handle(r, serve))
 	}
+	if f.Scheduled() && s.Schedule == nil {
+		log.Error("a scheduled function has no schedule's work: its scheduled events fail", "function", f)
+	}
 	return h
+}
+
+// Entry is the handler's Lambda entry point, for lambda.Start: API Gateway's events (Lambda), and
+// for a function the schedule invokes (Function.Scheduled) the schedule's events as well
+// (LambdaWithSchedule, running Services.Schedule).
+func (h *Handler) Entry() any {
+	if !h.function.Scheduled() {
+		return h.Lambda
+	}
+	work := h.schedule
+	if work == nil {
+		work = func(context.Context, string) (any, error) { return nil, errors.New("no scheduled work") }
+	}
+	return h.LambdaWithSchedule(work)
 }
 
 // handle serves one route: it authorises the call (a public route without credentials serves

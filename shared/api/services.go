@@ -15,6 +15,9 @@ type Services struct {
 	Status Status    // GET /status, GET /health
 	Sync   Sync      // POST /sync, POST /sync-reports
 	MCP    MCPServer // POST, GET and DELETE /mcp
+	// Schedule is the work of the EventBridge schedule, for a function that it invokes
+	// (Function.Scheduled); Handler.Entry hands it the schedule's events.
+	Schedule ScheduleFunc
 }
 
 // Lookup is what the lookup routes need: the lookup service, which composition wires in.

@@ -81,7 +81,7 @@ func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, functi
 	}
 	sy := p.Sync(st)
 	svc := p.Lookup(side)
-	s := api.Services{Status: st, Sync: sy}
+	s := api.Services{Status: st, Sync: sy, Schedule: wire.Refresh(sy)}
 	if svc != nil { // a nil *retrieval.Service in the interface would be served
 		s.Lookup, s.MCP = svc, mcpwire.New(svc, st, p.Log)
 	}
