@@ -42,7 +42,8 @@ type part struct {
 }
 
 // complements finds the procedures that answer other parts of the question than the primary
-// block's procedure primary, among the procedures the paths rank (and others), best first.
+// block's procedure primary, among the procedures the paths rank (and others), best first: by the
+// question's words (wordParts), then by its sentences (sentenceParts).
 func complements(l *lexical.Lang, q *question, primary int, views *pathViews, others []int) []part {
 	if primary < 0 {
 		return nil
@@ -50,20 +51,18 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 	var buf [complementCandidates]int
 	docs := pathDocs(l, views, others, buf[:0])
 	var masks [maxSentences]uint64
-	out := wordParts(l, q, primary, docs, nil)
+	out := wordParts(l, q, primary, docs)
 	return sentenceParts(l, q, sentenceMasks(l, q, masks[:0]), primary, docs, out)
 }
 
-// wordParts finds more complements among docs by the question's words alone, after out:
-// procedures holding specific words that neither the primary's procedure nor out hold.
-func wordParts(l *lexical.Lang, q *question, primary int, docs []int, out []part) []part {
+// wordParts finds the complements among docs by the question's words alone: procedures holding
+// specific words the primary's procedure does not.
+func wordParts(l *lexical.Lang, q *question, primary int, docs []int) []part {
 	covered := judge.DocHeld(l, q.resolved, primary)
-	for _, p := range out {
-		covered |= p.words
-	}
 	if specificCount(q.resolved, ^covered&wordsMask(q.resolved)) < MinPartWords {
-		return out // the primary's procedure and out hold (nearly) the whole question
+		return nil // the primary's procedure holds (nearly) the whole question
 	}
+	var out []part
 	for len(out) < maxComplements {
 		best := part{doc: -1}
 		for _, d := range docs {

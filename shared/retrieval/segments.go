@@ -104,10 +104,12 @@ func sentenceHeld(l *lexical.Lang, q *question, sentence uint64, doc int) (passa
 	return hits[0].Passage, judge.PassageHeld(l, q.resolved, hits[0].Passage) & sentence
 }
 
-// sentenceParts finds more complements among docs by the question's sentences, after out: for a
-// sentence other than one the primary's procedure answers (its best section holds MinPartWords of
-// the sentence's specific words) and none of out holds, the procedure whose best section holds the sentence's words
-// clearly better than the primary's (SentenceAdvantage), its front matter naming one of them.
+// sentenceParts finds more complements among docs by the question's sentences, after out: for
+// each sentence but the only one the primary's procedure answers (its best section holds
+// MinPartWords of the sentence's specific words), the procedure whose best section holds the
+// sentence's words clearly better (SentenceAdvantage) than the primary's and than out's
+// complements do, its front matter naming one of them. The primary must answer a sentence: the
+// others are then parts of their own, not its situation told at length.
 func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, docs []int, out []part) []part {
 	var primaryHeld [maxSentences]uint64
 	answered := 0 // the sentences the primary answers
