@@ -179,6 +179,15 @@ func (r Report) SingleComplementRate() float64 {
 	return ratio(r.SingleComplements, r.InDomain-r.MultiPart)
 }
 
+// BothProceduresRate is the share of the multi-part questions with both procedures among the
+// blocks; BothFactsRate with both deciding facts; ComplementNamedRate naming the other procedure
+// as a complement.
+func (r Report) BothProceduresRate() float64 { return ratio(r.BothProcedures, r.MultiPart) }
+
+func (r Report) BothFactsRate() float64 { return ratio(r.BothFacts, r.MultiPart) }
+
+func (r Report) ComplementNamedRate() float64 { return ratio(r.ComplementNamed, r.MultiPart) }
+
 // ResolvedRate is the share of in-domain questions resolved after at most one clarification.
 func (r Report) ResolvedRate() float64 { return ratio(r.Resolved, r.InDomain) }
 

@@ -28,8 +28,11 @@ type floors struct {
 	primary, top3, factTop3, factAsk, grounded, offTopic, nearDomain float64
 	rightGrounded, notWrong, named                                   float64
 	resolved, notOffered, notConfirmed                               float64
-	// notComplemented is the share of the single-need answerable questions naming no complement.
-	notComplemented float64
+	// notComplemented is the share of the single-need answerable questions naming no complement;
+	// bothProcedures, bothFacts and complementNamed those of the multi-part questions (Report's
+	// rates of the same names).
+	notComplemented                            float64
+	bothProcedures, bothFacts, complementNamed float64
 }
 
 func (f floors) check(t *testing.T, r Report) {
@@ -56,6 +59,9 @@ func (f floors) check(t *testing.T, r Report) {
 		{"negatives offered nothing to choose", 1 - r.UnansweredOfferedRate(), f.notOffered},
 		{"negatives not grounded once confirmed", 1 - r.UnansweredConfirmedRate(), f.notConfirmed},
 		{"single-need questions naming no complement", 1 - r.SingleComplementRate(), f.notComplemented},
+		{"multi-part: both procedures among the blocks", r.BothProceduresRate(), f.bothProcedures},
+		{"multi-part: both deciding facts among the blocks", r.BothFactsRate(), f.bothFacts},
+		{"multi-part: the other procedure named a complement", r.ComplementNamedRate(), f.complementNamed},
 	} {
 		if c.got < c.want {
 			t.Errorf("%s %.3f, floor %.2f", c.name, c.got, c.want)
@@ -148,6 +154,10 @@ func TestRetrievalQualityFloors(t *testing.T) {
 			demo: floors{primary: 0.70, top3: 0.75, factTop3: 0.55, offTopic: 0.85, nearDomain: 0.75}},
 		{file: "confusable-holdout.yaml", min: 150, natural: true,
 			demo: floors{primary: 0.80, top3: 0.88, factTop3: 0.80, offTopic: 0.95, nearDomain: 0.80}},
+		{file: "multipart-dev.yaml", min: 90,
+			demo: floors{bothProcedures: 0.60, bothFacts: 0.45, complementNamed: 0.45}},
+		{file: "multipart-holdout.yaml", min: 40,
+			demo: floors{bothProcedures: 0.70, bothFacts: 0.40, complementNamed: 0.45}},
 		{file: "natural-holdout.yaml", min: 190, natural: true,
 			demo: floors{primary: 0.83, top3: 0.88, factTop3: 0.67, factAsk: 0.57, offTopic: 0.95, nearDomain: 0.95}},
 	} {
