@@ -31,8 +31,8 @@ const SentenceAdvantage = 1.25
 // sentenceMasks returns the mask of q's words in each of its sentences that holds at least
 // MinPartWords specific words, appended to out; none unless two sentences are kept.
 func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
-	if !strings.ContainsAny(strings.TrimRight(q.text, ".?! \n"), ".?!\n") {
-		return out // one sentence
+	if !strings.ContainsAny(strings.TrimRight(q.text, ".?! \n"), ".?!\n") || specificCount(q.resolved, wordsMask(q.resolved)) < 2*MinPartWords {
+		return out // one sentence, or too few specific words for two of them
 	}
 	all := sentences(q.text)
 	if len(all) < 2 {

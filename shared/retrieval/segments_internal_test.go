@@ -44,7 +44,7 @@ func TestSentenceMasks(t *testing.T) {
 	}
 
 	// A question of many sentences keeps at most maxSentences of them.
-	long := strings.Repeat("Phone found in the car, how long do we keep it? ", 40)
+	long := strings.Repeat("Phone found in the car, how long do we keep it? Tyre burst on the motorway, who pays the taxi? ", 20)
 	q := analyseQuestion(l, long)
 	defer q.release()
 	var buf [maxSentences]uint64
