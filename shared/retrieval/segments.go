@@ -133,7 +133,7 @@ func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, do
 
 // sentencePart finds the procedure among docs whose best section holds the sentence's words
 // clearly better than the primary's best section for them (primaryHeld) and than the complements
-// taken hold them.
+// taken hold them, its front matter naming a word of the sentence the primary's does not.
 func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, docs []int, primary int, taken []part) (part, bool) {
 	_, primaryWeight := specific(q.resolved, primaryHeld)
 	// The complements found hold their words of the sentence as the primary does.
@@ -143,6 +143,9 @@ func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, do
 		incumbent |= p.words & sentence
 		incumbentWeight = max(incumbentWeight, w)
 	}
+	// The sentence names the procedure's subject: a word of it that its front matter holds and the
+	// primary's does not.
+	primaryFront := judge.FrontHeld(l, q.resolved, primary)
 	best, bestWeight := part{doc: -1}, 0.0
 	for _, d := range docs {
 		if d == primary || slices.ContainsFunc(taken, func(p part) bool { return p.doc == d }) {
@@ -152,7 +155,7 @@ func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, do
 		n, weight := specific(q.resolved, held)
 		enough := n >= MinPartWords || n == 1 && incumbentWeight == 0 // one specific word where the others have none
 		if passage < 0 || !enough || specificCount(q.resolved, held&^incumbent) == 0 ||
-			weight < SentenceAdvantage*incumbentWeight || weight <= bestWeight || judge.FrontHeld(l, q.resolved, d)&held == 0 {
+			weight < SentenceAdvantage*incumbentWeight || weight <= bestWeight || judge.FrontHeld(l, q.resolved, d)&held&^primaryFront == 0 {
 			continue
 		}
 		best, bestWeight = part{doc: d, words: held, specific: weight, passage: passage, strong: true}, weight
