@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -121,11 +120,7 @@ func TestReasonFigures(t *testing.T) {
 // an alternative already shown, or one whose source names no section, changes nothing; with no
 // room after the leading blocks, the blocks stay as they are.
 func TestShowAlternatives(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	doc := func(id string) []int {
 		var out []int
 		for p := range l.Passages {

@@ -5,17 +5,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	filler := strings.Repeat("The agent keeps the ticket up to date and writes every step down. ", 12)
 	content := filler + "\n- A taxi is approved up to 50 EUR when the customer must reach the airport.\n- The receipt is uploaded in the app.\n" + filler
 	q := "how much taxi money for the airport?"
@@ -49,11 +43,7 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 // A sentence holding the kind of fact asked is quoted although it shares no word with the
 // question, ahead of sentences that share one.
 func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	filler := strings.Repeat("The agent keeps the ticket for the status update up to date. ", 10)
 	fact := "A new status message goes out every 60 minutes until the case is closed."
 	content := filler + fact + " " + filler

@@ -8,15 +8,22 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
-// TestL0KeepsTheMatchesCallersRead: through l0, a question that matches few procedures keeps
-// all of them for fusion, the first n the same whatever n, each with a section of its own
-// document.
-func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
+// embeddedLang is the index of the embedded procedures in one language, for the tests that read
+// the package's parts directly.
+func embeddedLang(t *testing.T, lang string) *lexical.Lang {
+	t.Helper()
 	c, err := knowledge.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := lexical.Build(c).Lang("en")
+	return lexical.Build(c).Lang(lang)
+}
+
+// TestL0KeepsTheMatchesCallersRead: through l0, a question that matches few procedures keeps
+// all of them for fusion, the first n the same whatever n, each with a section of its own
+// document.
+func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
+	l := embeddedLang(t, "en")
 	docs := func(ms []lexical.FrontMatch) []int {
 		var out []int
 		for _, m := range ms {
@@ -40,11 +47,7 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 // A bridged phrase's hit reason names the rule that bridged it and the phrase, whichever rules
 // bridged it before: the slot that keeps a phrase's reasons never answers for another rule.
 func TestSynonymReasonNamesTheRule(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	texts := newLangTexts(l)
 	checked := 0
 	for p := range uint32(l.PhraseIndex().Len()) {

@@ -3,20 +3,13 @@ package retrieval
 import (
 	"strings"
 	"testing"
-
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )
 
 // A question's sentences are told apart at a question mark or a full stop before a space, not at
 // a decimal point, and only those with MinPartWords specific words are kept, when two are; a
 // question of one sentence has none.
 func TestSentenceMasks(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	for _, tc := range []struct {
 		q    string
 		want int
