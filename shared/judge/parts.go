@@ -86,3 +86,26 @@ func FrontHeld(l *lexical.Lang, q Question, doc int) uint64 {
 	front := l.FrontMatter()
 	return q.held(func(t lexical.Term) bool { return front.Has(doc, t) })
 }
+
+// PassagesHeld sets held[i] to the mask of q's words that passage lo+i of the document doc holds
+// (PassageHeld of each), for each of its passages [lo, hi) (Postings.DocPassages); held must
+// have room for them. A term's postings in the document are read once, not searched a passage
+// at a time, and the cost does not grow with the corpus.
+func PassagesHeld(l *lexical.Lang, q Question, doc int, held []uint64) {
+	post := l.Postings()
+	lo, hi := post.DocPassages(doc)
+	clear(held[:hi-lo])
+	mark := func(i int, t lexical.Term) {
+		for _, p := range post.DocPostings(doc, t) {
+			held[int(p)-lo] |= 1 << i
+		}
+	}
+	for i, w := range q.words[:min(len(q.words), maxMaskWords)] {
+		if w.known {
+			mark(i, w.term.t)
+		}
+		for _, t := range q.terms[w.partsFrom:w.altsTo] {
+			mark(i, t.t)
+		}
+	}
+}

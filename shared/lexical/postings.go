@@ -142,6 +142,17 @@ func (p *Postings) DocHas(doc int, t Term) bool {
 	return i < len(ps) && ps[i] < p.docStart[doc+1]
 }
 
+// DocPostings returns the passages of the document doc that hold the term, ascending.
+func (p *Postings) DocPostings(doc int, t Term) []uint32 {
+	ps := p.postings(t)
+	lo, _ := slices.BinarySearch(ps, p.docStart[doc])
+	hi := lo
+	for hi < len(ps) && ps[hi] < p.docStart[doc+1] {
+		hi++
+	}
+	return ps[lo:hi]
+}
+
 // DocPassages returns the passages of one document as the range [lo, hi).
 func (p *Postings) DocPassages(doc int) (lo, hi int) {
 	return int(p.docStart[doc]), int(p.docStart[doc+1])

@@ -1,7 +1,6 @@
 package retrieval
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -90,18 +89,49 @@ func resolvedTerms(q *question, out []string) []string {
 	return out
 }
 
-// sentenceHeld is doc's best section for a sentence's words (a focused search of its sections)
-// and the sentence's words it holds; -1 when no section holds any.
-func sentenceHeld(l *lexical.Lang, q *question, sentence uint64, doc int) (passage int, held uint64) {
-	var terms []string
-	for m := sentence; m != 0; m &= m - 1 {
-		terms = judge.WordTerms(l, q.resolved, bits.TrailingZeros64(m), terms)
+// passageMasks holds, for the procedures a sentence rule reads, the mask of the question's words
+// each of their sections holds (judge.PassagesHeld), made once a procedure.
+type passageMasks struct {
+	n    int
+	docs [complementCandidates + 1]int      // the primary and the candidates
+	from [complementCandidates + 1]int      // the first passage of each of docs
+	held [complementCandidates + 1][]uint64 // each of docs' sections' masks
+	buf  [64]uint64                         // the masks of the first procedures read
+	used int
+}
+
+// of returns the first passage of doc and its sections' masks.
+func (pm *passageMasks) of(l *lexical.Lang, q *question, doc int) (int, []uint64) {
+	if k := slices.Index(pm.docs[:pm.n], doc); k >= 0 {
+		return pm.from[k], pm.held[k]
 	}
-	hits := judge.SearchFocusedIn(l, terms, nil, doc, 1, q.answerKinds())
-	if len(hits) == 0 {
-		return -1, 0
+	lo, hi := l.Postings().DocPassages(doc)
+	var held []uint64
+	if pm.used+hi-lo <= len(pm.buf) {
+		held, pm.used = pm.buf[pm.used:pm.used+hi-lo], pm.used+hi-lo
+	} else {
+		held = make([]uint64, hi-lo)
 	}
-	return hits[0].Passage, judge.PassageHeld(l, q.resolved, hits[0].Passage) & sentence
+	judge.PassagesHeld(l, q.resolved, doc, held)
+	if pm.n < len(pm.docs) {
+		pm.docs[pm.n], pm.from[pm.n], pm.held[pm.n] = doc, lo, held
+		pm.n++
+	}
+	return lo, held
+}
+
+// sentenceHeld is doc's best section for a sentence's words, the one holding most of their
+// specific weight (the first of equals), and the sentence's words it holds; -1 when no section
+// holds a specific one.
+func (pm *passageMasks) sentenceHeld(l *lexical.Lang, q *question, sentence uint64, doc int) (passage int, held uint64) {
+	lo, masks := pm.of(l, q, doc)
+	passage, best := -1, 0.0
+	for i, m := range masks {
+		if _, w := specific(q.resolved, m&sentence); w > best {
+			passage, held, best = lo+i, m&sentence, w
+		}
+	}
+	return passage, held
 }
 
 // sentenceParts finds more complements among docs by the question's sentences, after out: for
@@ -111,10 +141,14 @@ func sentenceHeld(l *lexical.Lang, q *question, sentence uint64, doc int) (passa
 // complements do, its front matter naming one of them. The primary must answer a sentence: the
 // others are then parts of their own, not its situation told at length.
 func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, docs []int, out []part) []part {
+	if len(masks) == 0 {
+		return out
+	}
+	var pm passageMasks
 	var primaryHeld [maxSentences]uint64
 	answered := 0 // the sentences the primary answers
 	for i, m := range masks {
-		_, primaryHeld[i] = sentenceHeld(l, q, m, primary)
+		_, primaryHeld[i] = pm.sentenceHeld(l, q, m, primary)
 		if specificCount(q.resolved, primaryHeld[i]) >= MinPartWords {
 			answered++
 		}
@@ -124,7 +158,7 @@ func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, do
 		if len(out) == maxComplements || answered == 0 || answered == 1 && own {
 			continue
 		}
-		if p, ok := sentencePart(l, q, m, primaryHeld[i], docs, primary, out); ok {
+		if p, ok := pm.sentencePart(l, q, m, primaryHeld[i], docs, primary, out); ok {
 			out = append(out, p)
 		}
 	}
@@ -134,7 +168,7 @@ func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, do
 // sentencePart finds the procedure among docs whose best section holds the sentence's words
 // clearly better than the primary's best section for them (primaryHeld) and than the complements
 // taken hold them, its front matter naming a word of the sentence the primary's does not.
-func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, docs []int, primary int, taken []part) (part, bool) {
+func (pm *passageMasks) sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, docs []int, primary int, taken []part) (part, bool) {
 	_, primaryWeight := specific(q.resolved, primaryHeld)
 	// The complements found hold their words of the sentence as the primary does.
 	incumbent, incumbentWeight := primaryHeld, primaryWeight
@@ -151,7 +185,7 @@ func sentencePart(l *lexical.Lang, q *question, sentence, primaryHeld uint64, do
 		if d == primary || slices.ContainsFunc(taken, func(p part) bool { return p.doc == d }) {
 			continue
 		}
-		passage, held := sentenceHeld(l, q, sentence, d)
+		passage, held := pm.sentenceHeld(l, q, sentence, d)
 		n, weight := specific(q.resolved, held)
 		enough := n >= MinPartWords || n == 1 && incumbentWeight == 0 // one specific word where the others have none
 		if passage < 0 || !enough || specificCount(q.resolved, held&^incumbent) == 0 ||
