@@ -1,9 +1,9 @@
 package judge
 
 import (
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
