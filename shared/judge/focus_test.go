@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"maps"
 	"math"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"

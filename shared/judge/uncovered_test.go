@@ -1,11 +1,11 @@
 package judge
 
 import (
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 )

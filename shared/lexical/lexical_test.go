@@ -1,12 +1,12 @@
 package lexical
 
 import (
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/synonyms"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"

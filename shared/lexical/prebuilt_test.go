@@ -3,13 +3,13 @@ package lexical
 import (
 	"bytes"
 	"errors"
-	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"reflect"
 	"slices"
 	"testing"
 	"testing/fstest"
 	"unsafe"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 

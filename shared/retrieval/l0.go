@@ -1,12 +1,12 @@
 package retrieval
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
-	"slices"
 )
 
 // l0 is the keyword layer: the question's terms matched against the front matter
