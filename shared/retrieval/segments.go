@@ -138,8 +138,9 @@ func (pm *passageMasks) sentenceHeld(l *lexical.Lang, q *question, sentence uint
 // each sentence but the only one the primary's procedure answers (its best section holds
 // MinPartWords of the sentence's specific words), the procedure whose best section holds the
 // sentence's words clearly better (SentenceAdvantage) than the primary's and than out's
-// complements do, its front matter naming one of them. The primary must answer a sentence: the
-// others are then parts of their own, not its situation told at length.
+// complements do, its front matter naming a word of the sentence the primary's does not. The
+// primary must answer a sentence: the others are then parts of their own, not its situation told
+// at length.
 func sentenceParts(l *lexical.Lang, q *question, masks []uint64, primary int, docs []int, out []part) []part {
 	if len(masks) == 0 {
 		return out
