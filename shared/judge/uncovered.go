@@ -56,13 +56,14 @@ type uncoveredWord struct {
 // ("Abo", "Lohn") would be found in unrelated words ("lohnt").
 const minAffix = 5
 
-// rulesKey keeps a language's compiled rules with it (lexical.Lang.Kept).
+// rulesKey keeps a language's compiled rules with it and its epochs (lexical.Lang.KeptShared).
 var rulesKey = new(uncoveredRules)
 
 // rulesOf returns the language's uncovered-topic rules, compiled on first use and kept with the
-// language: they are read only when a lookup judges lexical evidence, never at a cold start.
+// language and every epoch of it: they are read only when a lookup judges lexical evidence, never
+// at a cold start.
 func rulesOf(l *lexical.Lang) *uncoveredRules {
-	return l.Kept(rulesKey, func(l *lexical.Lang) any { return compileUncovered(l.UncoveredRules(), l.Text) }).(*uncoveredRules)
+	return l.KeptShared(rulesKey, func(l *lexical.Lang) any { return compileUncovered(l.UncoveredRules(), l.Text) }).(*uncoveredRules)
 }
 
 // compileUncovered compiles the uncovered-topic rules s for the analysis a.

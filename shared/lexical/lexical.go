@@ -80,26 +80,39 @@ type Lang struct {
 	lazyStats bool
 	statsOnce sync.Once
 
-	// kept is what callers derive from the language once and keep with it, by key (see Kept).
-	kept keptValues
+	// kept is what callers derive from the language once and keep with it, by key (see Kept);
+	// shared what they derive from what a language and its projections share (see KeptShared).
+	kept   keptValues
+	shared *keptValues
 }
 
 // Kept returns the value mk derives from l under key, made once, on the first call with that
 // key, and kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a
 // cache a caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
 // evicted. A key is a caller's own package-level pointer, one per kind of value (the lookup
-// service keeps its hit-reason texts here, the judge its compiled uncovered-topic rules), so
-// that the keys are as few as the callers.
-func (l *Lang) Kept(key any, mk func(*Lang) any) any {
-	e := l.kept.entry(key)
+// service keeps its hit-reason texts here), so that the keys are as few as the callers.
+func (l *Lang) Kept(key any, mk func(*Lang) any) any { return l.kept.value(key, l, mk) }
+
+// KeptShared is Kept for a value derived only from what a language shares with every projection
+// of it (its analyzers and its uncovered-topic rules, not its documents): made once for the
+// language and all its epochs (the judge keeps its compiled uncovered-topic rules here).
+func (l *Lang) KeptShared(key any, mk func(*Lang) any) any {
+	if l.shared == nil {
+		return l.Kept(key, mk)
+	}
+	return l.shared.value(key, l, mk)
+}
+
+// value returns key's value, made by mk from l on the first call.
+func (k *keptValues) value(key any, l *Lang, mk func(*Lang) any) any {
+	e := k.entry(key)
 	e.once.Do(func() { e.v = mk(l) })
 	return e.v
 }
 
 // keptValues are a language's kept values: a list of a few entries, read without a lock and
 // searched by comparing keys (a sync.Map would hash the key at every read, and could make a
-// value twice when two first calls race: compiling the uncovered-topic rules is about 350
-// million instructions, callgrind, on the embedded corpus).
+// value twice when two first calls race).
 type keptValues struct {
 	list atomic.Pointer[[]*keptValue]
 	mu   sync.Mutex // serialises additions
@@ -228,7 +241,7 @@ func BuildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
-	l := &Lang{Language: lang, Analyzer: q, Text: a, Docs: docs}
+	l := &Lang{Language: lang, Analyzer: q, Text: a, Docs: docs, shared: new(keptValues)}
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {

@@ -237,7 +237,7 @@ func decodeAnalysis(d *decoder, lang string) (*textproc.Analyzer, synonyms.Flat)
 // decodeLang reads what encode wrote, each part with its own decoder; verify checks every part
 // (check), stats computes the statistics now rather than when a day first needs them.
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, stats bool) (*Lang, error) {
-	l := &Lang{Language: lang, Docs: docs}
+	l := &Lang{Language: lang, Docs: docs, shared: new(keptValues)}
 	l.terms = newTermTable(d.strs())
 	passages, perr := l.post.decode(d, docs)
 	l.front.decodeTerms(d)

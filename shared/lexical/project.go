@@ -52,7 +52,7 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		return nil, false
 	}
 	pj := projection{from: l, keep: keep,
-		to: &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: docs, uncovered: l.uncovered}}
+		to: &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: docs, uncovered: l.uncovered, shared: l.shared}}
 	pj.passages()
 	pj.terms()
 	pj.postings()
