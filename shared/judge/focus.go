@@ -25,7 +25,7 @@ const (
 	AnswerWeight = 0.2
 )
 
-// Focus rescores hits of a search for query (weight as SearchWeighted takes it) by their best
+// Focus rescores hits of a search for query (weight as lexical.Lang.SearchWeighted takes it) by their best
 // sentence, and sorts them best first, equal scores keeping their order: each score is
 // multiplied as FocusWeight and AnswerWeight say, kinds being the kinds of fact the question
 // asks for (QuestionKinds; 0 for none). Its cost follows the hits' sentences, not the corpus.

@@ -176,7 +176,7 @@ func UncoveredTopic(l *lexical.Lang, question string, words []textproc.Group, do
 	for i, tok := range toks {
 		for _, w := range r.words {
 			if len(tok) > len(w.folded) && (strings.HasPrefix(tok, w.folded) || strings.HasSuffix(tok, w.folded)) &&
-				!uses([]string{l.Text.Stem(w.folded)}, stems[i:i+1]) {
+				!uses([]string{w.stem}, stems[i:i+1]) {
 				return w.u, true
 			}
 		}

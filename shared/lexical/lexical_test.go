@@ -152,8 +152,8 @@ func TestPassageTermsAreItsTextsTerms(t *testing.T) {
 	t.Logf("%d passages checked", checked)
 }
 
-// phraseShapeOf, phraseDocOf, PhraseString, phraseText and titleWeight, which L0 reads for every phrase a question
-// touches, say what Phrase and the title's words say, for every phrase of the embedded corpus and
+// The phrase index's shapeOf, docOf, textID and titleWeight and PhraseString, which L0 reads for
+// every phrase a question touches, say what Phrase and the title's words say, for every phrase of the embedded corpus and
 // for a keyword longer than the shape's word count holds; keywords and entities of the same text
 // share a text id, and no two texts do.
 func TestPhraseShapeIsPhrase(t *testing.T) {

@@ -187,10 +187,8 @@ func (p *Postings) bestSection(doc int, terms []Term) int {
 		w = small[:hi-lo]
 	}
 	for _, t := range terms {
-		ps := p.postings(t)
-		i, _ := slices.BinarySearch(ps, uint32(lo))
-		for ; i < len(ps) && int(ps[i]) < hi; i++ {
-			w[int(ps[i])-lo] += p.idf[t]
+		for _, q := range p.DocPostings(doc, t) {
+			w[int(q)-lo] += p.idf[t]
 		}
 	}
 	best, bestW := lo, 0.0

@@ -293,8 +293,8 @@ func TestDamagedSentencesFailToLoad(t *testing.T) {
 		"a term past the vocabulary": func(l *Lang) { l.sent.sentTerms[3] = Term(len(l.terms.words)) },
 		"a sentence the passage lacks": func(l *Lang) {
 			for p := range l.Passages {
-				if n := l.sent.sentStart[p+1] - l.sent.sentStart[p]; n%maskBits != 0 && l.sent.sentTermStart[p+1] > l.sent.sentTermStart[p] {
-					l.sent.sentMasks[l.sent.maskStart[p]+uint32(l.sent.maskWords(p))-1] |= 1 << (n % maskBits)
+				if n := l.sent.sentStart[p+1] - l.sent.sentStart[p]; n%MaskBits != 0 && l.sent.sentTermStart[p+1] > l.sent.sentTermStart[p] {
+					l.sent.sentMasks[l.sent.maskStart[p]+uint32(l.sent.maskWords(p))-1] |= 1 << (n % MaskBits)
 					return
 				}
 			}

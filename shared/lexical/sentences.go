@@ -25,12 +25,9 @@ func (l *Lang) SentenceIndex() *SentenceIndex { return &l.sent }
 // MaskBits is how many sentences one word of a sentence mask covers.
 const MaskBits = 16
 
-// maskBits is MaskBits.
-const maskBits = MaskBits
-
 // maskWords is how many words each of passage p's sentence masks has.
 func (x *SentenceIndex) maskWords(p int) int {
-	return (int(x.sentStart[p+1]-x.sentStart[p]) + maskBits - 1) / maskBits
+	return (int(x.sentStart[p+1]-x.sentStart[p]) + MaskBits - 1) / MaskBits
 }
 
 // Passage returns passage p's sentences: the kinds of fact each states (textproc.AnswerKinds),
@@ -57,7 +54,7 @@ func (x *SentenceIndex) build(all []analysed, terms termTable, P int) {
 			x.sentTermStart = append(x.sentTermStart, uint32(len(x.sentTerms)))
 			x.maskStart = append(x.maskStart, uint32(len(x.sentMasks)))
 			bounds := an.bounds[si]
-			words := (len(texts) + maskBits - 1) / maskBits
+			words := (len(texts) + MaskBits - 1) / MaskBits
 			first := len(x.sentTerms)
 			var masks []uint16 // words per term of the passage, in the order of sentTerms
 			for i, text := range texts {
@@ -68,7 +65,7 @@ func (x *SentenceIndex) build(all []analysed, terms termTable, P int) {
 						slot[t] = uint32(len(x.sentTerms) - first)
 						masks = append(masks, make([]uint16, words)...)
 					}
-					masks[int(slot[t]-1)*words+i/maskBits] |= 1 << (i % maskBits)
+					masks[int(slot[t]-1)*words+i/MaskBits] |= 1 << (i % MaskBits)
 				}
 				x.sentKinds = append(x.sentKinds, uint16(textproc.KindsOf(text, textproc.AllKinds)))
 			}
@@ -114,7 +111,7 @@ func (x *SentenceIndex) check(V, P int) error {
 		if len(masks) != terms*words {
 			return badPrebuilt("sentence masks")
 		}
-		if r := n % maskBits; r != 0 {
+		if r := n % MaskBits; r != 0 {
 			for i := words - 1; i < len(masks); i += words {
 				if masks[i]>>r != 0 {
 					return badPrebuilt("sentence masks")

@@ -69,7 +69,7 @@ func TestFocusSentencesAreThePassagesSentences(t *testing.T) {
 				words := l.sent.maskWords(p)
 				for j, x := range got {
 					for i := range texts {
-						bit := l.sent.sentMasks[int(l.sent.maskStart[p])+j*words+i/maskBits]>>(i%maskBits)&1 == 1
+						bit := l.sent.sentMasks[int(l.sent.maskStart[p])+j*words+i/MaskBits]>>(i%MaskBits)&1 == 1
 						if bit != in[x][i] {
 							t.Fatalf("%s passage %d: term %d in sentence %d %v, want %v", lang, p, x, i, bit, in[x][i])
 						}

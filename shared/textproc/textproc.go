@@ -498,7 +498,7 @@ func (a *Analyzer) appendWordsOf(dst []word, toks []string) []word {
 	a.cache.mu.RLock()
 	for _, t := range toks {
 		w, ok := a.cache.m[t]
-		if !ok || len(t) > MaxStemToken {
+		if !ok { // the cache never holds a token longer than MaxStemToken (see word)
 			w, missing = word{}, true // made below: a word's stem is never empty
 		}
 		dst = append(dst, w)
