@@ -10,7 +10,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // MCPServer serves the MCP endpoint (POST, GET and DELETE /mcp) for a request the handler has
@@ -49,21 +48,20 @@ func (h *Handler) mcp(w http.ResponseWriter, c *call) {
 		if mw.status == http.StatusMethodNotAllowed {
 			c.allow = strings.Split(mw.header.Get("Allow"), ", ")
 		}
-		h.fail(w, c, transportError(mw.status, strings.TrimSpace(mw.body.String())))
+		h.fail(w, c, transportError(mw.status, r.Method, c.allow))
 	case mw.status == 0: // nothing written: an empty 200
 		mw.WriteHeader(http.StatusOK)
 	}
 }
 
-// mcpWriter passes the MCP server's response on, with the correlation id and no-store and
-// without the headers of one connection; a refusal of the transport (4xx or 5xx that is not
-// JSON) is kept back for the handler to answer in the contract's shape.
+// mcpWriter passes the MCP server's response on, with no-store and without the headers of one
+// connection; a refusal of the transport (4xx or 5xx that is not JSON) is kept back for the
+// handler to answer in the contract's shape, its text dropped.
 type mcpWriter struct {
 	w       http.ResponseWriter
 	header  http.Header // the server's headers, until the status is written
 	status  int
 	refused bool
-	body    bytes.Buffer // a refusal's text
 }
 
 func (m *mcpWriter) Header() http.Header { return m.header }
@@ -90,7 +88,7 @@ func (m *mcpWriter) WriteHeader(status int) {
 func (m *mcpWriter) Write(b []byte) (int, error) {
 	m.WriteHeader(http.StatusOK)
 	if m.refused {
-		return m.body.Write(b)
+		return len(b), nil // the SDK's text never reaches the client
 	}
 	return m.w.Write(b)
 }
@@ -139,15 +137,24 @@ func checkMessage(c *call) (argErr, err *Error) {
 	return argErr, nil
 }
 
-// transportError is the contract's error for a refusal of the MCP transport.
-func transportError(status int, msg string) *Error {
-	code := map[int]string{
-		http.StatusBadRequest: request.CodeInvalidRequest, http.StatusForbidden: request.CodeForbidden, http.StatusNotFound: request.CodeNotFound,
-		http.StatusMethodNotAllowed: request.CodeMethodNotAllowed, http.StatusRequestEntityTooLarge: request.CodePayloadTooLarge,
-		http.StatusUnsupportedMediaType: request.CodeUnsupportedMediaType,
-	}[status]
-	if code == "" {
-		return errInternal
+// transportError is the contract's error for a refusal of the MCP transport (a status the SDK
+// answered with plain text): the API's own message for each, never the SDK's text.
+func transportError(status int, method string, allow []string) *Error {
+	switch status {
+	case http.StatusBadRequest:
+		return &Error{Status: status, Code: request.CodeInvalidRequest,
+			Message: "not a request of the MCP streamable HTTP transport: POST one JSON-RPC message as application/json, with an Accept that admits application/json and text/event-stream"}
+	case http.StatusForbidden:
+		return &Error{Status: status, Code: request.CodeForbidden, Message: "the MCP transport refuses this request's origin"}
+	case http.StatusNotFound:
+		return &Error{Status: status, Code: request.CodeNotFound, Message: "no such MCP session"}
+	case http.StatusMethodNotAllowed:
+		return &Error{Status: status, Code: request.CodeMethodNotAllowed,
+			Message: "method " + method + " is not allowed here; use " + strings.Join(allow, ", ")}
+	case http.StatusRequestEntityTooLarge:
+		return errTooLarge
+	case http.StatusUnsupportedMediaType:
+		return &Error{Status: status, Code: request.CodeUnsupportedMediaType, Message: "Content-Type must be application/json"}
 	}
-	return &Error{Status: status, Code: code, Message: textproc.Clip(msg, 200)}
+	return errInternal
 }

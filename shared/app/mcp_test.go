@@ -408,6 +408,9 @@ func TestMCPMethods(t *testing.T) {
 		if tc.status == http.StatusMethodNotAllowed && w.Header().Get("Allow") != "POST" {
 			t.Errorf("%s: Allow %q", tc.method, w.Header().Get("Allow"))
 		}
+		if strings.Contains(w.Body.String(), "Method Not Allowed") {
+			t.Errorf("%s: the MCP SDK's own text reached the client: %s", tc.method, w.Body)
+		}
 	}
 }
 
@@ -436,7 +439,7 @@ func TestMCPAccept(t *testing.T) {
 		if w.Code != status {
 			t.Errorf("Accept %q: %d %s, want %d", accept, w.Code, w.Body, status)
 		}
-		if status == http.StatusBadRequest && !strings.Contains(w.Body.String(), `"code":"invalid_request"`) {
+		if status == http.StatusBadRequest && (!strings.Contains(w.Body.String(), `"code":"invalid_request"`) || strings.Contains(w.Body.String(), "Accept must contain")) {
 			t.Errorf("Accept %q: %s, want the contract's error shape", accept, w.Body)
 		}
 	}
