@@ -34,6 +34,8 @@ func TestStatusRefusesWhatItDoesNotDefine(t *testing.T) {
 		{"language=%zz", "language", "escape"},
 		{many, "x", `"x"`},
 		{"a=1&b=1&c=1&d=1&e=1&f=1&g=1", "a", "and 2 more"},
+		{"language=%0B", "language", "control character"},
+		{"language=de%00", "language", "NUL"},
 	} {
 		ev := event("GET", "/api/v1/knowledge/status", "", admin, nil)
 		ev.RawQueryString = tc.query

@@ -86,13 +86,6 @@ func (s *Server) status(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if e := decodeArgs(req.Params.Arguments, &a); e != nil {
 		return errorResult(e, call.CorrelationID), nil
 	}
-	if a.Language != nil {
-		// The HTTP route reads the language from the query string, where a control character
-		// cannot hide; the SDK hands this one on decoded.
-		if e := request.Text("language", *a.Language); e != nil {
-			return errorResult(fromRequest(e), call.CorrelationID), nil
-		}
-	}
 	lang, e := request.Status(a.Language)
 	if e != nil {
 		return errorResult(fromRequest(e), call.CorrelationID), nil

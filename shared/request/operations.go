@@ -61,8 +61,15 @@ func Ask(b AskBody) (req lookup.AskRequest, detected bool, err *Error) {
 }
 
 // Status is the one check of a status request's language (GET /status's query parameter, the
-// knowledge_status tool's argument): missing means "en".
-func Status(language *string) (string, *Error) { return Language(language) }
+// knowledge_status tool's argument): text, then a supported language; missing means "en".
+func Status(language *string) (string, *Error) {
+	if language != nil {
+		if err := Text("language", *language); err != nil {
+			return "", err
+		}
+	}
+	return Language(language)
+}
 
 // question checks the text of question and language, then the two (QuestionAndLanguage).
 func question(question, language *string) (q, lang string, detected bool, err *Error) {
@@ -94,8 +101,9 @@ func day(asOf, procedure *string) (string, string, *Error) {
 
 // Text refuses a field that holds NUL or another control character (tab, CR and LF aside). The
 // HTTP routes find these in the raw body first (with invalid UTF-8 and lone surrogates, which
-// decoding would have replaced with U+FFFD), with the same message; a decoded value is checked
-// here again for the transports that hand it on decoded (the MCP SDK).
+// decoding would have replaced with U+FFFD), with the same message, so that for them this check
+// never fires; it is what refuses a value handed on decoded (the MCP SDK's arguments) and a
+// query parameter, whose escapes can carry one ("?language=%0B").
 func Text(name, s string) *Error {
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
