@@ -116,7 +116,7 @@ func TestTemplateRoutesMatchTheHandlers(t *testing.T) {
 		for _, r := range want {
 			anonymous = append(anonymous, param.ReplaceAllString(r, "{}"))
 		}
-		if served := a.FunctionHandler(string(function)).Routes(); !equalSets(served, anonymous) {
+		if served := a.FunctionHandler(function).Routes(); !equalSets(served, anonymous) {
 			t.Errorf("%s: app.FunctionHandler serves %v, the declared routes are %v", logicalID, served, anonymous)
 		}
 		if function.Scheduled() != scheduled {

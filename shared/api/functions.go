@@ -21,9 +21,6 @@ const (
 	FunctionSync   Function = "sync"   // POST /sync, POST /sync-reports, the schedule
 )
 
-// Functions lists every function of the API.
-var Functions = []Function{FunctionLookup, FunctionStatus, FunctionSync}
-
 // Scheduled reports whether the EventBridge schedule invokes f (Handler.Entry then takes the
 // schedule's events too).
 func (f Function) Scheduled() bool { return f == FunctionSync }

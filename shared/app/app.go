@@ -41,17 +41,10 @@ type App struct {
 	services api.Services // every service built, as Handler serves them
 }
 
-// Functions are the Lambda functions; the routes each serves are api's route tables'.
-const (
-	FunctionLookup = string(api.FunctionLookup)
-	FunctionStatus = string(api.FunctionStatus)
-	FunctionSync   = string(api.FunctionSync)
-)
-
 // FunctionHandler is the handler of one Lambda function: only that function's routes (api's route
 // tables pick them; the services of the others are not reached).
-func (a *App) FunctionHandler(function string) *api.Handler {
-	return a.parts.Handler(api.Function(function), a.services)
+func (a *App) FunctionHandler(function api.Function) *api.Handler {
+	return a.parts.Handler(function, a.services)
 }
 
 // New builds the whole application (every route: the local API). out receives logs and
@@ -62,15 +55,15 @@ func New(ctx context.Context, cfg config.Config, out io.Writer) (*App, error) {
 
 // NewFunction builds every service the way function's main builds its parts ("" for all): the
 // index only where it is read (wire.New), the sidecar for a lookup.
-func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function string) (*App, error) {
+func NewFunction(ctx context.Context, cfg config.Config, out io.Writer, function api.Function) (*App, error) {
 	return NewFunctionAt(ctx, cfg, out, function, nil)
 }
 
 // NewFunctionAt is NewFunction with the clock that tells today, whose procedure versions are in
 // force (nil: time.Now).
-func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, function string, now func() time.Time) (*App, error) {
-	p, err := wire.New(ctx, cfg, out, wire.Needs{Index: function == "" || function == FunctionLookup,
-		Raw: function == "" || function == FunctionSync, Clock: now})
+func NewFunctionAt(ctx context.Context, cfg config.Config, out io.Writer, function api.Function, now func() time.Time) (*App, error) {
+	p, err := wire.New(ctx, cfg, out, wire.Needs{Index: function == "" || function == api.FunctionLookup,
+		Raw: function == "" || function == api.FunctionSync, Clock: now})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/ragcorefake"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -210,12 +211,12 @@ func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range []string{FunctionStatus, FunctionSync, FunctionLookup} {
+	for _, fn := range []api.Function{api.FunctionStatus, api.FunctionSync, api.FunctionLookup} {
 		a, err := NewFunction(context.Background(), cfg, io.Discard, fn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (a.Service != nil) != (fn == FunctionLookup) {
+		if (a.Service != nil) != (fn == api.FunctionLookup) {
 			t.Errorf("%s: lookup service built: %v", fn, a.Service != nil)
 		}
 		st, err := a.Status.Status(context.Background(), "en", port.Call{Actor: port.Actor{ID: "c", Scopes: []string{"knowledge:read"}}})
@@ -226,7 +227,7 @@ func TestStatusAndSyncOfRAGcoreStartWithoutTheIndex(t *testing.T) {
 	// The demo provider verifies from the corpus: its status and sync functions need no index
 	// either, and still verify every source.
 	demo, _ := config.FromEnv(func(string) string { return "" })
-	for _, fn := range []string{FunctionStatus, FunctionSync} {
+	for _, fn := range []api.Function{api.FunctionStatus, api.FunctionSync} {
 		a, err := NewFunction(context.Background(), demo, io.Discard, fn)
 		if err != nil {
 			t.Fatal(err)

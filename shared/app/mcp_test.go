@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/mcp"
@@ -333,7 +334,7 @@ func TestMCPLocalHTTP(t *testing.T) {
 
 func TestMCPLambda(t *testing.T) {
 	a := newApp(t, map[string]string{})
-	h := a.FunctionHandler(FunctionLookup)
+	h := a.FunctionHandler(api.FunctionLookup)
 	hc := &http.Client{Transport: lambdaTransport{t: t, h: h.Lambda,
 		claims: map[string]string{"sub": "agent-9", "scope": "openid knowledge:read"}}}
 	exerciseTools(t, a, connect(t, "https://api.example"+mcpPath, hc), "agent-9")
