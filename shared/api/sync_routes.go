@@ -19,12 +19,6 @@ var syncRoutes = []*route{
 	{FunctionSync, "POST /sync-reports", []string{ScopeSyncReport}, false, syncService, jsonRoute((*Handler).postSyncReport)},
 }
 
-// languageOf checks a language (request.Language): missing means "en".
-func languageOf(language *string) (string, *Error) {
-	lang, e := request.Language(language)
-	return lang, badRequest(e)
-}
-
 type syncBody struct {
 	Language *string `json:"language"`
 }
@@ -39,16 +33,18 @@ func (h *Handler) postSync(ctx context.Context, c *call) (any, *Error) {
 	if err := decode(c, &b); err != nil {
 		return nil, err
 	}
+	if b.Language == nil {
+		return nil, invalid("language", `language is required: one of `+strings.Join(knowledge.Languages, ", ")+`, or "all"`)
+	}
 	lang := "all"
-	if b.Language != nil && *b.Language != "all" {
-		l, e := languageOf(b.Language)
+	if *b.Language != lang {
+		l, e := request.Language(b.Language)
 		if e != nil {
-			e.Message += " (or all)"
-			return nil, e
+			err := badRequest(e)
+			err.Message += " (or all)"
+			return nil, err
 		}
 		lang = l
-	} else if b.Language == nil {
-		return nil, invalid("language", `language is required: one of `+strings.Join(knowledge.Languages, ", ")+`, or "all"`)
 	}
 	run, err := h.sync.Sync(ctx, port.Call{Actor: c.actor, CorrelationID: c.correlationID}, lang)
 	if err != nil {
@@ -98,9 +94,9 @@ func (h *Handler) postSyncReport(ctx context.Context, c *call) (any, *Error) {
 	if b.Language == nil {
 		return nil, invalid("language", "language is required: one of "+strings.Join(knowledge.Languages, ", "))
 	}
-	lang, e := languageOf(b.Language)
+	lang, e := request.Language(b.Language)
 	if e != nil {
-		return nil, e
+		return nil, badRequest(e)
 	}
 	for _, f := range []struct {
 		name string
