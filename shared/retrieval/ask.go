@@ -260,7 +260,7 @@ func (s *Service) capAnswerState(question *question, q port.AskQuery, ans lookup
 		}
 		return port.StateGrounded
 	}
-	if len(ans.Sources) == 0 || question.informative() < minInformativeWords {
+	if len(ans.Sources) == 0 || question.resolved.Words() < minInformativeWords {
 		return port.StateInsufficient
 	}
 	return port.StateGrounded

@@ -174,7 +174,7 @@ func showAlternatives(l *lexical.Lang, r judgement, blocks []ranked, evidence []
 		if !ok || min(len(blocks), topK-len(add)-1) < lead {
 			continue // no section named, or no room but a leading block's
 		}
-		add = append(add, localBlock(l, lexical.Hit{Passage: p}, "l0:alternative"))
+		add = append(add, localBlock(l, lexical.Hit{Passage: p}, reasonAlternative))
 	}
 	if len(add) == 0 {
 		return blocks, evidence

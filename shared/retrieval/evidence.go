@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
@@ -51,7 +50,7 @@ const minInformativeWords = 2
 // ScaleOf returns the scale of a score kind the service knows, with the configuration's default
 // grounded thresholds; false for another kind.
 func ScaleOf(kind string) (ScoreScale, bool) {
-	return Options{GroundedCosine: config.DefaultGroundedCosine, SupportedCosine: config.DefaultSupportedCosine}.scaleOf(kind)
+	return DefaultOptions().scaleOf(kind)
 }
 
 // scaleOf returns the scale of a score kind, the cosine thresholds from the options.

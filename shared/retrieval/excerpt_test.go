@@ -13,7 +13,7 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 	filler := strings.Repeat("The agent keeps the ticket up to date and writes every step down. ", 12)
 	content := filler + "\n- A taxi is approved up to 50 EUR when the customer must reach the airport.\n- The receipt is uploaded in the app.\n" + filler
 	q := "how much taxi money for the airport?"
-	got := excerpt(l, analyse(l, q), 0, content, 200)
+	got := excerpt(l, l.Analyzer.QuestionWords(q), 0, content, 200)
 	if !strings.Contains(got, "A taxi is approved up to 50 EUR") {
 		t.Fatalf("excerpt %q lacks the matched sentence", got)
 	}
@@ -31,11 +31,11 @@ func TestExcerptCutsAroundTheMatchedSentences(t *testing.T) {
 		t.Errorf("excerpt %q lacks the sentence after the match", got)
 	}
 	// Nothing matches: the beginning.
-	if got := excerpt(l, analyse(l, "xylophone"), 0, content, 200); !strings.HasPrefix(content, strings.TrimSuffix(got, "…")) {
+	if got := excerpt(l, l.Analyzer.QuestionWords("xylophone"), 0, content, 200); !strings.HasPrefix(content, strings.TrimSuffix(got, "…")) {
 		t.Errorf("unmatched excerpt %q is not the beginning", got)
 	}
 	// Short content is whole.
-	if got := excerpt(l, analyse(l, q), 0, "Short.", 200); got != "Short." {
+	if got := excerpt(l, l.Analyzer.QuestionWords(q), 0, "Short.", 200); got != "Short." {
 		t.Errorf("short content %q", got)
 	}
 }
@@ -48,10 +48,10 @@ func TestExcerptPrefersTheKindOfFactAsked(t *testing.T) {
 	fact := "A new status message goes out every 60 minutes until the case is closed."
 	content := filler + fact + " " + filler
 	q := "how often do we send a status update"
-	if got := excerpt(l, analyse(l, q), textproc.QuestionKinds(q), content, 200); !strings.Contains(got, fact) {
+	if got := excerpt(l, l.Analyzer.QuestionWords(q), textproc.QuestionKinds(q), content, 200); !strings.Contains(got, fact) {
 		t.Errorf("excerpt %q lacks %q", got, fact)
 	}
-	if got := excerpt(l, analyse(l, q), 0, content, 200); strings.Contains(got, fact) {
+	if got := excerpt(l, l.Analyzer.QuestionWords(q), 0, content, 200); strings.Contains(got, fact) {
 		t.Errorf("without the kind the excerpt %q holds the fact: the test shows nothing", got)
 	}
 }

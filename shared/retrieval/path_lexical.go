@@ -1,5 +1,7 @@
 package retrieval
 
+import "github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+
 // PathLexical names the lexical search in lookup.Alternative.FavouredBy.
 const PathLexical = "lexical"
 
@@ -30,9 +32,11 @@ func (*lexicalPath) rank(in pathInput, v *pathView) {
 		return
 	}
 	l := in.l
-	hits := l.SearchWeighted(in.q.terms, in.q.weights, "", lexicalPool)
+	var hits []lexical.Hit
 	if in.conf.on() {
 		hits = l.SearchWeightedIn(in.q.terms, in.q.weights, in.conf.doc, lexicalPool)
+	} else {
+		hits = l.SearchWeighted(in.q.terms, in.q.weights, "", lexicalPool)
 	}
 	for _, h := range hits {
 		d, _ := l.Doc(h.Passage)

@@ -15,8 +15,8 @@ import (
 // until it is released.
 type question struct {
 	// text is the question NFKC-normalised, as it is analysed and sent to the provider (the
-	// trace hashes it as received); lang its language.
-	text, lang string
+	// trace hashes it as received).
+	text string
 	// words are its words as the analyzer made them, with their compound parts and synonyms.
 	words []textproc.Group
 	// terms are its index terms, each once, and weights the weights of those that only synonyms
@@ -51,7 +51,7 @@ var questions = sync.Pool{New: func() any { return &question{weights: map[string
 // release it when done with it.
 func analyseQuestion(l *lexical.Lang, text string) *question {
 	q := questions.Get().(*question)
-	q.text, q.lang = textproc.Normalize(text), l.Language
+	q.text = textproc.Normalize(text)
 	if cap(q.written) < maxWritten {
 		q.written = make([][2]string, 0, maxWritten)
 	}
@@ -89,7 +89,7 @@ func (q *question) release() {
 	clear(q.written[:cap(q.written)])
 	clear(q.alts[:cap(q.alts)])
 	q.alts = q.alts[:0]
-	q.text, q.lang, q.kindsRead = "", "", false
+	q.text, q.kindsRead = "", false
 	questions.Put(q)
 }
 
@@ -101,17 +101,6 @@ func (q *question) answerKinds() textproc.AnswerKinds {
 	return q.kinds
 }
 
-// informative counts the question's distinct informative words.
-func (q *question) informative() int {
-	var seen []string
-	for _, g := range q.words {
-		if judge.Informative(g.Term) {
-			seen = appendNew(seen, g.Term)
-		}
-	}
-	return len(seen)
-}
-
 // writtenAs returns the word the question wrote for the index term t (a stem), t itself when no
 // word of the question stems to it (a synonym's).
 func (q *question) writtenAs(t string) string {
@@ -119,11 +108,6 @@ func (q *question) writtenAs(t string) string {
 		return q.written[i][1]
 	}
 	return t
-}
-
-// analyse is the analysis of a question: its words, their compound parts and their synonyms.
-func analyse(l *lexical.Lang, question string) []textproc.Group {
-	return l.Analyzer.QuestionWords(question)
 }
 
 // queryTerms lists the index terms of a question's words, each once: the words and their parts

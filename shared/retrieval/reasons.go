@@ -16,21 +16,22 @@ import (
 // what of the question it holds. They are all made here: L1's ("l1:<score kind>"), its
 // procedure's front-matter matches' ("l0:…", once per procedure), the question's words its own
 // section holds ("section:<word>"), and the mark of a block that only the local search placed
-// (a confirmed procedure's section, a complement's), of an outdated version's, of an answer's
-// citation.
+// (a confirmed procedure's section, a complement's, an alternative's), of an outdated version's,
+// of an answer's citation.
 const (
-	reasonL0         = "l0:" // the front-matter reasons' prefix
-	reasonTitle      = "l0:title"
-	reasonPartial    = "l0:partial-phrase"
-	reasonKeyword    = "l0:keyword:"
-	reasonEntity     = "l0:entity:"
-	reasonCategory   = "l0:category:"
-	reasonSynonym    = "l0:synonym:"
-	reasonConfirmed  = "l0:confirmed-procedure"
-	reasonComplement = "l0:complement"
-	reasonOutdated   = "outdated"
-	reasonAnswer     = "l1:answer"
-	reasonSection    = "section:"
+	reasonL0          = "l0:" // the front-matter reasons' prefix
+	reasonTitle       = "l0:title"
+	reasonPartial     = "l0:partial-phrase"
+	reasonKeyword     = "l0:keyword:"
+	reasonEntity      = "l0:entity:"
+	reasonCategory    = "l0:category:"
+	reasonSynonym     = "l0:synonym:"
+	reasonConfirmed   = "l0:confirmed-procedure"
+	reasonComplement  = "l0:complement"
+	reasonAlternative = "l0:alternative"
+	reasonOutdated    = "outdated"
+	reasonAnswer      = "l1:answer"
+	reasonSection     = "section:"
 )
 
 // l1Reason is the hit reason of a block L1 returned, by the provider's score kind.
