@@ -66,11 +66,21 @@ type Question struct {
 // Words is the number of the question's distinct informative words.
 func (q Question) Words() int { return len(q.words) }
 
+// Word is informative word i of the question as the analyzer made it (its stem).
+func (q Question) Word(i int) string { return q.words[i].text }
+
+// Cleared is q emptied for reuse, its arrays kept without the strings they held.
+func (q Question) Cleared() Question {
+	clear(q.words[:cap(q.words)])
+	return Question{words: q.words[:0], terms: q.terms[:0]}
+}
+
 // Size is the number of entries of its arrays in use, for a caller that pools them.
 func (q Question) Size() int { return len(q.words) + len(q.terms) }
 
 // questionWord is one informative word of a Question.
 type questionWord struct {
+	text  string       // the word as the analyzer made it (its stem)
 	term  questionTerm // the word's own term; known false when no passage holds it
 	known bool
 	// parts and alts are the word's known compound parts and known synonyms, as stretches
@@ -113,7 +123,7 @@ func AppendQuestion(l *lexical.Lang, q Question, query []textproc.Group) Questio
 		if !Informative(g.Term) {
 			continue
 		}
-		w := questionWord{complete: g.Complete}
+		w := questionWord{text: g.Term, complete: g.Complete}
 		w.term, w.known = questionTermOf(l, g.Term)
 		w.partsFrom = len(q.terms)
 		if !w.known {

@@ -73,6 +73,8 @@ func (q *question) release() {
 	const keep = 64
 	if q.resolved.Size() > 4*keep {
 		q.resolved = judge.Question{}
+	} else {
+		q.resolved = q.resolved.Cleared()
 	}
 	if cap(q.words) > keep {
 		q.words = nil

@@ -6,7 +6,6 @@ import (
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // An operator who has two problems usually writes them in two sentences ("Customer noticed a
@@ -64,27 +63,10 @@ func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
 const maskWords = 64
 
 // resolvedTerms appends to out the term of each of q's resolved words, in their order (the
-// first maskWords): its informative words, each once, as judge.AppendQuestion keeps them. A long
-// question's words are hashed, so that its cost stays linear.
+// first maskWords): the words a mask's bits stand for.
 func resolvedTerms(q *question, out []string) []string {
-	var seen map[string]bool
-	if len(q.words) > 16 {
-		seen = make(map[string]bool, len(q.words))
-	}
-	for i, g := range q.words {
-		if len(out) == maskWords {
-			break
-		}
-		dup := seen[g.Term]
-		if seen == nil {
-			dup = slices.ContainsFunc(q.words[:i], func(e textproc.Group) bool { return e.Term == g.Term })
-		}
-		if seen != nil {
-			seen[g.Term] = true
-		}
-		if !dup && judge.Informative(g.Term) {
-			out = append(out, g.Term)
-		}
+	for i := range min(q.resolved.Words(), maskWords) {
+		out = append(out, q.resolved.Word(i))
 	}
 	return out
 }
