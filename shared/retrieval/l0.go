@@ -20,9 +20,10 @@ func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hin
 	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches
 }
 
-// l0Scratch is L0's memory, kept for the next call: the front-matter match's
-// (lexical.FrontScratch, whose arrays hold the matches, which the caller keeps until it has done
-// with them, then releases).
+// l0Scratch is a lookup's pooled memory, kept for the next lookup: the front-matter match's
+// (lexical.FrontScratch, whose arrays hold the matches, which the lookup keeps until it has done
+// with them, then releases), the array lent for L1's candidates and the one for the blocks' first
+// hit reasons.
 type l0Scratch struct {
 	front lexical.FrontScratch
 	// cands is the array lent to the provider for L1's candidates (port.Query.Buffer): 1.5 kB
@@ -40,7 +41,8 @@ func newL0Scratch() *l0Scratch { return &l0Scratch{reasons: make([]string, 0, le
 // lentReasons is how many first hit reasons a lookup's scratch has room for: a block has a few.
 const lentReasons = 64
 
-// getL0Scratch returns a scratch for one l0 call; release it when done with the matches.
+// getL0Scratch returns a scratch for one lookup; release it when done with the matches, the
+// candidates and the blocks' first hit reasons.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 
 // release empties the scratch and returns it to the pool.
@@ -55,9 +57,8 @@ func (sc *l0Scratch) release() {
 	l0Scratches.Put(sc)
 }
 
-// maxLentCandidates is the largest candidates' array a scratch keeps: L1's pool at most
-// (l1Pool).
-const maxLentCandidates = 40
+// maxLentCandidates is the largest candidates' array a scratch keeps: L1's pool at most.
+const maxLentCandidates = maxL1Pool
 
 // lend returns the candidates' array to lend to the provider.
 func (sc *l0Scratch) lend() []port.Candidate { return sc.cands[:0] }

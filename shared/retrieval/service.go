@@ -418,4 +418,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // l1Pool is how many candidates L1 is asked for: twice the blocks wanted, at least 10, so that
 // fusion and de-duplication choose from the same pool whatever top_k is.
-func l1Pool(topK int) int { return min(max(2*topK, 10), 40) }
+func l1Pool(topK int) int { return min(max(2*topK, 10), maxL1Pool) }
+
+// maxL1Pool is the most candidates a lookup asks L1 for.
+const maxL1Pool = 40
