@@ -31,8 +31,11 @@ type Epoch struct {
 // before the day asked), so a caller cycling through days reaches at most one entry per
 // effective date on file, never one per day; asking for a set not kept evicts the least
 // recently used one, and nothing else refers to an evicted epoch (the lookup service keeps its
-// texts on the epoch's Lang, see Lang.Kept), so its memory is freed. A set not kept is made
-// once however many lookups ask for it at once (singleflight), and one at a time.
+// texts on the epoch's Lang, see Lang.Kept), so its memory is freed. Today's set (Today) is
+// never evicted for another: an audit cycling as_of over sets larger than the byte bound makes
+// room among the others, and lookups without a date keep being served from the set kept for
+// them. A set not kept is made once however many lookups ask for it at once (singleflight), and
+// one at a time.
 type Epochs struct {
 	corpus   *knowledge.Corpus // every version
 	max      int
@@ -43,7 +46,13 @@ type Epochs struct {
 	dates []string
 
 	mu    sync.Mutex
-	cache []*Epoch // most recently used first, at most max
+	cache []*Epoch // most recently used first, at most max (today's set aside)
+	// today is the key of today's set (Today), which is never evicted; pinned tells that one
+	// was named ("" is a key: the set before the first effective date).
+	today  string
+	pinned bool
+	// lastBytes is the heap of the last epoch made, the room made before the next (0 before it).
+	lastBytes int64
 	// flight shares the making of one set among the lookups that ask for it at once.
 	flight singleflight.Group
 	// making admits one set at a time, so that requests for many uncached sets cost one set's
@@ -63,7 +72,7 @@ type Epochs struct {
 const DefaultEpochs = 32
 
 // DefaultEpochBytes bounds the heap the epochs kept hold of their own (Epochs evicts the least
-// recently used beyond it; the most recently used is always kept).
+// recently used beyond it; the most recently used and today's set are always kept).
 const DefaultEpochBytes = 64 << 20
 
 // NewEpochs returns the epochs of corpus (every version on file). ix, when not nil, is the index
@@ -128,7 +137,8 @@ func (e *Epochs) Corpus() *knowledge.Corpus { return e.corpus }
 // Builds counts the epochs made since start.
 func (e *Epochs) Builds() int64 { return e.builds.Load() }
 
-// Kept is how many epochs are kept now: never more than the bound given to NewEpochs.
+// Kept is how many epochs are kept now: never more than the bound given to NewEpochs (two when
+// it is 1 and today's set is not the most recently used).
 func (e *Epochs) Kept() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -137,46 +147,86 @@ func (e *Epochs) Kept() int {
 
 // At returns the epoch of day (an ISO date), making it when it is not kept. Only lookups of a
 // set being made wait for it; a kept epoch is returned at once while another is made.
-func (e *Epochs) At(day string) *Epoch {
+func (e *Epochs) At(day string) *Epoch { return e.at(day, false) }
+
+// Today is At for the day a lookup without a date answers from: its set is kept whatever other
+// sets are asked for (the set kept as today's before it, if another, becomes one like the
+// others). An audit cycling as_of then never makes the lookups of today wait for their set
+// again, at any corpus size: the epochs kept hold today's set and the bounds' worth of others.
+func (e *Epochs) Today(day string) *Epoch { return e.at(day, true) }
+
+// at is At, keeping the set as today's when today is set.
+func (e *Epochs) at(day string, today bool) *Epoch {
 	if e.corpus == nil {
 		return e.cache[0]
 	}
 	since := e.since(day)
-	if ep := e.kept(since); ep != nil {
+	if ep := e.kept(since, today); ep != nil {
 		return ep
 	}
 	v, _, _ := e.flight.Do(since, func() (any, error) {
-		if ep := e.kept(since); ep != nil { // made while this call waited to start
+		if ep := e.kept(since, today); ep != nil { // made while this call waited to start
 			return ep, nil
 		}
 		e.making.Lock()
+		e.mu.Lock()
+		e.trim(e.lastBytes) // room for the set made, so that at most one more is held meanwhile
+		e.mu.Unlock()
 		ep := e.make(since)
 		e.making.Unlock()
 		e.builds.Add(1)
 		e.mu.Lock()
+		e.lastBytes = ep.bytes
 		e.cache = append(e.cache, nil)
 		copy(e.cache[1:], e.cache)
 		e.cache[0] = ep
-		var total int64
-		for i, kept := range e.cache {
-			total += kept.bytes
-			if i > 0 && (i >= e.max || total > e.maxBytes) {
-				clear(e.cache[i:])
-				e.cache = e.cache[:i]
-				break
-			}
+		if today {
+			e.today, e.pinned = since, true
 		}
+		e.trim(0)
 		e.mu.Unlock()
 		return ep, nil
 	})
 	return v.(*Epoch)
 }
 
-// kept returns the kept epoch of the set in force since, moved to the front; nil when it is not
-// kept.
-func (e *Epochs) kept(since string) *Epoch {
+// trim evicts, least recently used first, the epochs beyond the bounds with room left for one
+// more set of coming bytes: the most recently used (when coming is 0) and today's set are kept
+// whatever their size, and count towards the bounds. Called with mu held.
+func (e *Epochs) trim(coming int64) {
+	must := func(i int, ep *Epoch) bool { return e.pinned && ep.Since == e.today || i == 0 && coming == 0 }
+	count, total := 0, coming
+	if coming > 0 {
+		count = 1
+	}
+	for i, ep := range e.cache {
+		if must(i, ep) {
+			count, total = count+1, total+ep.bytes
+		}
+	}
+	kept, full := e.cache[:0], false
+	for i, ep := range e.cache {
+		if !must(i, ep) {
+			full = full || count >= e.max || total+ep.bytes > e.maxBytes
+			if full {
+				continue
+			}
+			count, total = count+1, total+ep.bytes
+		}
+		kept = append(kept, ep)
+	}
+	clear(e.cache[len(kept):])
+	e.cache = kept
+}
+
+// kept returns the kept epoch of the set in force since, moved to the front, and keeps it as
+// today's when today is set; nil when it is not kept.
+func (e *Epochs) kept(since string, today bool) *Epoch {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if today {
+		e.today, e.pinned = since, true
+	}
 	for i, ep := range e.cache {
 		if ep.Since == since {
 			copy(e.cache[1:i+1], e.cache[:i])

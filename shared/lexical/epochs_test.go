@@ -189,3 +189,46 @@ func TestEpochsStayWithinTheirByteBound(t *testing.T) {
 		}
 	}
 }
+
+// TestTodaysSetOutlivesAnAudit: with room for one set besides today's, an audit cycling as_of
+// over every other set never evicts today's, which stays the one epoch served for today (no
+// projection again) while the others are made and dropped in turn; once another day is today,
+// the former today's set is evicted like any other.
+func TestTodaysSetOutlivesAnAudit(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 8)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := lexical.BuildAll(c)
+	one := lexical.NewEpochs(c, nil, nil, 1).WithBase(all)
+	one.At(days[0])
+	size := one.Bytes()
+	e := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs).WithBase(all).WithByteBound(size + size/2)
+	today := e.Today(days[0])
+	for round := range 2 {
+		for _, d := range days[1:] {
+			if ep := e.At(d); ep.Since != d {
+				t.Fatalf("round %d: %s served the set since %s", round, d, ep.Since)
+			}
+			made := e.Builds()
+			if e.Today(days[0]) != today || e.Builds() != made {
+				t.Fatalf("round %d: after the audit of %s, today's set was made again", round, d)
+			}
+			if n := e.Kept(); n > 2 {
+				t.Fatalf("round %d: %d epochs kept with room for one besides today's", round, n)
+			}
+		}
+	}
+	if n, want := e.Builds(), int64(1+2*(len(days)-1)); n != want {
+		t.Errorf("%d sets made, want %d: today's once, every other set once per round", n, want)
+	}
+	e.Today(days[1]) // midnight: another set in force
+	for _, d := range days[2:] {
+		e.At(d)
+	}
+	made := e.Builds()
+	if e.At(days[0]); e.Builds() != made+1 {
+		t.Error("the set of the day before was kept as today's after the day changed")
+	}
+}

@@ -188,7 +188,9 @@ func worstQuestions() []worstQuestion {
 // (testutil.ManyVersionsDir) against the same lookup of today, with the epochs projected from
 // the index of every version as a function holds them: "kept" with the default bounds (every
 // set kept after the first round), "evicted" with one epoch kept (every lookup projects its
-// set). It reports the epochs' own heap at the end.
+// set), "beside" with one epoch kept and every other lookup one of today's (today's set is kept
+// whatever the bound, so only the audit's lookups project). It reports the epochs' own heap at
+// the end.
 func BenchmarkLookupCyclingAsOf(b *testing.B) {
 	dir, days := testutil.ManyVersionsDir(b, 25)
 	c, err := knowledge.LoadDir(dir)
@@ -197,10 +199,11 @@ func BenchmarkLookupCyclingAsOf(b *testing.B) {
 	}
 	base := lexical.BuildAll(c)
 	for _, bench := range []struct {
-		name  string
-		keep  int
-		cycle bool
-	}{{"today", lexical.DefaultEpochs, false}, {"kept", lexical.DefaultEpochs, true}, {"evicted", 1, true}} {
+		name         string
+		keep         int
+		cycle, today bool
+	}{{"today", lexical.DefaultEpochs, false, true}, {"kept", lexical.DefaultEpochs, true, false}, {"evicted", 1, true, false},
+		{"beside", 1, true, true}} {
 		b.Run(bench.name, func(b *testing.B) {
 			epochs := lexical.NewEpochs(c, nil, nil, bench.keep).WithBase(base)
 			svc := retrieval.New(nil, demo.WithEpochs(epochs), store.NewMemory(), retrieval.DefaultOptions(),
@@ -211,15 +214,21 @@ func BenchmarkLookupCyclingAsOf(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if bench.cycle {
+				switch {
+				case bench.cycle && !bench.today:
 					req.AsOf = days[i%len(days)]
-					i++
+				case bench.cycle && i%2 == 0: // beside: every other lookup an audit's
+					req.AsOf = days[(i/2)%len(days)]
+				default:
+					req.AsOf = ""
 				}
+				i++
 				if _, err := svc.Lookup(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(epochs.Bytes())/(1<<20), "epoch-MB")
+			b.ReportMetric(float64(epochs.Builds())/float64(b.N), "sets-made/op")
 		})
 	}
 }

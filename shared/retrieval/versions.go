@@ -50,11 +50,12 @@ type dayView struct {
 // epoch returns the day a call answers from, and its analysed epoch.
 func (s *Service) epoch(asOf string) (dayView, *lexical.Epoch) {
 	v := dayView{day: asOf, asked: asOf != "", corpus: s.epochs.Corpus(), upcoming: s.upcomingDays}
-	if v.day == "" {
-		v.day = s.todayText()
+	if v.asked {
+		return v, s.epochs.At(v.day)
 	}
-	ep := s.epochs.At(v.day)
-	if !v.asked && v.corpus != nil {
+	v.day = s.todayText()
+	ep := s.epochs.Today(v.day)
+	if v.corpus != nil {
 		s.noteToday(v.day, ep)
 	}
 	return v, ep
@@ -120,7 +121,7 @@ func (s *Service) noteStart() {
 	if s.epochs.Corpus() == nil {
 		return
 	}
-	since := s.epochs.At(knowledge.Today(s.now(), s.loc)).Since
+	since := s.epochs.Today(knowledge.Today(s.now(), s.loc)).Since
 	s.todaySince.Store(&since)
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"weak"
@@ -342,6 +343,35 @@ func TestCyclingAsOfKeepsMemoryBounded(t *testing.T) {
 		t.Error("the index of an evicted set is still reachable after cycling as_of (the service keeps it)")
 	}
 	runtime.KeepAlive(svc)
+}
+
+// TestAnAuditLeavesTodaysSetInPlace: with room for one set besides today's, lookups cycling
+// as_of over every other set in force never make the lookups without a date wait for their set
+// again: the service keeps today's set as today's (lexical.Epochs.Today), the day's after
+// midnight as well as the one it started on.
+func TestAnAuditLeavesTodaysSetInPlace(t *testing.T) {
+	dir, days := testutil.ManyVersionsDir(t, 6)
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	epochs := lexical.NewEpochs(c, nil, nil, lexical.DefaultEpochs).WithBase(lexical.BuildAll(c)).WithByteBound(1)
+	var now atomic.Value
+	now.Store(berlinTime("2027-01-02", 9, 0))
+	v := &versioned{epochs: epochs, traces: store.NewMemory(), p: &provider{Provider: demo.WithEpochs(epochs)}}
+	v.svc = retrieval.New(nil, v.p, v.traces, retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil))).
+		WithVersions(epochs, berlin, 30).WithClock(func() time.Time { return now.Load().(time.Time) })
+	const q = "A customer left a phone in the car: what now?"
+	now.Store(berlinTime(days[0], 9, 0)) // after midnight: another set in force than at the start
+	v.lookup(t, "en", q, "")
+	for _, d := range days[1:] {
+		v.lookup(t, "en", q, d)
+		made := epochs.Builds()
+		v.lookup(t, "en", q, "")
+		if n := epochs.Builds(); n != made {
+			t.Fatalf("after an audit of %s, a lookup of today made %d set(s) again", d, n-made)
+		}
+	}
 }
 
 // An answer's sources announce a coming version as a lookup's blocks do: /ask and ask_knowledge

@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		// from it, today's now rather than at the first lookup (the index itself when it holds
 		// nothing else, as for a corpus without versions).
 		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
-		p.Index = p.Epochs.At(knowledge.Today(p.Now(), cfg.Zone())).Index
+		p.Index = p.Epochs.Today(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
 	p.Tracer = tracing.New(tracing.Options{Mode: cfg.Tracing, XRayDaemonAddress: cfg.XRayDaemonAddress,
 		Exporter: cfg.OTelTracesExporter, ServiceName: cfg.FunctionName, InLambda: cfg.InLambda, Out: out, Log: p.Log})
