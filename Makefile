@@ -113,7 +113,8 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS := shared/api:FuzzRequestBody shared/api:FuzzMCPMessage shared/api:FuzzEventPath shared/textproc:FuzzGroups knowledge:FuzzParse \
 	shared/ragcore:FuzzResponse shared/sidecar:FuzzMapping internal/ragcorefake:FuzzSplitSections \
 	internal/ragcorefake:FuzzRequestBodies shared/mcp:FuzzToolArguments shared/lexical:FuzzPrebuilt \
-	shared/textproc:FuzzAnswerScans shared/tracelog:FuzzReplay shared/textproc:FuzzNormalizedLen
+	shared/textproc:FuzzAnswerScans shared/tracelog:FuzzReplay shared/textproc:FuzzNormalizedLen \
+	shared/textproc:FuzzAnalyseQuestionTokens
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

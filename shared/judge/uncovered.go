@@ -140,20 +140,16 @@ const topicPlaceholder = "zzuncoveredtopic"
 // the start or end of a longer word of the question, and the procedure then uses it when it has
 // the term or that word.
 //
-// words are the question's words as the analyzer made them (their Term the stem of each word),
-// which rule out at no cost a question that names no topic.
-func UncoveredTopic(l *lexical.Lang, question string, words []textproc.Group, doc int) (Uncovered, bool) {
+// toks are the question's tokens and stems their stems, and words its words as the analyzer made
+// them (their Term the stem of each word), which rule out at no cost a question that names no
+// topic: a question's analysis (textproc.QuestionAnalysis) holds all three.
+func UncoveredTopic(l *lexical.Lang, toks, stems []string, words []textproc.Group, doc int) (Uncovered, bool) {
 	if l.UncoveredRules() == nil {
 		return Uncovered{}, false
 	}
 	r := rulesOf(l)
 	if r.m.Terms() == 0 || !r.stopOnly && !r.mayName(words) {
 		return Uncovered{}, false
-	}
-	toks := l.Text.Tokens(question)
-	stems := make([]string, len(toks))
-	for i, t := range toks {
-		stems[i] = l.Text.Stem(t)
 	}
 	var used [][]string // the document's texts as stems, made when a term first needs them
 	uses := func(seqs ...[]string) bool {

@@ -8,6 +8,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 func embedded(tb testing.TB) *lexical.Index {
@@ -64,7 +65,7 @@ func TestUncoveredTopic(t *testing.T) {
 			{"who replaces a cracked windscreen", "damage-procedure", ""},
 			{"the customer paid the fine", "fines-and-parking", ""},
 		} {
-			u, ok := UncoveredTopic(l, tc.question, l.Analyzer.QuestionWords(tc.question), doc(tc.doc))
+			u, ok := uncoveredIn(l, tc.question, doc(tc.doc))
 			if ok != (tc.want != "") || u.Term != tc.want {
 				t.Errorf("%s: %q on %s: %+v %v, want %q", name, tc.question, tc.doc, u, ok, tc.want)
 			}
@@ -80,15 +81,15 @@ func TestUncoveredTopic(t *testing.T) {
 	}
 	en := fn.Lang("en")
 	q := "how much does a customer pay per minute for a small car"
-	if u, ok := UncoveredTopic(en, q, en.Analyzer.QuestionWords(q), en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+	if u, ok := uncoveredIn(en, q, en.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
 		t.Errorf("embedded load: %+v %v", u, ok)
 	}
 	// The embedded German rules.
 	de := built.Lang("de")
-	if u, ok := UncoveredTopic(de, "Was kostet die Minute im Kleinwagen?", de.Analyzer.QuestionWords("Was kostet die Minute im Kleinwagen?"), de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
+	if u, ok := uncoveredIn(de, "Was kostet die Minute im Kleinwagen?", de.DocIndex("fines-and-parking")); !ok || u.Topic != "pricing" {
 		t.Errorf("de: %+v %v", u, ok)
 	}
-	if u, ok := UncoveredTopic(de, "Kunde hat einen Kratzer an der Tür gemeldet", de.Analyzer.QuestionWords("Kunde hat einen Kratzer an der Tür gemeldet"), de.DocIndex("damage-procedure")); ok {
+	if u, ok := uncoveredIn(de, "Kunde hat einen Kratzer an der Tür gemeldet", de.DocIndex("damage-procedure")); ok {
 		t.Errorf("de, no topic named: %+v", u)
 	}
 }
@@ -131,6 +132,13 @@ func TestMayHoldNeverDeniesWhatATextHolds(t *testing.T) {
 	}
 }
 
+// uncoveredIn is UncoveredTopic of a question as the lookup analyses it.
+func uncoveredIn(l *lexical.Lang, question string, doc int) (Uncovered, bool) {
+	var qa textproc.QuestionAnalysis
+	l.Analyzer.AnalyseQuestion(&qa, question)
+	return UncoveredTopic(l, qa.Tokens, qa.Stems, qa.Words, doc)
+}
+
 // BenchmarkUncoveredTopic measures the check of a question that names a topic no procedure
 // covers against a procedure that does not use it (the check's common case on a near-domain
 // question), and of one that names none.
@@ -140,10 +148,11 @@ func BenchmarkUncoveredTopic(b *testing.B) {
 		"names": "is there a dress code for the staff who hand over the cars at the station",
 		"clean": "the customer scratched the rear door of the car during the trip, what now",
 	} {
-		words := l.Analyzer.QuestionWords(q)
+		var qa textproc.QuestionAnalysis
+		l.Analyzer.AnalyseQuestion(&qa, q)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				UncoveredTopic(l, q, words, 0)
+				UncoveredTopic(l, qa.Tokens, qa.Stems, qa.Words, 0)
 			}
 		})
 	}

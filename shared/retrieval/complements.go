@@ -52,7 +52,7 @@ func complements(l *lexical.Lang, q *question, primary int, views *pathViews, ot
 	docs := pathDocs(l, views, others, buf[:0])
 	var masks [maxSentences]uint64
 	out := wordParts(l, q, primary, docs)
-	return sentenceParts(l, q, sentenceMasks(l, q, masks[:0]), primary, docs, out)
+	return sentenceParts(l, q, sentenceMasks(q, masks[:0]), primary, docs, out)
 }
 
 // wordParts finds the complements among docs by the question's words alone: procedures holding

@@ -249,7 +249,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp jud
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells.
 	if di >= 0 {
-		if u, ok := judge.UncoveredTopic(l, q.text, q.words, di); ok {
+		if u, ok := judge.UncoveredTopic(l, q.tokens, q.stems, q.words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
 				"), a topic the procedures do not cover, and the closest procedure never uses the term"

@@ -156,45 +156,12 @@ func quotePicked(sents []string, picked []bool) string {
 // asked adds to its own.
 const answerBonus = 1.0
 
-// sentences is textproc.Sentences with the splits that end no sentence undone, so that an excerpt
-// never begins inside one: after an abbreviation ("ext.", "bzw.", "z. B.", "e.g.") and after a
-// numbered list item's number ("2."), the piece goes on with the next.
+// sentences are the sentences of content (textproc.WholeSentences): an excerpt never begins
+// inside one.
 func sentences(content string) []string {
 	var out []string
-	for _, s := range textproc.Sentences(content) {
-		if n := len(out); n > 0 && !endsSentence(out[n-1]) {
-			out[n-1] += s
-			continue
-		}
-		out = append(out, s)
+	for start, end := range textproc.WholeSentences(content) {
+		out = append(out, content[start:end])
 	}
 	return out
-}
-
-// endsSentence reports whether a piece textproc.Sentences cut ends a sentence: it ends a line, or
-// its last word is not an abbreviation, a single letter or a list item's number.
-func endsSentence(piece string) bool {
-	if strings.HasSuffix(piece, "\n") {
-		return true
-	}
-	t := strings.TrimRight(piece, " ")
-	if !strings.HasSuffix(t, ".") {
-		return true // "?" or "!"
-	}
-	word := strings.ToLower(t[strings.LastIndexAny(t, " \n(")+1 : len(t)-1])
-	switch {
-	case word == "":
-		return true
-	case strings.Contains(word, "."), utf8.RuneCountInString(word) == 1, abbreviations[word]:
-		return false // "e.g.", "z. B.", "ext."
-	case strings.Trim(word, "0123456789") == "" && strings.TrimSpace(t) == word+".":
-		return false // "2. " opening a numbered item
-	}
-	return true
-}
-
-// abbreviations are the words the procedures abbreviate with a full stop inside a sentence.
-var abbreviations = map[string]bool{
-	"ext": true, "bzw": true, "max": true, "min": true, "ca": true, "nr": true, "tel": true, "inkl": true,
-	"ggf": true, "evtl": true, "usw": true, "vgl": true, "approx": true, "vs": true, "dr": true, "str": true,
 }

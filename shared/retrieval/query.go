@@ -10,9 +10,10 @@ import (
 )
 
 // question is a request's question analysed once, in the day's index of its language: every
-// step of a lookup (L0, L1, the evidence paths, fusion, the verdict, the complements, the hit
-// reasons) reads it from here, never from the text again. Its arrays are pooled: it is valid
-// until it is released.
+// step of a lookup (L0, L1, the evidence paths, fusion, the verdict, the uncovered topics, the
+// complements and their sentences, the hit reasons) reads its words from here, never splitting
+// the text again (the text is read again only for the kinds of fact it asks for). Its arrays are
+// pooled: it is valid until it is released.
 type question struct {
 	// text is the question NFKC-normalised, as it is analysed and sent to the provider (the
 	// trace hashes it as received).
@@ -31,6 +32,10 @@ type question struct {
 	written [][2]string
 	// alts is the array its words' synonyms are cut from (textproc.QuestionAnalysis.Alts).
 	alts []textproc.Alt
+	// tokens are its tokens, stems their stems, and ends where each of its sentences ends in
+	// them (textproc.QuestionAnalysis).
+	tokens, stems []string
+	ends          []int
 	// kinds are the kinds of fact it asks for (textproc.QuestionKinds), read through answerKinds:
 	// only a confined lookup and a complement's search need them.
 	kinds     textproc.AnswerKinds
@@ -58,9 +63,11 @@ func analyseQuestion(l *lexical.Lang, text string) *question {
 	if q.alts == nil {
 		q.alts = make([]textproc.Alt, 0, altWords*textproc.MaxAlts)
 	}
-	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten], Alts: q.alts}
+	qa := textproc.QuestionAnalysis{Words: q.words, Written: q.written[:0:maxWritten], Alts: q.alts,
+		Tokens: q.tokens, Stems: q.stems, Ends: q.ends}
 	l.Analyzer.AnalyseQuestion(&qa, q.text)
 	q.words, q.written, q.alts = qa.Words, qa.Written, qa.Alts
+	q.tokens, q.stems, q.ends = qa.Tokens, qa.Stems, qa.Ends
 	q.terms, q.weights = queryTerms(q.words, q.terms, q.weights)
 	q.resolved = judge.AppendQuestion(l, q.resolved, q.words)
 	return q
@@ -87,6 +94,13 @@ func (q *question) release() {
 	} else {
 		clear(q.terms[:cap(q.terms)])
 		clear(q.weights)
+	}
+	if cap(q.tokens) > keep || cap(q.stems) > keep || cap(q.ends) > keep {
+		q.tokens, q.stems, q.ends = nil, nil, nil
+	} else {
+		clear(q.tokens[:cap(q.tokens)])
+		clear(q.stems[:cap(q.stems)])
+		q.tokens, q.stems, q.ends = q.tokens[:0], q.stems[:0], q.ends[:0]
 	}
 	clear(q.written[:cap(q.written)])
 	clear(q.alts[:cap(q.alts)])

@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -28,27 +27,24 @@ const SentenceAdvantage = 1.25
 
 // sentenceMasks returns the mask of q's words in each of its sentences that holds at least
 // MinPartWords specific words, appended to out; none unless two sentences are kept.
-func sentenceMasks(l *lexical.Lang, q *question, out []uint64) []uint64 {
-	if !strings.ContainsAny(strings.TrimRight(q.text, ".?! \n"), ".?!\n") || specificCount(q.resolved, wordsMask(q.resolved)) < 2*MinPartWords {
+func sentenceMasks(q *question, out []uint64) []uint64 {
+	if len(q.ends) < 2 || specificCount(q.resolved, wordsMask(q.resolved)) < 2*MinPartWords {
 		return out // one sentence, or too few specific words for two of them
-	}
-	all := sentences(q.text)
-	if len(all) < 2 {
-		return out
 	}
 	var buf [maskWords]string
 	terms := resolvedTerms(q, buf[:0])
-	from := len(out)
-	for _, s := range all {
+	from, start := len(out), 0
+	for _, end := range q.ends {
 		if len(out)-from == maxSentences {
 			break
 		}
 		var m uint64
-		for _, tok := range l.Analyzer.Tokens(s) {
-			if i := slices.Index(terms, l.Analyzer.Stem(tok)); i >= 0 {
+		for _, stem := range q.stems[start:end] {
+			if i := slices.Index(terms, stem); i >= 0 {
 				m |= 1 << i
 			}
 		}
+		start = end
 		if specificCount(q.resolved, m) >= MinPartWords {
 			out = append(out, m)
 		}

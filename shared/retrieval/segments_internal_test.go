@@ -22,7 +22,7 @@ func TestSentenceMasks(t *testing.T) {
 	} {
 		q := analyseQuestion(l, tc.q)
 		var buf [maxSentences]uint64
-		got := sentenceMasks(l, q, buf[:0])
+		got := sentenceMasks(q, buf[:0])
 		if len(got) != tc.want {
 			t.Errorf("%q: %d sentences of specific words, want %d", tc.q, len(got), tc.want)
 		}
@@ -41,7 +41,7 @@ func TestSentenceMasks(t *testing.T) {
 	q := analyseQuestion(l, long)
 	defer q.release()
 	var buf [maxSentences]uint64
-	if got := sentenceMasks(l, q, buf[:0]); len(got) != maxSentences {
+	if got := sentenceMasks(q, buf[:0]); len(got) != maxSentences {
 		t.Errorf("a question of 40 sentences keeps %d, want %d", len(got), maxSentences)
 	}
 }

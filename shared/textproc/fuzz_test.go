@@ -2,6 +2,7 @@ package textproc
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -78,4 +79,43 @@ func nonStop(a *Analyzer, text string) []string {
 		}
 	}
 	return out
+}
+
+// FuzzAnalyseQuestionTokens: whatever the text, a question's analysis holds the tokens Tokens
+// gives for the whole text and, sentence by sentence, those it gives for each sentence, each
+// with its Stem.
+func FuzzAnalyseQuestionTokens(f *testing.F) {
+	for _, s := range []string{"Customer cant open the car. Phone is dead! What now?", "Kunde steht aufm Hof. Is ne Frage z. B. zur Gebühr.",
+		"a. \u0308e. \u00ad. ẞ. \ufb01ne? \ufdfa! x", "2. Step. e.g. this\n\n  next", ". . .", "Ä. ä. ae. Oe? ue!"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, text string, de bool) {
+		lang := "en"
+		if de {
+			lang = "de"
+		}
+		a := New(lang)
+		var qa QuestionAnalysis
+		a.AnalyseQuestion(&qa, text)
+		if want := a.Tokens(text); !slices.Equal(qa.Tokens, want) {
+			t.Fatalf("tokens %q, want %q", qa.Tokens, want)
+		}
+		if len(qa.Stems) != len(qa.Tokens) {
+			t.Fatalf("%d stems for %d tokens", len(qa.Stems), len(qa.Tokens))
+		}
+		from, n := 0, 0
+		for start, end := range WholeSentences(text) {
+			if n == len(qa.Ends) {
+				t.Fatalf("%d sentence ends for more sentences", len(qa.Ends))
+			}
+			if got, want := qa.Tokens[from:qa.Ends[n]], a.Tokens(text[start:end]); !slices.Equal(got, want) {
+				t.Fatalf("sentence %d's tokens %q, want %q", n, got, want)
+			}
+			from, n = qa.Ends[n], n+1
+		}
+		if n != len(qa.Ends) || from != len(qa.Tokens) {
+			t.Fatalf("%d sentence ends for %d sentences, the last at %d of %d tokens", len(qa.Ends), n, from, len(qa.Tokens))
+		}
+	})
 }

@@ -39,7 +39,7 @@ func (a *Analyzer) Synonyms(text string, groups []Group) []Group {
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(a.Tokens(text), nil, groups, nil)
+	return a.synonymsOf(a.Tokens(text), nil, nil, groups, nil)
 }
 
 // QuestionWords is the whole analysis of a question, an untrusted text, folding and splitting it
@@ -61,22 +61,46 @@ type QuestionAnalysis struct {
 	// Alts is an array the words' alternatives are cut from, MaxAlts for each word that has any,
 	// as long as it has room (a word beyond makes its own).
 	Alts []Alt
+	// Tokens are the question's tokens, as Tokens gives them, and Stems the stem of each (Stem);
+	// Ends the index in Tokens after the last token of each of its sentences (WholeSentences), so
+	// that sentence i's tokens are Tokens[Ends[i-1]:Ends[i]].
+	Tokens, Stems []string
+	Ends          []int
 }
 
-// AnalyseQuestion analyses text, a question, into qa: its words and the tokens it wrote, from
-// one folding and splitting of the text.
+// AnalyseQuestion analyses text, a question, into qa: its words, its tokens and their stems,
+// sentence by sentence, from one folding and splitting of the text.
 func (a *Analyzer) AnalyseQuestion(qa *QuestionAnalysis, text string) {
-	// The tokens and their words live only while the groups are made: their arrays are pooled.
+	// The words live only while the groups are made: their arrays are pooled.
 	sc := questionScratches.Get().(*questionScratch)
 	defer sc.release()
-	sc.toks = appendWords(sc.toks[:0], a.Fold(text))
-	toks := a.written(sc.toks)
-	// Each token is looked up once, for its group, the stems it wrote and the synonyms' terms of
-	// several words.
+	// Each sentence is folded on its own (a sentence ends with a space or a line break, so the
+	// text folds to the same), into one string: ends holds where each ends in it, then the
+	// number of tokens up to its end.
+	ends := qa.Ends[:0]
+	var b strings.Builder
+	b.Grow(len(text))
+	for start, end := range WholeSentences(text) {
+		a.foldInto(&b, text[start:end])
+		ends = append(ends, b.Len())
+	}
+	folded, toks, from := b.String(), qa.Tokens[:0], 0
+	for i, end := range ends {
+		toks = appendWords(toks, folded[from:end])
+		ends[i], from = len(toks), end
+	}
+	toks = a.written(toks, ends)
+	qa.Tokens, qa.Ends = toks, ends
+	// Each token is looked up once, for its group, its stem, the stems it wrote and the
+	// synonyms' terms of several words.
 	sc.ws = a.appendWordsOf(sc.ws[:0], toks)
+	qa.Stems = qa.Stems[:0]
+	for _, w := range sc.ws {
+		qa.Stems = append(qa.Stems, w.stem)
+	}
 	qa.Written = appendStemsWritten(qa.Written[:0], toks, sc.ws)
 	sc.alts = qa.Alts[:0]
-	qa.Words = a.questionGroups(qa.Words[:0], toks, sc)
+	qa.Words = a.questionGroups(qa.Words[:0], toks, qa.Stems, sc)
 	qa.Alts, sc.alts = sc.alts, nil // the words' alternatives, which the scratch must not clear
 }
 
@@ -95,21 +119,20 @@ func appendStemsWritten(out [][2]string, toks []string, ws []word) [][2]string {
 	return out
 }
 
-// questionGroups appends to dst the groups of a question's tokens, whose words are sc.ws, with
-// their synonyms.
-func (a *Analyzer) questionGroups(dst []Group, toks []string, sc *questionScratch) []Group {
+// questionGroups appends to dst the groups of a question's tokens, whose words are sc.ws and
+// stems stems, with their synonyms.
+func (a *Analyzer) questionGroups(dst []Group, toks, stems []string, sc *questionScratch) []Group {
 	groups := a.appendGroupsOf(dst, toks, sc.ws, MaxQuestionChecks)
 	if a.syn == nil || len(groups) == 0 {
 		return groups
 	}
-	return a.synonymsOf(toks, sc.ws, groups, sc)
+	return a.synonymsOf(toks, stems, sc.ws, groups, sc)
 }
 
 // questionScratch holds the arrays QuestionWords needs while it makes a question's groups.
 type questionScratch struct {
-	toks, stems []string
-	ws          []word
-	word        []int
+	ws   []word
+	word []int
 	// exps are the synonyms' expansions, read while the groups are made.
 	exps []synonyms.Expansion
 	// alts is the caller's array the words' alternatives are cut from (QuestionAnalysis.Alts).
@@ -122,22 +145,27 @@ var questionScratches = sync.Pool{New: func() any { return new(questionScratch) 
 // without the strings it points to.
 func (sc *questionScratch) release() {
 	const keep = 64
-	if cap(sc.toks) > keep || cap(sc.stems) > keep || cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep {
+	if cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep {
 		*sc = questionScratch{}
 	} else {
-		clear(sc.toks[:cap(sc.toks)])
-		clear(sc.stems[:cap(sc.stems)])
 		clear(sc.ws[:cap(sc.ws)])
 		clear(sc.exps[:cap(sc.exps)])
 	}
 	questionScratches.Put(sc)
 }
 
-// synonymsOf is Synonyms over text's tokens; ws, when not nil, are their words (wordsOf). sc,
-// when not nil, lends its arrays.
-func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *questionScratch) []Group {
+// synonymsOf is Synonyms over text's tokens; ws, when not nil, are their words (wordsOf), and
+// stems, when not nil, their stems. sc, when not nil, lends its arrays.
+func (a *Analyzer) synonymsOf(toks, stems []string, ws []word, groups []Group, sc *questionScratch) []Group {
 	if ws == nil {
 		ws = a.wordsOf(toks)
+	}
+	if stems == nil {
+		// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
+		stems = make([]string, len(ws))
+		for i := range ws {
+			stems[i] = ws[i].stem
+		}
 	}
 	if sc == nil {
 		sc = &questionScratch{}
@@ -153,12 +181,6 @@ func (a *Analyzer) synonymsOf(toks []string, ws []word, groups []Group, sc *ques
 			n++
 		}
 	}
-	// The matcher's terms of several words are matched by their stems (Set.CompileStemmed).
-	stems := sc.stems[:0]
-	for i := range ws {
-		stems = append(stems, ws[i].stem)
-	}
-	sc.stems = stems
 	sc.exps = a.syn.AppendExpand(sc.exps, toks, stems, func(i int) bool { return ws[i].filler })
 	for _, e := range sc.exps {
 		attached, words := false, 0

@@ -162,7 +162,13 @@ func isASCII(s string) bool {
 func (a *Analyzer) Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	f := folder{b: &b, de: a.lang == "de"}
+	a.foldInto(&b, s)
+	return b.String()
+}
+
+// foldInto writes Fold(s) to b.
+func (a *Analyzer) foldInto(b *strings.Builder, s string) {
+	f := folder{b: b, de: a.lang == "de"}
 	switch {
 	case isASCII(s):
 		// Most of any text here: no format character, no combining mark, and unicode.ToLower
@@ -187,7 +193,6 @@ func (a *Analyzer) Fold(s string) string {
 			f.add(r)
 		}
 	}
-	return b.String()
 }
 
 // folder writes the folded runes of a decomposed text (see Fold).
@@ -331,14 +336,19 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 // German a colloquial form ("nich", "nen", "aufm", "gibts") gives the tokens of the written form
 // ("nicht", "einen", "auf dem", "gibt es"): "geht nich auf" is "geht nicht auf".
 func (a *Analyzer) Tokens(text string) []string {
-	return a.written(words(a.Fold(text)))
+	return a.written(words(a.Fold(text)), nil)
 }
 
 // written replaces in toks the contractions and colloquial forms that Tokens rewrites, in a new
-// slice when there are any.
-func (a *Analyzer) written(toks []string) []string {
+// slice when there are any. ends, ascending indexes in toks, are moved to the same tokens'
+// indexes in the result.
+func (a *Analyzer) written(toks []string, ends []int) []string {
 	var out []string // made only when a contraction or colloquial form is found
+	shift, e := 0, 0 // the tokens added so far; the first of ends not moved yet
 	for i, t := range toks {
+		for ; e < len(ends) && ends[e] <= i; e++ {
+			ends[e] += shift
+		}
 		var head, tail string
 		ok := false
 		switch a.lang {
@@ -364,7 +374,11 @@ func (a *Analyzer) written(toks []string) []string {
 		out = append(out, head)
 		if tail != "" {
 			out = append(out, tail)
+			shift++
 		}
+	}
+	for ; e < len(ends); e++ {
+		ends[e] += shift
 	}
 	if out == nil {
 		return toks

@@ -253,16 +253,16 @@ func TestTokensWriteOutGermanColloquialForms(t *testing.T) {
 		if written[1] != "" {
 			want = append(want, written[1])
 		}
-		if got := de.written([]string{form}); !slices.Equal(got, want) {
+		if got := de.written([]string{form}, nil); !slices.Equal(got, want) {
 			t.Errorf("%q: %q, want %q", form, got, want)
 		}
 	}
 	for form, head := range contractions {
-		if got, want := en.written([]string{form}), []string{head, form[len(head):]}; !slices.Equal(got, want) {
+		if got, want := en.written([]string{form}, nil), []string{head, form[len(head):]}; !slices.Equal(got, want) {
 			t.Errorf("%q: %q, want %q", form, got, want)
 		}
 	}
-	if got := en.written([]string{"cart", "dot"}); !slices.Equal(got, []string{"cart", "dot"}) {
+	if got := en.written([]string{"cart", "dot"}, nil); !slices.Equal(got, []string{"cart", "dot"}) {
 		t.Errorf("cart dot: %q", got)
 	}
 	// The forms are stop words or meet the written form's terms: they are no words of their own.
@@ -402,24 +402,18 @@ func TestWordsIsFieldsFunc(t *testing.T) {
 }
 
 // TestQuestionScratchKeepsNoQuestion: the pooled arrays of QuestionWords are cleared of the
-// question's tokens and stems when released, and dropped when a long question made them large.
+// question's words when released, and dropped when a long question made them large.
 func TestQuestionScratchKeepsNoQuestion(t *testing.T) {
-	sc := &questionScratch{toks: []string{"kunde", "steht"}, stems: []string{"kund", "steht"},
-		ws: []word{{stem: "kund"}}, word: []int{0, 1}}
+	sc := &questionScratch{ws: []word{{stem: "kund"}}, word: []int{0, 1}}
 	sc.release()
-	for _, s := range append(sc.toks[:cap(sc.toks)], sc.stems[:cap(sc.stems)]...) {
-		if s != "" {
-			t.Errorf("released scratch still holds %q", s)
-		}
-	}
 	if w := sc.ws[:cap(sc.ws)]; w[0].stem != "" {
 		t.Errorf("released scratch still holds the word %+v", w[0])
 	}
 
-	long := &questionScratch{toks: make([]string, 0, 1000)}
+	long := &questionScratch{ws: make([]word, 0, 1000)}
 	long.release()
-	if cap(long.toks) != 0 {
-		t.Errorf("a released scratch kept an array of %d tokens", cap(long.toks))
+	if cap(long.ws) != 0 {
+		t.Errorf("a released scratch kept an array of %d words", cap(long.ws))
 	}
 
 	// The same groups whether the pool hands out a fresh scratch or a used one.
@@ -428,6 +422,46 @@ func TestQuestionScratchKeepsNoQuestion(t *testing.T) {
 	for range 3 {
 		if got := a.QuestionWords("The customer's phone died and the car won't open"); !reflect.DeepEqual(got, want) {
 			t.Fatalf("groups differ on a reused scratch: %+v, want %+v", got, want)
+		}
+	}
+}
+
+// TestAnalyseQuestionKeepsItsTokensBySentence: a question's analysis holds the tokens Tokens
+// gives for the whole text, each token's Stem, and where each sentence (WholeSentences) ends
+// among them, contractions and colloquial forms that become two tokens included, so that no
+// later step splits the text again.
+func TestAnalyseQuestionKeepsItsTokensBySentence(t *testing.T) {
+	for _, tc := range []struct{ lang, text string }{
+		{"en", "Customer cant open the car. Phone is dead! What now?"},
+		{"en", "phone dead, car locked"},
+		{"en", "  Leading spaces. e.g. an abbreviation doesnt end it. 2. A list item? Yes\n\nnext line"},
+		{"de", "Kunde steht aufm Parkplatz. Auto geht nich auf – was tun?"},
+		{"de", "Wer zahlt das Knöllchen? Das is ne Frage z. B. zur Gebühr."},
+		{"de", ""},
+	} {
+		a := New(tc.lang)
+		var qa QuestionAnalysis
+		a.AnalyseQuestion(&qa, tc.text)
+		if want := a.Tokens(tc.text); !slices.Equal(qa.Tokens, want) {
+			t.Errorf("%q: tokens %q, want %q", tc.text, qa.Tokens, want)
+		}
+		for i, tok := range qa.Tokens {
+			if qa.Stems[i] != a.Stem(tok) {
+				t.Errorf("%q: stem of %q %q, want %q", tc.text, tok, qa.Stems[i], a.Stem(tok))
+			}
+		}
+		from, n := 0, 0
+		for start, end := range WholeSentences(tc.text) {
+			if n >= len(qa.Ends) {
+				t.Fatalf("%q: %d sentence ends for more sentences", tc.text, len(qa.Ends))
+			}
+			if got, want := qa.Tokens[from:qa.Ends[n]], a.Tokens(tc.text[start:end]); !slices.Equal(got, want) {
+				t.Errorf("%q: sentence %d's tokens %q, want %q", tc.text, n, got, want)
+			}
+			from, n = qa.Ends[n], n+1
+		}
+		if n != len(qa.Ends) {
+			t.Errorf("%q: %d sentence ends for %d sentences", tc.text, len(qa.Ends), n)
 		}
 	}
 }
