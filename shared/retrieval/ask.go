@@ -51,9 +51,12 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 		return lookup.Answer{}, err
 	}
 	question := analyseQuestion(l, req.Question)
-	defer question.release() // read until the answer is made; the lookup beside it has its own
+	defer question.release() // read until the answer is made, and by the lookup beside it
 	q := port.AskQuery{Question: question.text, Language: req.Language, Actor: req.Actor, CorrelationID: req.CorrelationID}
 	a := s.askEvidence(ctx, l, v, conf, req, question, &q)
+	if a.done != nil {
+		defer func() { <-a.done }() // before the question is released, whatever happens
+	}
 	ga, err := s.askCall(ctx, conf, &q, &a.l1)
 	ans := s.answerOf(ctx, l, v, req, question, q, ga, err, &a.l1)
 	v.announceSources(req.Language, ans.Sources)
@@ -88,6 +91,7 @@ type asking struct {
 	evidence       []lookup.EvidenceBlock
 	rel            lookup.Relevance
 	check          chan lookup.Result
+	done           chan struct{} // closed when the lookup beside the call has read the question
 }
 
 // askEvidence prepares an answer call: on a semantic provider, L0's hints and the category
@@ -107,14 +111,16 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 		res.views.release()
 		return a
 	}
-	check := make(chan lookup.Result, 1)
-	a.check = check
+	check, done := make(chan lookup.Result, 1), make(chan struct{})
+	a.check, a.done = check, done
+	// The lookup beside the answer call reads the ask's question while the ask's steps read it
+	// too: the kinds of fact it asks for, the one part read lazily, are read first, so that
+	// both only read it, and Ask waits for the lookup (done) before it releases the question.
+	question.answerKinds()
 	go func() {
-		// A question of its own: this lookup runs beside the ask's steps, which read theirs.
-		own := analyseQuestion(l, req.Question)
-		defer own.release()
+		defer close(done)
 		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
-			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, own, false)
+			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, question, false)
 		res.views.release()
 		check <- res.Result
 	}()

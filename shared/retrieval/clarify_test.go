@@ -231,3 +231,29 @@ func TestConfirmedOnTheSemanticPath(t *testing.T) {
 		})
 	}
 }
+
+// A semantic ask shares its analysed question with the lookup it runs beside the answer call
+// (run with -race in CI): confirmed or not, the ask carries the relevance the same lookup gives.
+func TestSemanticAskCarriesItsLookupsRelevance(t *testing.T) {
+	q := "car just clicks when he tries to start it, pretty sure its the battery. who sorts that out"
+	fake := &semanticFake{byFilter: map[string][]port.Candidate{
+		"assistance": {chunk(t, "breakdown-assistance", 2, 0.79, ""), chunk(t, "ev-charging", 5, 0.70, "")},
+		"":           {chunk(t, "breakdown-assistance", 2, 0.79, ""), chunk(t, "ev-charging", 5, 0.70, "")},
+	}}
+	fake.answer = port.GroundedAnswer{Answer: "Roadside assistance.", Sources: []port.AnswerSource{{DocumentID: "breakdown-assistance"}}}
+	svc := retrieval.New(index(t), fake, store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.DiscardHandler))
+	for _, procedure := range []string{"", "breakdown-assistance"} {
+		ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: q, Language: "en", Procedure: procedure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q, Language: "en", TopK: 5, Procedure: procedure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Relevance == nil || ans.Relevance.Basis != res.Relevance.Basis || ans.Relevance.Assessment != res.Relevance.Assessment ||
+			ans.Relevance.Reason != res.Relevance.Reason {
+			t.Errorf("procedure %q: the ask carries %+v, the lookup %+v", procedure, ans.Relevance, res.Relevance)
+		}
+	}
+}
