@@ -371,6 +371,10 @@ func TestBootstrapsUnderRuntimeInterfaceEmulator(t *testing.T) {
 	if n := strings.Count(fns["lookup"].logs.String(), `"cold_start":true`); n != 1 {
 		t.Errorf("lookup logged cold_start true %d times, want once", n)
 	}
+	// The runtime names every invocation: each request line carries its request id.
+	if logs := fns["lookup"].logs.String(); !strings.Contains(logs, `"request_id":"`) || strings.Contains(logs, `"request_id":""`) {
+		t.Errorf("lookup's request lines lack the invocation's request id:\n%s", logs)
+	}
 }
 
 // startTable starts DynamoDB Local with the table of template.yaml and returns its endpoint.

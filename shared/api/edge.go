@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
 // Lambda serves an API Gateway HTTP API event (payload format 2.0): the event becomes an
@@ -33,8 +34,9 @@ func (h *Handler) Lambda(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 // EventRequest is the one conversion of an API Gateway HTTP API event to the *http.Request the
 // handler serves: the raw path without a named stage's prefix, the raw query string as sent (the
 // routes parse it strictly), the headers, the body (base64-decoded when the gateway encoded it;
-// served as given when it does not decode, for the JSON checks to refuse), and the JWT
-// authorizer's claims in the context (the actor's only source deployed).
+// served as given when it does not decode, for the JSON checks to refuse), and in the context
+// the JWT authorizer's claims (the actor's only source deployed) and what the Lambda runtime
+// told of the invocation (invocation).
 func EventRequest(ctx context.Context, ev events.APIGatewayV2HTTPRequest) *http.Request {
 	raw := cmp.Or(ev.RawPath, ev.RequestContext.HTTP.Path)
 	// A named stage prefixes the raw path ("/prod/api/..."); the $default stage does not.
@@ -53,6 +55,7 @@ func EventRequest(ctx context.Context, ev events.APIGatewayV2HTTPRequest) *http.
 	if a := ev.RequestContext.Authorizer; a != nil && a.JWT != nil && a.JWT.Claims != nil {
 		ctx = context.WithValue(ctx, authorizerKey{}, &authorizer{Claims: a.JWT.Claims, Scopes: a.JWT.Scopes})
 	}
+	ctx = context.WithValue(ctx, invocationKey{}, invocationIn(ctx))
 	r := (&http.Request{Method: ev.RequestContext.HTTP.Method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: make(http.Header, len(ev.Headers)), Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		Host: ev.Headers["host"], RemoteAddr: ev.RequestContext.HTTP.SourceIP, RequestURI: u.RequestURI()}).WithContext(ctx)
@@ -60,6 +63,34 @@ func EventRequest(ctx context.Context, ev events.APIGatewayV2HTTPRequest) *http.
 		r.Header.Set(k, v)
 	}
 	return r
+}
+
+// invocation is what the Lambda runtime tells of the invocation an event came with, read from
+// its context once, here: the request id, and the invocation's X-Ray trace header (deployed,
+// the parent of the request's own header, which is the gateway's). Zero for a request the local
+// server received.
+type invocation struct {
+	requestID, traceHeader string
+}
+
+type invocationKey struct{}
+
+// invocationIn reads the invocation from the context aws-lambda-go gives the handler: the
+// request id in its lambdacontext, the trace header under the plain string key
+// "x-amzn-trace-id".
+func invocationIn(ctx context.Context) invocation {
+	var inv invocation
+	inv.traceHeader, _ = ctx.Value("x-amzn-trace-id").(string)
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		inv.requestID = lc.AwsRequestID
+	}
+	return inv
+}
+
+// invocationOf returns the invocation EventRequest put in ctx (zero for the local server).
+func invocationOf(ctx context.Context) invocation {
+	inv, _ := ctx.Value(invocationKey{}).(invocation)
+	return inv
 }
 
 // authorizer is what API Gateway's JWT authorizer hands the function: the token's claims and,
@@ -152,8 +183,7 @@ func (h *Handler) LambdaWithSchedule(onSchedule ScheduleFunc) func(context.Conte
 		}
 		switch {
 		case probe.Source == "aws.events" && probe.DetailType == "Scheduled Event":
-			header, _ := ctx.Value("x-amzn-trace-id").(string)
-			ctx, end := h.span(ctx, "schedule", header)
+			ctx, end := h.span(ctx, "schedule", invocationIn(ctx).traceHeader)
 			defer end()
 			return onSchedule(ctx, probe.ID)
 		case probe.Version == "2.0":

@@ -22,8 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambdacontext"
-
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 )
@@ -235,21 +233,17 @@ func header(r *http.Request, name string) string { return strings.Join(r.Header.
 // MaxBody+1 bytes): a body that was not received whole is never served.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
-	// Lambda's trace header first: deployed, the request's own is the gateway's, the parent of
-	// the invocation's. aws-lambda-go puts it in the context under this plain string key.
-	lambdaTrace, _ := r.Context().Value("x-amzn-trace-id").(string)
-	ctx, end := h.span(r.Context(), "handler", cmp.Or(lambdaTrace, header(r, "X-Amzn-Trace-Id")))
+	// The invocation's trace header first: deployed, the request's own is the gateway's, the
+	// parent of the invocation's.
+	inv := invocationOf(r.Context())
+	ctx, end := h.span(r.Context(), "handler", cmp.Or(inv.traceHeader, header(r, "X-Amzn-Trace-Id")))
 	defer end() // last: after the request's log line, before the response leaves
 	c := &call{r: r, correlationID: header(r, "X-Correlation-Id"), status: http.StatusOK}
 	if !validCorrelationID(c.correlationID) {
 		c.correlationID = rand.Text()
 	}
-	var requestID string
-	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		requestID = lc.AwsRequestID
-	}
-	c.log = h.log.With("correlation_id", c.correlationID, "request_id", requestID,
-		"xray_trace_id", lambdaTrace, "cold_start", !h.warm.Swap(true))
+	c.log = h.log.With("correlation_id", c.correlationID, "request_id", inv.requestID,
+		"xray_trace_id", inv.traceHeader, "cold_start", !h.warm.Swap(true))
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/api"
 )
@@ -59,5 +60,39 @@ func TestEveryInvocationIsASpan(t *testing.T) {
 	want := []string{"handler " + lambdaHeader, "handler " + gatewayHeader, "schedule " + lambdaHeader}
 	if !slices.Equal(tr.opened, want) || strings.Join(tr.ended, ",") != "handler,handler,schedule" {
 		t.Errorf("opened %q, ended %q", tr.opened, tr.ended)
+	}
+}
+
+// The Lambda adapter reads what the runtime tells of the invocation once, at the edge: the
+// request's log line names its request id and X-Ray trace header; a request the local server
+// received names neither.
+func TestRequestLogNamesTheInvocation(t *testing.T) {
+	h, logs := newHandler(t, api.AuthLocalHeaders)
+	const trace = "Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1"
+	//lint:ignore SA1029 aws-lambda-go puts the invocation's header under this plain string key
+	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", trace)
+	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "c6af9ac6-7b61-11e6-9a41-93e812345678"})
+	ev := events.APIGatewayV2HTTPRequest{RawPath: api.BasePath + "/health"}
+	ev.RequestContext.HTTP.Method = http.MethodGet
+	if _, err := h.Lambda(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, api.BasePath+"/health", nil)
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "request" {
+			lines = append(lines, m)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d request lines:\n%s", len(lines), logs)
+	}
+	if lines[0]["request_id"] != "c6af9ac6-7b61-11e6-9a41-93e812345678" || lines[0]["xray_trace_id"] != trace {
+		t.Errorf("the Lambda request's line: %v", lines[0])
+	}
+	if lines[1]["request_id"] != "" || lines[1]["xray_trace_id"] != "" {
+		t.Errorf("the local request's line: %v", lines[1])
 	}
 }
