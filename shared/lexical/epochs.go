@@ -105,8 +105,8 @@ func (e *Epochs) WithByteBound(n int64) *Epochs {
 	return e
 }
 
-// Bytes is about how much heap the epochs kept hold of their own: at most the byte bound, or
-// the most recently used epoch's when that alone is larger.
+// Bytes is about how much heap the epochs kept hold of their own: at most the byte bound, or the
+// most recently used epoch's and today's when those alone are larger.
 func (e *Epochs) Bytes() int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
