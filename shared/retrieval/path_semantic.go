@@ -5,9 +5,10 @@ const PathSemantic = "semantic"
 
 // semanticSearch ranks procedures by the best cosine similarity of their L1 candidates, a
 // semantic provider's (never the sidecar's, never the demo provider's). It leads: its preference
-// for another procedure is never overruled, and its decisive margin stands against the other
-// paths' (chosen on the development sets of eval/, see docs/retrieval.md, "Evidence state").
-var semanticSearch = &semanticPath{close: 0.05, margin: 0.055}
+// for another procedure is overruled only when it is a tie every other path decides for the
+// procedure, and its decisive margin stands against the other paths' (chosen on the development
+// sets of eval/, see docs/retrieval.md, "Evidence state").
+var semanticSearch = &semanticPath{close: 0.05, margin: 0.055, tie: 0.01}
 
 // semanticPath is the semantic search's path.
 type semanticPath struct {
@@ -17,6 +18,10 @@ type semanticPath struct {
 	// margin is the margin over every other procedure from which the favourite stands alone
 	// against a path that prefers another procedure.
 	margin float64
+	// tie is the cosine difference below which the path's preference for another procedure is a
+	// tie: a retriever that places the answer and its neighbours a few thousandths apart orders
+	// them by chance within it.
+	tie float64
 }
 
 func (*semanticPath) name() string { return PathSemantic }
@@ -46,4 +51,10 @@ func (p *semanticPath) decisive(doc string, v *pathView) bool {
 	}
 	ru, ok := v.runnerUp(doc)
 	return !ok || own-ru.score >= p.margin
+}
+
+func (p *semanticPath) tied(doc string, v *pathView) bool {
+	own, ok := v.score(doc)
+	first, any := v.first()
+	return ok && any && first.doc != doc && first.score-own < p.tie
 }

@@ -42,12 +42,16 @@ type evidencePath interface {
 	prefers(other string) string
 }
 
-// leading is a path whose preference for another procedure is never overruled ("<prefers> above
-// <the procedure>"), and whose decisive margin for the procedure stands against the other paths'
-// preference for another ("the <name> margin is decisive over …"): the semantic search.
+// leading is a path whose preference for another procedure is not overruled ("<prefers> above
+// <the procedure>") unless it is a tie that every other path decides for the procedure, and
+// whose decisive margin for the procedure stands against the other paths' preference for another
+// ("the <name> margin is decisive over …"): the semantic search.
 type leading interface {
 	// decisive reports whether v ranks doc ahead of every other procedure by the path's margin.
 	decisive(doc string, v *pathView) bool
+	// tied reports whether v ranks another procedure ahead of doc by less than the path's tie:
+	// a preference no firmer than its own noise.
+	tied(doc string, v *pathView) bool
 }
 
 // holding is a path that a leading path's decisive margin overrules only while it still holds

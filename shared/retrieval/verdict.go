@@ -50,12 +50,17 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 	var buf [len(evidencePaths)]stance
 	st := v.stances(doc, buf[:0])
 	var against []string
+	tie := "" // a leading path's preference that every other path outvotes
 	for i, p := range v.paths {
 		if st[i].favours == "" {
 			continue
 		}
-		if _, ok := p.(leading); ok {
-			return p.prefers(st[i].favours) + " above " + doc, false
+		if lead, ok := p.(leading); ok {
+			if !lead.tied(doc, &v.list[i]) || !decidedByTheOthers(i, st) {
+				return p.prefers(st[i].favours) + " above " + doc, false
+			}
+			tie = p.prefers(st[i].favours) + " above " + doc + " only by a tie, and every other path is decisive for " + doc
+			continue
 		}
 		against = append(against, p.prefers(st[i].favours))
 	}
@@ -74,7 +79,7 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 				return sec.undecided(st[k].close), false
 			}
 		}
-		return "", true
+		return tie, true
 	}
 	for i := range st {
 		if st[i].close != "" {
@@ -82,6 +87,17 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 		}
 	}
 	return "no evidence path ranks it first", false
+}
+
+// decidedByTheOthers reports whether every path but the one at lead is decisive for the
+// procedure (st are the paths' stances on it).
+func decidedByTheOthers(lead int, st []stance) bool {
+	for j := range st {
+		if j != lead && !st[j].decisive {
+			return false
+		}
+	}
+	return len(st) > 1
 }
 
 // overruling returns the leading path that ranks doc ahead of every other procedure by its

@@ -39,8 +39,17 @@ func TestWeighBranches(t *testing.T) {
 		alternatives    map[string][]string // document id -> favoured_by
 	}{
 		{name: "the semantic path prefers another procedure",
-			sem: view("b", 0.78, "a", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("a", 3.0),
+			sem: view("b", 0.79, "a", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("a", 3.0),
 			why: "the semantic search ranks b above a", alternatives: map[string][]string{"b": {PathSemantic}}},
+		{name: "the semantic path prefers another by a tie, every other path decisive",
+			sem: view("b", 0.775, "a", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("a", 3.0),
+			grounded: true, why: "the semantic search ranks b above a only by a tie, and every other path is decisive for a"},
+		{name: "a semantic tie, the front matter without an opinion",
+			sem: view("b", 0.775, "a", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("a", 0.5),
+			why: "the semantic search ranks b above a", alternatives: map[string][]string{"b": {PathSemantic}}},
+		{name: "a semantic tie, the lexical path not decisive",
+			sem: view("b", 0.775, "a", 0.77), lex: view("a", 5.0, "b", 4.5), front: view("a", 3.0),
+			why: "the semantic search ranks b above a", alternatives: map[string][]string{"b": {PathSemantic, PathLexical}}},
 		{name: "every path agrees, the lexical path is decisive",
 			sem: view("a", 0.78, "b", 0.77), lex: view("a", 5.0, "b", 2.0), front: view("a", 3.0, "b", 2.9),
 			grounded: true},
