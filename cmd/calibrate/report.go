@@ -46,6 +46,9 @@ type report struct {
 	Holdout *holdoutOut `json:"holdout,omitempty"`
 	// Margins is the fit of the clarifying turn's margins on lexical evidence.
 	Margins *marginsOut `json:"margins,omitempty"`
+	// Tie is the fit of the semantic search's tie on the configured provider (absent when the
+	// thresholds do not apply).
+	Tie *tieFit `json:"tie,omitempty"`
 }
 
 // setSummary describes one set read.
@@ -150,6 +153,13 @@ func (c *calibration) run(ctx context.Context, sets []set) (report, error) {
 			return rep, fmt.Errorf("margins: %w", err)
 		}
 		rep.Margins = &m
+	}
+	if rep.ThresholdsApply {
+		f, err := c.tie(ctx, choose, hold)
+		if err != nil {
+			return rep, fmt.Errorf("tie: %w", err)
+		}
+		rep.Tie = &f
 	}
 	return rep, nil
 }
@@ -300,6 +310,9 @@ func (rep report) writeText(w io.Writer) error {
 	b.WriteString("\n")
 	if rep.Margins != nil {
 		writeMargins(&b, *rep.Margins)
+	}
+	if rep.Tie != nil {
+		writeTie(&b, *rep.Tie)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -8,7 +8,13 @@ const PathSemantic = "semantic"
 // for another procedure is overruled only when it is a tie every other path decides for the
 // procedure, and its decisive margin stands against the other paths' (chosen on the development
 // sets of eval/, see docs/retrieval.md, "Evidence state").
-var semanticSearch = &semanticPath{close: 0.05, margin: 0.055, tie: 0.01}
+var semanticSearch = &semanticPath{close: 0.05, margin: 0.055, tie: SemanticTie}
+
+// SemanticTie is the semantic search's tie: a preference for another procedure by less than this
+// cosine difference is outvoted when every other path is decisive for the primary block's
+// procedure (docs/retrieval.md, "Evidence state", rule 3). make calibrate measures other ties
+// on the configured provider (GroundedAtTie).
+const SemanticTie = 0.01
 
 // semanticPath is the semantic search's path.
 type semanticPath struct {
@@ -57,4 +63,36 @@ func (p *semanticPath) tied(doc string, v *pathView) bool {
 	own, ok := v.score(doc)
 	first, any := v.first()
 	return ok && any && first.doc != doc && first.score-own < p.tie
+}
+
+// GroundedAtTie is the verdict a lookup judged with the semantic search's tie (SemanticTie),
+// grounded or not, and whose signals are sig, would have at another tie: the same, unless the
+// semantic search prefers another procedure to the primary block's, in which case it is grounded
+// exactly when the primary's own evidence is strong (Signals.Base), the preference is less than
+// tie and every other path is decisive for the primary, as weigh judges. make calibrate fits the
+// tie with it from one lookup per question.
+func GroundedAtTie(grounded bool, sig Signals, tie float64) bool {
+	sem, ok := sig.Paths[PathSemantic]
+	if !ok || sem.First == sig.Primary || !sem.Ranked || !semanticSearch.beats(sem.FirstScore, sem.Own) {
+		return grounded // the semantic search does not prefer another, or prefers it with the primary unranked
+	}
+	if !sig.Base || sem.FirstScore-sem.Own >= tie {
+		return false
+	}
+	for _, p := range evidencePaths {
+		if p == evidencePath(semanticSearch) {
+			continue
+		}
+		if ps, ok := sig.Paths[p.name()]; !ok || !decisiveSignal(p, ps, sig.Primary) {
+			return false
+		}
+	}
+	return true
+}
+
+// decisiveSignal is stances' decisive, read from a path's signal of the procedure doc.
+func decisiveSignal(p evidencePath, ps PathSignal, doc string) bool {
+	favours := ps.First != doc && (!ps.Ranked || p.beats(ps.FirstScore, ps.Own))
+	near := ps.RunnerUp != "" && p.near(ps.RunnerUpScore, ps.Own)
+	return p.opinion(ps.FirstScore) && !favours && !near
 }

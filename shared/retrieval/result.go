@@ -51,6 +51,8 @@ type judgement struct {
 
 // Signals are the measurements an assessment decided on, kept for evaluation tools.
 type Signals struct {
+	// Primary is the primary block's procedure, the one the signals speak of.
+	Primary string
 	// Support is the primary block's lexical support; Procedure that of its whole procedure;
 	// FrontWeight the L0 weight of the procedure (0 when L0 did not match it); Points the
 	// lexical evidence points (see LexicalMinPoints), 0 when a semantic score decided.
@@ -82,6 +84,7 @@ type PathSignal struct {
 // Signals returns the measurements the assessment decided on.
 func (r judgement) Signals() Signals {
 	sg := r.signals
+	sg.Primary = r.primaryDoc
 	if r.views != nil {
 		sg.Paths = pathSignals(r.primaryDoc, r.views)
 	}
