@@ -64,35 +64,3 @@ func (p *semanticPath) tied(doc string, v *pathView) bool {
 	first, any := v.first()
 	return ok && any && first.doc != doc && first.score-own < p.tie
 }
-
-// GroundedAtTie is the verdict a lookup judged with the semantic search's tie (SemanticTie),
-// grounded or not, and whose signals are sig, would have at another tie: the same, unless the
-// semantic search prefers another procedure to the primary block's, in which case it is grounded
-// exactly when the primary's own evidence is strong (Signals.Base), the preference is less than
-// tie and every other path is decisive for the primary, as weigh judges. make calibrate fits the
-// tie with it from one lookup per question.
-func GroundedAtTie(grounded bool, sig Signals, tie float64) bool {
-	sem, ok := sig.Paths[PathSemantic]
-	if !ok || sem.First == sig.Primary || !sem.Ranked || !semanticSearch.beats(sem.FirstScore, sem.Own) {
-		return grounded // the semantic search does not prefer another, or prefers it with the primary unranked
-	}
-	if !sig.Base || sem.FirstScore-sem.Own >= tie {
-		return false
-	}
-	for _, p := range evidencePaths {
-		if p == evidencePath(semanticSearch) {
-			continue
-		}
-		if ps, ok := sig.Paths[p.name()]; !ok || !decisiveSignal(p, ps, sig.Primary) {
-			return false
-		}
-	}
-	return true
-}
-
-// decisiveSignal is stances' decisive, read from a path's signal of the procedure doc.
-func decisiveSignal(p evidencePath, ps PathSignal, doc string) bool {
-	favours := ps.First != doc && (!ps.Ranked || p.beats(ps.FirstScore, ps.Own))
-	near := ps.RunnerUp != "" && p.near(ps.RunnerUpScore, ps.Own)
-	return p.opinion(ps.FirstScore) && !favours && !near
-}

@@ -139,6 +139,21 @@ func (v *pathView) first() (procScore, bool) {
 	return v.procs[0], true
 }
 
+// signal is the path's view of doc: its favourite, doc's own score and the best other
+// procedure; false when the path ranks nothing.
+func (v *pathView) signal(doc string) (PathSignal, bool) {
+	first, ok := v.first()
+	if !ok {
+		return PathSignal{}, false
+	}
+	ps := PathSignal{First: first.doc, FirstScore: first.score}
+	ps.Own, ps.Ranked = v.score(doc)
+	if ru, ok := v.runnerUp(doc); ok {
+		ps.RunnerUp, ps.RunnerUpScore = ru.doc, ru.score
+	}
+	return ps, true
+}
+
 // runnerUp returns the best procedure other than doc.
 func (v *pathView) runnerUp(doc string) (procScore, bool) {
 	for _, p := range v.procs {

@@ -19,20 +19,28 @@ type stance struct {
 func (v *pathViews) stances(doc string, out []stance) []stance {
 	for i, p := range v.paths {
 		var st stance
-		view := &v.list[i]
-		if first, ok := view.first(); ok && p.opinion(first.score) {
-			own, ranked := view.score(doc)
-			if first.doc != doc && (!ranked || p.beats(first.score, own)) {
-				st.favours = first.doc
-			} else if ru, ok := view.runnerUp(doc); ok && p.near(ru.score, own) {
-				st.close = ru.doc
-			} else {
-				st.decisive = true
-			}
+		if ps, ok := v.list[i].signal(doc); ok {
+			st = stanceOf(p, ps, doc)
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// stanceOf is the path p's position on doc, read from its view of doc (ps): none when the path
+// has no opinion; it favours its favourite when that is another procedure clearly above doc (or
+// doc is not ranked), holds a runner-up close when one is as good as doc, and is decisive
+// otherwise. The verdict (stances) and the calibration (GroundedAtTie) read it alike.
+func stanceOf(p evidencePath, ps PathSignal, doc string) stance {
+	switch {
+	case !p.opinion(ps.FirstScore):
+		return stance{}
+	case ps.First != doc && (!ps.Ranked || p.beats(ps.FirstScore, ps.Own)):
+		return stance{favours: ps.First}
+	case ps.RunnerUp != "" && p.near(ps.RunnerUpScore, ps.Own):
+		return stance{close: ps.RunnerUp}
+	}
+	return stance{decisive: true}
 }
 
 // weigh decides whether the paths let a strong base judgement of doc stand: no path may prefer
@@ -188,17 +196,34 @@ func (s *Service) alternative(l *lexical.Lang, doc string, v *pathViews, blocks 
 func pathSignals(doc string, v *pathViews) map[string]PathSignal {
 	out := make(map[string]PathSignal, len(v.list))
 	for i := range v.list {
-		view := &v.list[i]
-		first, ok := view.first()
-		if !ok {
-			continue
+		if ps, ok := v.list[i].signal(doc); ok {
+			out[v.paths[i].name()] = ps
 		}
-		ps := PathSignal{First: first.doc, FirstScore: first.score}
-		ps.Own, ps.Ranked = view.score(doc)
-		if ru, ok := view.runnerUp(doc); ok {
-			ps.RunnerUp, ps.RunnerUpScore = ru.doc, ru.score
-		}
-		out[v.paths[i].name()] = ps
 	}
 	return out
+}
+
+// GroundedAtTie is the verdict a lookup judged with the semantic search's tie (SemanticTie),
+// grounded or not, and whose signals are sig, would have at another tie: the same, unless the
+// semantic search prefers another procedure to the primary block's, in which case it is grounded
+// exactly when the primary's own evidence is strong (Signals.Base), the preference is less than
+// tie and every other path is decisive for the primary, as weigh judges. make calibrate fits the
+// tie with it from one lookup per question.
+func GroundedAtTie(grounded bool, sig Signals, tie float64) bool {
+	sem, ok := sig.Paths[PathSemantic]
+	if !ok || stanceOf(semanticSearch, sem, sig.Primary).favours == "" || !sem.Ranked {
+		return grounded // the semantic search does not prefer another, or prefers it with the primary unranked
+	}
+	if !sig.Base || sem.FirstScore-sem.Own >= tie {
+		return false
+	}
+	for _, p := range evidencePaths {
+		if p == evidencePath(semanticSearch) {
+			continue
+		}
+		if ps, ok := sig.Paths[p.name()]; !ok || !stanceOf(p, ps, sig.Primary).decisive {
+			return false
+		}
+	}
+	return true
 }
