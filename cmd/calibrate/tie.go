@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
@@ -54,11 +55,11 @@ type tieSignals struct {
 // at the configured and the recommended tie.
 func (c *calibration) tie(ctx context.Context, choose, hold []labelled) (tieFit, error) {
 	svc := c.service(c.configured)
-	sigs, err := tieLookups(ctx, svc, choose)
+	sigs, err := tieLookups(ctx, svc, choose, c.opts.timeout)
 	if err != nil {
 		return tieFit{}, err
 	}
-	held, err := tieLookups(ctx, svc, hold)
+	held, err := tieLookups(ctx, svc, hold, c.opts.timeout)
 	if err != nil {
 		return tieFit{}, fmt.Errorf("holdout: %w", err)
 	}
@@ -96,13 +97,15 @@ func fitTie(sigs, held []tieSignals, configured float64) tieFit {
 	return f
 }
 
-// tieLookups looks each question up once, keeping its verdict and signals; a question whose
-// retrieval fails is left out.
-func tieLookups(ctx context.Context, svc *retrieval.Service, qs []labelled) ([]tieSignals, error) {
+// tieLookups looks each question up once, each within timeout as the grid's lookups are, keeping
+// its verdict and signals; a question whose retrieval fails is left out.
+func tieLookups(ctx context.Context, svc *retrieval.Service, qs []labelled, timeout time.Duration) ([]tieSignals, error) {
 	out := make([]tieSignals, 0, len(qs))
 	for _, q := range qs {
-		res, sig, err := svc.LookupSignals(ctx, lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
+		lctx, cancel := context.WithTimeout(ctx, timeout)
+		res, sig, err := svc.LookupSignals(lctx, lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5,
 			Actor: port.Actor{ID: "calibrate"}})
+		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.Where, err)
 		}
