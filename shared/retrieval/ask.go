@@ -121,7 +121,7 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 		defer close(done)
 		res, _ := s.lookup(ctx, l, v, lookup.LookupRequest{Question: req.Question, Language: req.Language, TopK: answerBlocks,
 			AsOf: v.day, Procedure: req.Procedure, Actor: req.Actor, CorrelationID: req.CorrelationID}, question, false)
-		res.views.release()
+		res.release() // its result holds neither the views nor the ranked blocks
 		check <- res.Result
 	}()
 	a.hints, a.layer, a.l1 = s.askHints(l, question, q)
