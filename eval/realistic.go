@@ -151,8 +151,10 @@ func (s *Realistic) rank(l *lexical.Lang, question, lang string) ranking {
 		for _, h := range hits {
 			order = append(order, h.Passage)
 		}
-		for len(order) < min(rankedSections, len(l.Passages)) {
-			if p := int(rnd.next() * float64(len(l.Passages))); !slices.Contains(order, p) {
+		// Passages not in force (a day's view) are drawn and left, within a bounded number of draws.
+		want := min(rankedSections, len(l.Passages))
+		for draws := 0; len(order) < want && draws < 64*want; draws++ {
+			if p := int(rnd.next() * float64(len(l.Passages))); l.Postings().InForce(p) && !slices.Contains(order, p) {
 				order = append(order, p)
 			}
 		}
@@ -243,7 +245,7 @@ func (s *Realistic) placeAnswer(l *lexical.Lang, r *ranking, hits []lexical.Hit,
 // none.
 func passageOf(l *lexical.Lang, docID, heading string) int {
 	for pi := range l.Passages {
-		if d, sec := l.Doc(pi); d.ID == docID && sec.Heading == heading {
+		if d, sec := l.Doc(pi); d.ID == docID && sec.Heading == heading && l.Postings().InForce(pi) {
 			return pi
 		}
 	}

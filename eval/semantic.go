@@ -94,7 +94,7 @@ func (s *Scripted) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	answer := -1
 	if known && eq.Kind == KindAnswerable && eq.Language == q.Language {
 		for pi := range l.Passages {
-			if d, sec := l.Doc(pi); d.ID == eq.Expect && sec.Heading == eq.Section {
+			if d, sec := l.Doc(pi); d.ID == eq.Expect && sec.Heading == eq.Section && l.Postings().InForce(pi) {
 				answer = pi
 			}
 		}

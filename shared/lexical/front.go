@@ -23,6 +23,11 @@ type FrontMatter struct {
 	docDomain []uint32
 	domains   []string
 
+	// dead marks the documents not in force in a day's view of the index of every version (see
+	// view.go); nil in an index whose documents are all in force. inForce is how many are.
+	dead    []bool
+	inForce int
+
 	scratch sync.Pool // *docWeights
 }
 
@@ -71,6 +76,9 @@ func (f *FrontMatter) statistics(docCat []uint32, cats int) {
 	for t := range V {
 		n, stamp := 0, uint32(t)+1
 		for _, d := range f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]] {
+			if f.dead != nil && f.dead[d] {
+				continue
+			}
 			if c := docCat[d]; catSeen[c] != stamp {
 				catSeen[c], n = stamp, n+1
 			}
@@ -93,9 +101,28 @@ func (f *FrontMatter) Has(doc int, t Term) bool {
 // term that points to one domain, more for words every procedure uses ("customer", "vehicle").
 func (f *FrontMatter) Categories(t Term) int { return int(f.frontCats[t]) }
 
-// docs returns the documents whose front matter holds the term, ascending.
+// docs returns the documents whose front matter holds the term, ascending: in a day's view,
+// those not in force among them (see live).
 func (f *FrontMatter) docs(t Term) []uint32 {
 	return f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]]
+}
+
+// live reports whether the document is in force.
+func (f *FrontMatter) live(doc uint32) bool { return f.dead == nil || !f.dead[doc] }
+
+// liveDocs is the number of documents in force whose front matter holds the term.
+func (f *FrontMatter) liveDocs(t Term) int {
+	ds := f.docs(t)
+	if f.dead == nil {
+		return len(ds)
+	}
+	n := 0
+	for _, d := range ds {
+		if !f.dead[d] {
+			n++
+		}
+	}
+	return n
 }
 
 // Domain returns a document's category without surrounding space, and an id that is the same

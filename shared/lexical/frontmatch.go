@@ -199,7 +199,7 @@ func (q *frontQuery) resolveTerms(words []textproc.Group, strs []string, weights
 			// of fewer than minGenericDocs procedures no term is: there every term of one
 			// procedure's front matter is in "most" of them.
 			sc.qw = append(sc.qw, queryWeight{full: x * l.post.IDF(t), partial: x * partialWeight * l.post.IDF(t),
-				generic: len(l.Docs) >= minGenericDocs && 2*len(l.front.docs(t)) > len(l.Docs)})
+				generic: l.front.inForce >= minGenericDocs && 2*l.front.liveDocs(t) > l.front.inForce})
 		}
 	}
 	for _, g := range words {
@@ -477,6 +477,9 @@ func (q *frontQuery) partialMatches() *docWeights {
 		// Both lists ascend: one walk over them finds the documents not phrased.
 		k := 0
 		for _, d := range q.l.front.docs(t) {
+			if !q.l.front.live(d) {
+				continue
+			}
 			for k < len(sc.phrased) && sc.phrased[k] < int(d) {
 				k++
 			}

@@ -39,7 +39,9 @@ type Lang struct {
 	// Analyzer analyses questions: the index's analysis, plus synonyms and a compound splitter
 	// that also knows the synonyms' words.
 	Analyzer *textproc.Analyzer
-	// Docs are the language's documents sorted by id, as Corpus.Documents returns them.
+	// Docs are the language's documents sorted by id, as Corpus.Documents returns them: in a
+	// day's view of the index of every version, every version on file (InForce counts those in
+	// force that day, and DocIndex finds a procedure's version in force; see view.go).
 	Docs []*knowledge.Document
 	// Passages are the sections of all documents, ordered by document id, then section number:
 	// that order breaks score ties.
@@ -75,6 +77,10 @@ type Lang struct {
 	sourcesOnce sync.Once
 	sources     []atomic.Pointer[string]
 
+	// deadTerms has a bit set for each term that only documents not in force hold, in a day's
+	// view of the index of every version (see view.go); nil in an index of its documents alone.
+	deadTerms []uint64
+
 	// lazyStats marks a loaded index of every version whose statistics were left out (see
 	// load): computed once (statsOnce) if a day ever needs the index as it is (Project).
 	lazyStats bool
@@ -93,9 +99,12 @@ type Lang struct {
 // service keeps its hit-reason texts here), so that the keys are as few as the callers.
 func (l *Lang) Kept(key any, mk func(*Lang) any) any { return l.kept.value(key, l, mk) }
 
-// KeptShared is Kept for a value derived only from what a language shares with every projection
-// of it (its analyzers and its uncovered-topic rules, not its documents): made once for the
-// language and all its epochs (the judge keeps its compiled uncovered-topic rules here).
+// KeptShared is Kept for a value derived only from what a language shares with every day's view
+// of it (see view.go): its analyzers, its uncovered-topic rules, and its documents, passages and
+// phrases with their ids and texts, not its statistics or what is in force. It is made once for
+// the language and all its epochs (the judge keeps its compiled uncovered-topic rules here, the
+// lookup service its hit-reason texts), so it is bounded by what is on file, whatever days are
+// asked.
 func (l *Lang) KeptShared(key any, mk func(*Lang) any) any {
 	if l.shared == nil {
 		return l.Kept(key, mk)
@@ -304,7 +313,8 @@ func (l *Lang) statistics() {
 	docCat := l.docStatistics()
 	l.post.statistics(l.Passages, len(l.Docs))
 	l.front.statistics(docCat, len(l.categoryIDs))
-	l.phr.statistics(l.Docs, l.post.idf, len(l.terms.words))
+	l.phr.derive(l.Docs, len(l.terms.words))
+	l.phr.titleWeights(l.post.idf)
 }
 
 // docStatistics derives from Docs each document's index by id, domain and category id, and each
@@ -315,7 +325,12 @@ func (l *Lang) docStatistics() (docCat []uint32) {
 	l.front.docDomain, l.front.domains = make([]uint32, len(l.Docs)), nil
 	domainIDs := map[string]uint32{}
 	l.byID = make(map[string]uint32, len(l.Docs))
+	l.front.inForce = 0
 	for i, d := range l.Docs {
+		if !l.front.live(uint32(i)) {
+			continue
+		}
+		l.front.inForce++
 		l.byID[d.ID] = uint32(i)
 		name := strings.TrimSpace(d.Category)
 		dom, ok := domainIDs[name]
@@ -378,8 +393,15 @@ func analyseFront(a *textproc.Analyzer, d *knowledge.Document) analysed {
 // in the front matter).
 func (l *Lang) Lookup(term string) (Term, bool) {
 	t, ok := l.terms.ids[term]
+	if ok && l.deadTerms != nil && l.deadTerms[t>>6]&(1<<(t&63)) != 0 {
+		return 0, false // only documents not in force hold it (see view.go)
+	}
 	return t, ok
 }
+
+// InForce is the number of the language's documents in force: all of Docs, or in a day's view
+// of the index of every version those of the day (see view.go).
+func (l *Lang) InForce() int { return l.front.inForce }
 
 // String returns the term's text.
 func (l *Lang) String(t Term) string { return l.terms.words[t] }
@@ -420,8 +442,15 @@ func (l *Lang) Source(passage int) string {
 	return s
 }
 
-// DocIndex returns the index of the document id in Docs, or -1.
+// DocIndex returns the index of the document id in Docs, or -1: in a day's view, of its version
+// in force.
 func (l *Lang) DocIndex(id string) int {
+	if l.front.dead != nil {
+		if i, ok := l.byID[id]; ok {
+			return int(i)
+		}
+		return -1
+	}
 	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
 	if !ok {
 		return -1

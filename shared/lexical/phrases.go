@@ -39,6 +39,13 @@ type PhraseIndex struct {
 	// document itself costs a cache miss on a large corpus.
 	docKeywords []uint32
 
+	// derived makes statistics run once (derive): a language's day views share what it derives.
+	derived sync.Once
+
+	// dead marks the documents not in force in a day's view of the index of every version (see
+	// view.go): their phrases are never hit. Nil in an index whose documents are all in force.
+	dead []bool
+
 	scratch sync.Pool // *phraseHits
 }
 
@@ -58,14 +65,14 @@ func (x *PhraseIndex) build(all []analysed, terms termTable) {
 }
 
 // statistics derives each phrase's document and shape, each document's number of keywords and
-// title weight (from idf, the postings' idf over passages) and the inverted phrase index over a
-// vocabulary of V terms: count, then fill, phrases in ascending order per term.
-func (x *PhraseIndex) statistics(docs []*knowledge.Document, idf []float64, V int) {
+// the inverted phrase index over a vocabulary of V terms: count, then fill, phrases in ascending
+// order per term. They hold for every day's view of the index (the title weights, which the
+// day's idf makes, are titleWeights').
+func (x *PhraseIndex) statistics(docs []*knowledge.Document, V int) {
 	phrases := len(x.phraseStart) - 1
 	x.docKeywords = make([]uint32, len(docs))
 	x.phraseDoc = make([]uint32, phrases)
 	x.phraseShape = make([]uint8, phrases)
-	x.titleIDF = make([]float64, len(docs))
 	for d, doc := range docs {
 		x.docKeywords[d] = uint32(len(doc.Keywords))
 		first := x.docPhrase[d]
@@ -77,10 +84,6 @@ func (x *PhraseIndex) statistics(docs []*knowledge.Document, idf []float64, V in
 			}
 			words := min(int(x.phraseStart[p+1]-x.phraseStart[p]), shapeMaxWords)
 			x.phraseShape[p] = uint8(kind | words<<2)
-		}
-		// Summed in the title's order: a float sum depends on its order, and the ranking on it.
-		for _, t := range x.words(first) {
-			x.titleIDF[d] += idf[t]
 		}
 	}
 	x.termPhraseStart = make([]uint32, V+1)
@@ -98,6 +101,22 @@ func (x *PhraseIndex) statistics(docs []*knowledge.Document, idf []float64, V in
 			next[t]++
 		}
 	}
+}
+
+// titleWeights sets each document's title weight from the idf of its title's words.
+func (x *PhraseIndex) titleWeights(idf []float64) {
+	x.titleIDF = make([]float64, len(x.docPhrase)-1)
+	for d := range x.titleIDF {
+		// Summed in the title's order: a float sum depends on its order, and the ranking on it.
+		for _, t := range x.words(x.docPhrase[d]) {
+			x.titleIDF[d] += idf[t]
+		}
+	}
+}
+
+// derive runs statistics once.
+func (x *PhraseIndex) derive(docs []*knowledge.Document, V int) {
+	x.derived.Do(func() { x.statistics(docs, V) })
 }
 
 // intern sets phraseFirst from the phrases' texts in docs (after statistics, which Phrase reads).
@@ -278,7 +297,9 @@ func (x *PhraseIndex) hits(terms []Term) *phraseHits {
 	}
 	for _, t := range terms {
 		for _, p := range x.termPhrases(t) {
-			h.add(p, 1)
+			if x.dead == nil || !x.dead[x.phraseDoc[p]] {
+				h.add(p, 1)
+			}
 		}
 	}
 	return h

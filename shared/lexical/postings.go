@@ -25,6 +25,12 @@ type Postings struct {
 	// lenNorm is each passage's BM25 length normalisation, K1 * (1 - B + B*len/avgLen), derived
 	// from the passages (see statistics): Search reads it for every posting it walks.
 	lenNorm []float64
+
+	// In a day's view of the index of every version (see view.go): dead marks the passages of
+	// the documents not in force that day, and df is each term's number of passages in force;
+	// both nil in an index whose passages are all in force.
+	dead []bool
+	df   []uint32
 }
 
 // Postings returns the language's postings.
@@ -85,11 +91,16 @@ func (p *Postings) build(all []analysed, terms termTable) []Passage {
 }
 
 // statistics derives each passage's length normalisation and each term's idf over passages and
-// over procedures (of docs).
+// over procedures (of docs), over the passages in force: all of them, or in a day's view those
+// not dead, with their average length (the build's and the prebuilt form's is every passage's).
 func (p *Postings) statistics(passages []Passage, docs int) {
 	V := len(p.postStart) - 1
+	live := len(passages)
+	if p.dead != nil {
+		live = p.liveAverage(passages)
+	}
 	// The idf over passages counts at least MinIDFPassages of them (see there).
-	N, D := float64(max(len(passages), MinIDFPassages)), float64(docs)
+	N, D := float64(max(live, MinIDFPassages)), float64(docs)
 	p.unseen = bm25IDF(N, 0)
 	p.lenNorm = make([]float64, len(passages))
 	for i, ps := range passages {
@@ -97,21 +108,54 @@ func (p *Postings) statistics(passages []Passage, docs int) {
 	}
 	p.idf = make([]float64, V)
 	p.docIDF = make([]float64, V)
+	// Each passage's document, and whether it is dead, in one array a tenth of the passages'
+	// size, which the walk below reads for every posting: docOf[pi] is the document plus one, 0
+	// for a dead passage.
+	docOf := make([]uint32, len(passages))
+	for i, ps := range passages {
+		if p.dead == nil || !p.dead[i] {
+			docOf[i] = uint32(ps.Doc) + 1
+		}
+	}
 	for t := range V {
 		ps := p.postPassage[p.postStart[t]:p.postStart[t+1]]
-		if len(ps) == 0 {
+		n, docsOf, last := 0, 0, uint32(0)
+		for _, pi := range ps {
+			d := docOf[pi]
+			if d == 0 {
+				continue
+			}
+			n++
+			if d != last {
+				docsOf, last = docsOf+1, d
+			}
+		}
+		if p.df != nil {
+			p.df[t] = uint32(n)
+		}
+		if n == 0 {
 			p.idf[t] = p.unseen
 			continue
 		}
-		p.idf[t] = bm25IDF(N, float64(len(ps)))
-		n, last := 0, -1
-		for _, pi := range ps {
-			if d := passages[pi].Doc; d != last {
-				n, last = n+1, d
-			}
-		}
-		p.docIDF[t] = bm25IDF(D, float64(n))
+		p.idf[t] = bm25IDF(N, float64(n))
+		p.docIDF[t] = bm25IDF(D, float64(docsOf))
 	}
+}
+
+// liveAverage sets avgLen to the average length of the passages in force, summed in passage
+// order as a build of them sums it, and returns how many there are.
+func (p *Postings) liveAverage(passages []Passage) int {
+	live, total := 0, 0
+	for i, ps := range passages {
+		if !p.dead[i] {
+			live, total = live+1, total+ps.Len
+		}
+	}
+	p.avgLen = 0
+	if live > 0 {
+		p.avgLen = float64(total) / float64(live)
+	}
+	return live
 }
 
 // MinIDFPassages is the fewest passages the idf over passages counts: a corpus of fewer (one or
@@ -124,8 +168,17 @@ const MinIDFPassages = 48
 
 func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
 
-// Known reports whether a passage holds the term (the front matter alone does not count).
-func (p *Postings) Known(t Term) bool { return p.postStart[t+1] > p.postStart[t] }
+// Known reports whether a passage in force holds the term (the front matter alone does not count).
+func (p *Postings) Known(t Term) bool {
+	if p.df != nil {
+		return p.df[t] > 0
+	}
+	return p.postStart[t+1] > p.postStart[t]
+}
+
+// InForce reports whether the passage is one of a document in force (in a day's view, see
+// view.go; every passage of an index built or loaded for a set of documents is).
+func (p *Postings) InForce(passage int) bool { return p.dead == nil || !p.dead[passage] }
 
 func (p *Postings) postings(t Term) []uint32 { return p.postPassage[p.postStart[t]:p.postStart[t+1]] }
 

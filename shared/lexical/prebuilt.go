@@ -135,8 +135,8 @@ func load(b []byte, procs, syns fs.FS, raw, static, compiled bool) (*Index, *kno
 		}
 		// A compiled index's arrays were checked when the binary was built (see LoadOptions.Compiled).
 		// The statistics of an index with versions on file are never read: every day is served
-		// from a projection of it (Index.Project), which computes its own; skipping them saves
-		// a pass over the arrays and their heap at every cold start.
+		// from a view of it (Index.Project), which computes its own; skipping them saves a pass
+		// over the arrays and their heap at every cold start.
 		l, err := decodeLang(body, lang, all.Documents(lang), !compiled, !c.Versioned())
 		if err != nil {
 			return nil, nil, fmt.Errorf("prebuilt index, %s: %w", lang, err)

@@ -149,9 +149,13 @@ type passageFilter struct {
 	cat    uint32
 	cats   []uint32 // each passage's category (Lang.passageCat); nil for a document's filter
 	lo, hi uint32
+	dead   []bool // the passages not in force (Postings.dead), never eligible
 }
 
 func (f passageFilter) eligible(p uint32) bool {
+	if f.dead != nil && f.dead[p] {
+		return false
+	}
 	if f.cats == nil {
 		return p >= f.lo && p < f.hi
 	}
@@ -165,7 +169,7 @@ func (l *Lang) categoryFilter(category string) (passageFilter, bool) {
 	if category != "" && !known {
 		return passageFilter{}, false
 	}
-	return passageFilter{all: category == "", cat: cat, cats: l.passageCat}, true
+	return passageFilter{all: category == "", cat: cat, cats: l.passageCat, dead: l.post.dead}, true
 }
 
 // docFilter is the filter of the document doc's passages; an index out of range keeps none.
@@ -173,7 +177,7 @@ func (p *Postings) docFilter(doc int) passageFilter {
 	if doc < 0 || doc+1 >= len(p.docStart) {
 		return passageFilter{}
 	}
-	return passageFilter{lo: p.docStart[doc], hi: p.docStart[doc+1]}
+	return passageFilter{lo: p.docStart[doc], hi: p.docStart[doc+1], dead: p.dead}
 }
 
 // searchPool pools a language's search scratches, each over its passages.

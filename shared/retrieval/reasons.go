@@ -46,14 +46,16 @@ func l1Reason(kind string) string {
 	return "l1:" + kind
 }
 
-// texts returns the hit reasons kept for l's lookups. They are kept on l itself (Lang.Kept), not
-// in a map of the service's: a map keyed by the language would keep every epoch's index
-// reachable that a caller's as_of ever made, while l's texts go when its epoch is evicted.
+// texts returns the hit reasons kept for l's lookups. They are kept with l's index of every
+// version (Lang.KeptShared: every day's view of it numbers the passages and phrases as it does,
+// and their texts are the same), not in a map of the service's: a map keyed by the language
+// would keep every epoch's index reachable that a caller's as_of ever made, while these are
+// bounded by the passages and phrases on file whatever days are asked.
 func (s *Service) texts(l *lexical.Lang) *langTexts {
-	return l.Kept(textsKey, func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
+	return l.KeptShared(textsKey, func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
 }
 
-// textsKey keeps a language's hit-reason texts with it (lexical.Lang.Kept).
+// textsKey keeps a language's hit-reason texts with it (lexical.Lang.KeptShared).
 var textsKey = new(langTexts)
 
 // matchReasons appends a front-matter match's hit reasons to list, each once, in the order

@@ -128,7 +128,7 @@ func (s *Service) noteStart() {
 // nothingInForce says why a day on which no procedure is in force (a day before the first
 // version on file of every procedure) has no evidence; "" when some procedure is in force.
 func (v dayView) nothingInForce(l *lexical.Lang) string {
-	if v.corpus == nil || len(l.Docs) > 0 {
+	if v.corpus == nil || l.InForce() > 0 {
 		return ""
 	}
 	if dates := v.corpus.EffectiveDates(); len(dates) > 0 {

@@ -70,8 +70,8 @@ func loadKnowledge(cfg config.Config, log *slog.Logger, needs Needs) (_ *knowled
 	}
 	var ix *lexical.Index
 	if withIndex {
-		// Every version on file, as a prebuilt index holds them: each day's index is projected
-		// from it (see New).
+		// Every version on file, as a prebuilt index holds them: each day's index is a view of
+		// it (see New).
 		ix = lexical.BuildAll(c)
 	}
 	log.Info("knowledge parsed and analysed at start", "index", withIndex,

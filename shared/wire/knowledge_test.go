@@ -209,17 +209,12 @@ func TestVersionedCorpusLoadsFromItsPrebuiltIndex(t *testing.T) {
 	for day, want := range map[string]string{"2026-12-31": "1.4", testutil.SwitchDay: "1.5"} {
 		ep := p.Epochs.At(day)
 		l := ep.Index.Lang("de")
-		found := false
-		for _, d := range l.Docs {
-			if d.ID == "access-failure" {
-				found = true
-				if d.Version != want {
-					t.Errorf("%s: access-failure %s in the index, want %s", day, d.Version, want)
-				}
-			}
+		di := l.DocIndex("access-failure")
+		if di < 0 || l.Docs[di].Version != want {
+			t.Errorf("%s: access-failure (document %d) in the index is not %s", day, di, want)
 		}
-		if !found || len(l.Docs) != 11 {
-			t.Errorf("%s: %d documents in the index, access-failure among them %v", day, len(l.Docs), found)
+		if l.InForce() != 11 {
+			t.Errorf("%s: %d documents in force in the index, want 11", day, l.InForce())
 		}
 	}
 	if p.Epochs.At("2026-12-31").Index != p.Index {

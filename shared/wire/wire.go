@@ -111,8 +111,8 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		return nil, err
 	}
 	if needs.Index {
-		// The index loaded holds every version on file; each day's set in force is projected
-		// from it, today's now rather than at the first lookup (the index itself when it holds
+		// The index loaded holds every version on file; each day's set in force is a view of
+		// it, today's made now rather than at the first lookup (the index itself when it holds
 		// nothing else, as for a corpus without versions).
 		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
 		p.Index = p.Epochs.Today(knowledge.Today(p.Now(), cfg.Zone())).Index
