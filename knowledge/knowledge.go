@@ -111,12 +111,15 @@ func Breadcrumb(title, section string) string {
 // Corpus is the loaded, validated set of procedures. It is read-only after Load.
 type Corpus struct {
 	// byLang and byKey are the corpus's Documents: its <id>.md files as loaded, the versions in
-	// force on day in a view made by On.
+	// force on day in a view made by On (whose byKey is nil: see Document).
 	byLang map[string][]*Document
 	byKey  map[string]*Document
 	// versions holds every version on file of each procedure, keyed by "<language>/<id>",
 	// oldest effective date first.
 	versions map[string][]*Document
+	// keys are the keys of versions, sorted, once asked for (versionKeys): the corpus is
+	// read-only after Load, and every day's view (On) walks them.
+	keys     *sortedOnce
 	day      string
 	synonyms map[string]*synonyms.Set
 	// uncovered holds each language's UncoveredFile rules.
@@ -133,8 +136,13 @@ type Corpus struct {
 // for a view made by On, the <id>.md files of a corpus as loaded. The slice must not be modified.
 func (c *Corpus) Documents(lang string) []*Document { return c.byLang[lang] }
 
-// Document returns one procedure, or nil.
-func (c *Corpus) Document(lang, id string) *Document { return c.byKey[lang+"/"+id] }
+// Document returns one procedure, or nil: in a view made by On, its version in force on Day.
+func (c *Corpus) Document(lang, id string) *Document {
+	if c.byKey == nil {
+		return inForce(c.versions[lang+"/"+id], c.day)
+	}
+	return c.byKey[lang+"/"+id]
+}
 
 // Synonyms returns the rules of every synonym file of one language, in file-name order; the set
 // is empty, not nil, when the language has none.
@@ -312,7 +320,7 @@ func load(fsys, syns fs.FS, procRoot, synRoot string, scanPersonalData bool) (*C
 
 func newCorpus() *Corpus {
 	return &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, versions: map[string][]*Document{},
-		synonyms: map[string]*synonyms.Set{}, uncovered: map[string]*synonyms.Set{}, files: map[string]string{}}
+		keys: new(sortedOnce), synonyms: map[string]*synonyms.Set{}, uncovered: map[string]*synonyms.Set{}, files: map[string]string{}}
 }
 
 // add files a loaded document: among the versions of its procedure, and among the Documents

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -204,6 +205,29 @@ func keyLine(raw []byte, key string) int {
 	return 1
 }
 
+// sortedOnce is a corpus's sorted version keys and each one's versions, made once.
+type sortedOnce struct {
+	once     sync.Once
+	keys     []string
+	versions [][]*Document
+}
+
+// sorted returns the keys of c.versions, sorted, and each one's versions: made once for the
+// corpus and every view of it.
+func (c *Corpus) sorted() ([]string, [][]*Document) {
+	k := c.keys
+	if k == nil {
+		k = new(sortedOnce)
+	}
+	k.once.Do(func() {
+		k.keys = sortedKeys(c.versions)
+		for _, key := range k.keys {
+			k.versions = append(k.versions, c.versions[key])
+		}
+	})
+	return k.keys, k.versions
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -269,16 +293,21 @@ func (c *Corpus) Day() string { return c.day }
 // version stays reachable through Versions, InForce and NextVersion. The view shares the
 // documents, the synonyms and the fingerprint of c.
 func (c *Corpus) On(day string) *Corpus {
-	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
+	// A view names its documents by key through the versions (Document), not a map of its own:
+	// a view is made for every set an audit asks for.
+	v := &Corpus{byLang: map[string][]*Document{}, synonyms: c.synonyms,
 		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms,
-		versions: c.versions, day: day}
-	for _, key := range sortedKeys(c.versions) {
-		d := inForce(c.versions[key], day)
+		versions: c.versions, keys: c.keys, day: day}
+	_, versions := c.sorted()
+	for _, vs := range versions {
+		d := inForce(vs, day)
 		if d == nil {
 			continue
 		}
+		if v.byLang[d.Language] == nil {
+			v.byLang[d.Language] = make([]*Document, 0, len(c.byLang[d.Language]))
+		}
 		v.byLang[d.Language] = append(v.byLang[d.Language], d)
-		v.byKey[key] = d
 	}
 	return v
 }
@@ -289,9 +318,10 @@ func (c *Corpus) On(day string) *Corpus {
 // of c; Document names no version of it.
 func (c *Corpus) All() *Corpus {
 	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
-		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms, versions: c.versions}
-	for _, key := range sortedKeys(c.versions) {
-		for _, d := range c.versions[key] {
+		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms, versions: c.versions, keys: c.keys}
+	_, versions := c.sorted()
+	for _, vs := range versions {
+		for _, d := range vs {
 			v.byLang[d.Language] = append(v.byLang[d.Language], d)
 		}
 	}
@@ -315,8 +345,9 @@ func (c *Corpus) EffectiveDates() []string {
 // from the same documents. The set changes only on effective dates.
 func (c *Corpus) InForceKey(day string) string {
 	var b strings.Builder
-	for _, key := range sortedKeys(c.versions) {
-		if d := inForce(c.versions[key], day); d != nil {
+	_, versions := c.sorted()
+	for _, vs := range versions {
+		if d := inForce(vs, day); d != nil {
 			b.WriteString(d.Path)
 			b.WriteByte('\n')
 		}
@@ -326,6 +357,9 @@ func (c *Corpus) InForceKey(day string) string {
 
 // Key names the set of the corpus's Documents, as InForceKey does for a day.
 func (c *Corpus) Key() string {
+	if c.byKey == nil {
+		return c.InForceKey(c.day)
+	}
 	var b strings.Builder
 	for _, key := range sortedKeys(c.byKey) {
 		b.WriteString(c.byKey[key].Path)

@@ -23,9 +23,11 @@ type FrontMatter struct {
 	docDomain []uint32
 	domains   []string
 
-	// dead marks the documents not in force in a day's view of the index of every version (see
-	// view.go); nil in an index whose documents are all in force. inForce is how many are.
+	// dead marks the documents not in force in a day's view of the index of every version, and
+	// day holds the statistics of its terms (see view.go; frontCats is then unused); both nil in
+	// an index whose documents are all in force. inForce is how many are.
 	dead    []bool
+	day     *dayStats
 	inForce int
 
 	scratch sync.Pool // *docWeights
@@ -76,9 +78,6 @@ func (f *FrontMatter) statistics(docCat []uint32, cats int) {
 	for t := range V {
 		n, stamp := 0, uint32(t)+1
 		for _, d := range f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]] {
-			if f.dead != nil && f.dead[d] {
-				continue
-			}
 			if c := docCat[d]; catSeen[c] != stamp {
 				catSeen[c], n = stamp, n+1
 			}
@@ -99,7 +98,13 @@ func (f *FrontMatter) Has(doc int, t Term) bool {
 
 // Categories is the number of categories whose documents' front matter holds the term: 1 for a
 // term that points to one domain, more for words every procedure uses ("customer", "vehicle").
-func (f *FrontMatter) Categories(t Term) int { return int(f.frontCats[t]) }
+func (f *FrontMatter) Categories(t Term) int {
+	if f.day != nil {
+		_, n := f.day.frontOf(t)
+		return n
+	}
+	return int(f.frontCats[t])
+}
 
 // docs returns the documents whose front matter holds the term, ascending: in a day's view,
 // those not in force among them (see live).
@@ -112,17 +117,11 @@ func (f *FrontMatter) live(doc uint32) bool { return f.dead == nil || !f.dead[do
 
 // liveDocs is the number of documents in force whose front matter holds the term.
 func (f *FrontMatter) liveDocs(t Term) int {
-	ds := f.docs(t)
-	if f.dead == nil {
-		return len(ds)
+	if f.day != nil {
+		n, _ := f.day.frontOf(t)
+		return n
 	}
-	n := 0
-	for _, d := range ds {
-		if !f.dead[d] {
-			n++
-		}
-	}
-	return n
+	return len(f.docs(t))
 }
 
 // Domain returns a document's category without surrounding space, and an id that is the same

@@ -66,20 +66,13 @@ type Lang struct {
 	// scored.
 	passageCat  []uint32
 	categoryIDs map[string]uint32
-
-	// byID is each document's index in Docs by its id (derived, see docStatistics); PassageOf finds
-	// a section among the document's few passages by its anchor.
-	byID map[string]uint32
+	docCat      []uint32 // each document's category id
 
 	scratch searchPool // for Search
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
 	sources     []atomic.Pointer[string]
-
-	// deadTerms has a bit set for each term that only documents not in force hold, in a day's
-	// view of the index of every version (see view.go); nil in an index of its documents alone.
-	deadTerms []uint64
 
 	// lazyStats marks a loaded index of every version whose statistics were left out (see
 	// load): computed once (statsOnce) if a day ever needs the index as it is (Project).
@@ -281,6 +274,7 @@ func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 	l.Passages = l.post.build(all, l.terms)
 	l.front.build(all, l.terms)
 	l.phr.build(all, l.terms)
+	l.docStatistics()
 	l.statistics()
 	l.phr.intern(l.Docs)
 	l.sent.build(all, l.terms, len(l.Passages))
@@ -305,33 +299,26 @@ func passageTerms(a *textproc.Analyzer, title []string, s knowledge.Section, met
 	return append(terms, meta...), sentences, bounds
 }
 
-// statistics computes what depends only on the parts and the documents: the idf of every term
-// over passages and over procedures, the categories per front-matter term, the phrases' shapes
-// and inverted index, and what each document's category and keywords make. It runs after a
-// build and after a load, so the prebuilt form need not carry it.
+// statistics computes what depends only on the parts and the documents (after docStatistics):
+// the idf of every term over passages and over procedures, the categories per front-matter term,
+// the phrases' shapes and inverted index, and what each document's keywords make. It runs after
+// a build and after a load, so the prebuilt form need not carry it.
 func (l *Lang) statistics() {
-	docCat := l.docStatistics()
 	l.post.statistics(l.Passages, len(l.Docs))
-	l.front.statistics(docCat, len(l.categoryIDs))
+	l.front.statistics(l.docCat, len(l.categoryIDs))
 	l.phr.derive(l.Docs, len(l.terms.words))
 	l.phr.titleWeights(l.post.idf)
 }
 
-// docStatistics derives from Docs each document's index by id, domain and category id, and each
-// passage's category id; it returns the documents' category ids.
-func (l *Lang) docStatistics() (docCat []uint32) {
+// docStatistics derives from Docs each document's domain and category id and each passage's
+// category id, after a build and at every load (a day's view shares them: ids are only compared).
+func (l *Lang) docStatistics() {
 	l.categoryIDs = map[string]uint32{}
-	docCat = make([]uint32, len(l.Docs))
+	l.docCat = make([]uint32, len(l.Docs))
 	l.front.docDomain, l.front.domains = make([]uint32, len(l.Docs)), nil
 	domainIDs := map[string]uint32{}
-	l.byID = make(map[string]uint32, len(l.Docs))
-	l.front.inForce = 0
+	l.front.inForce = len(l.Docs)
 	for i, d := range l.Docs {
-		if !l.front.live(uint32(i)) {
-			continue
-		}
-		l.front.inForce++
-		l.byID[d.ID] = uint32(i)
 		name := strings.TrimSpace(d.Category)
 		dom, ok := domainIDs[name]
 		if !ok {
@@ -345,13 +332,12 @@ func (l *Lang) docStatistics() (docCat []uint32) {
 			id = uint32(len(l.categoryIDs))
 			l.categoryIDs[d.Category] = id
 		}
-		docCat[i] = id
+		l.docCat[i] = id
 	}
 	l.passageCat = make([]uint32, len(l.Passages))
 	for i, p := range l.Passages {
-		l.passageCat[i] = docCat[p.Doc]
+		l.passageCat[i] = l.docCat[p.Doc]
 	}
-	return docCat
 }
 
 // splitVocabulary is the words of the hand-curated synonym files (operators.txt): the words
@@ -393,7 +379,7 @@ func analyseFront(a *textproc.Analyzer, d *knowledge.Document) analysed {
 // in the front matter).
 func (l *Lang) Lookup(term string) (Term, bool) {
 	t, ok := l.terms.ids[term]
-	if ok && l.deadTerms != nil && l.deadTerms[t>>6]&(1<<(t&63)) != 0 {
+	if ok && l.post.day != nil && !l.post.day.known(t) {
 		return 0, false // only documents not in force hold it (see view.go)
 	}
 	return t, ok
@@ -408,8 +394,8 @@ func (l *Lang) String(t Term) string { return l.terms.words[t] }
 
 // PassageOf returns the passage of a document's section, by section anchor.
 func (l *Lang) PassageOf(docID, anchor string) (int, bool) {
-	d, ok := l.byID[docID]
-	if !ok {
+	d := l.DocIndex(docID)
+	if d < 0 {
 		return 0, false
 	}
 	secs := l.Docs[d].Sections
@@ -445,15 +431,15 @@ func (l *Lang) Source(passage int) string {
 // DocIndex returns the index of the document id in Docs, or -1: in a day's view, of its version
 // in force.
 func (l *Lang) DocIndex(id string) int {
-	if l.front.dead != nil {
-		if i, ok := l.byID[id]; ok {
-			return int(i)
-		}
-		return -1
-	}
 	i, ok := slices.BinarySearchFunc(l.Docs, id, func(d *knowledge.Document, id string) int { return strings.Compare(d.ID, id) })
 	if !ok {
 		return -1
 	}
-	return i
+	// The first of the id's versions; in a view, the one in force.
+	for ; i < len(l.Docs) && l.Docs[i].ID == id; i++ {
+		if l.front.live(uint32(i)) {
+			return i
+		}
+	}
+	return -1
 }

@@ -42,9 +42,11 @@ type PhraseIndex struct {
 	// derived makes statistics run once (derive): a language's day views share what it derives.
 	derived sync.Once
 
-	// dead marks the documents not in force in a day's view of the index of every version (see
-	// view.go): their phrases are never hit. Nil in an index whose documents are all in force.
+	// dead marks the documents not in force in a day's view of the index of every version (their
+	// phrases are never hit), and day its statistics (see view.go; titleIDF is then unused); both
+	// nil in an index whose documents are all in force.
 	dead []bool
+	day  *dayStats
 
 	scratch sync.Pool // *phraseHits
 }
@@ -220,7 +222,12 @@ func (l *Lang) PhraseIndex() *PhraseIndex { return &l.phr }
 func (x *PhraseIndex) textID(p uint32) uint32 { return x.phraseFirst[p] }
 
 // titleWeight returns the sum of the idf of a document's title words (Front.Title), in their order.
-func (x *PhraseIndex) titleWeight(doc int) float64 { return x.titleIDF[doc] }
+func (x *PhraseIndex) titleWeight(doc int) float64 {
+	if x.day != nil {
+		return x.day.titleWeight(x, doc)
+	}
+	return x.titleIDF[doc]
+}
 
 // encode writes the phrases and their text ids.
 func (x *PhraseIndex) encode(e *encoder) {

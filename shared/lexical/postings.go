@@ -27,10 +27,11 @@ type Postings struct {
 	lenNorm []float64
 
 	// In a day's view of the index of every version (see view.go): dead marks the passages of
-	// the documents not in force that day, and df is each term's number of passages in force;
-	// both nil in an index whose passages are all in force.
+	// the documents not in force that day, and day holds the statistics of the terms over those
+	// in force, each made on its first use (idf and docIDF are then unused); both nil in an index
+	// whose passages are all in force.
 	dead []bool
-	df   []uint32
+	day  *dayStats
 }
 
 // Postings returns the language's postings.
@@ -91,55 +92,65 @@ func (p *Postings) build(all []analysed, terms termTable) []Passage {
 }
 
 // statistics derives each passage's length normalisation and each term's idf over passages and
-// over procedures (of docs), over the passages in force: all of them, or in a day's view those
-// not dead, with their average length (the build's and the prebuilt form's is every passage's).
+// over procedures (of docs).
 func (p *Postings) statistics(passages []Passage, docs int) {
 	V := len(p.postStart) - 1
-	live := len(passages)
-	if p.dead != nil {
-		live = p.liveAverage(passages)
-	}
-	// The idf over passages counts at least MinIDFPassages of them (see there).
-	N, D := float64(max(live, MinIDFPassages)), float64(docs)
-	p.unseen = bm25IDF(N, 0)
-	p.lenNorm = make([]float64, len(passages))
-	for i, ps := range passages {
-		p.lenNorm[i] = K1 * (1 - B + B*float64(ps.Len)/p.avgLen)
-	}
+	p.lengths(passages, len(passages))
+	N, D := p.idfBase(len(passages)), float64(docs)
 	p.idf = make([]float64, V)
 	p.docIDF = make([]float64, V)
-	// Each passage's document, and whether it is dead, in one array a tenth of the passages'
-	// size, which the walk below reads for every posting: docOf[pi] is the document plus one, 0
-	// for a dead passage.
-	docOf := make([]uint32, len(passages))
-	for i, ps := range passages {
-		if p.dead == nil || !p.dead[i] {
-			docOf[i] = uint32(ps.Doc) + 1
-		}
-	}
+	docOf := docsOf(passages, nil)
 	for t := range V {
-		ps := p.postPassage[p.postStart[t]:p.postStart[t+1]]
-		n, docsOf, last := 0, 0, uint32(0)
-		for _, pi := range ps {
-			d := docOf[pi]
-			if d == 0 {
-				continue
-			}
-			n++
-			if d != last {
-				docsOf, last = docsOf+1, d
-			}
-		}
-		if p.df != nil {
-			p.df[t] = uint32(n)
-		}
+		n, docs := p.count(t, docOf)
 		if n == 0 {
 			p.idf[t] = p.unseen
 			continue
 		}
 		p.idf[t] = bm25IDF(N, float64(n))
-		p.docIDF[t] = bm25IDF(D, float64(docsOf))
+		p.docIDF[t] = bm25IDF(D, float64(docs))
 	}
+}
+
+// idfBase is the number of passages the idf over passages counts for live passages in force:
+// at least MinIDFPassages (see there).
+func (p *Postings) idfBase(live int) float64 { return float64(max(live, MinIDFPassages)) }
+
+// lengths sets the idf of an unseen term over live passages in force and each passage's length
+// normalisation over their average length.
+func (p *Postings) lengths(passages []Passage, live int) {
+	p.unseen = bm25IDF(p.idfBase(live), 0)
+	p.lenNorm = make([]float64, len(passages))
+	for i, ps := range passages {
+		p.lenNorm[i] = K1 * (1 - B + B*float64(ps.Len)/p.avgLen)
+	}
+}
+
+// docsOf is each passage's document plus one, 0 for a dead one (dead nil: none is), in one array
+// a sixth of the passages' size, which a walk over postings reads for every posting.
+func docsOf(passages []Passage, dead []bool) []uint32 {
+	docOf := make([]uint32, len(passages))
+	for i, ps := range passages {
+		if dead == nil || !dead[i] {
+			docOf[i] = uint32(ps.Doc) + 1
+		}
+	}
+	return docOf
+}
+
+// count returns how many passages (docOf not 0) and documents hold the term.
+func (p *Postings) count(t int, docOf []uint32) (n, docs int) {
+	last := uint32(0)
+	for _, pi := range p.postPassage[p.postStart[t]:p.postStart[t+1]] {
+		d := docOf[pi]
+		if d == 0 {
+			continue
+		}
+		n++
+		if d != last {
+			docs, last = docs+1, d
+		}
+	}
+	return n, docs
 }
 
 // liveAverage sets avgLen to the average length of the passages in force, summed in passage
@@ -170,8 +181,9 @@ func bm25IDF(N, n float64) float64 { return math.Log(1 + (N-n+0.5)/(n+0.5)) }
 
 // Known reports whether a passage in force holds the term (the front matter alone does not count).
 func (p *Postings) Known(t Term) bool {
-	if p.df != nil {
-		return p.df[t] > 0
+	if p.day != nil {
+		n, _ := p.day.held(t)
+		return n > 0
 	}
 	return p.postStart[t+1] > p.postStart[t]
 }
@@ -212,17 +224,27 @@ func (p *Postings) DocPassages(doc int) (lo, hi int) {
 }
 
 // IDF is a term's BM25 idf over passages (see Lang.IDF).
-func (p *Postings) IDF(t Term) float64 { return p.idf[t] }
+func (p *Postings) IDF(t Term) float64 {
+	if p.day != nil {
+		return p.day.idf(t)
+	}
+	return p.idf[t]
+}
 
 // DocIDF is a term's BM25 idf over procedures: words of one procedure's subject weigh much,
 // words every procedure uses almost nothing.
-func (p *Postings) DocIDF(t Term) float64 { return p.docIDF[t] }
+func (p *Postings) DocIDF(t Term) float64 {
+	if p.day != nil {
+		return p.day.docIDF(t)
+	}
+	return p.docIDF[t]
+}
 
 // IDF is Lucene's BM25 idf, log(1 + (N - n + 0.5) / (n + 0.5)): never negative, and largest for
 // a term that no passage contains.
 func (l *Lang) IDF(term string) float64 {
 	if t, ok := l.Lookup(term); ok {
-		return l.post.idf[t]
+		return l.post.IDF(t)
 	}
 	return l.post.unseen
 }
@@ -241,7 +263,7 @@ func (p *Postings) bestSection(doc int, terms []Term) int {
 	}
 	for _, t := range terms {
 		for _, q := range p.DocPostings(doc, t) {
-			w[int(q)-lo] += p.idf[t]
+			w[int(q)-lo] += p.IDF(t)
 		}
 	}
 	best, bestW := lo, 0.0

@@ -268,6 +268,7 @@ func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, sta
 			return nil, err
 		}
 	}
+	l.docStatistics()
 	if stats {
 		l.statistics()
 	} else {

@@ -86,7 +86,7 @@ func (l *Lang) Resolve(query []string, weight map[string]float64, terms []QueryT
 		if !ok || !l.post.Known(t) || slices.ContainsFunc(terms, func(q QueryTerm) bool { return q.Term == t }) {
 			continue
 		}
-		w := l.post.idf[t]
+		w := l.post.IDF(t)
 		if x, ok := weight[s]; ok {
 			w *= x
 		}

@@ -1,6 +1,9 @@
 package lexical
 
 import (
+	"math"
+	"sync/atomic"
+
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 )
 
@@ -73,24 +76,119 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	v := &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: l.Docs, Passages: l.Passages,
 		terms: l.terms, uncovered: l.uncovered, shared: l.shared, sent: l.sent}
 	lp, lf, lx := &l.post, &l.front, &l.phr
-	v.post = Postings{postStart: lp.postStart, postPassage: lp.postPassage, postTF: lp.postTF, docStart: lp.docStart,
-		avgLen: lp.avgLen, dead: deadPassage, df: make([]uint32, len(lp.postStart)-1)}
+	v.post = Postings{postStart: lp.postStart, postPassage: lp.postPassage, postTF: lp.postTF, docStart: lp.docStart, dead: deadPassage}
 	v.front = FrontMatter{frontStart: lf.frontStart, frontTerms: lf.frontTerms, frontDocStart: lf.frontDocStart,
 		frontDoc: lf.frontDoc, dead: deadDoc}
 	v.phr = PhraseIndex{docPhrase: lx.docPhrase, phraseStart: lx.phraseStart, phraseTerms: lx.phraseTerms,
 		termPhraseStart: lx.termPhraseStart, termPhrase: lx.termPhrase, phraseDoc: lx.phraseDoc,
 		phraseShape: lx.phraseShape, phraseFirst: lx.phraseFirst, docKeywords: lx.docKeywords, dead: deadDoc}
-	docCat := v.docStatistics()
-	v.post.statistics(v.Passages, v.front.inForce)
-	v.front.statistics(docCat, len(v.categoryIDs))
-	v.phr.titleWeights(v.post.idf)
-	v.deadTerms = make([]uint64, (len(v.post.df)+63)/64)
-	for t, n := range v.post.df {
-		if n == 0 && v.front.liveDocs(Term(t)) == 0 {
-			v.deadTerms[t>>6] |= 1 << (t & 63)
+	// Category and domain ids are only compared: the view shares l's, which number every version's.
+	v.categoryIDs, v.passageCat, v.docCat = l.categoryIDs, l.passageCat, l.docCat
+	v.front.docDomain, v.front.domains, v.front.inForce = lf.docDomain, lf.domains, len(keep)
+	live := v.post.liveAverage(v.Passages)
+	v.post.lengths(v.Passages, live)
+	day := newDayStats(v, docsOf(v.Passages, deadPassage), live, len(lp.postStart)-1)
+	v.post.day, v.front.day, v.phr.day = day, day, day
+	return v, true
+}
+
+// dayStats are a view's statistics of its terms over the documents in force, each term's made on
+// its first use and kept (a view costs a pass over its passages and documents, not over the
+// postings of every term): a term's passages and procedures in force, its idf over passages (as
+// Postings.statistics computes it), and the documents and categories in force whose front
+// matter holds it (as FrontMatter.statistics counts them). Safe for concurrent use: two lookups
+// that make a term's statistics at once store the same value.
+type dayStats struct {
+	post   *Postings
+	front  *FrontMatter
+	docOf  []uint32 // each passage's document plus one, 0 when not in force (docsOf)
+	docCat []uint32 // each document's category id
+	cats   int
+	n, d   float64 // the passages and procedures the idf counts
+	// Per term, once made: counts is 1<<63 | procedures<<32 | passages; idfs the idf's bits (an
+	// idf is never 0); fronts 1<<63 | categories<<32 | documents whose front matter holds it.
+	counts, idfs, fronts []atomic.Uint64
+}
+
+// newDayStats returns the statistics of a view's V terms (docOf, its live passages in force,
+// and its categories and documents in force already set).
+func newDayStats(v *Lang, docOf []uint32, live, V int) *dayStats {
+	return &dayStats{post: &v.post, front: &v.front, docOf: docOf, docCat: v.docCat, cats: len(v.categoryIDs),
+		n: v.post.idfBase(live), d: float64(v.front.inForce),
+		counts: make([]atomic.Uint64, V), idfs: make([]atomic.Uint64, V), fronts: make([]atomic.Uint64, V)}
+}
+
+// held returns the passages and procedures in force that hold the term.
+func (s *dayStats) held(t Term) (passages, docs uint32) {
+	if c := s.counts[t].Load(); c != 0 {
+		return uint32(c), uint32(c>>32) &^ (1 << 31)
+	}
+	n, d := s.post.count(int(t), s.docOf)
+	s.counts[t].Store(1<<63 | uint64(d)<<32 | uint64(n))
+	return uint32(n), uint32(d)
+}
+
+// idf is the term's idf over passages in force.
+func (s *dayStats) idf(t Term) float64 {
+	if c := s.idfs[t].Load(); c != 0 {
+		return math.Float64frombits(c)
+	}
+	w := s.post.unseen
+	if n, _ := s.held(t); n > 0 {
+		w = bm25IDF(s.n, float64(n))
+	}
+	s.idfs[t].Store(math.Float64bits(w))
+	return w
+}
+
+// docIDF is the term's idf over procedures in force (0 for a term no passage in force holds).
+func (s *dayStats) docIDF(t Term) float64 {
+	n, d := s.held(t)
+	if n == 0 {
+		return 0
+	}
+	return bm25IDF(s.d, float64(d))
+}
+
+// known reports whether a document in force holds the term, in a passage or its front matter.
+func (s *dayStats) known(t Term) bool {
+	if n, _ := s.held(t); n > 0 {
+		return true
+	}
+	docs, _ := s.frontOf(t)
+	return docs > 0
+}
+
+// frontOf returns how many documents in force, and of how many categories, hold the term in their
+// front matter.
+func (s *dayStats) frontOf(t Term) (docs, categories int) {
+	if c := s.fronts[t].Load(); c != 0 {
+		return int(uint32(c)), int(c>>32) & math.MaxUint16
+	}
+	seen := make([]uint64, (s.cats+63)/64)
+	for _, d := range s.front.docs(t) {
+		if !s.front.live(d) {
+			continue
+		}
+		docs++
+		if c := s.docCat[d]; seen[c>>6]&(1<<(c&63)) == 0 {
+			seen[c>>6] |= 1 << (c & 63)
+			categories++
 		}
 	}
-	return v, true
+	categories = min(categories, math.MaxUint16)
+	s.fronts[t].Store(1<<63 | uint64(categories)<<32 | uint64(docs))
+	return docs, categories
+}
+
+// titleWeight is a document's title weight, the sum of its title words' idf in their order, as
+// PhraseIndex.titleWeights makes it.
+func (s *dayStats) titleWeight(x *PhraseIndex, doc int) float64 {
+	w := 0.0
+	for _, t := range x.words(x.docPhrase[doc]) {
+		w += s.idf(t)
+	}
+	return w
 }
 
 // sameDocs reports whether docs are all of all, in order.
@@ -131,11 +229,10 @@ func (ix *Index) footprint() int64 {
 	var n int64
 	for _, l := range ix.langs {
 		V, P, D, F := int64(len(l.terms.words)), int64(len(l.Passages)), int64(len(l.Docs)), int64(l.phr.Len())
-		n += V * (8 + 8 + 2 + 4)       // idf, docIDF, frontCats, df
-		n += V / 8                     // the dead terms' bits
-		n += P * (8 + 4 + 1)           // lenNorm, passageCat, dead passages
-		n += D * (1 + 8 + 4 + 16 + 48) // dead documents, titleIDF, docDomain, byID's keys and entries
-		n += P*(8+1) + F*2 + D*8       // a search's scores and bits, a match's phrase counts and document weights
+		n += V * (8 + 4)         // the terms' statistics cells
+		n += P * (1 + 8 + 4 + 4) // dead passages, lenNorm, passageCat, docOf
+		n += D * (1 + 4 + 4)     // dead documents, categories, domains
+		n += P*(8+1) + F*2 + D*8 // a search's scores and bits, a match's phrase counts and document weights
 	}
 	return n
 }

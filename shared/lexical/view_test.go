@@ -3,6 +3,7 @@ package lexical
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
@@ -176,5 +177,35 @@ func TestProjectionsShareKeptSharedValues(t *testing.T) {
 		if p.Lang("en") != all.Lang("en") && p.Lang("en").Kept(ownKey, mk) == all.Lang("en").Kept(ownKey, mk) {
 			t.Errorf("%s: a projection shares a value kept with Kept", day)
 		}
+	}
+}
+
+// TestAViewServesConcurrentLookups: lookups that make a fresh view's term statistics at once (each
+// on its first use) see the statistics a build of the day's versions has, and race on nothing.
+func TestAViewServesConcurrentLookups(t *testing.T) {
+	c, _ := testutil.LoadVersioned(t)
+	all := BuildAll(c)
+	on := c.On(testutil.SwitchDay)
+	view, _ := all.Project(on)
+	v, w := view.Lang("de"), Build(on).Lang("de")
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range w.terms.words {
+				s := w.terms.words[(i*7+g*131)%len(w.terms.words)]
+				vt, ok := v.Lookup(s)
+				wt, _ := w.Lookup(s)
+				if !ok || v.post.IDF(vt) != w.post.IDF(wt) || v.post.DocIDF(vt) != w.post.DocIDF(wt) || v.front.Categories(vt) != w.front.Categories(wt) {
+					errs <- s
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("the view's statistics of %q differ from the build's", s)
 	}
 }
