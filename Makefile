@@ -93,7 +93,8 @@ init-duration: deps
 ## mem-limit: the lookup function's bootstrap under aws-lambda-rie in a cgroup (v1 memory controller)
 ## of MEM_LIMIT_MB (default 256), page cache included, no swap, with
 ## AWS_LAMBDA_FUNCTION_MEMORY_SIZE=MEM_LIMIT_MB and KNOWLEDGE_DIR=MEM_KNOWLEDGE_DIR (a corpus with its
-## index.bin): MEM_LOOKUPS lookups (default 300), each compared with the same lookup outside the
+## index.bin): MEM_LOOKUPS lookups (default 300; as of the days of MEM_AS_OF in turn, comma-separated,
+## when set), each compared with the same lookup outside the
 ## limit; prints the cgroup's peak usage, failcnt, OOM kills and the bootstrap's peak RSS (figures
 ## in BENCHMARKS.md). Needs root and cgroup v1; skips otherwise (fails under CI). `make test` runs it too,
 ## on the embedded corpus with 30 lookups.
@@ -102,7 +103,7 @@ MEM_LOOKUPS ?= 300
 mem-limit: SHELL := /bin/bash
 mem-limit: deps
 	@if [ -z "$(MEM_KNOWLEDGE_DIR)" ]; then echo "mem-limit: set MEM_KNOWLEDGE_DIR=<corpus with index.bin>" >&2; exit 1; fi
-	set -o pipefail; MEM_KNOWLEDGE_DIR=$(abspath $(MEM_KNOWLEDGE_DIR)) MEM_LIMIT_MB=$(MEM_LIMIT_MB) MEM_LOOKUPS=$(MEM_LOOKUPS) \
+	set -o pipefail; MEM_KNOWLEDGE_DIR=$(abspath $(MEM_KNOWLEDGE_DIR)) MEM_LIMIT_MB=$(MEM_LIMIT_MB) MEM_LOOKUPS=$(MEM_LOOKUPS) MEM_AS_OF=$(MEM_AS_OF) \
 		$(GO) test -count=1 -v -timeout 30m -run '^TestMemoryLimit$$' ./functions | grep -E 'MEM |SKIP|FAIL|ok|---|differs|status'
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each; a failing input is written under the

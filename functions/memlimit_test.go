@@ -38,7 +38,8 @@ import (
 // no swap. The function gets the memory size Lambda would give it
 // (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, from which it sets its Go memory limit) and
 // MEM_KNOWLEDGE_DIR as its KNOWLEDGE_DIR (a corpus with its prebuilt index.bin). It sends
-// MEM_LOOKUPS lookups (default 300) of the evaluation questions and compares every answer with
+// MEM_LOOKUPS lookups (default 300) of the evaluation questions, as of the days MEM_AS_OF lists
+// in turn when it is set (an audit cycling as_of), and compares every answer with
 // the same lookup made in this process, outside the limit, on the same corpus. It reports the
 // cgroup's peak usage, failcnt and OOM kills, and the bootstrap's own peak resident memory; it
 // fails when an answer is missing, not 200 or different, or the function was killed.
@@ -52,6 +53,10 @@ func TestMemoryLimit(t *testing.T) {
 	lookups := envInt("MEM_LOOKUPS", 300)
 	if dir == "" {
 		lookups = envInt("MEM_LOOKUPS", 30)
+	}
+	var asOf []string // MEM_AS_OF: days the lookups cycle through, comma-separated
+	if v := os.Getenv("MEM_AS_OF"); v != "" {
+		asOf = strings.Split(v, ",")
 	}
 	cg, err := newMemoryCgroup(int64(limitMB) << 20)
 	if err != nil {
@@ -90,7 +95,7 @@ func TestMemoryLimit(t *testing.T) {
 	start := time.Now()
 	answers := make([]reply, 0, len(questions))
 	for i, q := range questions {
-		r, err := invokeOnce(f, lookupEvent(t, q, i))
+		r, err := invokeOnce(f, lookupEvent(t, q, i, asOf))
 		if err != nil {
 			t.Errorf("lookup %d: %v", i, err)
 			break
@@ -132,7 +137,7 @@ func TestMemoryLimit(t *testing.T) {
 	ok, differ, failed := 0, 0, 0
 	for i, got := range answers {
 		q := questions[i]
-		want, err := h.Lambda(context.Background(), apiEvent(t, q, i))
+		want, err := h.Lambda(context.Background(), apiEvent(t, q, i, asOf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,9 +218,14 @@ func memQuestions(t *testing.T, root string, n int) []eval.Question {
 	return out
 }
 
-func apiEvent(t *testing.T, q eval.Question, i int) events.APIGatewayV2HTTPRequest {
+// apiEvent is lookup i of question q, as of asOf[i] (cycled; today when asOf is empty).
+func apiEvent(t *testing.T, q eval.Question, i int, asOf []string) events.APIGatewayV2HTTPRequest {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"question": q.Question, "language": q.Language, "top_k": 5})
+	req := map[string]any{"question": q.Question, "language": q.Language, "top_k": 5}
+	if len(asOf) > 0 {
+		req["as_of"] = asOf[i%len(asOf)]
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,9 +241,9 @@ func apiEvent(t *testing.T, q eval.Question, i int) events.APIGatewayV2HTTPReque
 	return ev
 }
 
-func lookupEvent(t *testing.T, q eval.Question, i int) []byte {
+func lookupEvent(t *testing.T, q eval.Question, i int, asOf []string) []byte {
 	t.Helper()
-	b, err := json.Marshal(apiEvent(t, q, i))
+	b, err := json.Marshal(apiEvent(t, q, i, asOf))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type FrontMatter struct {
 	day     *dayStats
 	inForce int
 
-	scratch sync.Pool // *docWeights
+	scratch *sync.Pool // *docWeights; a day's view shares its index's (see newScratch)
 }
 
 // build fills each document's sorted front-matter terms and the inverted index from a term to

@@ -4,7 +4,8 @@
 // term to the documents whose front matter holds it. Every lookup structure is a flat array
 // indexed by term, passage or document id, so that a query's cost follows the postings of its
 // terms, not the size of the corpus. It is built once per cold start (or loaded from its
-// prebuilt form, see Encode) and is read-only afterwards, so it is safe for concurrent use.
+// prebuilt form, see Encode) and is read-only afterwards (a day's view of it, see view.go, makes
+// each term's statistics on first use, in atomic cells), so it is safe for concurrent use.
 package lexical
 
 import (
@@ -68,7 +69,7 @@ type Lang struct {
 	categoryIDs map[string]uint32
 	docCat      []uint32 // each document's category id
 
-	scratch searchPool // for Search
+	scratch *searchPool // for Search; a day's view shares its index's (see newScratch)
 
 	// sources keeps each passage's evidence source once made (see Source); made at first use.
 	sourcesOnce sync.Once
@@ -244,6 +245,7 @@ func BuildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lan
 func buildLang(lang string, docs []*knowledge.Document, syns *synonyms.Set) *Lang {
 	a, q := analyzers(lang, docs, syns)
 	l := &Lang{Language: lang, Analyzer: q, Text: a, Docs: docs, shared: new(keptValues)}
+	newScratch(l)
 	vocab := map[string]struct{}{}
 	all := make([]analysed, len(docs))
 	for di, d := range docs {

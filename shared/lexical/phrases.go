@@ -48,7 +48,7 @@ type PhraseIndex struct {
 	dead []bool
 	day  *dayStats
 
-	scratch sync.Pool // *phraseHits
+	scratch *sync.Pool // *phraseHits; a day's view shares its index's (see newScratch)
 }
 
 // build fills every document's phrases from the analysed documents.

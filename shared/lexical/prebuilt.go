@@ -238,6 +238,7 @@ func decodeAnalysis(d *decoder, lang string) (*textproc.Analyzer, synonyms.Flat)
 // (check), stats computes the statistics now rather than when a day first needs them.
 func decodeLang(d *decoder, lang string, docs []*knowledge.Document, verify, stats bool) (*Lang, error) {
 	l := &Lang{Language: lang, Docs: docs, shared: new(keptValues)}
+	newScratch(l)
 	l.terms = newTermTable(d.strs())
 	passages, perr := l.post.decode(d, docs)
 	l.front.decodeTerms(d)

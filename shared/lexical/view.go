@@ -10,17 +10,18 @@ import (
 // One index holds every version on file (BuildAll, and its prebuilt form); the index of a day is
 // a view of it onto the versions in force that day (Project). A view shares every array of the
 // index of every version (vocabulary, postings, front matter, phrases, sentences, passages and
-// documents, with their ids) and owns only what the day decides: which documents and passages
-// are not in force (dead: a search never ranks them, the front matter and the phrases never
-// match them, and a term only they hold is unknown), and the statistics over those in force
-// (idf over passages and procedures, average length and length normalisation, categories per
-// term, title weights, and each document's index by id, category and domain), computed as a
-// build of those documents alone computes them, so that a view ranks and judges as that build
-// does. No text is analysed and nothing of the corpus's size is copied: a view costs a pass over
-// the postings and the statistics' arrays (about 9 ms a language at 10,000 procedures), where
-// copying the day's arrays cost about 110 ms and 100 MB. The analysis of questions is the index
-// of every version's: for German, compounds are split against the words of every version on
-// file.
+// documents, with their ids, and the documents' category and domain ids) and owns only what the
+// day decides: which documents and passages are not in force (dead: a search never ranks them,
+// the front matter and the phrases never match them, DocIndex never names them, and a term only
+// they hold is unknown), the average length and length normalisation of the passages in force,
+// and the statistics of each term over them (dayStats: idf over passages and procedures,
+// front-matter documents and categories, and the title weights they make), each computed as a
+// build of those documents alone computes it, so that a view ranks and judges as that build
+// does. No text is analysed and nothing of the corpus's size is copied or counted: a view costs a
+// pass over its passages and documents (about 1.4 ms for both languages at 10,000 procedures),
+// and each term a lookup uses a walk over its postings the first time. The analysis of questions
+// is the index of every version's: for German, compounds are split against the words of every
+// version on file.
 
 // BuildAll analyses every version on file of c (knowledge.Corpus.All): the index a prebuilt
 // index holds and every day's index is a view of.
@@ -74,14 +75,14 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		deadPassage[i] = deadDoc[p.Doc]
 	}
 	v := &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: l.Docs, Passages: l.Passages,
-		terms: l.terms, uncovered: l.uncovered, shared: l.shared, sent: l.sent}
+		terms: l.terms, uncovered: l.uncovered, shared: l.shared, sent: l.sent, scratch: l.scratch}
 	lp, lf, lx := &l.post, &l.front, &l.phr
 	v.post = Postings{postStart: lp.postStart, postPassage: lp.postPassage, postTF: lp.postTF, docStart: lp.docStart, dead: deadPassage}
 	v.front = FrontMatter{frontStart: lf.frontStart, frontTerms: lf.frontTerms, frontDocStart: lf.frontDocStart,
-		frontDoc: lf.frontDoc, dead: deadDoc}
+		frontDoc: lf.frontDoc, dead: deadDoc, scratch: lf.scratch}
 	v.phr = PhraseIndex{docPhrase: lx.docPhrase, phraseStart: lx.phraseStart, phraseTerms: lx.phraseTerms,
 		termPhraseStart: lx.termPhraseStart, termPhrase: lx.termPhrase, phraseDoc: lx.phraseDoc,
-		phraseShape: lx.phraseShape, phraseFirst: lx.phraseFirst, docKeywords: lx.docKeywords, dead: deadDoc}
+		phraseShape: lx.phraseShape, phraseFirst: lx.phraseFirst, docKeywords: lx.docKeywords, dead: deadDoc, scratch: lx.scratch}
 	// Category and domain ids are only compared: the view shares l's, which number every version's.
 	v.categoryIDs, v.passageCat, v.docCat = l.categoryIDs, l.passageCat, l.docCat
 	v.front.docDomain, v.front.domains, v.front.inForce = lf.docDomain, lf.domains, len(keep)
@@ -105,39 +106,60 @@ type dayStats struct {
 	docCat []uint32 // each document's category id
 	cats   int
 	n, d   float64 // the passages and procedures the idf counts
-	// Per term, once made: counts is 1<<63 | procedures<<32 | passages; idfs the idf's bits (an
-	// idf is never 0); fronts 1<<63 | categories<<32 | documents whose front matter holds it.
-	counts, idfs, fronts []atomic.Uint64
+	// chunks holds the terms' cells statChunk terms at a time, each chunk made when one of its
+	// terms is first used: a lookup uses a few hundred terms of tens of thousands.
+	chunks []atomic.Pointer[statCells]
+}
+
+// statChunk is how many terms' cells a chunk holds.
+const statChunk = 256
+
+// statCells are the statistics of statChunk terms, each made once: counts is 1<<63 |
+// procedures<<32 | passages; idfs the idf's bits (an idf is never 0); fronts 1<<63 |
+// categories<<32 | documents whose front matter holds the term.
+type statCells struct {
+	counts, idfs, fronts [statChunk]atomic.Uint64
 }
 
 // newDayStats returns the statistics of a view's V terms (docOf, its live passages in force,
 // and its categories and documents in force already set).
 func newDayStats(v *Lang, docOf []uint32, live, V int) *dayStats {
 	return &dayStats{post: &v.post, front: &v.front, docOf: docOf, docCat: v.docCat, cats: len(v.categoryIDs),
-		n: v.post.idfBase(live), d: float64(v.front.inForce),
-		counts: make([]atomic.Uint64, V), idfs: make([]atomic.Uint64, V), fronts: make([]atomic.Uint64, V)}
+		n: v.post.idfBase(live), d: float64(v.front.inForce), chunks: make([]atomic.Pointer[statCells], (V+statChunk-1)/statChunk)}
+}
+
+// cells returns the chunk of the term's cells, made on first use.
+func (s *dayStats) cells(t Term) *statCells {
+	p := &s.chunks[t/statChunk]
+	if c := p.Load(); c != nil {
+		return c
+	}
+	p.CompareAndSwap(nil, new(statCells))
+	return p.Load()
 }
 
 // held returns the passages and procedures in force that hold the term.
 func (s *dayStats) held(t Term) (passages, docs uint32) {
-	if c := s.counts[t].Load(); c != 0 {
+	cell := &s.cells(t).counts[t%statChunk]
+	if c := cell.Load(); c != 0 {
 		return uint32(c), uint32(c>>32) &^ (1 << 31)
 	}
 	n, d := s.post.count(int(t), s.docOf)
-	s.counts[t].Store(1<<63 | uint64(d)<<32 | uint64(n))
+	cell.Store(1<<63 | uint64(d)<<32 | uint64(n))
 	return uint32(n), uint32(d)
 }
 
 // idf is the term's idf over passages in force.
 func (s *dayStats) idf(t Term) float64 {
-	if c := s.idfs[t].Load(); c != 0 {
+	cell := &s.cells(t).idfs[t%statChunk]
+	if c := cell.Load(); c != 0 {
 		return math.Float64frombits(c)
 	}
 	w := s.post.unseen
 	if n, _ := s.held(t); n > 0 {
 		w = bm25IDF(s.n, float64(n))
 	}
-	s.idfs[t].Store(math.Float64bits(w))
+	cell.Store(math.Float64bits(w))
 	return w
 }
 
@@ -162,7 +184,8 @@ func (s *dayStats) known(t Term) bool {
 // frontOf returns how many documents in force, and of how many categories, hold the term in their
 // front matter.
 func (s *dayStats) frontOf(t Term) (docs, categories int) {
-	if c := s.fronts[t].Load(); c != 0 {
+	cell := &s.cells(t).fronts[t%statChunk]
+	if c := cell.Load(); c != 0 {
 		return int(uint32(c)), int(c>>32) & math.MaxUint16
 	}
 	seen := make([]uint64, (s.cats+63)/64)
@@ -177,7 +200,7 @@ func (s *dayStats) frontOf(t Term) (docs, categories int) {
 		}
 	}
 	categories = min(categories, math.MaxUint16)
-	s.fronts[t].Store(1<<63 | uint64(categories)<<32 | uint64(docs))
+	cell.Store(1<<63 | uint64(categories)<<32 | uint64(docs))
 	return docs, categories
 }
 
@@ -222,17 +245,16 @@ func keptDocs(all, docs []*knowledge.Document) ([]int, bool) {
 }
 
 // footprint is about how many bytes of heap an index holds of its own: for a view, its dead
-// marks and statistics, and the scratch its searches and front-matter matches pool (its arrays,
-// documents, text and analysis are the index of every version's, and so are the values kept
-// with KeptShared); what Epochs counts against its byte bound.
+// marks, its length normalisation and, at most, every chunk of its term statistics (its arrays,
+// documents, text, analysis and scratch pools are the index of every version's, and so are the
+// values kept with KeptShared); what Epochs counts against its byte bound.
 func (ix *Index) footprint() int64 {
 	var n int64
 	for _, l := range ix.langs {
-		V, P, D, F := int64(len(l.terms.words)), int64(len(l.Passages)), int64(len(l.Docs)), int64(l.phr.Len())
-		n += V * (8 + 4)         // the terms' statistics cells
-		n += P * (1 + 8 + 4 + 4) // dead passages, lenNorm, passageCat, docOf
-		n += D * (1 + 4 + 4)     // dead documents, categories, domains
-		n += P*(8+1) + F*2 + D*8 // a search's scores and bits, a match's phrase counts and document weights
+		V, P, D := int64(len(l.terms.words)), int64(len(l.Passages)), int64(len(l.Docs))
+		n += (V/statChunk + 1) * (8 + statChunk*3*8) // the chunks of term statistics, once all made
+		n += P * (1 + 8 + 4)                         // dead passages, lenNorm, docOf
+		n += D                                       // dead documents
 	}
 	return n
 }
