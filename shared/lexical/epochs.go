@@ -100,11 +100,14 @@ func NewEpochs(corpus, on *knowledge.Corpus, ix *Index, keep int) *Epochs {
 	return e
 }
 
-// WithByteBound replaces DefaultEpochBytes (tests).
+// WithByteBound replaces DefaultEpochBytes (a function bounds them by its memory, see wire).
 func (e *Epochs) WithByteBound(n int64) *Epochs {
 	e.maxBytes = n
 	return e
 }
+
+// ByteBound is the heap the epochs kept may hold of their own (see WithByteBound).
+func (e *Epochs) ByteBound() int64 { return e.maxBytes }
 
 // Bytes is about how much heap the epochs kept hold of their own: at most the byte bound, or the
 // most recently used epoch's and today's when those alone are larger.

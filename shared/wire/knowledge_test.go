@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -280,4 +282,22 @@ func prebuiltVersionedDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// A function bounds the heap of the sets of versions it keeps by its memory (a sixteenth of its
+// Go memory limit, at most lexical.DefaultEpochBytes); outside one the default holds.
+func TestAFunctionBoundsTheSetsKeptByItsMemory(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	for _, c := range []struct {
+		limit, want int64
+	}{{0, lexical.DefaultEpochBytes}, {230 << 20, (230 << 20) / 16}, {8 << 30, lexical.DefaultEpochBytes}} {
+		p, err := New(context.Background(), config.Config{MemoryLimitBytes: c.limit}, io.Discard, Needs{Index: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Epochs.ByteBound(); got != c.want {
+			t.Errorf("memory limit %d: the sets kept may hold %d bytes, want %d", c.limit, got, c.want)
+		}
+	}
 }

@@ -115,6 +115,11 @@ func New(ctx context.Context, cfg config.Config, out io.Writer, needs Needs) (*P
 		// it, today's made now rather than at the first lookup (the index itself when it holds
 		// nothing else, as for a corpus without versions).
 		p.Epochs = lexical.NewEpochs(p.Corpus, nil, nil, lexical.DefaultEpochs).WithBase(p.Index)
+		if cfg.MemoryLimitBytes > 0 {
+			// In a function, the sets kept hold at most a sixteenth of its memory: at 10,000
+			// procedures the index of every version and the heap already fill most of 256 MB.
+			p.Epochs = p.Epochs.WithByteBound(min(lexical.DefaultEpochBytes, cfg.MemoryLimitBytes/16))
+		}
 		p.Index = p.Epochs.Today(knowledge.Today(p.Now(), cfg.Zone())).Index
 	}
 	p.Tracer = tracing.New(tracing.Options{Mode: cfg.Tracing, XRayDaemonAddress: cfg.XRayDaemonAddress,
