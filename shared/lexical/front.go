@@ -107,7 +107,7 @@ func (f *FrontMatter) Categories(t Term) int {
 }
 
 // docs returns the documents whose front matter holds the term, ascending: in a day's view,
-// those not in force among them (see live).
+// those not in force too (see live).
 func (f *FrontMatter) docs(t Term) []uint32 {
 	return f.frontDoc[f.frontDocStart[t]:f.frontDocStart[t+1]]
 }

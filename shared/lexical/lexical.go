@@ -71,9 +71,9 @@ type Lang struct {
 
 	scratch *searchPool // for Search; a day's view shares its index's (see newScratch)
 
-	// sources keeps each passage's evidence source once made (see Source); made at first use.
-	sourcesOnce sync.Once
-	sources     []atomic.Pointer[string]
+	// sources keeps each passage's evidence source once made (see Source); a day's view shares
+	// its index's (see newScratch).
+	sources *passageSources
 
 	// lazyStats marks a loaded index of every version whose statistics were left out (see
 	// load): computed once (statsOnce) if a day ever needs the index as it is (Project).
@@ -420,14 +420,21 @@ func (l *Lang) Doc(passage int) (*knowledge.Document, *knowledge.Section) {
 // makes it. Each passage's is made once and kept, as every lookup names the sources of the
 // candidates it finds.
 func (l *Lang) Source(passage int) string {
-	l.sourcesOnce.Do(func() { l.sources = make([]atomic.Pointer[string], len(l.Passages)) })
-	if s := l.sources[passage].Load(); s != nil {
+	src := l.sources
+	src.once.Do(func() { src.list = make([]atomic.Pointer[string], len(l.Passages)) })
+	if s := src.list[passage].Load(); s != nil {
 		return *s
 	}
 	d, sec := l.Doc(passage)
 	s := d.Source(sec)
-	l.sources[passage].Store(&s)
+	src.list[passage].Store(&s)
 	return s
+}
+
+// passageSources are the evidence sources of a language's passages, each made on first use.
+type passageSources struct {
+	once sync.Once
+	list []atomic.Pointer[string]
 }
 
 // DocIndex returns the index of the document id in Docs, or -1: in a day's view, of its version

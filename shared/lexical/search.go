@@ -180,12 +180,14 @@ func (p *Postings) docFilter(doc int) passageFilter {
 	return passageFilter{lo: p.docStart[doc], hi: p.docStart[doc+1], dead: p.dead}
 }
 
-// newScratch gives the language its pools of scratch: a search's scores over the passages, a
-// front-matter match's weights over the documents and its counts over the phrases. Every day's
-// view of an index numbers them as the index does, and shares its pools (a scratch is cleared
-// before it is put back), so that a view allocates none of the corpus's size.
+// newScratch gives the language its pools of scratch (a search's scores over the passages, a
+// front-matter match's weights over the documents and its counts over the phrases) and its
+// passages' sources. Every day's view of an index numbers them as the index does, and shares
+// them (a scratch is cleared before it is put back), so that a view allocates none of the
+// corpus's size.
 func newScratch(l *Lang) {
 	l.scratch, l.front.scratch, l.phr.scratch = new(searchPool), new(sync.Pool), new(sync.Pool)
+	l.sources = new(passageSources)
 }
 
 // searchPool pools a language's search scratches, each over its passages.

@@ -75,7 +75,7 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 		deadPassage[i] = deadDoc[p.Doc]
 	}
 	v := &Lang{Language: l.Language, Analyzer: l.Analyzer, Text: l.Text, Docs: l.Docs, Passages: l.Passages,
-		terms: l.terms, uncovered: l.uncovered, shared: l.shared, sent: l.sent, scratch: l.scratch}
+		terms: l.terms, uncovered: l.uncovered, shared: l.shared, sent: l.sent, scratch: l.scratch, sources: l.sources}
 	lp, lf, lx := &l.post, &l.front, &l.phr
 	v.post = Postings{postStart: lp.postStart, postPassage: lp.postPassage, postTF: lp.postTF, docStart: lp.docStart, dead: deadPassage}
 	v.front = FrontMatter{frontStart: lf.frontStart, frontTerms: lf.frontTerms, frontDocStart: lf.frontDocStart,
