@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -67,4 +68,45 @@ func compareDirs(t *testing.T, a, b string) string {
 		t.Fatal(err)
 	}
 	return diff
+}
+
+// TestAddVersionsWritesAValidVersionedCorpus: the versions AddVersions writes load, in every
+// language, and each is in force from its date on and not before.
+func TestAddVersionsWritesAValidVersionedCorpus(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write(dir, 22, DefaultSeed); err != nil {
+		t.Fatal(err)
+	}
+	dates := []string{"2026-05-01", "2026-06-01"}
+	n, err := AddVersions(dir, 3, dates)
+	if err != nil || n != 3 {
+		t.Fatalf("%d versioned, %v", n, err)
+	}
+	c, err := knowledge.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versioned := 0
+	for _, lang := range knowledge.Languages {
+		for _, d := range c.Documents(lang) {
+			vs := c.Versions(lang, d.ID)
+			if len(vs) == 1 {
+				continue
+			}
+			versioned++
+			last := vs[len(vs)-1]
+			if last.Version != VersionedNumber || !slices.Contains(dates, last.EffectiveDate) {
+				t.Errorf("%s %s: last version %s from %s", lang, d.ID, last.Version, last.EffectiveDate)
+			}
+			if got := c.On(last.EffectiveDate).Document(lang, d.ID); got != last {
+				t.Errorf("%s %s: not in force on its day", lang, d.ID)
+			}
+			if got := c.On("2026-04-30").Document(lang, d.ID); got == last {
+				t.Errorf("%s %s: in force before its day", lang, d.ID)
+			}
+		}
+	}
+	if versioned != 3*len(knowledge.Languages) {
+		t.Errorf("%d procedures with versions, want %d", versioned, 3*len(knowledge.Languages))
+	}
 }
