@@ -61,8 +61,8 @@ lint: $(REDOCLY_DIR)/node_modules/.package-lock.json
 		--format=stylish docs/openapi.yaml docs/bedrock-lookup.yaml
 
 ## bench: the in-process lookup benchmarks and the verification of 1,000 sources (figures in docs/retrieval.md),
-## then the bench module's lookup, BM25 and bleve benchmarks on generated corpora of 22 and 2,200
-## procedures (BENCH_SIZES=22,2200,10000 for others).
+## then the bench module's lookup, BM25 and bleve benchmarks and its day-view and as_of-cycling ones
+## on generated corpora of 22 and 2,200 procedures (BENCH_SIZES=22,2200,10000 for others).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./shared/retrieval
 	$(GO) test -run '^$$' -bench Verify1000 -benchtime 3x -count 3 ./shared/status
