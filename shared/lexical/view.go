@@ -60,8 +60,7 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	if !ok {
 		return nil, false
 	}
-	// The view: l's arrays, the day's dead documents, passages and terms, and the day's
-	// statistics.
+	// The view: l's arrays, the day's dead documents and passages, and the day's statistics.
 	l.phr.derive(l.Docs, len(l.terms.words)) // a view shares the phrase index's
 	deadDoc := make([]bool, len(l.Docs))
 	for i := range deadDoc {
