@@ -35,14 +35,11 @@ type marginsOut struct {
 	Confirmed marginFit `json:"confirmed_share"`
 }
 
-// marginFit is one margin's rows over the shares tried, the configured and recommended share,
-// and the holdout sets' rows at both.
+// marginFit is one margin's fit: the negatives' limit, its rows over the shares tried, the
+// configured and recommended share, and the holdout sets' rows at both.
 type marginFit struct {
-	Limit       float64     `json:"negatives_limit"`
-	Configured  float64     `json:"configured"`
-	Recommended *float64    `json:"recommended"`
-	Rows        []marginRow `json:"rows"`
-	Holdout     []marginRow `json:"holdout,omitempty"`
+	Limit float64 `json:"negatives_limit"`
+	fitted[marginRow]
 }
 
 // marginRow is one share's outcome: of the answerable questions it applies to, the share it
@@ -125,7 +122,8 @@ func marginLookups(ctx context.Context, svc *retrieval.Service, qs []labelled) (
 // fit measures a margin's rule at every share and recommends the share serving the most
 // answerable questions within the negatives' limit (the higher share of equals, the safer).
 func fit(sigs, held []marginSignals, configured, limit float64, rule func(marginSignals, float64) (applies, serves bool)) marginFit {
-	f := marginFit{Limit: limit, Configured: configured}
+	f := marginFit{Limit: limit}
+	f.Configured = configured
 	var best *marginRow
 	for _, share := range marginShares {
 		r := measureMargin(sigs, share, rule)
@@ -134,18 +132,11 @@ func fit(sigs, held []marginSignals, configured, limit float64, rule func(margin
 			best = &f.Rows[len(f.Rows)-1]
 		}
 	}
-	shares := []float64{configured}
+	var rec *float64
 	if best != nil {
-		f.Recommended = &best.Share
-		if best.Share != configured {
-			shares = append(shares, best.Share)
-		}
+		rec = &best.Share
 	}
-	if len(held) > 0 {
-		for _, share := range shares {
-			f.Holdout = append(f.Holdout, measureMargin(held, share, rule))
-		}
-	}
+	f.recommend(rec, len(held) > 0, func(share float64) marginRow { return measureMargin(held, share, rule) })
 	return f
 }
 
@@ -192,13 +183,7 @@ func writeMargins(w io.Writer, m marginsOut) {
 	} {
 		fmt.Fprintf(w, "  %s: %s (negatives at most %.0f %%)\n", x.name, x.what, 100*x.fit.Limit)
 		for _, r := range x.fit.Rows {
-			marks := ""
-			if r.Share == x.fit.Configured {
-				marks += " configured"
-			}
-			if x.fit.Recommended != nil && r.Share == *x.fit.Recommended {
-				marks += " recommended"
-			}
+			marks := x.fit.marks(r.Share)
 			fmt.Fprintf(w, "    share %.2f: answerable %5.1f %% of %d, negatives %5.1f %% of %d%s\n", r.Share,
 				100*r.AnswerableRate, r.Answerable, 100*r.NegativesRate, r.Negatives, marks)
 		}

@@ -28,13 +28,10 @@ var tiesTried = []float64{0, 0.005, 0.01, 0.015, 0.02, 0.03}
 // answerable questions.
 const tieWrongSlack = 500
 
-// tieFit is the tie's rows over the ties tried, the configured and recommended tie, and the
-// holdout sets' rows at both.
+// tieFit is the tie's fit: its rows over the ties tried, the configured and recommended tie, and
+// the holdout sets' rows at both.
 type tieFit struct {
-	Configured  float64    `json:"configured"`
-	Recommended *float64   `json:"recommended"`
-	Rows        []tieCount `json:"rows"`
-	Holdout     []tieCount `json:"holdout,omitempty"`
+	fitted[tieCount]
 }
 
 // tieCount is one tie's outcome over a set of questions.
@@ -69,7 +66,8 @@ func (c *calibration) tie(ctx context.Context, choose, hold []labelled) (tieFit,
 // fitTie measures every tie tried on sigs, recommends one (see above), and measures held at the
 // configured and the recommended tie.
 func fitTie(sigs, held []tieSignals, configured float64) tieFit {
-	f := tieFit{Configured: configured}
+	var f tieFit
+	f.Configured = configured
 	for _, t := range tiesTried {
 		f.Rows = append(f.Rows, countAtTie(sigs, t))
 	}
@@ -82,18 +80,11 @@ func fitTie(sigs, held []tieSignals, configured float64) tieFit {
 			best = r // among equals, the configured tie: nothing tells to change it
 		}
 	}
-	ties := []float64{configured}
+	var rec *float64
 	if best != nil {
-		f.Recommended = &best.Tie
-		if best.Tie != configured {
-			ties = append(ties, best.Tie)
-		}
+		rec = &best.Tie
 	}
-	if len(held) > 0 {
-		for _, t := range ties {
-			f.Holdout = append(f.Holdout, countAtTie(held, t))
-		}
-	}
+	f.recommend(rec, len(held) > 0, func(t float64) tieCount { return countAtTie(held, t) })
 	return f
 }
 
@@ -140,14 +131,7 @@ func writeTie(w io.Writer, f tieFit) {
 			r.Negatives, marks)
 	}
 	for _, r := range f.Rows {
-		marks := ""
-		if r.Tie == f.Configured {
-			marks += " configured"
-		}
-		if f.Recommended != nil && r.Tie == *f.Recommended {
-			marks += " recommended"
-		}
-		line("tie", r, marks)
+		line("tie", r, f.marks(r.Tie))
 	}
 	for _, r := range f.Holdout {
 		line("holdout at", r, "")
