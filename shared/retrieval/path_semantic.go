@@ -59,8 +59,6 @@ func (p *semanticPath) decisive(doc string, v *pathView) bool {
 	return !ok || own-ru.score >= p.margin
 }
 
-func (p *semanticPath) tied(doc string, v *pathView) bool {
-	own, ok := v.score(doc)
-	first, any := v.first()
-	return ok && any && first.doc != doc && first.score-own < p.tie
+func (p *semanticPath) tied(ps PathSignal, doc string) bool {
+	return ps.Ranked && ps.First != doc && ps.FirstScore-ps.Own < p.tie
 }

@@ -49,9 +49,9 @@ type evidencePath interface {
 type leading interface {
 	// decisive reports whether v ranks doc ahead of every other procedure by the path's margin.
 	decisive(doc string, v *pathView) bool
-	// tied reports whether v ranks another procedure ahead of doc by less than the path's tie:
-	// a preference no firmer than its own noise.
-	tied(doc string, v *pathView) bool
+	// tied reports whether the path's view of doc (ps) ranks another procedure ahead of doc by
+	// less than the path's tie: a preference no firmer than its own noise.
+	tied(ps PathSignal, doc string) bool
 }
 
 // holding is a path that a leading path's decisive margin overrules only while it still holds

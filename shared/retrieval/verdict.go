@@ -64,7 +64,7 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 			continue
 		}
 		if lead, ok := p.(leading); ok {
-			if !lead.tied(doc, &v.list[i]) || !decidedByTheOthers(i, st) {
+			if ps, _ := v.list[i].signal(doc); !lead.tied(ps, doc) || !decidedByTheOthers(i, st) {
 				return p.prefers(st[i].favours) + " above " + doc, false
 			}
 			tie = p.prefers(st[i].favours) + " above " + doc + " only by a tie, and every other path is decisive for " + doc
@@ -210,20 +210,23 @@ func pathSignals(doc string, v *pathViews) map[string]PathSignal {
 // tie and every other path is decisive for the primary, as weigh judges. make calibrate fits the
 // tie with it from one lookup per question.
 func GroundedAtTie(grounded bool, sig Signals, tie float64) bool {
-	sem, ok := sig.Paths[PathSemantic]
-	if !ok || stanceOf(semanticSearch, sem, sig.Primary).favours == "" || !sem.Ranked {
+	var buf [len(evidencePaths)]stance
+	st, lead := buf[:0], -1
+	for i, p := range evidencePaths {
+		var s stance
+		if ps, ok := sig.Paths[p.name()]; ok {
+			s = stanceOf(p, ps, sig.Primary)
+		}
+		if p == evidencePath(semanticSearch) {
+			lead = i
+		}
+		st = append(st, s)
+	}
+	sem := sig.Paths[PathSemantic]
+	if lead < 0 || st[lead].favours == "" || !sem.Ranked {
 		return grounded // the semantic search does not prefer another, or prefers it with the primary unranked
 	}
-	if !sig.Base || sem.FirstScore-sem.Own >= tie {
-		return false
-	}
-	for _, p := range evidencePaths {
-		if p == evidencePath(semanticSearch) {
-			continue
-		}
-		if ps, ok := sig.Paths[p.name()]; !ok || !stanceOf(p, ps, sig.Primary).decisive {
-			return false
-		}
-	}
-	return true
+	at := *semanticSearch
+	at.tie = tie
+	return sig.Base && at.tied(sem, sig.Primary) && decidedByTheOthers(lead, st)
 }
