@@ -117,7 +117,7 @@ type Corpus struct {
 	// versions holds every version on file of each procedure, keyed by "<language>/<id>",
 	// oldest effective date first.
 	versions map[string][]*Document
-	// keys are the keys of versions, sorted, once asked for (versionKeys): the corpus is
+	// keys are the versions in the order of their keys, once asked for (sorted): the corpus is
 	// read-only after Load, and every day's view (On) walks them.
 	keys     *sortedOnce
 	day      string

@@ -205,27 +205,25 @@ func keyLine(raw []byte, key string) int {
 	return 1
 }
 
-// sortedOnce is a corpus's sorted version keys and each one's versions, made once.
+// sortedOnce is each procedure's versions in the order of their keys, made once.
 type sortedOnce struct {
 	once     sync.Once
-	keys     []string
 	versions [][]*Document
 }
 
-// sorted returns the keys of c.versions, sorted, and each one's versions: made once for the
-// corpus and every view of it.
-func (c *Corpus) sorted() ([]string, [][]*Document) {
+// sorted returns each procedure's versions (c.versions) in the order of their keys: made once
+// for the corpus and every view of it (a zero Corpus makes them at every call).
+func (c *Corpus) sorted() [][]*Document {
 	k := c.keys
 	if k == nil {
 		k = new(sortedOnce)
 	}
 	k.once.Do(func() {
-		k.keys = sortedKeys(c.versions)
-		for _, key := range k.keys {
+		for _, key := range sortedKeys(c.versions) {
 			k.versions = append(k.versions, c.versions[key])
 		}
 	})
-	return k.keys, k.versions
+	return k.versions
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -298,8 +296,7 @@ func (c *Corpus) On(day string) *Corpus {
 	v := &Corpus{byLang: map[string][]*Document{}, synonyms: c.synonyms,
 		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms,
 		versions: c.versions, keys: c.keys, day: day}
-	_, versions := c.sorted()
-	for _, vs := range versions {
+	for _, vs := range c.sorted() {
 		d := inForce(vs, day)
 		if d == nil {
 			continue
@@ -319,8 +316,7 @@ func (c *Corpus) On(day string) *Corpus {
 func (c *Corpus) All() *Corpus {
 	v := &Corpus{byLang: map[string][]*Document{}, byKey: map[string]*Document{}, synonyms: c.synonyms,
 		uncovered: c.uncovered, files: c.files, lazySynonyms: c.lazySynonyms, versions: c.versions, keys: c.keys}
-	_, versions := c.sorted()
-	for _, vs := range versions {
+	for _, vs := range c.sorted() {
 		for _, d := range vs {
 			v.byLang[d.Language] = append(v.byLang[d.Language], d)
 		}
@@ -345,8 +341,7 @@ func (c *Corpus) EffectiveDates() []string {
 // from the same documents. The set changes only on effective dates.
 func (c *Corpus) InForceKey(day string) string {
 	var b strings.Builder
-	_, versions := c.sorted()
-	for _, vs := range versions {
+	for _, vs := range c.sorted() {
 		if d := inForce(vs, day); d != nil {
 			b.WriteString(d.Path)
 			b.WriteByte('\n')
