@@ -30,12 +30,12 @@ type Epoch struct {
 // effective date from which a set is in force (the last of the corpus's effective dates on or
 // before the day asked), so a caller cycling through days reaches at most one entry per
 // effective date on file, never one per day; asking for a set not kept evicts the least
-// recently used one, and nothing else refers to an evicted epoch (the lookup service keeps its
-// texts on the epoch's Lang, see Lang.Kept), so its memory is freed. Today's set (Today) is
-// never evicted for another: an audit cycling as_of over sets larger than the byte bound makes
-// room among the others, and lookups without a date keep being served from the set kept for
-// them. A set not kept is made once however many lookups ask for it at once (singleflight), and
-// one at a time.
+// recently used one, and nothing else refers to an evicted epoch (what callers keep, they keep
+// with the index of every version, see Lang.KeptShared), so its memory is freed. Today's set
+// (Today) is never evicted for another: an audit cycling as_of over sets larger than the byte
+// bound makes room among the others, and lookups without a date keep being served from the set
+// kept for them. A set not kept is made once however many lookups ask for it at once
+// (singleflight), and one at a time.
 type Epochs struct {
 	corpus   *knowledge.Corpus // every version
 	max      int
@@ -66,10 +66,11 @@ type Epochs struct {
 }
 
 // DefaultEpochs is how many epochs Epochs keeps at most: today's, the sets an audit or a coming
-// change asks for. A view holds only its dead marks, its statistics and its search scratch (about
-// 0.07 MB on the embedded corpus, 7 MB at 10,000 procedures; every array and text is the base's),
-// so that a corpus of the embedded size keeps every set an audit cycles through, and one of
-// 10,000 procedures about nine besides today's (DefaultEpochBytes).
+// change asks for. A view holds only its dead marks, its length normalisation and its term
+// statistics (about 0.06 MB on the embedded corpus, 5 MB at 10,000 procedures, counting every
+// chunk of statistics; every array, text and scratch pool is the base's), so that a corpus of the
+// embedded size keeps every set an audit cycles through, and one of 10,000 procedures about a
+// dozen besides today's (DefaultEpochBytes).
 const DefaultEpochs = 32
 
 // DefaultEpochBytes bounds the heap the epochs kept hold of their own (Epochs evicts the least

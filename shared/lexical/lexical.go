@@ -80,31 +80,20 @@ type Lang struct {
 	lazyStats bool
 	statsOnce sync.Once
 
-	// kept is what callers derive from the language once and keep with it, by key (see Kept);
-	// shared what they derive from what a language and its projections share (see KeptShared).
-	kept   keptValues
+	// shared is what callers derive from what a language and its day views share (see
+	// KeptShared): the index's, which every view of it points to.
 	shared *keptValues
 }
 
-// Kept returns the value mk derives from l under key, made once, on the first call with that
-// key, and kept with l: it lives exactly as long as the language (its epoch, see Epochs), so a
-// cache a caller keeps this way is bounded by the epochs kept and unreachable once its epoch is
-// evicted. A key is a caller's own package-level pointer, one per kind of value (the lookup
-// service keeps its hit-reason texts here), so that the keys are as few as the callers.
-func (l *Lang) Kept(key any, mk func(*Lang) any) any { return l.kept.value(key, l, mk) }
-
-// KeptShared is Kept for a value derived only from what a language shares with every day's view
-// of it (see view.go): its analyzers, its uncovered-topic rules, and its documents, passages and
-// phrases with their ids and texts, not its statistics or what is in force. It is made once for
-// the language and all its epochs (the judge keeps its compiled uncovered-topic rules here, the
-// lookup service its hit-reason texts), so it is bounded by what is on file, whatever days are
-// asked.
-func (l *Lang) KeptShared(key any, mk func(*Lang) any) any {
-	if l.shared == nil {
-		return l.Kept(key, mk)
-	}
-	return l.shared.value(key, l, mk)
-}
+// KeptShared returns the value mk derives from l under key, made once, on the first call with
+// that key, and kept with the language and every day's view of it (see view.go): a value derived
+// only from what they share (the analyzers, the uncovered-topic rules, the documents, passages
+// and phrases with their ids and texts; not the statistics or what is in force), made once for
+// the language and all its epochs and bounded by what is on file, whatever days are asked. A key
+// is a caller's own package-level pointer, one per kind of value (the judge keeps its compiled
+// uncovered-topic rules here, the lookup service its hit-reason texts), so that the keys are as
+// few as the callers.
+func (l *Lang) KeptShared(key any, mk func(*Lang) any) any { return l.shared.value(key, l, mk) }
 
 // value returns key's value, made by mk from l on the first call.
 func (k *keptValues) value(key any, l *Lang, mk func(*Lang) any) any {
