@@ -200,6 +200,36 @@ func (m *Matcher) Expand(tokens, stems []string, filler func(i int) bool) []Expa
 // AppendExpand is Expand appending the expansions to dst[:0], an array a caller that expands
 // question after question lends again once done with them.
 func (m *Matcher) AppendExpand(dst []Expansion, tokens, stems []string, filler func(i int) bool) []Expansion {
+	return m.AppendExpandFrom(dst, tokens, stems, nil, filler)
+}
+
+// Start is what the matcher knows of one token as the start of a term (StartOf): the term that
+// is the token itself, and whether a term of several tokens starts with the token's stem.
+type Start struct {
+	key    int32 // the term that is the token itself, -1 for none
+	longer bool
+	known  bool // made by StartOf: the zero Start is looked up again
+}
+
+// StartOf is what the matcher knows of the token with the stem as the start of a term. A caller
+// that meets the same tokens again and again (a question analyser's cache of words) keeps it, so
+// that expanding a question looks up only the terms of several tokens its tokens start.
+func (m *Matcher) StartOf(token, stem string) Start {
+	s := Start{key: -1, known: true}
+	first, ok := m.lookup(token)
+	if ok && first.key >= 0 {
+		s.key = first.key
+	}
+	if stem != token {
+		first, ok = m.lookup(stem)
+	}
+	s.longer = ok && first.longer
+	return s
+}
+
+// AppendExpandFrom is AppendExpand with starts[i], when it is known, StartOf(tokens[i], stems[i])
+// of this matcher.
+func (m *Matcher) AppendExpandFrom(dst []Expansion, tokens, stems []string, starts []Start, filler func(i int) bool) []Expansion {
 	if stems == nil {
 		stems = tokens
 	}
@@ -213,14 +243,17 @@ func (m *Matcher) AppendExpand(dst []Expansion, tokens, stems []string, filler f
 	for i := 0; i < len(tokens); {
 		best, end := -1, 0
 		// A term of one token is the token itself; a longer term goes on from the token's stem.
-		first, ok := m.lookup(tokens[i])
-		if ok && first.key >= 0 {
+		var first Start
+		if i < len(starts) {
+			first = starts[i]
+		}
+		if !first.known {
+			first = m.StartOf(tokens[i], stems[i])
+		}
+		if first.key >= 0 {
 			best, end = int(first.key), i+1
 		}
-		if stems[i] != tokens[i] {
-			first, ok = m.lookup(stems[i])
-		}
-		if ok && first.longer {
+		if first.longer {
 			key := append(buf[:0], stems[i]...)
 			skipped := 0
 			for j := i + 1; j < len(tokens); j++ {

@@ -206,3 +206,36 @@ charge station => charging station, charging point
 		}
 	}
 }
+
+// A caller that keeps each token's Start (a question analyser's cache of words) expands exactly
+// as Expand does; a Start it has not made yet (the zero Start) is looked up.
+func TestExpandFromKeptStartsIsExpand(t *testing.T) {
+	m := mustCompile(t, "en", `
+phone => smartphone
+phone died, dead phone => low battery
+won't open, locked out => unlock
+car, motor => vehicle
+`)
+	en := textproc.New("en")
+	filler := func(toks []string) func(int) bool {
+		return func(i int) bool { return toks[i] == "is" || toks[i] == "the" }
+	}
+	for _, q := range []string{"My phone died", "Dead phone, car won't open!", "the phone is dead", "I am locked out of the motor", ""} {
+		toks := en.Tokens(q)
+		want := m.Expand(toks, nil, filler(toks))
+		starts := make([]synonyms.Start, len(toks))
+		for i, tok := range toks {
+			starts[i] = m.StartOf(tok, tok)
+		}
+		if got := m.AppendExpandFrom(nil, toks, nil, starts, filler(toks)); !slices.EqualFunc(got, want, sameExpansion) {
+			t.Errorf("%q with kept starts: %v, want %v", q, got, want)
+		}
+		if got := m.AppendExpandFrom(nil, toks, nil, make([]synonyms.Start, len(toks)), filler(toks)); !slices.EqualFunc(got, want, sameExpansion) {
+			t.Errorf("%q with starts not made: %v, want %v", q, got, want)
+		}
+	}
+}
+
+func sameExpansion(a, b synonyms.Expansion) bool {
+	return a.Start == b.Start && a.End == b.End && slices.Equal(a.Tokens, b.Tokens) && a.Rule == b.Rule
+}

@@ -27,6 +27,8 @@ const altsRoom = 8
 func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
 	c := *a
 	c.syn = m
+	// Its words carry what m knows of them (word.start): they are cached apart from a's.
+	c.cache = &stemCache{m: map[string]word{}}
 	return &c
 }
 
@@ -133,8 +135,10 @@ func (a *Analyzer) questionGroups(dst []Group, toks, stems []string, sc *questio
 type questionScratch struct {
 	ws   []word
 	word []int
-	// exps are the synonyms' expansions, read while the groups are made.
-	exps []synonyms.Expansion
+	// exps are the synonyms' expansions, read while the groups are made, and starts what the
+	// matcher knows of each token (word.start).
+	exps   []synonyms.Expansion
+	starts []synonyms.Start
 	// alts is the caller's array the words' alternatives are cut from (QuestionAnalysis.Alts).
 	alts []Alt
 }
@@ -145,7 +149,7 @@ var questionScratches = sync.Pool{New: func() any { return new(questionScratch) 
 // without the strings it points to.
 func (sc *questionScratch) release() {
 	const keep = 64
-	if cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep {
+	if cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep || cap(sc.starts) > keep {
 		*sc = questionScratch{}
 	} else {
 		clear(sc.ws[:cap(sc.ws)])
@@ -181,7 +185,12 @@ func (a *Analyzer) synonymsOf(toks, stems []string, ws []word, groups []Group, s
 			n++
 		}
 	}
-	sc.exps = a.syn.AppendExpand(sc.exps, toks, stems, func(i int) bool { return ws[i].filler })
+	starts := slices.Grow(sc.starts[:0], len(ws))
+	for _, w := range ws {
+		starts = append(starts, w.start)
+	}
+	sc.starts = starts
+	sc.exps = a.syn.AppendExpandFrom(sc.exps, toks, stems, starts, func(i int) bool { return ws[i].filler })
 	for _, e := range sc.exps {
 		attached, words := false, 0
 		for i := e.Start; i < e.End && i < len(word); i++ {

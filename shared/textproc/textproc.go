@@ -57,6 +57,9 @@ type word struct {
 	stem   string
 	stop   bool // a stop word (IsStop)
 	filler bool // a word a synonym term may pass over (isFiller)
+	// start is what the analyzer's synonym matcher knows of the token as the start of a term
+	// (synonyms.Matcher.StartOf); the zero Start when the analyzer has no synonyms.
+	start synonyms.Start
 }
 
 const maxStemCache = 1 << 16
@@ -485,7 +488,7 @@ func (a *Analyzer) Stem(tok string) string {
 // word is what the analysis needs of tok, from the cache when it holds tok.
 func (a *Analyzer) word(tok string) word {
 	if len(tok) > MaxStemToken {
-		return word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
+		return a.withStart(tok, word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)})
 	}
 	if w, ok := a.cache.get(tok); ok {
 		return w
@@ -494,7 +497,17 @@ func (a *Analyzer) word(tok string) word {
 	if len(tok) >= 3 {
 		w.stem = a.stemWord(tok)
 	}
+	w = a.withStart(tok, w)
 	a.cache.put(tok, w)
+	return w
+}
+
+// withStart is w with what the synonym matcher knows of tok as the start of a term, so that a
+// cached word spares every later question those look-ups (synonyms.Matcher.StartOf).
+func (a *Analyzer) withStart(tok string, w word) word {
+	if a.syn != nil {
+		w.start = a.syn.StartOf(tok, w.stem)
+	}
 	return w
 }
 

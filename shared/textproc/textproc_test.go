@@ -465,3 +465,35 @@ func TestAnalyseQuestionKeepsItsTokensBySentence(t *testing.T) {
 		}
 	}
 }
+
+// An analyzer's words keep what its synonym matcher knows of them (word.start): an analyzer
+// given other synonyms (WithSynonyms of one that has analysed the same words) finds its own rules'
+// terms, not what the other's rules made of its words.
+func TestWordsKeepTheirOwnMatchersStarts(t *testing.T) {
+	compile := func(rules string) *synonyms.Matcher {
+		set, err := synonyms.Parse("en/test.txt", strings.NewReader(rules))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := New("en") // an analyzer of its own: compiling caches no word of the question's below
+		return set.CompileStemmed(a.Tokens, a.Stem)
+	}
+	alts := func(a *Analyzer, text string) []string {
+		var out []string
+		for _, w := range a.QuestionWords(text) {
+			for _, alt := range w.Alts {
+				out = append(out, alt.Term)
+			}
+		}
+		return out
+	}
+	const q = "my handset died"
+	first := New("en").WithSynonyms(compile("mobile died => low battery\n"))
+	if got := alts(first, q); len(got) != 0 {
+		t.Fatalf("first analyzer: alternatives %v, want none", got)
+	}
+	second := first.WithSynonyms(compile("handset => smartphone\n"))
+	if got, want := alts(second, q), first.Stem("smartphone"); !slices.Equal(got, []string{want}) {
+		t.Errorf("second analyzer after the first analysed the same words: alternatives %v, want only %q", got, want)
+	}
+}
