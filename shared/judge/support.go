@@ -269,25 +269,23 @@ func (q Question) support(has func(lexical.Term) bool) Support {
 // AppendHeld appends to out, each once, the index terms by which the passage's own text (its
 // front matter aside) holds the question's informative words: the word's own term, else the
 // first of its compound parts or synonyms the passage holds. At most limit terms are appended.
-func AppendHeld(l *lexical.Lang, q Question, passage int, out []string, limit int) []string {
+func AppendHeld(l *lexical.Lang, q Question, passage int, out []lexical.Term, limit int) []lexical.Term {
 	post := l.Postings()
 	n := 0
 	for _, w := range q.words {
 		if n == limit {
 			break
 		}
-		held := ""
-		if w.known && post.PassageHas(passage, w.term.t) {
-			held = l.String(w.term.t)
-		} else {
+		held, ok := w.term.t, w.known && post.PassageHas(passage, w.term.t)
+		if !ok {
 			for _, t := range q.terms[w.partsFrom:w.altsTo] {
 				if post.PassageHas(passage, t.t) {
-					held = l.String(t.t)
+					held, ok = t.t, true
 					break
 				}
 			}
 		}
-		if held != "" && !slices.Contains(out, held) {
+		if ok && !slices.Contains(out, held) {
 			out = append(out, held)
 			n++
 		}

@@ -188,6 +188,9 @@ func (p *Postings) Known(t Term) bool {
 	return p.postStart[t+1] > p.postStart[t]
 }
 
+// Terms is the number of terms of the vocabulary, the bound of every Term.
+func (p *Postings) Terms() int { return len(p.postStart) - 1 }
+
 // InForce reports whether the passage is one of a document in force (in a day's view, see
 // view.go; every passage of an index built or loaded for a set of documents is).
 func (p *Postings) InForce(passage int) bool { return p.dead == nil || !p.dead[passage] }

@@ -51,7 +51,10 @@ func l1Reason(kind string) string {
 // and their texts are the same), not in a map of the service's: a map keyed by the language
 // would keep every epoch's index reachable that a caller's as_of ever made, while these are
 // bounded by the passages and phrases on file whatever days are asked.
-func (s *Service) texts(l *lexical.Lang) *langTexts {
+func (s *Service) texts(l *lexical.Lang) *langTexts { return textsOf(l) }
+
+// textsOf is Service.texts.
+func textsOf(l *lexical.Lang) *langTexts {
 	return l.KeptShared(textsKey, func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
 }
 
@@ -141,9 +144,10 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 	var abuf [64]string
 	var ebuf [16]int
 	all, ends := abuf[:0], ebuf[:0]
-	var hbuf [maxSectionReasons]string
-	var mbuf [16][2]string
-	made := mbuf[:0] // an index term and its reason
+	var hbuf [maxSectionReasons]lexical.Term
+	var mbuf [16]madeReason
+	made := mbuf[:0]
+	var texts *langTexts
 	for i := range blocks {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o ranked) bool { return o.DocumentID == b.DocumentID })
@@ -157,13 +161,16 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 			held = judge.AppendHeld(l, q.resolved, b.localPassage, held, maxSectionReasons)
 		}
 		for _, t := range held {
-			// A word's reason is made once per lookup, however many blocks hold it.
-			k := slices.IndexFunc(made, func(m [2]string) bool { return m[0] == t })
+			// A word's reason is found once per lookup, however many blocks hold it.
+			k := slices.IndexFunc(made, func(m madeReason) bool { return m.term == t })
 			if k < 0 {
-				made = append(made, [2]string{t, reasonSection + q.writtenAs(t)})
+				if texts == nil {
+					texts = textsOf(l)
+				}
+				made = append(made, madeReason{t, texts.sectionReason(l, t, q.writtenAs(l.String(t)))})
 				k = len(made) - 1
 			}
-			all = append(all, made[k][1])
+			all = append(all, made[k].reason)
 		}
 		ends = append(ends, len(all))
 	}
@@ -174,6 +181,12 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 		blocks[i].HitReasons = kept[from:end:end]
 		from = end
 	}
+}
+
+// madeReason is a section hit reason a lookup has found, by the index term it names.
+type madeReason struct {
+	term   lexical.Term
+	reason string
 }
 
 // langTexts keeps the hit reasons of one language's front-matter phrases, each made the first
@@ -194,6 +207,9 @@ type langTexts struct {
 	synonyms    []atomic.Pointer[[]synonymReason] // by phrase: the last synonym rules' reasons
 	breadcrumbs []atomic.Pointer[string]          // by passage
 	previews    []atomic.Pointer[string]          // by passage
+	// sections are the section hit reasons ("section:<word>") by index term: the last few
+	// spellings of it a question wrote, each with its reason.
+	sections []atomic.Pointer[[]writtenReason]
 }
 
 func newLangTexts(l *lexical.Lang) *langTexts {
@@ -202,6 +218,7 @@ func newLangTexts(l *lexical.Lang) *langTexts {
 		synonyms:    make([]atomic.Pointer[[]synonymReason], l.PhraseIndex().Len()),
 		breadcrumbs: make([]atomic.Pointer[string], len(l.Passages)),
 		previews:    make([]atomic.Pointer[string], len(l.Passages)),
+		sections:    make([]atomic.Pointer[[]writtenReason], l.Postings().Terms()),
 	}
 }
 
@@ -269,5 +286,32 @@ func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string
 	reason := reasonSynonym + rule + "=" + text
 	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
 	t.synonyms[p].Store(&list)
+	return reason
+}
+
+// writtenReason is the section hit reason of an index term as a question wrote it.
+type writtenReason struct{ written, reason string }
+
+// maxWrittenReasons is how many spellings of a term its slot keeps ("scratch", "scratches",
+// "scratched"): a slot stays bounded whatever the questions write.
+const maxWrittenReasons = 4
+
+// sectionReason returns the hit reason "section:<written>" of the term t that a question wrote
+// as written. The slot keeps the reasons of the last maxWrittenReasons spellings, the latest
+// first, in a list no one changes once stored: a lookup names a handful of its words in its
+// blocks, and made afresh their reasons were a fifth of its allocations.
+func (t *langTexts) sectionReason(l *lexical.Lang, term lexical.Term, written string) string {
+	var kept []writtenReason
+	if list := t.sections[term].Load(); list != nil {
+		kept = *list
+		for _, r := range kept {
+			if r.written == written {
+				return r.reason
+			}
+		}
+	}
+	reason := reasonSection + written
+	list := append([]writtenReason{{written: reason[len(reasonSection):], reason: reason}}, kept[:min(len(kept), maxWrittenReasons-1)]...)
+	t.sections[term].Store(&list)
 	return reason
 }
