@@ -27,8 +27,6 @@ const altsRoom = 8
 func (a *Analyzer) WithSynonyms(m *synonyms.Matcher) *Analyzer {
 	c := *a
 	c.syn = m
-	// Its words carry what m knows of them (word.start): they are cached apart from a's.
-	c.cache = &stemCache{m: map[string]word{}}
 	return &c
 }
 

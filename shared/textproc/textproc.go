@@ -57,9 +57,11 @@ type word struct {
 	stem   string
 	stop   bool // a stop word (IsStop)
 	filler bool // a word a synonym term may pass over (isFiller)
-	// start is what the analyzer's synonym matcher knows of the token as the start of a term
-	// (synonyms.Matcher.StartOf); the zero Start when the analyzer has no synonyms.
-	start synonyms.Start
+	// start is what the synonym matcher startOf knows of the token as the start of a term
+	// (synonyms.Matcher.StartOf). An analyzer and the copy of it given synonyms share their
+	// cache of words: the copy adds the start to a word the first time it reads it (hasStart).
+	start   synonyms.Start
+	startOf *synonyms.Matcher
 }
 
 const maxStemCache = 1 << 16
@@ -78,7 +80,7 @@ func (c *stemCache) get(tok string) (word, bool) {
 func (c *stemCache) put(tok string, w word) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) < maxStemCache {
+	if _, held := c.m[tok]; held || len(c.m) < maxStemCache {
 		// tok and the stem may be pieces of a whole question's text: the cache keeps copies, so
 		// that it never holds the question.
 		same := w.stem == tok
@@ -490,23 +492,29 @@ func (a *Analyzer) word(tok string) word {
 	if len(tok) > MaxStemToken {
 		return a.withStart(tok, word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)})
 	}
-	if w, ok := a.cache.get(tok); ok {
+	w, ok := a.cache.get(tok)
+	if ok && a.hasStart(w) {
 		return w
 	}
-	w := word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
-	if len(tok) >= 3 {
-		w.stem = a.stemWord(tok)
+	if !ok {
+		w = word{stem: tok, stop: a.IsStop(tok), filler: a.isFiller(tok)}
+		if len(tok) >= 3 {
+			w.stem = a.stemWord(tok)
+		}
 	}
 	w = a.withStart(tok, w)
 	a.cache.put(tok, w)
 	return w
 }
 
+// hasStart reports whether w carries what a's synonym matcher knows of its token, or a has none.
+func (a *Analyzer) hasStart(w word) bool { return a.syn == nil || w.startOf == a.syn }
+
 // withStart is w with what the synonym matcher knows of tok as the start of a term, so that a
 // cached word spares every later question those look-ups (synonyms.Matcher.StartOf).
 func (a *Analyzer) withStart(tok string, w word) word {
 	if a.syn != nil {
-		w.start = a.syn.StartOf(tok, w.stem)
+		w.start, w.startOf = a.syn.StartOf(tok, w.stem), a.syn
 	}
 	return w
 }
@@ -525,7 +533,7 @@ func (a *Analyzer) appendWordsOf(dst []word, toks []string) []word {
 	a.cache.mu.RLock()
 	for _, t := range toks {
 		w, ok := a.cache.m[t]
-		if !ok { // the cache never holds a token longer than MaxStemToken (see word)
+		if !ok || !a.hasStart(w) { // the cache never holds a token longer than MaxStemToken (see word)
 			w, missing = word{}, true // made below: a word's stem is never empty
 		}
 		dst = append(dst, w)

@@ -466,9 +466,9 @@ func TestAnalyseQuestionKeepsItsTokensBySentence(t *testing.T) {
 	}
 }
 
-// An analyzer's words keep what its synonym matcher knows of them (word.start): an analyzer
-// given other synonyms (WithSynonyms of one that has analysed the same words) finds its own rules'
-// terms, not what the other's rules made of its words.
+// An analyzer's cached words keep what its synonym matcher knows of them (word.start): an
+// analyzer given other synonyms (WithSynonyms of one that has analysed the same words, sharing
+// its cache) finds its own rules' terms, not what the other's rules made of its words.
 func TestWordsKeepTheirOwnMatchersStarts(t *testing.T) {
 	compile := func(rules string) *synonyms.Matcher {
 		set, err := synonyms.Parse("en/test.txt", strings.NewReader(rules))
