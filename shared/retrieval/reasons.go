@@ -296,8 +296,8 @@ type writtenReason struct{ written, reason string }
 // "scratched"): a slot stays bounded whatever the questions write.
 const maxWrittenReasons = 4
 
-// sectionReason returns the hit reason "section:<written>" of the term t that a question wrote
-// as written. The slot keeps the reasons of the last maxWrittenReasons spellings, the latest
+// sectionReason returns the hit reason "section:<written>" of the index term that a question
+// wrote as written. The slot keeps the reasons of the last maxWrittenReasons spellings, the latest
 // first, in a list no one changes once stored: a lookup names a handful of its words in its
 // blocks, and made afresh their reasons were a fifth of its allocations.
 func (t *langTexts) sectionReason(l *lexical.Lang, term lexical.Term, written string) string {
