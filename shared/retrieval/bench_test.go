@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/eval"
 	"github.com/northstar-mobility/mobilityops-knowledge/internal/testutil"
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
@@ -19,6 +21,7 @@ import (
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/request"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/span"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/store"
 )
 
@@ -231,4 +234,56 @@ func BenchmarkLookupCyclingAsOf(b *testing.B) {
 			b.ReportMetric(float64(epochs.Builds())/float64(b.N), "sets-made/op")
 		})
 	}
+}
+
+// stageClock is a span recorder (span.Steps) that adds up the time of each step of a lookup.
+type stageClock struct{ total map[string]time.Duration }
+
+func (c *stageClock) Start(ctx context.Context, name string) (context.Context, func()) {
+	start := time.Now()
+	return ctx, func() { c.total[name] += time.Since(start) }
+}
+
+func (c *stageClock) Annotate(context.Context, span.Annotations) {}
+
+// BenchmarkLookupStages asks every question of the evaluation sets in turn on the embedded corpus
+// and reports where a lookup's time goes, the mean per lookup of each step the service marks
+// (span.Start): l0 (the front-matter match), l1 (the demo provider's BM25 and focus), lexical
+// (the evidence paths' rankings), fusion, verdict (the complements, the relevance and the blocks'
+// own hit reasons) and trace_write; analysis-and-rest is the lookup's time outside them (the
+// question's analysis first).
+func BenchmarkLookupStages(b *testing.B) {
+	ix := index(b)
+	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	files, err := filepath.Glob("../../eval/*.yaml")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("evaluation sets: %v", err)
+	}
+	var qs []eval.Question
+	for _, f := range files {
+		set, err := eval.Load(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		qs = append(qs, set...)
+	}
+	clock := &stageClock{total: map[string]time.Duration{}}
+	ctx := span.With(context.Background(), clock)
+	var all time.Duration
+	i := 0
+	for b.Loop() {
+		q := qs[i%len(qs)]
+		i++
+		start := time.Now()
+		if _, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5, Actor: port.Actor{ID: "bench"}}); err != nil {
+			b.Fatal(err)
+		}
+		all += time.Since(start)
+	}
+	rest := all
+	for _, name := range []string{"l0", "l1", "lexical", "fusion", "verdict", "trace_write"} {
+		rest -= clock.total[name]
+		b.ReportMetric(float64(clock.total[name].Nanoseconds())/float64(b.N), name+"-ns/op")
+	}
+	b.ReportMetric(float64(rest.Nanoseconds())/float64(b.N), "analysis-and-rest-ns/op")
 }
