@@ -167,7 +167,7 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 				if texts == nil {
 					texts = textsOf(l)
 				}
-				made = append(made, madeReason{t, texts.sectionReason(l, t, q.writtenAs(l.String(t)))})
+				made = append(made, madeReason{t, texts.sectionReason(t, q.writtenAs(l.String(t)))})
 				k = len(made) - 1
 			}
 			all = append(all, made[k].reason)
@@ -270,23 +270,34 @@ type synonymReason struct{ rule, reason string }
 const maxSynonymReasons = 4
 
 // synonymReason returns the hit reason "l0:synonym:<rule>=<phrase>" of the keyword or entity
-// phrase p that rule bridged. The slot keeps the reasons of the last maxSynonymReasons rules,
-// the latest first, in a list no one changes once stored.
+// phrase p that rule bridged; the phrase's slot keeps the reasons of the last maxSynonymReasons
+// rules (keptLast).
 func (t *langTexts) synonymReason(l *lexical.Lang, p uint32, rule string) string {
-	var kept []synonymReason
-	if list := t.synonyms[p].Load(); list != nil {
+	r := keptLast(&t.synonyms[p], maxSynonymReasons, func(r synonymReason) bool { return r.rule == rule },
+		func() synonymReason {
+			_, text := l.PhraseString(p)
+			return synonymReason{rule: rule, reason: reasonSynonym + rule + "=" + text}
+		})
+	return r.reason
+}
+
+// keptLast returns the entry of slot's list that match finds, else the entry mk makes, kept
+// first in a new list with the last ones after it, most in all: a list no one changes once
+// stored, bounded whatever the lookups ask.
+func keptLast[E any](slot *atomic.Pointer[[]E], most int, match func(E) bool, mk func() E) E {
+	var kept []E
+	if list := slot.Load(); list != nil {
 		kept = *list
-		for _, r := range kept {
-			if r.rule == rule {
-				return r.reason
+		for _, e := range kept {
+			if match(e) {
+				return e
 			}
 		}
 	}
-	_, text := l.PhraseString(p)
-	reason := reasonSynonym + rule + "=" + text
-	list := append([]synonymReason{{rule: rule, reason: reason}}, kept[:min(len(kept), maxSynonymReasons-1)]...)
-	t.synonyms[p].Store(&list)
-	return reason
+	e := mk()
+	list := append([]E{e}, kept[:min(len(kept), most-1)]...)
+	slot.Store(&list)
+	return e
 }
 
 // writtenReason is the section hit reason of an index term as a question wrote it.
@@ -297,21 +308,15 @@ type writtenReason struct{ written, reason string }
 const maxWrittenReasons = 4
 
 // sectionReason returns the hit reason "section:<written>" of the index term that a question
-// wrote as written. The slot keeps the reasons of the last maxWrittenReasons spellings, the latest
-// first, in a list no one changes once stored: a lookup names a handful of its words in its
-// blocks, and made afresh their reasons were a fifth of its allocations.
-func (t *langTexts) sectionReason(l *lexical.Lang, term lexical.Term, written string) string {
-	var kept []writtenReason
-	if list := t.sections[term].Load(); list != nil {
-		kept = *list
-		for _, r := range kept {
-			if r.written == written {
-				return r.reason
-			}
-		}
-	}
-	reason := reasonSection + written
-	list := append([]writtenReason{{written: reason[len(reasonSection):], reason: reason}}, kept[:min(len(kept), maxWrittenReasons-1)]...)
-	t.sections[term].Store(&list)
-	return reason
+// wrote as written; the term's slot keeps the reasons of the last maxWrittenReasons spellings
+// (keptLast): a lookup names a handful of its words in its blocks, and made afresh their reasons
+// were a fifth of its allocations.
+func (t *langTexts) sectionReason(term lexical.Term, written string) string {
+	r := keptLast(&t.sections[term], maxWrittenReasons, func(r writtenReason) bool { return r.written == written },
+		func() writtenReason {
+			reason := reasonSection + written
+			// The reason's own copy of the spelling: the slot never holds the question's text.
+			return writtenReason{written: reason[len(reasonSection):], reason: reason}
+		})
+	return r.reason
 }

@@ -22,12 +22,12 @@ func TestSectionReasonsAreKeptPerSpelling(t *testing.T) {
 	}
 	texts := newLangTexts(l)
 	for _, written := range []string{"scratches", "scratch", "scratches", "scratched"} {
-		if got, want := texts.sectionReason(l, term, written), reasonSection+written; got != want {
+		if got, want := texts.sectionReason(term, written), reasonSection+written; got != want {
 			t.Errorf("sectionReason(%q) = %q, want %q", written, got, want)
 		}
 	}
 	for i := range 2 * maxWrittenReasons {
-		texts.sectionReason(l, term, fmt.Sprintf("scratch%d", i))
+		texts.sectionReason(term, fmt.Sprintf("scratch%d", i))
 	}
 	if n := len(*texts.sections[term].Load()); n != maxWrittenReasons {
 		t.Errorf("a term keeps %d spellings, want at most %d", n, maxWrittenReasons)

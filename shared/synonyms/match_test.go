@@ -28,13 +28,16 @@ func expansions(m *synonyms.Matcher, tokens []string) []string {
 	return out
 }
 
-func TestExpandMatchesMultiWordTermsLongestFirst(t *testing.T) {
-	m := mustCompile(t, "en", `
+// phoneRules are rules with terms of one and of several tokens, mappings and equivalences.
+const phoneRules = `
 phone => smartphone
 phone died, dead phone => low battery
 won't open, locked out => unlock
 car, motor => vehicle
-`)
+`
+
+func TestExpandMatchesMultiWordTermsLongestFirst(t *testing.T) {
+	m := mustCompile(t, "en", phoneRules)
 	en := textproc.New("en")
 	for _, tc := range []struct {
 		question string
@@ -210,12 +213,7 @@ charge station => charging station, charging point
 // A caller that keeps each token's Start (a question analyser's cache of words) expands exactly
 // as Expand does; a Start it has not made yet (the zero Start) is looked up.
 func TestExpandFromKeptStartsIsExpand(t *testing.T) {
-	m := mustCompile(t, "en", `
-phone => smartphone
-phone died, dead phone => low battery
-won't open, locked out => unlock
-car, motor => vehicle
-`)
+	m := mustCompile(t, "en", phoneRules)
 	en := textproc.New("en")
 	filler := func(toks []string) func(int) bool {
 		return func(i int) bool { return toks[i] == "is" || toks[i] == "the" }
