@@ -78,7 +78,7 @@ func setup(tb testing.TB, n int) *fixture {
 	return f
 }
 
-var questions = sync.OnceValues(func() ([]eval.Question, error) { return systems.Questions(evalDir) })
+var questions = sync.OnceValues(func() ([]eval.Question, error) { return eval.LoadDir(evalDir) })
 
 // TestGeneratorVocabularyGrows checks that a larger corpus has new words, not only copies: the
 // distinct words of 220 procedures are at least twice those of the 22 embedded ones, in each

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -43,6 +44,26 @@ type Question struct {
 	Expect2  string `yaml:"expect2"`
 	Section2 string `yaml:"section2"`
 	Fact2    string `yaml:"fact2"`
+}
+
+// LoadDir reads every question set in dir (its *.yaml files), in file and set order.
+func LoadDir(dir string) ([]Question, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no evaluation sets in %s", dir)
+	}
+	var all []Question
+	for _, f := range files {
+		qs, err := Load(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, qs...)
+	}
+	return all, nil
 }
 
 // Load reads a question set.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,5 +216,28 @@ func TestRetrievalQualityFloors(t *testing.T) {
 	for key, r := range pooled {
 		path, _, _ := strings.Cut(key, "/")
 		t.Run("pooled natural sets, "+key, func(t *testing.T) { pooledFloors[path].check(t, *r) })
+	}
+}
+
+// LoadDir reads every set of a folder in file order, and refuses a folder without sets.
+func TestLoadDirReadsEverySet(t *testing.T) {
+	all, err := LoadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*.yaml")
+	var want []Question
+	for _, f := range files {
+		qs, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, qs...)
+	}
+	if len(files) < 2 || !slices.EqualFunc(all, want, func(a, b Question) bool { return a == b }) {
+		t.Errorf("LoadDir: %d questions, want the %d of %d sets in order", len(all), len(want), len(files))
+	}
+	if _, err := LoadDir(t.TempDir()); err == nil {
+		t.Error("LoadDir of a folder without sets: no error")
 	}
 }

@@ -198,17 +198,9 @@ func tail(s string, n int) string {
 // every set and both languages.
 func memQuestions(t *testing.T, root string, n int) []eval.Question {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(root, "eval", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no evaluation sets: %v", err)
-	}
-	var all []eval.Question
-	for _, f := range files {
-		qs, err := eval.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, qs...)
+	all, err := eval.LoadDir(filepath.Join(root, "eval"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := make([]eval.Question, 0, n)
 	step := max(1, len(all)/n)

@@ -226,27 +226,6 @@ func (b *Bleve) Close() error {
 	return first
 }
 
-// Questions loads every question of the evaluation sets in evalDir (eval/*.yaml), in file and
-// set order.
-func Questions(evalDir string) ([]eval.Question, error) {
-	files, err := filepath.Glob(filepath.Join(evalDir, "*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no evaluation sets in %s", evalDir)
-	}
-	var all []eval.Question
-	for _, f := range files {
-		qs, err := eval.Load(f)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, qs...)
-	}
-	return all, nil
-}
-
 // Accuracy is how often a system's primary result (top-1) and one of its first three results
 // (top-3) are the expected procedure, over the answerable questions.
 type Accuracy struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -255,17 +254,9 @@ func (c *stageClock) Annotate(context.Context, span.Annotations) {}
 func BenchmarkLookupStages(b *testing.B) {
 	ix := index(b)
 	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	files, err := filepath.Glob("../../eval/*.yaml")
-	if err != nil || len(files) == 0 {
-		b.Fatalf("evaluation sets: %v", err)
-	}
-	var qs []eval.Question
-	for _, f := range files {
-		set, err := eval.Load(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		qs = append(qs, set...)
+	qs, err := eval.LoadDir("../../eval")
+	if err != nil {
+		b.Fatal(err)
 	}
 	clock := &stageClock{total: map[string]time.Duration{}}
 	ctx := span.With(context.Background(), clock)

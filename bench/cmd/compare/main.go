@@ -168,7 +168,7 @@ type Heap struct {
 
 func run(ctx context.Context, log io.Writer, sizes []int, runs, buildRuns int, evalDir string, seed uint64) (*Report, error) {
 	start := time.Now()
-	qs, err := systems.Questions(evalDir)
+	qs, err := eval.LoadDir(evalDir)
 	if err != nil {
 		return nil, err
 	}

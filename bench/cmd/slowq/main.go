@@ -65,7 +65,7 @@ func run(n int, dir, evalDir string, top, runs int, ids string, reps int, prof, 
 	if err != nil {
 		return err
 	}
-	qs, err := systems.Questions(evalDir)
+	qs, err := eval.LoadDir(evalDir)
 	if err != nil {
 		return err
 	}
