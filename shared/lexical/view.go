@@ -87,7 +87,7 @@ func (l *Lang) project(docs []*knowledge.Document) (*Lang, bool) {
 	v.front.docDomain, v.front.domains, v.front.inForce = lf.docDomain, lf.domains, len(keep)
 	live := v.post.liveAverage(v.Passages)
 	v.post.lengths(v.Passages, live)
-	day := newDayStats(v, docsOf(v.Passages, deadPassage), live, len(lp.postStart)-1)
+	day := newDayStats(v, docsOf(v.Passages, deadPassage), live, lp.Terms())
 	v.post.day, v.front.day, v.phr.day = day, day, day
 	return v, true
 }
