@@ -92,7 +92,7 @@ func (f *FrontMatter) of(doc int) []Term { return f.frontTerms[f.frontStart[doc]
 // Has reports whether the document's front matter holds the term, in any phrase, whole or as a
 // compound's part.
 func (f *FrontMatter) Has(doc int, t Term) bool {
-	_, ok := slices.BinarySearch(f.of(doc), t)
+	_, ok := lowerBound(f.of(doc), t)
 	return ok
 }
 

@@ -526,7 +526,7 @@ func frontHolds(l *Lang, query []Term, phrased []int, sc *FrontScratch) []uint64
 		docs, bit := l.front.docs(t), uint64(1)<<q
 		if len(docs) > 8*len(phrased) {
 			for i, d := range phrased {
-				if _, ok := slices.BinarySearch(docs, uint32(d)); ok {
+				if _, ok := lowerBound(docs, uint32(d)); ok {
 					held[i] |= bit
 				}
 			}

@@ -199,21 +199,21 @@ func (p *Postings) postings(t Term) []uint32 { return p.postPassage[p.postStart[
 
 // PassageHas reports whether the passage holds the term.
 func (p *Postings) PassageHas(passage int, t Term) bool {
-	_, ok := slices.BinarySearch(p.postings(t), uint32(passage))
+	_, ok := lowerBound(p.postings(t), uint32(passage))
 	return ok
 }
 
 // DocHas reports whether any passage of the document holds the term.
 func (p *Postings) DocHas(doc int, t Term) bool {
 	ps := p.postings(t)
-	i, _ := slices.BinarySearch(ps, p.docStart[doc])
+	i, _ := lowerBound(ps, p.docStart[doc])
 	return i < len(ps) && ps[i] < p.docStart[doc+1]
 }
 
 // DocPostings returns the passages of the document doc that hold the term, ascending.
 func (p *Postings) DocPostings(doc int, t Term) []uint32 {
 	ps := p.postings(t)
-	lo, _ := slices.BinarySearch(ps, p.docStart[doc])
+	lo, _ := lowerBound(ps, p.docStart[doc])
 	hi := lo
 	for hi < len(ps) && ps[hi] < p.docStart[doc+1] {
 		hi++

@@ -259,7 +259,7 @@ func (pl *Postings) accumulate(sa *searchScratch, terms []QueryTerm, remaining f
 			}
 		default:
 			for _, p := range acc.touched {
-				if j, ok := slices.BinarySearch(ps, p); ok {
+				if j, ok := lowerBound(ps, p); ok {
 					tf := float64(tfs[j])
 					acc.v[p] += q.Weight * tf / (tf + pl.lenNorm[p])
 				}
