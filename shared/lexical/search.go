@@ -197,7 +197,8 @@ type searchPool struct{ pool sync.Pool }
 func (sp *searchPool) get(n int) *searchScratch {
 	sa, _ := sp.pool.Get().(*searchScratch)
 	if sa == nil || len(sa.acc.v) != n {
-		sa = &searchScratch{acc: newSparse[float64](n), scored: make([]uint64, (n+63)/64)}
+		sa = &searchScratch{acc: sparse[float64]{v: make([]float64, n), touched: make([]uint32, 0, n+1)},
+			scored: make([]uint64, (n+63)/64)}
 	}
 	return sa
 }
@@ -233,12 +234,18 @@ func (pl *Postings) accumulate(sa *searchScratch, terms []QueryTerm, remaining f
 		ps, tfs := pl.postPassage[lo:hi], pl.postTF[lo:hi]
 		switch {
 		case !pruned:
+			// A passage is touched the first time its score leaves 0. Whether a posting's
+			// passage is new is as unpredictable as the postings: touched is written at n either
+			// way and n moves on only for a new one, and the scored bit is set either way, so
+			// that the walk has no branch on it (touched has room for every passage and one).
+			touched, n := acc.touched[:cap(acc.touched)], len(acc.touched)
 			for j, p := range ps {
 				v := acc.v[p]
+				touched[n] = p
 				if v == 0 {
-					acc.touched = append(acc.touched, p)
-					scored[p>>6] |= 1 << (p & 63)
+					n++
 				}
+				scored[p>>6] |= 1 << (p & 63)
 				tf := float64(tfs[j])
 				v += q.Weight * tf / (tf + pl.lenNorm[p])
 				acc.v[p] = v
@@ -246,6 +253,7 @@ func (pl *Postings) accumulate(sa *searchScratch, terms []QueryTerm, remaining f
 					sa.raise(p, v, topK)
 				}
 			}
+			acc.touched = touched[:n]
 		case len(acc.touched)*bits.Len(uint(len(ps))) >= len(ps):
 			// Only the passages scored so far take the term: which they are is read from a
 			// bit set a small fraction of the scores' size, which the walk of a common term's
