@@ -69,9 +69,10 @@ func (q Question) Words() int { return len(q.words) }
 // Word is informative word i of the question as the analyzer made it (its stem).
 func (q Question) Word(i int) string { return q.words[i].text }
 
-// Cleared is q emptied for reuse, its arrays kept without the strings they held.
+// Cleared is q emptied for reuse, its arrays kept. The words' strings stay in them, unread,
+// until AppendQuestion overwrites them: clearing strings costs a write barrier each while a
+// collection marks.
 func (q Question) Cleared() Question {
-	clear(q.words[:cap(q.words)])
 	return Question{words: q.words[:0], terms: q.terms[:0]}
 }
 

@@ -34,12 +34,10 @@ func (sc *fuseScratch) reserve(n int) {
 	}
 }
 
-// release drops the scratch's references to this call's data and returns it to the pool.
+// release returns the scratch to the pool. Its arrays keep this call's blocks, unread (each is
+// appended to from empty), until the next call overwrites them or the pool drops the scratch:
+// see question.release.
 func (sc *fuseScratch) release() {
-	clear(sc.pool[:cap(sc.pool)])
-	for _, list := range [][]*fusing{sc.all, sc.left, sc.picked} {
-		clear(list[:cap(list)])
-	}
 	fuseScratches.Put(sc)
 }
 

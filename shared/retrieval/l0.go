@@ -45,15 +45,14 @@ const lentReasons = 64
 // candidates and the blocks' first hit reasons.
 func getL0Scratch() *l0Scratch { return l0Scratches.Get().(*l0Scratch) }
 
-// release empties the scratch and returns it to the pool.
+// release empties the scratch's front-matter match and returns it to the pool. The candidates'
+// and reasons' arrays keep this call's, unread, until the next call overwrites them or the
+// pool drops the scratch: see question.release.
 func (sc *l0Scratch) release() {
 	sc.front.Reset()
 	if cap(sc.cands) > maxLentCandidates {
 		sc.cands = nil
-	} else {
-		clear(sc.cands[:cap(sc.cands)])
 	}
-	clear(sc.reasons[:cap(sc.reasons)])
 	l0Scratches.Put(sc)
 }
 

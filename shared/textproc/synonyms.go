@@ -147,11 +147,10 @@ var questionScratches = sync.Pool{New: func() any { return new(questionScratch) 
 // without the strings it points to.
 func (sc *questionScratch) release() {
 	const keep = 64
+	// Arrays a long question made large are dropped. The others keep the words and expansions
+	// they held, unread until overwritten (see retrieval's question.release for why).
 	if cap(sc.ws) > keep || cap(sc.word) > keep || cap(sc.exps) > keep || cap(sc.starts) > keep {
 		*sc = questionScratch{}
-	} else {
-		clear(sc.ws[:cap(sc.ws)])
-		clear(sc.exps[:cap(sc.exps)])
 	}
 	questionScratches.Put(sc)
 }
