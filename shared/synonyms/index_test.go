@@ -1,6 +1,7 @@
 package synonyms
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -69,11 +70,61 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, stemmed %v, %q: %v, want %v", f, stemmed, toks, got, want)
 				}
+				// With each token's start kept, as a question analyser keeps them: the
+				// follows bits pass over second tokens no term goes on with, and miss none.
+				starts := make([]Start, len(toks))
+				for i, tok := range toks {
+					starts[i] = m.StartOf(tok, tok)
+					if stems != nil {
+						starts[i] = m.StartOf(tok, stems[i])
+					}
+				}
+				if got := m.AppendExpandFrom(nil, toks, stems, starts, func(i int) bool { return filler(toks[i]) }); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, stemmed %v, %q with kept starts: %v, want %v", f, stemmed, toks, got, want)
+				}
 			}
 		}
 	}
 	if found == 0 {
 		t.Fatal("no expansion found: the questions test nothing")
+	}
+}
+
+// TestFollowsHoldEverySecondToken: the start of a term's first token has the bit of its second
+// token in follows, for every term of several tokens of the embedded rules, and of few other
+// tokens (the bits are what tells a question's tokens apart).
+func TestFollowsHoldEverySecondToken(t *testing.T) {
+	files, _ := filepath.Glob("../../knowledge/synonyms/*/*.txt")
+	fold := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
+	longer, set := 0, 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := Parse(f, strings.NewReader(string(src)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rules.Compile(fold)
+		for _, k := range m.keys {
+			toks := strings.Split(k, keySep)
+			if len(toks) < 2 {
+				continue
+			}
+			s := m.StartOf(toks[0], toks[0])
+			if !s.longer || s.follows&followBit(toks[1]) == 0 {
+				t.Fatalf("%s: the start of %q (longer %v) lacks the bit of %q", f, toks[0], s.longer, toks[1])
+			}
+			longer++
+			set += bits.OnesCount64(s.follows)
+		}
+	}
+	if longer == 0 {
+		t.Fatal("no term of several tokens: the test tests nothing")
+	}
+	if mean := float64(set) / float64(longer); mean > 32 {
+		t.Errorf("the starts of terms of several tokens have %.1f of 64 follows bits set on average: they tell little apart", mean)
 	}
 }
 

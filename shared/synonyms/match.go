@@ -209,13 +209,34 @@ type Start struct {
 	key    int32 // the term that is the token itself, -1 for none
 	longer bool
 	known  bool // made by StartOf: the zero Start is looked up again
+	// follows has followBit(s) set for the stem s of every second token of the terms of several
+	// tokens that start with the token's stem: a token whose bit is clear goes on none of them,
+	// which is told without looking the two up. All bits are set when the stem starts too many
+	// terms to list (maxFollows).
+	follows uint64
 }
+
+// followBit is a stem's bit in Start.follows.
+func followBit(stem string) uint64 { return 1 << (hash(stem) & 63) }
+
+// maxFollows is the most terms of several tokens StartOf reads for one stem's follows.
+const maxFollows = 256
 
 // StartOf is what the matcher knows of the token with the stem as the start of a term. A caller
 // that meets the same tokens again and again (a question analyser's cache of words) keeps it, so
-// that expanding a question looks up only the terms of several tokens its tokens start.
+// that expanding a question looks up only the terms of several tokens its tokens start, and of
+// those only the ones whose second token may go on them (follows).
 func (m *Matcher) StartOf(token, stem string) Start {
-	s := Start{key: -1, known: true}
+	s := m.startOf(token, stem)
+	if s.longer {
+		s.follows = m.follows(stem)
+	}
+	return s
+}
+
+// startOf is StartOf without reading the terms that go on from the stem: every follows bit is set.
+func (m *Matcher) startOf(token, stem string) Start {
+	s := Start{key: -1, known: true, follows: ^uint64(0)}
 	first, ok := m.lookup(token)
 	if ok && first.key >= 0 {
 		s.key = first.key
@@ -225,6 +246,22 @@ func (m *Matcher) StartOf(token, stem string) Start {
 	}
 	s.longer = ok && first.longer
 	return s
+}
+
+// follows is Start.follows of a stem: the keys that start with it and keySep are a run of the
+// sorted keys, each followed by its second token.
+func (m *Matcher) follows(stem string) uint64 {
+	prefix := stem + keySep
+	i, _ := slices.BinarySearch(m.keys, prefix)
+	var bits uint64
+	for n := 0; i < len(m.keys) && strings.HasPrefix(m.keys[i], prefix); i, n = i+1, n+1 {
+		if n == maxFollows {
+			return ^uint64(0)
+		}
+		second, _, _ := strings.Cut(m.keys[i][len(prefix):], keySep)
+		bits |= followBit(second)
+	}
+	return bits
 }
 
 // AppendExpandFrom is AppendExpand with starts[i], when it is known, StartOf(tokens[i], stems[i])
@@ -248,7 +285,7 @@ func (m *Matcher) AppendExpandFrom(dst []Expansion, tokens, stems []string, star
 			first = starts[i]
 		}
 		if !first.known {
-			first = m.StartOf(tokens[i], stems[i])
+			first = m.startOf(tokens[i], stems[i])
 		}
 		if first.key >= 0 {
 			best, end = int(first.key), i+1
@@ -258,8 +295,14 @@ func (m *Matcher) AppendExpandFrom(dst []Expansion, tokens, stems []string, star
 			skipped := 0
 			for j := i + 1; j < len(tokens); j++ {
 				n := len(key)
-				key = append(append(key, keySep...), stems[j]...)
-				next, found := m.lookup(string(key))
+				// The second token of a term: its bit in follows says whether any term goes on
+				// with it, most often that none does.
+				found := n > len(stems[i]) || first.follows&followBit(stems[j]) != 0
+				var next prefix
+				if found {
+					key = append(append(key, keySep...), stems[j]...)
+					next, found = m.lookup(string(key))
+				}
 				if !found {
 					// No term goes on with this token: pass over it if it is a filler.
 					key = key[:n]
