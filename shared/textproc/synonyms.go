@@ -1,6 +1,7 @@
 package textproc
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -107,17 +108,34 @@ func (a *Analyzer) AnalyseQuestion(qa *QuestionAnalysis, text string) {
 // appendStemsWritten appends to out each stem of toks (ws their words) with the first token of
 // it, up to cap(out).
 func appendStemsWritten(out [][2]string, toks []string, ws []word) [][2]string {
+	// held has the bit of every stem out holds (stemBit): a stem whose bit is clear, as most of a
+	// question's are, is new without being compared with each stem before it.
+	var held uint64
+	for _, w := range out {
+		held |= stemBit(w[0])
+	}
 	for i, tok := range toks {
 		if len(out) == cap(out) {
 			break
 		}
 		// A token's stem as Stem gives it: word leaves tokens too short or too long unstemmed.
-		if st := ws[i].stem; !slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
-			out = append(out, [2]string{st, tok})
+		st := ws[i].stem
+		b := stemBit(st)
+		if held&b != 0 && slices.ContainsFunc(out, func(w [2]string) bool { return w[0] == st }) {
+			continue
 		}
+		held |= b
+		out = append(out, [2]string{st, tok})
 	}
 	return out
 }
+
+// stemSeed seeds stemBit's hash, which nothing keeps beyond one call.
+var stemSeed = maphash.MakeSeed()
+
+// stemBit is a string's bit of 64, for a set of a few strings: a clear bit says a string is not
+// in the set.
+func stemBit(s string) uint64 { return 1 << (maphash.String(stemSeed, s) & 63) }
 
 // questionGroups appends to dst the groups of a question's tokens, whose words are sc.ws and
 // stems stems, with their synonyms.
