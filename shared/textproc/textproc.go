@@ -613,10 +613,12 @@ func (a *Analyzer) appendGroupsOf(out []Group, toks []string, ws []word, budget 
 		}
 	}
 	out = slices.Grow(out, n)
-	// A repeated word takes its first group: a question's few words are searched for it (words
-	// holds each group's token), a longer text's are hashed.
-	const searched = 16
+	// A repeated word takes its first group: a question's words are searched for it (words
+	// holds each group's token, held the bit of each, stemBit, so that most words, which are
+	// new, are told so without a search), a longer text's are hashed.
+	const searched = 64
 	var words [searched]string
+	var held uint64
 	var first map[string]int
 	if len(toks) > searched {
 		first = map[string]int{}
@@ -625,6 +627,9 @@ func (a *Analyzer) appendGroupsOf(out []Group, toks []string, ws []word, budget 
 		if first != nil {
 			i, ok := first[t]
 			return i, ok
+		}
+		if held&stemBit(t) == 0 {
+			return -1, false
 		}
 		i := slices.Index(words[:len(out)], t)
 		return i, i >= 0
@@ -668,6 +673,7 @@ func (a *Analyzer) appendGroupsOf(out []Group, toks []string, ws []word, budget 
 			first[t] = len(out)
 		} else {
 			words[len(out)] = t
+			held |= stemBit(t)
 		}
 		out = append(out, g)
 	}
