@@ -278,3 +278,51 @@ func BenchmarkLookupStages(b *testing.B) {
 	}
 	b.ReportMetric(float64(rest.Nanoseconds())/float64(b.N), "analysis-and-rest-ns/op")
 }
+
+// BenchmarkLookupInTurn asks the questions of the evaluation sets on the embedded corpus in
+// three orders and reports the mean time of a lookup (lookup-ns, each timed on its own):
+// in-turn, each question once, the next one another; repeated, each question five times in a
+// row, the last four timed; repeated-flushed, the same with 1 MB of memory read before each
+// timed lookup, more than the core's own caches hold. What in-turn costs above repeated is what
+// changing questions cost; what repeated-flushed costs above repeated, the part of it the caches
+// explain (BENCHMARKS.md, "What bounds each figure").
+func BenchmarkLookupInTurn(b *testing.B) {
+	qs, err := eval.LoadDir("../../eval")
+	if err != nil {
+		b.Fatal(err)
+	}
+	flush := make([]byte, 1<<20)
+	var sink byte
+	for _, bench := range []struct {
+		name    string
+		repeats int
+		flushed bool
+	}{{"in-turn", 1, false}, {"repeated", 5, false}, {"repeated-flushed", 5, true}} {
+		b.Run(bench.name, func(b *testing.B) {
+			ix := index(b)
+			svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			var timed time.Duration
+			n, i := 0, 0
+			for b.Loop() {
+				q := qs[(i/bench.repeats)%len(qs)]
+				first := i%bench.repeats == 0
+				i++
+				if bench.flushed {
+					for k := 0; k < len(flush); k += 64 {
+						sink += flush[k]
+					}
+				}
+				start := time.Now()
+				if _, err := svc.Lookup(context.Background(), lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5, Actor: port.Actor{ID: "bench"}}); err != nil {
+					b.Fatal(err)
+				}
+				if bench.repeats == 1 || !first {
+					timed += time.Since(start)
+					n++
+				}
+			}
+			b.ReportMetric(float64(timed.Nanoseconds())/float64(max(n, 1)), "lookup-ns")
+		})
+	}
+	_ = sink
+}
