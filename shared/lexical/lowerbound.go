@@ -6,8 +6,8 @@ package lexical
 // slices.BinarySearch's step is a conditional jump, and as questions change the processor
 // mispredicts about every other one. A lookup makes some ninety such searches in postings and
 // front-matter lists (Postings.PassageHas, DocHas, DocPostings, FrontMatter.Has), and their
-// mispredictions were a twentieth of a lookup's time over changing questions
-// (BenchmarkLookupStages).
+// mispredictions were about a twentieth of a lookup's time over changing questions (see
+// BenchmarkLookupInTurn in shared/retrieval).
 func lowerBound[T ~uint32](a []T, x T) (int, bool) {
 	n := len(a)
 	if n == 0 {
