@@ -92,18 +92,21 @@ func (m *Memory) putTrace(ctx context.Context, t lookup.Trace, ifAbsent bool) (b
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	_, stored := m.traces[t.InvocationID]
-	if stored && ifAbsent {
-		return false, nil
+	if ifAbsent {
+		if _, stored := m.traces[t.InvocationID]; stored {
+			return false, nil
+		}
 	}
 	if len(m.traces) >= m.maxTrace {
 		m.evictTraces()
-		_, stored = m.traces[t.InvocationID]
 	}
-	if !stored {
+	// A new id grows the map: its length tells, without a look-up of its own, whether the id
+	// joins the order of writing.
+	n := len(m.traces)
+	m.traces[t.InvocationID] = &t
+	if len(m.traces) > n {
 		m.order = append(m.order, t.InvocationID)
 	}
-	m.traces[t.InvocationID] = &t
 	if m.soonestKnown && t.ExpiresAt.Before(m.soonest) {
 		m.soonest = t.ExpiresAt
 	}
@@ -136,7 +139,18 @@ func (m *Memory) evictTraces() {
 	var oldest, newest time.Time
 	dropped, i := 0, 0
 	for ; i < len(m.order) && dropped < want; i++ {
-		t, ok := m.traces[m.order[i]]
+		id := m.order[i]
+		if dropped > 0 && dropped < want-1 {
+			// Between the first and the last drop nothing of the trace is read: the map's
+			// length tells whether the id was kept, in the one look-up of the drop.
+			n := len(m.traces)
+			delete(m.traces, id)
+			if len(m.traces) < n {
+				dropped++
+			}
+			continue
+		}
+		t, ok := m.traces[id]
 		if !ok {
 			continue // expired and dropped above, or never kept
 		}
@@ -144,7 +158,7 @@ func (m *Memory) evictTraces() {
 			oldest = t.CreatedAt
 		}
 		newest = t.CreatedAt
-		delete(m.traces, m.order[i])
+		delete(m.traces, id)
 		dropped++
 	}
 	m.order = m.order[i:]

@@ -45,15 +45,28 @@ func TestMemoryTracesStayBounded(t *testing.T) {
 		t.Fatalf("%d log lines for one eviction burst, want 1:\n%s", len(lines), logs)
 	}
 	var rec struct {
-		Level        string `json:"level"`
-		Dropped      int64  `json:"dropped"`
-		EvictedTotal int64  `json:"evicted_total"`
+		Level        string    `json:"level"`
+		Dropped      int64     `json:"dropped"`
+		EvictedTotal int64     `json:"evicted_total"`
+		Oldest       time.Time `json:"oldest_created_at"`
+		Newest       time.Time `json:"newest_dropped_created_at"`
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Level != "WARN" || rec.Dropped != 1001 || rec.EvictedTotal != 1001 || m.Evicted() != 1001 {
 		t.Errorf("eviction reported as %+v, counter %d; want 1001 dropped", rec, m.Evicted())
+	}
+	// The first and the 1,001st trace written, a millisecond apart each.
+	start := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	if want := start.Add(time.Millisecond); !rec.Oldest.Equal(want) {
+		t.Errorf("oldest dropped created at %v, want %v", rec.Oldest, want)
+	}
+	if want := start.Add(1001 * time.Millisecond); !rec.Newest.Equal(want) {
+		t.Errorf("newest dropped created at %v, want %v", rec.Newest, want)
+	}
+	if _, err := m.GetTrace(context.Background(), "id-1.001µs"); err != nil {
+		t.Errorf("the 1,002nd trace was dropped with the oldest tenth: %v", err)
 	}
 	if n := m.Len(); int64(n)+m.Evicted() != 10050 {
 		t.Errorf("%d kept + %d evicted != 10050 written", n, m.Evicted())
