@@ -63,13 +63,23 @@ func wordParts(l *lexical.Lang, q *question, primary int, docs []int) []part {
 		return nil // the primary's procedure holds (nearly) the whole question
 	}
 	var out []part
+	// Each procedure's words are found once, however many complements are looked for.
+	var heldBuf [complementCandidates]uint64
+	helds := heldBuf[:0]
+	for _, d := range docs {
+		var held uint64
+		if d != primary {
+			held = judge.DocHeld(l, q.resolved, d)
+		}
+		helds = append(helds, held)
+	}
 	for len(out) < maxComplements {
 		best := part{doc: -1}
-		for _, d := range docs {
+		for i, d := range docs {
 			if d == primary || slices.ContainsFunc(out, func(p part) bool { return p.doc == d }) {
 				continue
 			}
-			held := judge.DocHeld(l, q.resolved, d)
+			held := helds[i]
 			own := held &^ covered
 			if specificCount(q.resolved, own) < MinPartWords || specificCount(q.resolved, covered&^held) == 0 && len(out) == 0 {
 				continue // no part of its own, or nothing of the primary's it lacks: a competitor
