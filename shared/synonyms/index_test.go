@@ -15,10 +15,6 @@ import (
 // embedded rule files over random questions made of the rules' own tokens, their inflections,
 // fillers and other words.
 func TestExpandIndexMatchesSortedSearch(t *testing.T) {
-	files, _ := filepath.Glob("../../knowledge/synonyms/*/*.txt")
-	if len(files) == 0 {
-		t.Fatal("no rule files")
-	}
 	fold := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '\'' || r == '-' })
 	}
@@ -26,15 +22,8 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 	fillers := map[string]bool{"the": true, "is": true, "s": true, "der": true, "ist": true}
 	filler := func(tok string) bool { return fillers[tok] }
 	found := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := Parse(f, strings.NewReader(string(src)))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rf := range embeddedRules(t) {
+		f, set := rf.path, rf.set
 		for _, stemmed := range []bool{false, true} {
 			var m *Matcher
 			if stemmed {
@@ -46,7 +35,7 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 			for _, w := range m.Vocabulary()[:min(200, len(m.vocab))] {
 				words = append(words, w+"s")
 			}
-			rng := rand.New(rand.NewPCG(1, uint64(len(src))))
+			rng := rand.New(rand.NewPCG(1, uint64(rf.size)))
 			for range 3000 {
 				toks := make([]string, rng.IntN(12))
 				for i := range toks {
@@ -94,19 +83,10 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 // token in follows, for every term of several tokens of the embedded rules, and of few other
 // tokens (the bits are what tells a question's tokens apart).
 func TestFollowsHoldEverySecondToken(t *testing.T) {
-	files, _ := filepath.Glob("../../knowledge/synonyms/*/*.txt")
 	fold := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
 	longer, set := 0, 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rules, err := Parse(f, strings.NewReader(string(src)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := rules.Compile(fold)
+	for _, rf := range embeddedRules(t) {
+		f, m := rf.path, rf.set.Compile(fold)
 		for _, k := range m.keys {
 			toks := strings.Split(k, keySep)
 			if len(toks) < 2 {
@@ -126,6 +106,34 @@ func TestFollowsHoldEverySecondToken(t *testing.T) {
 	if mean := float64(set) / float64(longer); mean > 32 {
 		t.Errorf("the starts of terms of several tokens have %.1f of 64 follows bits set on average: they tell little apart", mean)
 	}
+}
+
+// ruleFile is one embedded rule file: its path, its size in bytes and its rules.
+type ruleFile struct {
+	path string
+	size int
+	set  *Set
+}
+
+// embeddedRules parses every embedded rule file.
+func embeddedRules(t *testing.T) []ruleFile {
+	files, _ := filepath.Glob("../../knowledge/synonyms/*/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no rule files")
+	}
+	var out []ruleFile
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := Parse(f, strings.NewReader(string(src)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ruleFile{path: f, size: len(src), set: set})
+	}
+	return out
 }
 
 func (m *Matcher) expandSorted(tokens, stems []string, filler func(string) bool) []Expansion {

@@ -251,14 +251,14 @@ func (m *Matcher) startOf(token, stem string) Start {
 // follows is Start.follows of a stem: the keys that start with it and keySep are a run of the
 // sorted keys, each followed by its second token.
 func (m *Matcher) follows(stem string) uint64 {
-	prefix := stem + keySep
-	i, _ := slices.BinarySearch(m.keys, prefix)
+	lead := stem + keySep
+	i, _ := slices.BinarySearch(m.keys, lead)
 	var bits uint64
-	for n := 0; i < len(m.keys) && strings.HasPrefix(m.keys[i], prefix); i, n = i+1, n+1 {
+	for n := 0; i < len(m.keys) && strings.HasPrefix(m.keys[i], lead); i, n = i+1, n+1 {
 		if n == maxFollows {
 			return ^uint64(0)
 		}
-		second, _, _ := strings.Cut(m.keys[i][len(prefix):], keySep)
+		second, _, _ := strings.Cut(m.keys[i][len(lead):], keySep)
 		bits |= followBit(second)
 	}
 	return bits
