@@ -63,10 +63,11 @@ func TestExpandIndexMatchesSortedSearch(t *testing.T) {
 				// follows bits pass over second tokens no term goes on with, and miss none.
 				starts := make([]Start, len(toks))
 				for i, tok := range toks {
-					starts[i] = m.StartOf(tok, tok)
+					stem := tok
 					if stems != nil {
-						starts[i] = m.StartOf(tok, stems[i])
+						stem = stems[i]
 					}
+					starts[i] = m.Kept(m.StartOf(tok, stem), stem)
 				}
 				if got := m.AppendExpandFrom(nil, toks, stems, starts, func(i int) bool { return filler(toks[i]) }); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, stemmed %v, %q with kept starts: %v, want %v", f, stemmed, toks, got, want)
@@ -92,7 +93,7 @@ func TestFollowsHoldEverySecondToken(t *testing.T) {
 			if len(toks) < 2 {
 				continue
 			}
-			s := m.StartOf(toks[0], toks[0])
+			s := m.Kept(m.StartOf(toks[0], toks[0]), toks[0])
 			if !s.longer || s.follows&followBit(toks[1]) == 0 {
 				t.Fatalf("%s: the start of %q (longer %v) lacks the bit of %q", f, toks[0], s.longer, toks[1])
 			}

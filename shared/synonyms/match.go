@@ -210,32 +210,23 @@ type Start struct {
 	longer bool
 	known  bool // made by StartOf: the zero Start is looked up again
 	// follows has followBit(s) set for the stem s of every second token of the terms of several
-	// tokens that start with the token's stem: a token whose bit is clear goes on none of them,
-	// which is told without looking the two up. All bits are set when the stem starts too many
-	// terms to list (maxFollows).
+	// tokens that start with the token's stem (Kept): a token whose bit is clear goes on none of
+	// them, which is told without looking the two up. All bits are set in a start not kept, and
+	// when the stem starts too many terms to list (maxFollows).
 	follows uint64
 }
 
 // followBit is a stem's bit in Start.follows.
 func followBit(stem string) uint64 { return 1 << (hash(stem) & 63) }
 
-// maxFollows is the most terms of several tokens StartOf reads for one stem's follows.
+// maxFollows is the most terms of several tokens Kept reads for one stem's follows.
 const maxFollows = 256
 
 // StartOf is what the matcher knows of the token with the stem as the start of a term. A caller
 // that meets the same tokens again and again (a question analyser's cache of words) keeps it, so
-// that expanding a question looks up only the terms of several tokens its tokens start, and of
-// those only the ones whose second token may go on them (follows).
+// that expanding a question looks up only the terms of several tokens its tokens start. Every
+// bit of its follows is set: Kept reads them, for a start that is kept.
 func (m *Matcher) StartOf(token, stem string) Start {
-	s := m.startOf(token, stem)
-	if s.longer {
-		s.follows = m.follows(stem)
-	}
-	return s
-}
-
-// startOf is StartOf without reading the terms that go on from the stem: every follows bit is set.
-func (m *Matcher) startOf(token, stem string) Start {
 	s := Start{key: -1, known: true, follows: ^uint64(0)}
 	first, ok := m.lookup(token)
 	if ok && first.key >= 0 {
@@ -245,6 +236,17 @@ func (m *Matcher) startOf(token, stem string) Start {
 		first, ok = m.lookup(stem)
 	}
 	s.longer = ok && first.longer
+	return s
+}
+
+// Kept is s, StartOf a token with the stem, with the follows of the stem read from the keys, so
+// that expanding a question looks up only the terms whose second token may go on them. It reads
+// up to maxFollows keys: a caller calls it for a start it keeps (once per word of its cache),
+// not for every token it meets.
+func (m *Matcher) Kept(s Start, stem string) Start {
+	if s.longer {
+		s.follows = m.follows(stem)
+	}
 	return s
 }
 
@@ -285,7 +287,7 @@ func (m *Matcher) AppendExpandFrom(dst []Expansion, tokens, stems []string, star
 			first = starts[i]
 		}
 		if !first.known {
-			first = m.startOf(tokens[i], stems[i])
+			first = m.StartOf(tokens[i], stems[i])
 		}
 		if first.key >= 0 {
 			best, end = int(first.key), i+1

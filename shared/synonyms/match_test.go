@@ -223,7 +223,7 @@ func TestExpandFromKeptStartsIsExpand(t *testing.T) {
 		want := m.Expand(toks, nil, filler(toks))
 		starts := make([]synonyms.Start, len(toks))
 		for i, tok := range toks {
-			starts[i] = m.StartOf(tok, tok)
+			starts[i] = m.Kept(m.StartOf(tok, tok), tok)
 		}
 		if got := m.AppendExpandFrom(nil, toks, nil, starts, filler(toks)); !slices.EqualFunc(got, want, sameExpansion) {
 			t.Errorf("%q with kept starts: %v, want %v", q, got, want)

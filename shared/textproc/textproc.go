@@ -77,6 +77,14 @@ func (c *stemCache) get(tok string) (word, bool) {
 	return w, ok
 }
 
+// room reports whether put would keep tok: it is held, or the cache is not full.
+func (c *stemCache) room(tok string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, held := c.m[tok]
+	return held || len(c.m) < maxStemCache
+}
+
 func (c *stemCache) put(tok string, w word) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -503,7 +511,14 @@ func (a *Analyzer) word(tok string) word {
 		}
 	}
 	w = a.withStart(tok, w)
-	a.cache.put(tok, w)
+	if a.cache.room(tok) {
+		// A kept word's start carries its follows (synonyms.Matcher.Kept), read once for the
+		// cache; a word a full cache does not keep is not worth reading them for.
+		if a.syn != nil {
+			w.start = a.syn.Kept(w.start, w.stem)
+		}
+		a.cache.put(tok, w)
+	}
 	return w
 }
 
