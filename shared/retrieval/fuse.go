@@ -269,7 +269,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int, lent []st
 	out := arr.a
 	evidence := make([]lookup.EvidenceBlock, len(picked), len(picked)+extra)
 	fromL1 := l1Reason(s.provider.ScoreKind())
-	texts := s.texts(l)
+	texts := textsOf(l)
 	// One array holds every block's hit reasons, each block its own stretch of it.
 	n := 0
 	for _, f := range picked {

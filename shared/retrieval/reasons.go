@@ -46,14 +46,11 @@ func l1Reason(kind string) string {
 	return "l1:" + kind
 }
 
-// texts returns the hit reasons kept for l's lookups. They are kept with l's index of every
+// textsOf returns the hit reasons kept for l's lookups. They are kept with l's index of every
 // version (Lang.KeptShared: every day's view of it numbers the passages and phrases as it does,
 // and their texts are the same), not in a map of the service's: a map keyed by the language
 // would keep every epoch's index reachable that a caller's as_of ever made, while these are
 // bounded by the passages and phrases on file whatever days are asked.
-func (s *Service) texts(l *lexical.Lang) *langTexts { return textsOf(l) }
-
-// textsOf is Service.texts.
 func textsOf(l *lexical.Lang) *langTexts {
 	return l.KeptShared(textsKey, func(l *lexical.Lang) any { return newLangTexts(l) }).(*langTexts)
 }
