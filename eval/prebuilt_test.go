@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -35,14 +34,9 @@ func TestPrebuiltIndexAnswersAsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob("*.yaml")
-	var qs []Question
-	for _, f := range files {
-		set, err := Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, set...)
+	qs, err := LoadDir(".")
+	if err != nil {
+		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	answer := func(ix *lexical.Index, semantic bool, q Question) string {
