@@ -28,7 +28,10 @@ type FrontMatch struct {
 	Category       bool          // the category matched, as the phrase CategoryPhrase
 	CategoryPhrase uint32
 	Partial        bool // a question term matched only part of a phrase
-	Passage        int  // the document's section that best matches the question (see MatchFront's sections)
+	// passage is the document's section that best matches the question plus one, 0 until
+	// Passage chooses it from query, the question's terms.
+	passage int
+	query   []Term
 	// phrases counts the front-matter phrases (keywords, entities, title, category) the question
 	// holds whole that name this document's domain alone (a term no other category's front
 	// matter has); covered lists the distinct such terms.
@@ -136,8 +139,9 @@ const partialWeight = 0.5
 // matches when all of its terms are in the question, a title when the question holds at least
 // half of its IDF weight. A document's weight is the IDF weight of the question terms its
 // matches cover, each term counted once, plus partialWeight of the terms that occur only in
-// phrases it did not fully match. The best section is chosen for the first sections matches
-// only: those are the ones fusion may use.
+// phrases it did not fully match. It keeps the leading matches and the sections best ones
+// (leadingOrTop). A match's best section is chosen when it is first asked for (FrontMatch.Passage):
+// fusion takes the sections L1 returned of most matches' documents instead.
 // Domains are the categories with strong L0 evidence among the leading matches (see
 // strongDomains): only those become hints, and only a single one filters L1.
 // strs and weights are the question's index terms and their weights (a term only a synonym gives
@@ -158,12 +162,23 @@ func (l *Lang) MatchFront(words []textproc.Group, strs []string, weights map[str
 	acc.Release()
 	sc.matches = matches
 	q.partialEvidence(matches)
-	for i := range matches[:min(len(matches), sections)] {
-		matches[i].Passage = l.post.bestSection(matches[i].Doc, sc.query)
+	for i := range matches {
+		matches[i].query = sc.query
 	}
 	q.hints.Domains = strongDomains(l, Leading(matches))
 	q.hints.Matches = matches
 	return q.hints
+}
+
+// Passage returns the section of the match's document that best matches the question (the
+// passage of l holding the most idf weight of its terms; the document's first when none holds
+// any), chosen the first time it is asked for and kept in m. l is the Lang whose MatchFront made
+// m; like the match, it is valid until that call's scratch is reset.
+func (m *FrontMatch) Passage(l *Lang) int {
+	if m.passage == 0 {
+		m.passage = l.post.bestSection(m.Doc, m.query) + 1
+	}
+	return m.passage - 1
 }
 
 // frontQuery is one question's match against a language's front matter, made in steps: resolve

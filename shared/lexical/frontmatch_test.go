@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/textproc"
 )
 
 // leadingOrTop keeps only the matches a caller can read, the leading
@@ -117,5 +118,35 @@ func TestFrontHoldsIsFrontHas(t *testing.T) {
 	}
 	if frontHolds(l, make([]Term, 65), []int{0}, sc) != nil {
 		t.Error("a query of 65 terms has bits")
+	}
+}
+
+// A front-matter match's best section is the one of its document holding the most of the
+// question's weight, chosen when it is first asked for and the same when asked again; a match
+// of no question term is its document's first section.
+func TestAMatchsPassageIsItsBestSection(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Build(c).Lang("en")
+	q := l.Analyzer.QuestionWords("windscreen stone chip repaired on site by the glass partner")
+	var sc FrontScratch
+	defer sc.Reset()
+	m := l.MatchFront(q, textproc.Flatten(q), nil, 5, &sc)
+	i := slices.IndexFunc(m.Matches, func(m FrontMatch) bool { return l.Docs[m.Doc].ID == "damage-procedure" })
+	if i < 0 {
+		t.Fatalf("no match of damage-procedure among %d", len(m.Matches))
+	}
+	p := m.Matches[i].Passage(l)
+	if _, sec := l.Doc(p); !strings.HasPrefix(sec.Heading, "5.") {
+		t.Errorf("best section %q, want 5. Repair and follow-up", sec.Heading)
+	}
+	if again := m.Matches[i].Passage(l); again != p {
+		t.Errorf("asked again: passage %d, first %d", again, p)
+	}
+	none := FrontMatch{Doc: m.Matches[i].Doc}
+	if lo, _ := l.post.DocPassages(none.Doc); none.Passage(l) != lo {
+		t.Errorf("a match of no term: passage %d, want the first, %d", none.Passage(l), lo)
 	}
 }

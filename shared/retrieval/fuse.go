@@ -229,7 +229,7 @@ func (fz *fusion) liftMatches(matches []lexical.FrontMatch, topK int) {
 		if i == 0 || m.Weight < matches[i-1].Weight {
 			l0Rank = i + 1
 		}
-		d, sec := fz.l.Doc(m.Passage)
+		d := fz.l.Docs[m.Doc]
 		lifted := false
 		for _, f := range fz.all {
 			if f.docID == d.ID && f.l1Rank > 0 {
@@ -238,9 +238,11 @@ func (fz *fusion) liftMatches(matches []lexical.FrontMatch, topK int) {
 			}
 		}
 		if !lifted {
+			p := m.Passage(fz.l)
+			_, sec := fz.l.Doc(p)
 			f, seen := fz.block(d.ID, d.Version, sec.Anchor)
 			if !seen {
-				f.passage = m.Passage
+				f.passage = p
 			}
 			f.lift(m, l0Rank)
 		}

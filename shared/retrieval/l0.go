@@ -10,11 +10,11 @@ import (
 )
 
 // l0 is the keyword layer: the question's terms matched against the front matter
-// (lexical.Lang.MatchFront), as hints and matches. The best section is chosen for the first
-// sections matches only: those are the ones fusion may use. Domains are the categories with
-// strong L0 evidence among the leading matches: only those become hints, and only a single one
-// filters L1. l0 only reads the question. The matches live in sc: they are valid until sc is
-// released.
+// (lexical.Lang.MatchFront), as hints and matches, at least the first sections of them; a
+// match's best section is chosen only when fusion or the verdict asks for it. Domains are the
+// categories with strong L0 evidence among the leading matches: only those become hints, and
+// only a single one filters L1. l0 only reads the question. The matches live in sc: they are
+// valid until sc is released.
 func l0(l *lexical.Lang, q *question, sections int, sc *l0Scratch) (lookup.L0Hints, []lexical.FrontMatch) {
 	m := l.MatchFront(q.words, q.terms, q.weights, sections, &sc.front)
 	return lookup.L0Hints{MatchedTitles: m.Titles, MatchedKeywords: m.Keywords, Domains: m.Domains, Entities: m.Entities}, m.Matches

@@ -37,9 +37,9 @@ func TestL0KeepsTheMatchesCallersRead(t *testing.T) {
 	if len(all) < 6 || len(five) < 5 || !slices.Equal(docs(all[:5]), docs(five[:5])) {
 		t.Fatalf("l0 with 40: %v, with 5: %v", docs(all), docs(five))
 	}
-	for _, m := range five[:5] {
-		if d, _ := l.Doc(m.Passage); d.ID != l.Docs[m.Doc].ID {
-			t.Errorf("match of %s has the section of %s", l.Docs[m.Doc].ID, d.ID)
+	for i := range all {
+		if d, _ := l.Doc(all[i].Passage(l)); d.ID != l.Docs[all[i].Doc].ID {
+			t.Errorf("match of %s has the section of %s", l.Docs[all[i].Doc].ID, d.ID)
 		}
 	}
 }

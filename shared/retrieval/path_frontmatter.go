@@ -19,17 +19,10 @@ type frontPath struct {
 func (*frontPath) name() string { return PathFrontMatter }
 
 func (*frontPath) rank(in pathInput, v *pathView) {
-	l := in.l
-	for _, m := range in.matches {
-		if m.Weight <= 0 {
-			continue
+	for i := range in.matches {
+		if m := &in.matches[i]; m.Weight > 0 {
+			v.addMatch(in.l.Docs[m.Doc].ID, m)
 		}
-		d := l.Docs[m.Doc]
-		src := ""
-		if m.Passage >= 0 && m.Passage < len(l.Passages) {
-			src = l.Source(m.Passage)
-		}
-		v.add(d.ID, m.Weight, src)
 	}
 }
 

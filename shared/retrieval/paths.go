@@ -87,11 +87,21 @@ type pathInput struct {
 	matches []lexical.FrontMatch
 }
 
-// procScore is one procedure's score on one path, with the source of its best section there.
+// procScore is one procedure's score on one path, with the source of its best section there:
+// source, or for the front matter the section its match chooses when asked (sourceIn).
 type procScore struct {
 	doc    string
 	score  float64
 	source string
+	match  *lexical.FrontMatch
+}
+
+// sourceIn is the source of the procedure's best section on the path ("" when it has none).
+func (p procScore) sourceIn(l *lexical.Lang) string {
+	if p.source == "" && p.match != nil && l != nil {
+		return l.Source(p.match.Passage(l))
+	}
+	return p.source
 }
 
 // pathView is one path's ranking of procedures, best first, each procedure once.
@@ -102,16 +112,25 @@ type pathView struct {
 
 // add offers a procedure's section score: the procedure keeps its best.
 func (v *pathView) add(doc string, score float64, source string) {
+	v.offer(procScore{doc: doc, score: score, source: source})
+}
+
+// addMatch offers a procedure's front-matter match, whose best section is its source.
+func (v *pathView) addMatch(doc string, m *lexical.FrontMatch) {
+	v.offer(procScore{doc: doc, score: m.Weight, match: m})
+}
+
+func (v *pathView) offer(p procScore) {
 	v.present = true
 	for i := range v.procs {
-		if v.procs[i].doc == doc {
-			if score > v.procs[i].score {
-				v.procs[i].score, v.procs[i].source = score, source
+		if v.procs[i].doc == p.doc {
+			if p.score > v.procs[i].score {
+				v.procs[i] = p
 			}
 			return
 		}
 	}
-	v.procs = append(v.procs, procScore{doc: doc, score: score, source: source})
+	v.procs = append(v.procs, p)
 }
 
 // sort orders the procedures best first (ties by document id).

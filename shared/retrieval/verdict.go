@@ -178,8 +178,8 @@ func (s *Service) alternative(l *lexical.Lang, doc string, v *pathViews, blocks 
 	}
 	for i := range v.list {
 		for _, p := range v.list[i].procs {
-			if p.doc == doc && p.source != "" && a.Source == "" {
-				a.Source = p.source
+			if p.doc == doc && a.Source == "" {
+				a.Source = p.sourceIn(l)
 			}
 		}
 	}
