@@ -235,48 +235,70 @@ func BenchmarkLookupCyclingAsOf(b *testing.B) {
 	}
 }
 
-// stageClock is a span recorder (span.Steps) that adds up the time of each step of a lookup.
-type stageClock struct{ total map[string]time.Duration }
+// stageClock is a span recorder (span.Steps) that adds up the time of each step of a lookup
+// while on.
+type stageClock struct {
+	on    bool
+	total map[string]time.Duration
+}
 
 func (c *stageClock) Start(ctx context.Context, name string) (context.Context, func()) {
 	start := time.Now()
-	return ctx, func() { c.total[name] += time.Since(start) }
+	return ctx, func() {
+		if c.on {
+			c.total[name] += time.Since(start)
+		}
+	}
 }
 
 func (c *stageClock) Annotate(context.Context, span.Annotations) {}
 
-// BenchmarkLookupStages asks every question of the evaluation sets in turn on the embedded corpus
-// and reports where a lookup's time goes, the mean per lookup of each step the service marks
+// BenchmarkLookupStages asks the questions of the evaluation sets on the embedded corpus and
+// reports where a lookup's time goes, the mean per timed lookup of each step the service marks
 // (span.Start): l0 (the front-matter match), l1 (the demo provider's BM25 and focus), lexical
 // (the evidence paths' rankings), fusion, verdict (the complements, the relevance and the blocks'
 // own hit reasons) and trace_write; analysis-and-rest is the lookup's time outside them (the
-// question's analysis first).
+// question's analysis first). in-turn asks each question once, the next one another; repeated
+// asks each five times in a row and times the last four, so that the two show which steps
+// changing questions slow (BenchmarkLookupInTurn).
 func BenchmarkLookupStages(b *testing.B) {
-	ix := index(b)
-	svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	qs, err := eval.LoadDir("../../eval")
 	if err != nil {
 		b.Fatal(err)
 	}
-	clock := &stageClock{total: map[string]time.Duration{}}
-	ctx := span.With(context.Background(), clock)
-	var all time.Duration
-	i := 0
-	for b.Loop() {
-		q := qs[i%len(qs)]
-		i++
-		start := time.Now()
-		if _, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5, Actor: port.Actor{ID: "bench"}}); err != nil {
-			b.Fatal(err)
-		}
-		all += time.Since(start)
+	for _, bench := range []struct {
+		name    string
+		repeats int
+	}{{"in-turn", 1}, {"repeated", 5}} {
+		b.Run(bench.name, func(b *testing.B) {
+			ix := index(b)
+			svc := retrieval.New(ix, demo.New(ix), store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			clock := &stageClock{total: map[string]time.Duration{}}
+			ctx := span.With(context.Background(), clock)
+			var all time.Duration
+			n, i := 0, 0
+			for b.Loop() {
+				q := qs[(i/bench.repeats)%len(qs)]
+				clock.on = bench.repeats == 1 || i%bench.repeats != 0
+				i++
+				start := time.Now()
+				if _, err := svc.Lookup(ctx, lookup.LookupRequest{Question: q.Question, Language: q.Language, TopK: 5, Actor: port.Actor{ID: "bench"}}); err != nil {
+					b.Fatal(err)
+				}
+				if clock.on {
+					all += time.Since(start)
+					n++
+				}
+			}
+			n = max(n, 1)
+			rest := all
+			for _, name := range []string{"l0", "l1", "lexical", "fusion", "verdict", "trace_write"} {
+				rest -= clock.total[name]
+				b.ReportMetric(float64(clock.total[name].Nanoseconds())/float64(n), name+"-ns/op")
+			}
+			b.ReportMetric(float64(rest.Nanoseconds())/float64(n), "analysis-and-rest-ns/op")
+		})
 	}
-	rest := all
-	for _, name := range []string{"l0", "l1", "lexical", "fusion", "verdict", "trace_write"} {
-		rest -= clock.total[name]
-		b.ReportMetric(float64(clock.total[name].Nanoseconds())/float64(b.N), name+"-ns/op")
-	}
-	b.ReportMetric(float64(rest.Nanoseconds())/float64(b.N), "analysis-and-rest-ns/op")
 }
 
 // BenchmarkLookupInTurn asks the questions of the evaluation sets on the embedded corpus in
