@@ -12,7 +12,7 @@ DDB_DIR   := tools/dynamodb-local
 MCP_CLIENT_DIR := tools/mcp-client
 REDOCLY_DIR := tools/redocly
 
-.PHONY: local test lint load bench bench-compare bench-test eval golden calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
+.PHONY: local test lint load bench bench-compare bench-instructions bench-test eval golden calibrate synonyms fuzz build clean init-duration mem-limit deps dynamodb-local ragcore-fake build-LookupFunction build-StatusFunction build-SyncFunction $(addprefix build-,$(FUNCTIONS))
 
 ## local: the local API on LOCAL_ADDR (default 127.0.0.1:3000), demo provider, in-memory store,
 ## actor from the X-Actor-Id / X-Actor-Scope headers.
@@ -73,6 +73,21 @@ bench:
 ## and writes bench/results.json (figures in BENCHMARKS.md). About five minutes on two idle cores.
 bench-compare:
 	cd bench && $(GO) run ./cmd/compare -sizes 22,220,2200,10000 -runs 5 -out results.json
+
+## bench-instructions: the instructions, conditional branches and mispredicted branches of one
+## lookup, counted by valgrind's callgrind over INSTR_LOOKUPS (default 1000) evaluation questions
+## asked in turn on the embedded corpus, the caches warm (cmd/inturn): counts with no timing noise,
+## to compare two builds (figures in BENCHMARKS.md). Needs valgrind (apt-get install valgrind).
+INSTR_LOOKUPS ?= 1000
+bench-instructions: SHELL := /bin/bash
+bench-instructions:
+	@command -v valgrind >/dev/null || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+	@set -eo pipefail; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	$(GO) build -o "$$dir/inturn" ./cmd/inturn; \
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --branch-sim=yes \
+		--toggle-collect='*main.askInTurn*' --callgrind-out-file="$$dir/callgrind.out" \
+		"$$dir/inturn" -n $(INSTR_LOOKUPS) -eval eval 2>&1 | \
+	awk -v n=$(INSTR_LOOKUPS) '/Collected :/ { printf "per lookup (%d in turn): %.0f instructions, %.0f conditional branches, %.0f mispredicted (callgrind'"'"'s predictor)\n", n, $$4/n, $$5/n, $$6/n; found = 1 } END { exit !found }'
 
 ## bench-test: vet and the short tests of the bench module, a module of its own that `./...` does
 ## not reach (so that bleve never enters the root module).
