@@ -2,6 +2,8 @@ package textproc
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // AnswerKinds are the kinds of fact a question asks for, as a set of bits: "how long" asks for a
@@ -64,8 +66,8 @@ var answerCues = []struct {
 // the question that may start a cue (cueLengths) looks up the cues that start with it, so the
 // cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	// An ASCII question of the API's length is lowered on the stack: strings.ToLower would make
-	// a copy on every lookup (one of a lookup's allocations).
+	// A question of the API's length is lowered on the stack: strings.ToLower would make a copy
+	// on every lookup (one of a lookup's allocations).
 	var buf [1024]byte
 	if len(question) <= len(buf) && isASCII(question) {
 		b := buf[:len(question)]
@@ -75,6 +77,17 @@ func QuestionKinds(question string) AnswerKinds {
 				c += 'a' - 'A'
 			}
 			b[i] = c
+		}
+		return questionKinds(b)
+	}
+	if len(question) <= len(buf)/2 {
+		// As strings.ToLower lowers it (strings.Map with unicode.ToLower: an invalid byte becomes
+		// U+FFFD). A valid rune's lower case is at most half as long again as the rune (U+023A,
+		// two bytes, lowers to U+2C65, three), so a valid question of half the buffer fits it;
+		// append grows the array for any other.
+		b := buf[:0]
+		for _, r := range question {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
 		return questionKinds(b)
 	}

@@ -186,16 +186,22 @@ func FuzzAnswerScans(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { checkAnswerScans(t, s) })
 }
 
-// The kinds of a question do not depend on its case: ASCII, long text, runes that lower to more
-// bytes ("Ⱥ" to "ⱥ") or fewer ("İ" to "i"), and invalid UTF-8.
+// The kinds of a question do not depend on its case, and are those of the question as
+// strings.ToLower lowers it: ASCII, long text, runes that lower to more bytes ("Ⱥ" to "ⱥ") or
+// fewer ("İ" to "i"), invalid UTF-8 (each byte U+FFFD, three), questions lowered on the stack and
+// longer ones.
 func TestQuestionKindsIgnoreCase(t *testing.T) {
 	long := strings.Repeat("How LONG until the Tow Truck comes? ", 12)
 	for _, s := range []string{"", "How long until the TOW truck arrives?", long, "WIE LANGE dauert das, FÜR wen?", "ÄRGER",
 		"İstanbul KEY", "Akku unter 10 Prozent, Kunde steht an der LADESÄULE", "\xffBAD\xc3", "ȺȺȺ",
 		strings.Repeat("a", 254) + "Ⱥ", strings.Repeat("a", 253) + "Ⱥ", strings.Repeat("a", 255) + "Ä", strings.Repeat("Ä", 128),
-		strings.Repeat("ȺB", 100)} {
+		strings.Repeat("ȺB", 100), strings.Repeat("Ⱥ", 256) + " WIE LANGE", strings.Repeat("\xff", 500) + "WER zahlt",
+		strings.Repeat("Wie lange dauert die ÜBERFÜHRUNG? ", 30)} {
 		if got, want := QuestionKinds(s), QuestionKinds(strings.ToLower(s)); got != want {
 			t.Errorf("QuestionKinds(%q) = %b, want %b as in lower case", s, got, want)
+		}
+		if got, want := QuestionKinds(s), questionKinds(strings.ToLower(s)); got != want {
+			t.Errorf("QuestionKinds(%q) = %b, want %b, the kinds of strings.ToLower's", s, got, want)
 		}
 	}
 	if QuestionKinds("HOW LONG DOES IT TAKE") != AskDeadline {
