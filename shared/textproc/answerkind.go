@@ -66,8 +66,8 @@ var answerCues = []struct {
 // the question that may start a cue (cueLengths) looks up the cues that start with it, so the
 // cost follows the question's length, not the number of cues.
 func QuestionKinds(question string) AnswerKinds {
-	// A question of the API's length is lowered on the stack: strings.ToLower would make a copy
-	// on every lookup (one of a lookup's allocations).
+	// An ASCII question of the API's length, or another of half of it, is lowered on the stack:
+	// strings.ToLower would make a copy on every lookup (one of a lookup's allocations).
 	var buf [1024]byte
 	if len(question) <= len(buf) && isASCII(question) {
 		b := buf[:len(question)]
