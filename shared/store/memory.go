@@ -140,16 +140,6 @@ func (m *Memory) evictTraces() {
 	dropped, i := 0, 0
 	for ; i < len(m.order) && dropped < want; i++ {
 		id := m.order[i]
-		if dropped > 0 && dropped < want-1 {
-			// Between the first and the last drop nothing of the trace is read: the map's
-			// length tells whether the id was kept, in the one look-up of the drop.
-			n := len(m.traces)
-			delete(m.traces, id)
-			if len(m.traces) < n {
-				dropped++
-			}
-			continue
-		}
 		t, ok := m.traces[id]
 		if !ok {
 			continue // expired and dropped above, or never kept
