@@ -76,8 +76,9 @@ bench-compare:
 
 ## bench-instructions: the instructions, conditional branches and mispredicted branches of one
 ## lookup, counted by valgrind's callgrind over INSTR_LOOKUPS (default 1000) evaluation questions
-## asked in turn on the embedded corpus, the caches warm (cmd/inturn): counts with no timing noise,
-## to compare two builds (figures in BENCHMARKS.md). Needs valgrind (apt-get install valgrind).
+## asked in turn on the embedded corpus, the caches warm, the demo provider and the in-memory trace
+## store (cmd/inturn): counts with no timing noise, to compare two builds (figures in BENCHMARKS.md).
+## Needs valgrind (apt-get install valgrind).
 INSTR_LOOKUPS ?= 1000
 bench-instructions: SHELL := /bin/bash
 bench-instructions:
