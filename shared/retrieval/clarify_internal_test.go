@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -178,5 +179,54 @@ func TestShowAlternatives(t *testing.T) {
 	two := []lookup.Alternative{alt, {DocumentID: "fines-and-parking", Source: l.Source(doc("fines-and-parking")[1])}}
 	if got, _, _ := show(two, blocks, 0, 5); got[3].Source != alt.Source || got[4].Source != two[1].Source {
 		t.Errorf("two alternatives: %v, want both after the three leading blocks", ids(got))
+	}
+}
+
+// A confirmed lookup's lexical search of the procedure's own sections routes the scope section
+// as fusion does (routeAfterScope): behind the procedure's three best other sections, or last of
+// fewer.
+func TestConfirmedSearchRoutesTheScopeAfterThreeSections(t *testing.T) {
+	c, err := knowledge.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lexical.Build(c).Lang("en")
+	d := l.DocIndex("access-failure")
+	first, ok := l.PassageOf("access-failure", l.Docs[d].Sections[0].Anchor)
+	if !ok || l.Docs[d].Sections[0].Number != 1 {
+		t.Fatal("access-failure has no scope section in the embedded corpus")
+	}
+	// sec are the hits of sections n (1 the scope), best first.
+	sec := func(ns ...int) []lexical.Hit {
+		hits := make([]lexical.Hit, len(ns))
+		for i, n := range ns {
+			hits[i] = lexical.Hit{Passage: first + n - 1, Score: float64(10 - i)}
+		}
+		return hits
+	}
+	for _, tc := range []struct {
+		name       string
+		hits, want []lexical.Hit
+	}{
+		{"scope best", sec(1, 2, 3, 4, 5), sec(2, 3, 4, 1, 5)},
+		{"scope second", sec(4, 1, 2, 5), sec(4, 2, 5, 1)},
+		{"scope fourth already", sec(2, 3, 4, 1, 5), sec(2, 3, 4, 1, 5)},
+		{"fewer than three others", sec(1, 3), sec(3, 1)},
+		{"the scope alone", sec(1), sec(1)},
+		{"no scope", sec(2, 3, 4), sec(2, 3, 4)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := scopeAfterHits(l, slices.Clone(tc.hits))
+			passages := func(hs []lexical.Hit) []int {
+				var ps []int
+				for _, h := range hs {
+					ps = append(ps, h.Passage-first+1)
+				}
+				return ps
+			}
+			if !slices.Equal(passages(got), passages(tc.want)) {
+				t.Errorf("sections %v, want %v", passages(got), passages(tc.want))
+			}
+		})
 	}
 }

@@ -176,7 +176,7 @@ const confinedLexical = 2
 // behind sections it cannot tell apart from it; the procedure's own sections are all in the local
 // index. It returns at most topK blocks, the response's array keeping room for extra more.
 func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranked, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	hits := judge.SearchFocusedIn(l, q.terms, q.weights, conf.doc, topK, q.answerKinds())
+	hits := scopeAfterHits(l, judge.SearchFocusedIn(l, q.terms, q.weights, conf.doc, topK, q.answerKinds()))
 	order := make([]ranked, 0, len(blocks)+len(hits))
 	order = append(order, blocks...)
 	for r, h := range hits {
@@ -195,6 +195,22 @@ func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranke
 		}
 	}
 	return renumber(order, topK, extra)
+}
+
+// scopeAfterHits moves the procedure's scope section among hits (sections of one procedure, best
+// first) behind the scopeAfter best of its other sections, as routeAfterScope does in fusion: the
+// scope's list of situations matches an operator's words best, the deciding fact sits in the
+// sections after it.
+func scopeAfterHits(l *lexical.Lang, hits []lexical.Hit) []lexical.Hit {
+	from := slices.IndexFunc(hits, func(h lexical.Hit) bool { _, sec := l.Doc(h.Passage); return sec.Number == 1 })
+	to := min(len(hits)-1, scopeAfter)
+	if from < 0 || from >= to {
+		return hits
+	}
+	scope := hits[from]
+	copy(hits[from:to], hits[from+1:to+1])
+	hits[to] = scope
+	return hits
 }
 
 // localBlock is the block of a section that only the local lexical search found (a section of
