@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
@@ -226,6 +227,48 @@ func TestConfirmedSearchRoutesTheScopeAfterThreeSections(t *testing.T) {
 			}
 			if !slices.Equal(passages(got), passages(tc.want)) {
 				t.Errorf("sections %v, want %v", passages(got), passages(tc.want))
+			}
+		})
+	}
+}
+
+// A confirmed procedure judged insufficient on lexical evidence is told why: each condition of
+// LexicallyConfirmed that fails, and no figure shown rounded up to the one it misses.
+func TestConfirmedShortfallNamesWhatFails(t *testing.T) {
+	need := ConfirmedShare * LexicalMinPoints("en")
+	enough := Signals{Procedure: judge.Support{Matched: 3, Words: 5}, Points: need + 1, FrontWeight: frontMatter.min}
+	with := func(f func(*Signals)) Signals { s := enough; f(&s); return s }
+	for _, tc := range []struct {
+		name     string
+		sig      Signals
+		say, not []string
+	}{
+		{name: "points just short", sig: with(func(s *Signals) { s.Points = need - 0.004 }),
+			say: []string{"evidence " + fixed(need-0.004, 2) + ", a confirmed procedure needs " + fixed(need, 1)},
+			not: []string{"words a confirmed procedure must hold", "front matter"}},
+		{name: "one word held", sig: with(func(s *Signals) { s.Procedure.Matched = 1 }),
+			say: []string{"fewer than the 2 words"}, not: []string{"needs " + fixed(need, 1) + ")", "front matter"}},
+		{name: "front matter just short", sig: with(func(s *Signals) { s.FrontWeight = frontMatter.min - 0.01 }),
+			say: []string{"front matter", "L0 weight 0.99, a confirmed procedure needs 1.0"},
+			not: []string{"words a confirmed procedure must hold", "needs " + fixed(need, 1) + ")"}},
+		{name: "everything short", sig: Signals{Procedure: judge.Support{Matched: 1, Words: 5}, Points: 2},
+			say: []string{"a confirmed procedure needs " + fixed(need, 1), "fewer than the 2 words", "front matter"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if LexicallyConfirmed(tc.sig, "en", ConfirmedShare) {
+				t.Fatalf("%+v is confirmed; the case needs a shortfall", tc.sig)
+			}
+			lex := lexicalJudgement{proc: tc.sig.Procedure, points: tc.sig.Points}
+			why := confirmedShortfall(lex, tc.sig, need)
+			for _, s := range tc.say {
+				if !strings.Contains(why, s) {
+					t.Errorf("%q does not say %q", why, s)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(why, s) {
+					t.Errorf("%q says %q, which holds", why, s)
+				}
 			}
 		})
 	}

@@ -145,8 +145,27 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 	if LexicallyConfirmed(sig, l.Language, ConfirmedShare) {
 		return held + ", at least the " + fixed(need, 1) + " a confirmed procedure needs", true
 	}
-	return held + ", a confirmed procedure needs " + fixed(need, 1) + " and " + strconv.Itoa(minInformativeWords) +
-		" words: the procedure does not clearly answer the question", false
+	return confirmedShortfall(lex, sig, need) + ": the procedure does not clearly answer the question", false
+}
+
+// confirmedShortfall says what the confirmed procedure's lexical evidence lacks, each condition
+// of LexicallyConfirmed that fails: the points (never shown rounded up to the figure they miss),
+// the words held, the front matter's opinion.
+func confirmedShortfall(lex lexicalJudgement, sig Signals, need float64) string {
+	why := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
+		" informative words (evidence " + fixed(lex.points, 1) + ")"
+	if sig.Points < need {
+		why = "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
+			" informative words (evidence " + below(lex.points, need) + ", a confirmed procedure needs " + fixed(need, 1) + ")"
+	}
+	if sig.Procedure.Matched < minInformativeWords {
+		why += ", fewer than the " + strconv.Itoa(minInformativeWords) + " words a confirmed procedure must hold"
+	}
+	if sig.FrontWeight < frontMatter.min {
+		why += ", and its front matter (title, keywords, entities) names the question's subject too weakly (L0 weight " +
+			below(sig.FrontWeight, frontMatter.min) + ", a confirmed procedure needs " + fixed(frontMatter.min, 1) + ")"
+	}
+	return why
 }
 
 // LexicallyConfirmed is the confirmed verdict's rule on lexical evidence at a share of the
