@@ -217,10 +217,22 @@ func TestConfirmedOnTheSemanticPath(t *testing.T) {
 				!strings.Contains(res.Relevance.Reason, c.reason) {
 				t.Fatalf("%s, basis %s (%s)", res.EvidenceState, res.Relevance.Basis, res.Relevance.Reason)
 			}
+			placed := 0
 			for _, b := range res.EvidenceBlocks {
 				if b.DocumentID != "breakdown-assistance" {
 					t.Errorf("a block of %s", b.DocumentID)
 				}
+				// A section only the local search of the procedure placed says so, whichever of
+				// the procedure's blocks it is.
+				if b.Score.Kind == "bm25" {
+					placed++
+					if !slices.Contains(b.HitReasons, "l0:confirmed-procedure") {
+						t.Errorf("block %s placed by the local search has hit reasons %v", b.Section, b.HitReasons)
+					}
+				}
+			}
+			if placed == 0 {
+				t.Errorf("no block placed by the local search of the procedure's sections")
 			}
 			if len(res.EvidenceBlocks) < 3 {
 				t.Errorf("%d blocks: the procedure's own sections fill the blocks", len(res.EvidenceBlocks))

@@ -37,7 +37,8 @@ type part struct {
 	doc      int
 	words    uint64 // the question's words the procedure holds and the others do not
 	specific float64
-	passage  int // its best section for its words, -1 when none holds them
+	passage  int     // its best section for its words, -1 when none holds them
+	score    float64 // that section's score in the focused search of the procedure's sections
 	strong   bool
 }
 
@@ -140,7 +141,7 @@ func (p *part) bestSection(l *lexical.Lang, q *question) (held int) {
 	if len(hits) == 0 {
 		return 0
 	}
-	p.passage = hits[0].Passage
+	p.passage, p.score = hits[0].Passage, hits[0].Score
 	held = specificCount(q.resolved, judge.PassageHeld(l, q.resolved, p.passage)&p.words)
 	p.strong = held == specificCount(q.resolved, p.words)
 	return held
@@ -201,7 +202,7 @@ func placeComplements(l *lexical.Lang, parts []part, blocks []ranked, topK, extr
 			order = slices.Delete(order, k, k+1)
 			order = slices.Insert(order, min(at, len(order)), b)
 		default:
-			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage}, reasonComplement))
+			order = slices.Insert(order, min(at, len(order)), localBlock(l, lexical.Hit{Passage: p.passage, Score: p.score}, reasonComplement))
 		}
 		at++
 	}

@@ -149,7 +149,7 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 		b := &blocks[i]
 		first := !slices.ContainsFunc(blocks[:i], func(o ranked) bool { return o.DocumentID == b.DocumentID })
 		for _, r := range b.HitReasons {
-			if first || !strings.HasPrefix(r, reasonL0) {
+			if first || !frontMatterReason(r) {
 				all = append(all, r)
 			}
 		}
@@ -178,6 +178,13 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 		blocks[i].HitReasons = kept[from:end:end]
 		from = end
 	}
+}
+
+// frontMatterReason reports whether r is a front-matter reason ("l0:…"), which names what the
+// block's procedure matched, not the block: a block placed by the local search (a confirmed
+// procedure's section, a complement's, an alternative's) keeps its mark on every block.
+func frontMatterReason(r string) bool {
+	return strings.HasPrefix(r, reasonL0) && r != reasonConfirmed && r != reasonComplement && r != reasonAlternative
 }
 
 // madeReason is a section hit reason a lookup has found, by the index term it names.
