@@ -216,22 +216,6 @@ func rankConfined(l *lexical.Lang, conf confinement, q *question, blocks []ranke
 	return renumber(order, topK, extra)
 }
 
-// scopeAfterHits moves the procedure's scope section among hits (sections of one procedure, best
-// first) behind the scopeAfter best of its other sections, as routeAfterScope does in fusion: the
-// scope's list of situations matches an operator's words best, the deciding fact sits in the
-// sections after it.
-func scopeAfterHits(l *lexical.Lang, hits []lexical.Hit) []lexical.Hit {
-	from := slices.IndexFunc(hits, func(h lexical.Hit) bool { _, sec := l.Doc(h.Passage); return sec.Number == 1 })
-	to := min(len(hits)-1, scopeAfter)
-	if from < 0 || from >= to {
-		return hits
-	}
-	scope := hits[from]
-	copy(hits[from:to], hits[from+1:to+1])
-	hits[to] = scope
-	return hits
-}
-
 // localBlock is the block of a section that only the local lexical search found (a section of
 // the confirmed procedure, a complement's), with its hit reason.
 func localBlock(l *lexical.Lang, h lexical.Hit, reason string) ranked {

@@ -582,3 +582,53 @@ func TestScopeFollowsThreeOtherSections(t *testing.T) {
 		})
 	}
 }
+
+// On the semantic path, the primary procedure's section that states the question's words in one
+// sentence follows the primary block, even when the platform returned other sections of it and
+// of other procedures instead (a block of its own, l0:best-section); a lexical provider's
+// candidates are that search already, and it places nothing.
+func TestBestSectionFollowsThePrimary(t *testing.T) {
+	const question = "customer holds the key card flat on the reader behind the windscreen but the light never turns green"
+	cands := []port.Candidate{
+		chunk(t, "access-failure", 5, 0.80, ""),
+		chunk(t, "ev-charging", 5, 0.78, ""),
+		chunk(t, "access-failure", 6, 0.76, ""),
+		chunk(t, "theft-and-misuse", 2, 0.74, ""),
+	}
+	for _, tc := range []struct {
+		name     string
+		provider retrieval.LookupProvider
+		want     []string
+	}{
+		{"semantic", &semanticFake{byFilter: map[string][]port.Candidate{"": cands, "access": cands}},
+			[]string{"access-failure#5", "access-failure#2 l0:best-section"}},
+		{"lexical", &bm25Fake{semanticFake{byFilter: map[string][]port.Candidate{"": cands, "access": cands}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := retrieval.New(index(t), tc.provider, store.NewMemory(), retrieval.DefaultOptions(), slog.New(slog.DiscardHandler))
+			res := lookupWith(t, svc, question)
+			if tc.want == nil {
+				for _, b := range res.EvidenceBlocks {
+					if slices.Contains(b.HitReasons, "l0:best-section") {
+						t.Errorf("a lexical provider's lookup placed %s#%s", b.DocumentID, b.Section)
+					}
+				}
+				return
+			}
+			var got []string
+			for _, b := range res.EvidenceBlocks[:min(2, len(res.EvidenceBlocks))] {
+				g := b.DocumentID + "#" + strings.SplitN(b.Section, ".", 2)[0]
+				if slices.Contains(b.HitReasons, "l0:best-section") {
+					g += " l0:best-section"
+					if b.RetrievalLayer != lookup.LayerL0 || b.Score.Kind != "bm25" || b.Score.Value <= 0 {
+						t.Errorf("the placed block has layer %s and score %+v", b.RetrievalLayer, b.Score)
+					}
+				}
+				got = append(got, g)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("first blocks %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -16,8 +16,8 @@ import (
 // what of the question it holds. They are all made here: L1's ("l1:<score kind>"), its
 // procedure's front-matter matches' ("l0:…", once per procedure), the question's words its own
 // section holds ("section:<word>"), and the mark of a block that only the local search placed
-// (a confirmed procedure's section, a complement's, an alternative's), of an outdated version's,
-// of an answer's citation.
+// (a confirmed procedure's section, a complement's, an alternative's, the primary procedure's
+// best section), of an outdated version's, of an answer's citation.
 const (
 	reasonL0          = "l0:" // the front-matter reasons' prefix
 	reasonTitle       = "l0:title"
@@ -29,6 +29,7 @@ const (
 	reasonConfirmed   = "l0:confirmed-procedure"
 	reasonComplement  = "l0:complement"
 	reasonAlternative = "l0:alternative"
+	reasonBestSection = "l0:best-section"
 	reasonOutdated    = "outdated"
 	reasonAnswer      = "l1:answer"
 	reasonSection     = "section:"
@@ -182,9 +183,11 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 
 // frontMatterReason reports whether r is a front-matter reason ("l0:…"), which names what the
 // block's procedure matched, not the block: a block placed by the local search (a confirmed
-// procedure's section, a complement's, an alternative's) keeps its mark on every block.
+// procedure's section, a complement's, an alternative's, the primary procedure's best section)
+// keeps its mark on every block.
 func frontMatterReason(r string) bool {
-	return strings.HasPrefix(r, reasonL0) && r != reasonConfirmed && r != reasonComplement && r != reasonAlternative
+	return strings.HasPrefix(r, reasonL0) && r != reasonConfirmed && r != reasonComplement && r != reasonAlternative &&
+		r != reasonBestSection
 }
 
 // madeReason is a section hit reason a lookup has found, by the index term it names.

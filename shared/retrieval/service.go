@@ -195,8 +195,13 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	}
 	_, end = span.Start(ctx, "fusion")
 	blocks, evidence, fused0 := s.fuse(l, fused, cands, req.TopK, len(outdated), sc.reasons)
-	if conf.on() {
+	switch {
+	case conf.on():
 		blocks, evidence = rankConfined(l, conf, q, blocks, req.TopK, len(outdated))
+	case s.provider.Semantic() || l1.Status != lookup.L1OK:
+		// A lexical provider's candidates are the focused search itself, which ranks each
+		// procedure's sections as placeBestSection's search of one procedure does.
+		blocks, evidence = placeBestSection(l, q, blocks, evidence, req.TopK, len(outdated))
 	}
 	end()
 	views := s.views(ctx, c, cands, l1, matches[:min(len(matches), req.TopK)])
