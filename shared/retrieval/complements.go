@@ -137,7 +137,7 @@ func (p *part) bestSection(l *lexical.Lang, q *question) (held int) {
 		terms = judge.WordTerms(l, q.resolved, bits.TrailingZeros64(m), terms)
 	}
 	p.passage = -1
-	hits := judge.SearchFocusedIn(l, terms, nil, p.doc, 1, q.answerKinds())
+	hits := scopeAfterHits(l, judge.SearchFocusedIn(l, terms, nil, p.doc, scopeAfter+1, q.answerKinds()))
 	if len(hits) == 0 {
 		return 0
 	}

@@ -81,3 +81,19 @@ func TestComplementOfASecondSentence(t *testing.T) {
 		t.Errorf("a single-need question of two sentences names complements %+v", cs)
 	}
 }
+
+// A complement's block is the section of its procedure that holds its part, not its scope, which
+// lists the situations the procedure covers: the scope follows three other sections in the
+// complement's search as it does in fusion.
+func TestComplementsBlockIsNotItsScope(t *testing.T) {
+	f := newFixture(t)
+	q := "Car broke down on the motorway with a flat battery, what now? Also the customer found someone's phone on the back seat."
+	res := f.lookup(t, "en", q)
+	cs := res.Relevance.Complements
+	if len(cs) != 1 || cs[0].DocumentID != "lost-and-found" {
+		t.Fatalf("complements %+v", cs)
+	}
+	if strings.HasSuffix(cs[0].Source, "#1-scope") {
+		t.Errorf("the complement's block is its scope %s", cs[0].Source)
+	}
+}
