@@ -23,8 +23,8 @@ import (
 // It returns at most topK blocks, the response's array keeping room for extra more, and the
 // blocks unchanged when nothing moves.
 func placeBestSection(l *lexical.Lang, q *question, blocks []ranked, evidence []lookup.EvidenceBlock, topK, extra int) ([]ranked, []lookup.EvidenceBlock) {
-	if len(blocks) == 0 {
-		return blocks, evidence
+	if len(blocks) == 0 || topK < 2 {
+		return blocks, evidence // no second place to fill
 	}
 	d := l.DocIndex(blocks[0].DocumentID)
 	if d < 0 {
