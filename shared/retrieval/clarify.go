@@ -174,7 +174,14 @@ func showAlternatives(l *lexical.Lang, r judgement, blocks []ranked, evidence []
 		if !ok || min(len(blocks), topK-len(add)-1) < lead {
 			continue // no section named, or no room but a leading block's
 		}
-		add = append(add, localBlock(l, lexical.Hit{Passage: p}, reasonAlternative))
+		b := localBlock(l, lexical.Hit{Passage: p}, reasonAlternative)
+		if r.views != nil {
+			// The score of the path whose ranking named the alternative's section.
+			if sc, ok := r.views.scoreOf(l, a.DocumentID, a.Source); ok {
+				b.Score = sc
+			}
+		}
+		add = append(add, b)
 	}
 	if len(add) == 0 {
 		return blocks, evidence

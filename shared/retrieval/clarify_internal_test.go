@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/northstar-mobility/mobilityops-knowledge/knowledge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/config"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 )
 
 // coveringProvider is a provider as covered reads it: semantic or not, with its score kind.
@@ -183,15 +183,45 @@ func TestShowAlternatives(t *testing.T) {
 	}
 }
 
+// An alternative's block carries the score of the path whose ranking named its section, with
+// that path's kind: the front matter's L0 weight here, not a BM25 score it never had.
+func TestAlternativesBlockCarriesItsPathsScore(t *testing.T) {
+	l := embeddedLang(t, "en")
+	var primary, other []int
+	for p := range l.Passages {
+		switch d, _ := l.Doc(p); d.ID {
+		case "access-failure":
+			primary = append(primary, p)
+		case "lost-and-found":
+			other = append(other, p)
+		}
+	}
+	blocks := make([]ranked, 3)
+	for i := range blocks {
+		blocks[i] = localBlock(l, lexical.Hit{Passage: primary[i]}, "test")
+	}
+	alt := lookup.Alternative{DocumentID: "lost-and-found", Source: l.Source(other[2]), FavouredBy: []string{PathFrontMatter}}
+	views := newPathViews(evidencePaths[:])
+	defer views.release()
+	views.of(lexicalSearch).kind = bm25Kind
+	views.of(lexicalSearch).add("lost-and-found", 4.2, l.Source(other[3])) // another section
+	views.of(frontMatter).kind = l0WeightKind
+	views.of(frontMatter).add("lost-and-found", 2.46, alt.Source)
+	r := judgement{Relevance: lookup.Relevance{Alternatives: []lookup.Alternative{alt}}, views: views}
+	got, _ := showAlternatives(l, r, blocks, nil, 5, 0)
+	if len(got) != 4 || got[3].Source != alt.Source {
+		t.Fatalf("blocks %d, the last %s; want the alternative's %s added", len(got), got[len(got)-1].Source, alt.Source)
+	}
+	if want := (port.Score{Value: 2.46, Kind: l0WeightKind, HigherIsBetter: true}); got[3].Score != want {
+		t.Errorf("the alternative's block scores %+v, want %+v", got[3].Score, want)
+	}
+}
+
 // A confirmed lookup's lexical search of the procedure's own sections routes the scope section
 // as fusion does (routeAfterScope): behind the procedure's three best other sections, or last of
 // fewer.
 func TestConfirmedSearchRoutesTheScopeAfterThreeSections(t *testing.T) {
-	c, err := knowledge.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := lexical.Build(c).Lang("en")
+	l := embeddedLang(t, "en")
 	d := l.DocIndex("access-failure")
 	first, ok := l.PassageOf("access-failure", l.Docs[d].Sections[0].Anchor)
 	if !ok || l.Docs[d].Sections[0].Number != 1 {

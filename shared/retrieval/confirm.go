@@ -179,7 +179,7 @@ func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
 
 // confinedKind labels the score of a section of the confirmed procedure that only the local
 // lexical search found: its BM25 score over the procedure's sections.
-const confinedKind = "bm25"
+const confinedKind = bm25Kind
 
 // confinedLexical is how many of a focused lexical search's best sections of the confirmed
 // procedure rankConfined places right after its primary block.

@@ -299,7 +299,7 @@ func (s *Service) blocks(l *lexical.Lang, picked []*fusing, extra int, lent []st
 		if f.l1Rank > 0 {
 			b.Score = port.Score{Value: round4(f.l1Score), Kind: s.provider.ScoreKind(), HigherIsBetter: true}
 		} else {
-			b.Score = port.Score{Value: round4(f.l0Weight), Kind: "l0_weight", HigherIsBetter: true}
+			b.Score = port.Score{Value: round4(f.l0Weight), Kind: l0WeightKind, HigherIsBetter: true}
 		}
 		b.Rank = i + 1
 		b.fusion = lookup.FusionBasis{L0Rank: f.l0Rank, L1Rank: f.l1Rank, L1Chunks: f.l1Chunks, RRF: round6(f.rrf)}

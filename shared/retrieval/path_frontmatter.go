@@ -9,6 +9,10 @@ const PathFrontMatter = "front_matter"
 // were chosen on the development sets of eval/ (docs/retrieval.md, "Evidence state").
 var frontMatter = &frontPath{close: 0.8, min: 1.0}
 
+// l0WeightKind labels a procedure's L0 weight of its front matter for the question, the score of
+// a block only L0 found (port.Score.Kind).
+const l0WeightKind = "l0_weight"
+
 // frontPath is the front matter's path.
 type frontPath struct {
 	// close is the share of the favourite's weight from which another procedure is as well
@@ -19,6 +23,7 @@ type frontPath struct {
 func (*frontPath) name() string { return PathFrontMatter }
 
 func (*frontPath) rank(in pathInput, v *pathView) {
+	v.kind = l0WeightKind
 	for i := range in.matches {
 		if m := &in.matches[i]; m.Weight > 0 {
 			v.addMatch(in.l.Docs[m.Doc].ID, m)

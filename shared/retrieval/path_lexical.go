@@ -19,12 +19,16 @@ type lexicalPath struct {
 	close, held float64
 }
 
+// bm25Kind labels a BM25 score of the local copy's sections (port.Score.Kind).
+const bm25Kind = "bm25"
+
 // lexicalPool is how many sections the lexical path ranks.
 const lexicalPool = 12
 
 func (*lexicalPath) name() string { return PathLexical }
 
 func (*lexicalPath) rank(in pathInput, v *pathView) {
+	v.kind = bm25Kind
 	if in.lexicalCands {
 		for _, c := range in.cands {
 			v.add(c.DocumentID, c.Score, c.Source)

@@ -36,6 +36,7 @@ func (*semanticPath) rank(in pathInput, v *pathView) {
 	if !in.semantic {
 		return
 	}
+	v.kind = in.scoreKind
 	for _, c := range in.cands {
 		v.add(c.DocumentID, c.Score, c.Source)
 	}

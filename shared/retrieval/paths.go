@@ -83,6 +83,8 @@ type pathInput struct {
 	cands        []port.Candidate
 	semantic     bool
 	lexicalCands bool
+	// scoreKind is the kind of the candidates' scores (the provider's).
+	scoreKind string
 	// matches are L0's front-matter matches.
 	matches []lexical.FrontMatch
 }
@@ -107,7 +109,10 @@ func (p procScore) sourceIn(l *lexical.Lang) string {
 // pathView is one path's ranking of procedures, best first, each procedure once.
 type pathView struct {
 	present bool
-	procs   []procScore
+	// kind is the kind of the path's scores (port.Score.Kind): a block that only the path's
+	// ranking placed carries its score with it.
+	kind  string
+	procs []procScore
 }
 
 // add offers a procedure's section score: the procedure keeps its best.
@@ -131,6 +136,19 @@ func (v *pathView) offer(p procScore) {
 		}
 	}
 	v.procs = append(v.procs, p)
+}
+
+// scoreOf is the score of doc's section source on the first path that ranks doc with that
+// source, labelled with the path's kind; false when no path does (or its scores have no kind).
+func (v *pathViews) scoreOf(l *lexical.Lang, doc, source string) (port.Score, bool) {
+	for i := range v.list {
+		for _, p := range v.list[i].procs {
+			if p.doc == doc && v.list[i].kind != "" && p.sourceIn(l) == source {
+				return port.Score{Value: round4(p.score), Kind: v.list[i].kind, HigherIsBetter: true}, true
+			}
+		}
+	}
+	return port.Score{}, false
 }
 
 // sort orders the procedures best first (ties by document id).
