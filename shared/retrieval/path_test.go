@@ -24,6 +24,7 @@ type reranker struct{ favourite string }
 func (*reranker) name() string { return "reranker" }
 
 func (r *reranker) rank(in pathInput, v *pathView) {
+	v.kind = "rerank_score"
 	v.add(r.favourite, 1, "")
 	for _, m := range in.matches {
 		v.add(in.l.Docs[m.Doc].ID, 0.5, "")

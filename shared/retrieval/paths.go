@@ -29,7 +29,8 @@ type evidencePath interface {
 	// name is the path's name in relevance.alternatives' favoured_by and in Signals.Paths.
 	name() string
 	// rank fills v with the path's ranking of the procedures for a lookup (v.add; v is sorted
-	// after). A path that has nothing to say leaves v empty.
+	// after) and names the kind of its scores (v.kind). A path that has nothing to say leaves v
+	// empty.
 	rank(in pathInput, v *pathView)
 	// beats reports whether a procedure's score x is clearly above another's score y.
 	beats(x, y float64) bool
