@@ -252,7 +252,8 @@ func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candida
 	matches []lexical.FrontMatch) *pathViews {
 	_, end := span.Start(ctx, "lexical")
 	defer end()
-	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(), scoreKind: s.provider.ScoreKind(),
+	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
+		scoreKind:    s.provider.ScoreKind(),
 		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
 		matches:      matches})
 }
