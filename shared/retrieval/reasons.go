@@ -19,7 +19,6 @@ import (
 // (a confirmed procedure's section, a complement's, an alternative's, the primary procedure's
 // best section), of an outdated version's, of an answer's citation.
 const (
-	reasonL0          = "l0:" // the front-matter reasons' prefix
 	reasonTitle       = "l0:title"
 	reasonPartial     = "l0:partial-phrase"
 	reasonKeyword     = "l0:keyword:"
@@ -181,13 +180,12 @@ func ownReasons(l *lexical.Lang, q *question, blocks []ranked) {
 	}
 }
 
-// frontMatterReason reports whether r is a front-matter reason ("l0:…"), which names what the
-// block's procedure matched, not the block: a block placed by the local search (a confirmed
-// procedure's section, a complement's, an alternative's, the primary procedure's best section)
-// keeps its mark on every block.
+// frontMatterReason reports whether r is one of the reasons matchReasons makes, which name what
+// the block's procedure's front matter matched, not the block. The marks of blocks the local
+// search placed share their "l0:" prefix but are the block's own, kept on every block.
 func frontMatterReason(r string) bool {
-	return strings.HasPrefix(r, reasonL0) && r != reasonConfirmed && r != reasonComplement && r != reasonAlternative &&
-		r != reasonBestSection
+	return r == reasonTitle || r == reasonPartial || strings.HasPrefix(r, reasonKeyword) || strings.HasPrefix(r, reasonEntity) ||
+		strings.HasPrefix(r, reasonCategory) || strings.HasPrefix(r, reasonSynonym)
 }
 
 // madeReason is a section hit reason a lookup has found, by the index term it names.
