@@ -176,8 +176,8 @@ func showAlternatives(l *lexical.Lang, r judgement, blocks []ranked, evidence []
 		}
 		b := localBlock(l, lexical.Hit{Passage: p}, reasonAlternative)
 		if r.views != nil {
-			// The score of the path whose ranking named the alternative's section.
-			if sc, ok := r.views.scoreOf(l, a.DocumentID, a.Source); ok {
+			// The score of the path whose ranking named the alternative's section (alternative).
+			if src, sc, ok := r.views.sectionOf(l, a.DocumentID); ok && src == a.Source && sc.Kind != "" {
 				b.Score = sc
 			}
 		}

@@ -200,13 +200,16 @@ func TestAlternativesBlockCarriesItsPathsScore(t *testing.T) {
 	for i := range blocks {
 		blocks[i] = localBlock(l, lexical.Hit{Passage: primary[i]}, "test")
 	}
-	alt := lookup.Alternative{DocumentID: "lost-and-found", Source: l.Source(other[2]), FavouredBy: []string{PathFrontMatter}}
 	views := newPathViews(evidencePaths[:])
 	defer views.release()
 	views.of(lexicalSearch).kind = bm25Kind
-	views.of(lexicalSearch).add("lost-and-found", 4.2, l.Source(other[3])) // another section
+	views.of(lexicalSearch).add("access-failure", 4.2, l.Source(primary[1])) // the lexical search names no section of it
 	views.of(frontMatter).kind = l0WeightKind
-	views.of(frontMatter).add("lost-and-found", 2.46, alt.Source)
+	views.of(frontMatter).add("lost-and-found", 2.46, l.Source(other[2]))
+	alt := (&Service{}).alternative(l, "lost-and-found", views, blocks)
+	if alt.Source != l.Source(other[2]) {
+		t.Fatalf("the alternative's source %q, want the front matter's section %q", alt.Source, l.Source(other[2]))
+	}
 	r := judgement{Relevance: lookup.Relevance{Alternatives: []lookup.Alternative{alt}}, views: views}
 	got, _ := showAlternatives(l, r, blocks, nil, 5, 0)
 	if len(got) != 4 || got[3].Source != alt.Source {

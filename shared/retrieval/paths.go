@@ -139,17 +139,21 @@ func (v *pathView) offer(p procScore) {
 	v.procs = append(v.procs, p)
 }
 
-// scoreOf is the score of doc's section source on the first path that ranks doc with that
-// source, labelled with the path's kind; false when no path does (or its scores have no kind).
-func (v *pathViews) scoreOf(l *lexical.Lang, doc, source string) (port.Score, bool) {
+// sectionOf is the section of doc that the first path naming one gives (its source), with the
+// path's score for it labelled with the path's kind (no kind when the path names none); false
+// when no path names a section of doc.
+func (v *pathViews) sectionOf(l *lexical.Lang, doc string) (string, port.Score, bool) {
 	for i := range v.list {
 		for _, p := range v.list[i].procs {
-			if p.doc == doc && v.list[i].kind != "" && p.sourceIn(l) == source {
-				return port.Score{Value: round4(p.score), Kind: v.list[i].kind, HigherIsBetter: true}, true
+			if p.doc != doc {
+				continue
+			}
+			if src := p.sourceIn(l); src != "" {
+				return src, port.Score{Value: round4(p.score), Kind: v.list[i].kind, HigherIsBetter: true}, true
 			}
 		}
 	}
-	return port.Score{}, false
+	return "", port.Score{}, false
 }
 
 // sort orders the procedures best first (ties by document id).

@@ -176,13 +176,7 @@ func (s *Service) alternative(l *lexical.Lang, doc string, v *pathViews, blocks 
 			return a
 		}
 	}
-	for i := range v.list {
-		for _, p := range v.list[i].procs {
-			if p.doc == doc && a.Source == "" {
-				a.Source = p.sourceIn(l)
-			}
-		}
-	}
+	a.Source, _, _ = v.sectionOf(l, doc)
 	if l == nil {
 		return a
 	}
