@@ -42,6 +42,10 @@ func (*frontPath) prefers(other string) string { return "the front matter names 
 
 func (*frontPath) seconds() evidencePath { return lexicalSearch }
 
+func (*frontPath) rivalled(other string) string {
+	return "the front matter names " + other + " about as much, and the sections' words alone do not choose between them"
+}
+
 func (*frontPath) undecided(other string) string {
 	return "the lexical search does not tell it apart from " + other + ", and the front matter alone does not decide"
 }

@@ -65,12 +65,17 @@ type holding interface {
 // seconding is a path whose decisive stance alone does not decide what the path it seconds
 // cannot tell apart, unless a leading path has spoken: the front matter, whose names ("lock",
 // "ticket") name several situations, seconds the lexical search of the sections' own words.
+// Unless a leading path has spoken, a runner-up it holds close keeps the verdict from grounded
+// even where the seconded path is decisive: the question names that situation as much as the
+// procedure's, and its words alone do not choose between them.
 type seconding interface {
 	// seconds is the path it seconds.
 	seconds() evidencePath
 	// undecided is the reason's words when the seconded path does not tell the procedure apart
 	// from other.
 	undecided(other string) string
+	// rivalled is the reason's words when the path holds other close to the procedure.
+	rivalled(other string) string
 }
 
 // pathInput is what a lookup gives the evidence paths to rank the procedures from.

@@ -48,7 +48,9 @@ func stanceOf(p evidencePath, ps PathSignal, doc string) stance {
 // Lexical evidence alone (the demo provider, or L1 switched off) has two paths, BM25 and the
 // front matter, under the same rule, except that the front matter alone never decides what the
 // lexical search cannot tell apart (seconding); a semantic provider that is down or found
-// nothing grounds nothing at all (assess), and weigh only says what the other paths showed. A
+// nothing grounds nothing at all (assess), and weigh only says what the other paths showed. On
+// lexical evidence alone, a runner-up the front matter holds close to the procedure keeps it from
+// grounded even where the lexical search is decisive (rivalled). A
 // leading path (the semantic search) ahead of every other procedure by its decisive margin
 // stands against the other paths that prefer another procedure, as long as every holding path
 // (the lexical search) still holds doc; a leading path that prefers another procedure is never
@@ -87,6 +89,9 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 				return sec.undecided(st[k].close), false
 			}
 		}
+		if reason, rivalled := v.rivalled(st); rivalled {
+			return reason, false
+		}
 		return tie, true
 	}
 	for i := range st {
@@ -95,6 +100,21 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 		}
 	}
 	return "no evidence path ranks it first", false
+}
+
+// rivalled says why a seconding path keeps the verdict from grounded on lexical evidence alone
+// (no leading path has spoken): it holds a runner-up close to the procedure (st are the paths'
+// stances on it), a situation the question names as much.
+func (v *pathViews) rivalled(st []stance) (string, bool) {
+	if v.led() {
+		return "", false
+	}
+	for i, p := range v.paths {
+		if sec, ok := p.(seconding); ok && st[i].close != "" {
+			return sec.rivalled(st[i].close), true
+		}
+	}
+	return "", false
 }
 
 // decidedByTheOthers reports whether every path but the one at lead is decisive for the
