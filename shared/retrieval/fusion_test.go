@@ -632,3 +632,38 @@ func TestBestSectionFollowsThePrimary(t *testing.T) {
 		})
 	}
 }
+
+// A semantic search that L0's domain confined never scored the procedures outside that domain: its
+// margin over the procedures it did score does not stand against a lexical search that prefers
+// one of the others (docs/retrieval.md, "Evidence state", rule 4). Scored, the same margin does.
+func TestFilteredSemanticMarginOverrulesOnlyWhatItScored(t *testing.T) {
+	// L0 names one domain, assistance (the breakdown procedure's); the lexical search ranks the
+	// charging procedure, of another category, first.
+	const question = "the charger is broken and the customer wants a taxi, who pays?"
+	answer := chunk(t, "breakdown-assistance", 3, 0.82, "")
+	for _, tc := range []struct {
+		name     string
+		filtered []port.Candidate
+		grounded bool
+		why      string
+	}{
+		{name: "never scored", filtered: []port.Candidate{answer},
+			why: "the lexical search ranks first ev-charging rather than breakdown-assistance"},
+		{name: "scored", filtered: []port.Candidate{answer, chunk(t, "ev-charging", 5, 0.70, "")},
+			grounded: true, why: "the semantic margin is decisive over the lexical search ranks first ev-charging"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := semanticService(t, &semanticFake{byFilter: map[string][]port.Candidate{"assistance": tc.filtered}})
+			res := lookupWith(t, svc, question)
+			if l1 := res.Retrieval.L1; l1.CategoryFilter == nil || *l1.CategoryFilter != "assistance" || l1.UnfilteredRetry {
+				t.Fatalf("L1 %+v, want one call filtered by the assistance domain", l1)
+			}
+			if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
+				t.Fatalf("primary %+v", res.Primary)
+			}
+			if grounded := res.EvidenceState == port.StateGrounded; grounded != tc.grounded || !strings.Contains(res.Relevance.Reason, tc.why) {
+				t.Errorf("state %s, reason %q; want grounded %v with %q", res.EvidenceState, res.Relevance.Reason, tc.grounded, tc.why)
+			}
+		})
+	}
+}

@@ -255,6 +255,7 @@ func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candida
 	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
 		scoreKind:    s.provider.ScoreKind(),
 		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
+		narrowed:     l1.CategoryFilter != nil && !l1.UnfilteredRetry,
 		matches:      matches})
 }
 
