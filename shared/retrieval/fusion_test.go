@@ -633,37 +633,51 @@ func TestBestSectionFollowsThePrimary(t *testing.T) {
 	}
 }
 
-// A semantic search that L0's domain confined never scored the procedures outside that domain: its
-// margin over the procedures it did score does not stand against a lexical search that prefers
-// one of the others (docs/retrieval.md, "Evidence state", rule 4). Scored, the same margin does.
-func TestFilteredSemanticMarginOverrulesOnlyWhatItScored(t *testing.T) {
+// A semantic call that L0's domain filtered never scored the procedures outside that domain. When
+// the local lexical search ranks one of them first, one unfiltered call follows, so that the
+// verdict weighs the semantic search's view of it: a margin over it is then measured, not
+// assumed from its absence (docs/retrieval.md, "L0 hints and the domain filter").
+func TestFilteredCallRetriedWhenTheLexicalFavouriteIsOutsideIt(t *testing.T) {
 	// L0 names one domain, assistance (the breakdown procedure's); the lexical search ranks the
 	// charging procedure, of another category, first.
 	const question = "the charger is broken and the customer wants a taxi, who pays?"
 	answer := chunk(t, "breakdown-assistance", 3, 0.82, "")
 	for _, tc := range []struct {
-		name     string
-		filtered []port.Candidate
-		grounded bool
-		why      string
+		name       string
+		unfiltered []port.Candidate
+		grounded   bool
+		why        string
 	}{
-		{name: "never scored", filtered: []port.Candidate{answer},
-			why: "the lexical search ranks first ev-charging rather than breakdown-assistance"},
-		{name: "scored", filtered: []port.Candidate{answer, chunk(t, "ev-charging", 5, 0.70, "")},
+		{name: "the semantic margin over it holds", unfiltered: []port.Candidate{answer, chunk(t, "ev-charging", 5, 0.70, "")},
 			grounded: true, why: "the semantic margin is decisive over the lexical search ranks first ev-charging"},
+		{name: "the semantic search ranks it close", unfiltered: []port.Candidate{answer, chunk(t, "ev-charging", 5, 0.80, "")},
+			why: "the lexical search ranks first ev-charging rather than breakdown-assistance"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			svc, _ := semanticService(t, &semanticFake{byFilter: map[string][]port.Candidate{"assistance": tc.filtered}})
+			f := &semanticFake{byFilter: map[string][]port.Candidate{"assistance": {answer}, "": tc.unfiltered}}
+			svc, _ := semanticService(t, f)
 			res := lookupWith(t, svc, question)
-			if l1 := res.Retrieval.L1; l1.CategoryFilter == nil || *l1.CategoryFilter != "assistance" || l1.UnfilteredRetry {
-				t.Fatalf("L1 %+v, want one call filtered by the assistance domain", l1)
+			l1 := res.Retrieval.L1
+			if l1.CategoryFilter == nil || *l1.CategoryFilter != "assistance" || !l1.UnfilteredRetry || l1.Calls != 2 {
+				t.Fatalf("L1 %+v, want the assistance filter and one unfiltered call after it", l1)
 			}
-			if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
-				t.Fatalf("primary %+v", res.Primary)
+			if q := f.queries(); len(q) != 2 || q[0].Category != "assistance" || q[1].Category != "" {
+				t.Fatalf("queries %+v", q)
 			}
 			if grounded := res.EvidenceState == port.StateGrounded; grounded != tc.grounded || !strings.Contains(res.Relevance.Reason, tc.why) {
 				t.Errorf("state %s, reason %q; want grounded %v with %q", res.EvidenceState, res.Relevance.Reason, tc.grounded, tc.why)
 			}
 		})
 	}
+
+	t.Run("the lexical favourite inside the filter", func(t *testing.T) {
+		// L0 names the operations domain; the lexical search ranks the relocation procedure,
+		// of that domain, first: the strong filtered call stands alone.
+		f := &semanticFake{byFilter: map[string][]port.Candidate{"operations": {chunk(t, "vehicle-relocation", 3, 0.82, "")}}}
+		svc, _ := semanticService(t, f)
+		res := lookupWith(t, svc, "how many photos of the dent does the jockey need before he moves the car?")
+		if l1 := res.Retrieval.L1; l1.CategoryFilter == nil || *l1.CategoryFilter != "operations" || l1.UnfilteredRetry || l1.Calls != 1 {
+			t.Fatalf("L1 %+v, want one call filtered by the operations domain", l1)
+		}
+	})
 }

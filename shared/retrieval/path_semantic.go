@@ -36,7 +36,7 @@ func (*semanticPath) rank(in pathInput, v *pathView) {
 	if !in.semantic {
 		return
 	}
-	v.kind, v.narrowed = in.scoreKind, in.narrowed
+	v.kind = in.scoreKind
 	for _, c := range in.cands {
 		v.add(c.DocumentID, c.Score, c.Source)
 	}
@@ -51,18 +51,10 @@ func (*semanticPath) opinion(float64) bool { return true }
 
 func (*semanticPath) prefers(other string) string { return "the semantic search ranks " + other }
 
-// decisive: doc ahead of every other procedure scored by the margin, and every procedure against
-// it scored, unless the search was free to score them all (no filter narrowed it): a filtered
-// search measured no margin over the procedures it was kept from.
-func (p *semanticPath) decisive(doc string, v *pathView, against []string) bool {
+func (p *semanticPath) decisive(doc string, v *pathView) bool {
 	own, ok := v.score(doc)
 	if !ok {
 		return false
-	}
-	for _, other := range against {
-		if _, scored := v.score(other); !scored && v.narrowed {
-			return false
-		}
 	}
 	ru, ok := v.runnerUp(doc)
 	return !ok || own-ru.score >= p.margin

@@ -48,9 +48,8 @@ type evidencePath interface {
 // whose decisive margin for the procedure stands against the other paths' preference for another
 // ("the <name> margin is decisive over …"): the semantic search.
 type leading interface {
-	// decisive reports whether v ranks doc ahead of every other procedure by the path's margin,
-	// the procedures against (those other paths prefer) among those it ranked.
-	decisive(doc string, v *pathView, against []string) bool
+	// decisive reports whether v ranks doc ahead of every other procedure by the path's margin.
+	decisive(doc string, v *pathView) bool
 	// tied reports whether the path's view of doc (ps) ranks another procedure ahead of doc by
 	// less than the path's tie: a preference no firmer than its own noise.
 	tied(ps PathSignal, doc string) bool
@@ -90,9 +89,6 @@ type pathInput struct {
 	cands        []port.Candidate
 	semantic     bool
 	lexicalCands bool
-	// narrowed tells that a filter confined the candidates to a part of the procedures (L0's
-	// domain, or the confirmed procedure): the procedures outside it were never scored.
-	narrowed bool
 	// scoreKind is the kind of the candidates' scores (the provider's).
 	scoreKind string
 	// matches are L0's front-matter matches.
@@ -123,8 +119,6 @@ type pathView struct {
 	// ranking placed carries its score with it.
 	kind  string
 	procs []procScore
-	// narrowed tells that the path ranked only a part of the procedures (pathInput.narrowed).
-	narrowed bool
 }
 
 // add offers a procedure's section score: the procedure keeps its best.

@@ -255,7 +255,6 @@ func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candida
 	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
 		scoreKind:    s.provider.ScoreKind(),
 		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
-		narrowed:     l1.CategoryFilter != nil && !l1.UnfilteredRetry,
 		matches:      matches})
 }
 
@@ -311,9 +310,10 @@ func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hin
 	c.sc.keep(cands)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
-	if err == nil && !conf.on() && q.Category != "" && s.weakL1(c.l, c.q, cands) {
-		// The filter narrows, never hides: a filtered call that found nothing convincing is
-		// followed by one unfiltered call, whose candidates replace the filtered ones.
+	if err == nil && !conf.on() && q.Category != "" && (s.weakL1(c.l, c.q, cands) || s.lexicalElsewhere(c.l, c.q, q.Category)) {
+		// The filter narrows, never hides: a filtered call that found nothing convincing, or
+		// that kept the procedure the lexical search ranks first out, is followed by one
+		// unfiltered call, whose candidates replace the filtered ones.
 		q.Category = ""
 		s.unfilteredRetry(l1)
 		q.Buffer = c.sc.lend() // the filtered candidates are read no more
@@ -429,3 +429,19 @@ func l1Pool(topK int) int { return min(max(2*topK, 10), maxL1Pool) }
 
 // maxL1Pool is the most candidates a lookup asks L1 for.
 const maxL1Pool = 40
+
+// lexicalElsewhere reports whether the local lexical search ranks first a section outside
+// category, the semantic call's filter: the filtered call never scored that procedure, and no
+// semantic margin over it can be read from it (docs/retrieval.md, "Evidence state", rule 4). The
+// demo provider's candidates are that search itself, filtered; the lexical path runs its own.
+func (s *Service) lexicalElsewhere(l *lexical.Lang, q *question, category string) bool {
+	if !s.provider.Semantic() {
+		return false
+	}
+	hits := l.SearchWeighted(q.terms, q.weights, "", 1)
+	if len(hits) == 0 {
+		return false
+	}
+	d, _ := l.Doc(hits[0].Passage)
+	return d.Category != category
+}

@@ -59,7 +59,7 @@ func stanceOf(p evidencePath, ps PathSignal, doc string) stance {
 func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 	var buf [len(evidencePaths)]stance
 	st := v.stances(doc, buf[:0])
-	var against, favoured []string
+	var against []string
 	tie := "" // a leading path's preference that every other path outvotes
 	for i, p := range v.paths {
 		if st[i].favours == "" {
@@ -72,10 +72,10 @@ func (s *Service) weigh(doc string, v *pathViews) (string, bool) {
 			tie = p.prefers(st[i].favours) + " above " + doc + " only by a tie, and every other path is decisive for " + doc
 			continue
 		}
-		against, favoured = append(against, p.prefers(st[i].favours)), append(favoured, st[i].favours)
+		against = append(against, p.prefers(st[i].favours))
 	}
 	if len(against) > 0 {
-		if p, ok := v.overruling(doc, favoured); ok {
+		if p, ok := v.overruling(doc); ok {
 			return "the " + p.name() + " margin is decisive over " + strings.Join(against, " and "), true
 		}
 		return strings.Join(against, " and ") + " rather than " + doc, false
@@ -129,11 +129,10 @@ func decidedByTheOthers(lead int, st []stance) bool {
 }
 
 // overruling returns the leading path that ranks doc ahead of every other procedure by its
-// decisive margin, favoured (the procedures the other paths prefer) among those it ranked, while
-// every holding path still holds doc, if there is one.
-func (v *pathViews) overruling(doc string, favoured []string) (evidencePath, bool) {
+// decisive margin while every holding path still holds doc, if there is one.
+func (v *pathViews) overruling(doc string) (evidencePath, bool) {
 	for i, p := range v.paths {
-		if lead, ok := p.(leading); !ok || !v.list[i].present || !lead.decisive(doc, &v.list[i], favoured) {
+		if lead, ok := p.(leading); !ok || !v.list[i].present || !lead.decisive(doc, &v.list[i]) {
 			continue
 		}
 		held := true

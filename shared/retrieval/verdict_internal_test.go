@@ -18,12 +18,6 @@ func view(scores ...any) pathView {
 	return v
 }
 
-// narrowed is v as a path ranks when a filter confined it to a part of the procedures.
-func narrowed(v pathView) pathView {
-	v.narrowed = true
-	return v
-}
-
 // tableViews are the views of the service's evidence paths (evidencePaths) made of views given
 // in the table's order; a path not given ranks nothing.
 func tableViews(views ...pathView) *pathViews {
@@ -71,15 +65,6 @@ func TestWeighBranches(t *testing.T) {
 			why: "the lexical search ranks first b rather than a", alternatives: map[string][]string{"b": {PathSemantic, PathLexical}}},
 		{name: "the lexical path prefers another, overruled by a decisive semantic margin",
 			sem: view("a", 0.82, "b", 0.70), lex: view("b", 5.0, "a", 4.0), front: none,
-			grounded: true, why: "the semantic margin is decisive over the lexical search ranks first b"},
-		{name: "overruled by a semantic search that found no other procedure at all",
-			sem: view("a", 0.82), lex: view("b", 5.0, "a", 4.0), front: none,
-			grounded: true, why: "the semantic margin is decisive over the lexical search ranks first b"},
-		{name: "a filtered semantic search never scored the procedure the lexical path prefers",
-			sem: narrowed(view("a", 0.82)), lex: view("b", 5.0, "a", 4.0), front: none,
-			why: "the lexical search ranks first b rather than a", alternatives: map[string][]string{"b": {PathLexical}}},
-		{name: "a filtered semantic search scored the procedure the lexical path prefers",
-			sem: narrowed(view("a", 0.82, "b", 0.70)), lex: view("b", 5.0, "a", 4.0), front: none,
 			grounded: true, why: "the semantic margin is decisive over the lexical search ranks first b"},
 		{name: "a decisive semantic margin, but the lexical path hardly knows the procedure",
 			sem: view("a", 0.82, "b", 0.70), lex: view("b", 5.0, "a", 1.0), front: none,
