@@ -57,7 +57,7 @@ func (s *Service) Ask(ctx context.Context, req lookup.AskRequest) (lookup.Answer
 	if a.done != nil {
 		defer func() { <-a.done }() // before the question is released, whatever happens
 	}
-	ga, err := s.askCall(ctx, conf, &q, &a.l1)
+	ga, err := s.askCall(ctx, l, question, conf, &q, &a.l1)
 	ans := s.answerOf(ctx, l, v, req, question, q, ga, err, &a.l1)
 	v.announceSources(req.Language, ans.Sources)
 	if reason := v.nothingInForce(l); reason != "" {
@@ -134,12 +134,14 @@ func (s *Service) askEvidence(ctx context.Context, l *lexical.Lang, v dayView, c
 
 // askCall makes the answer call, keeping a confirmed answer's citations of its procedure alone.
 // As for a lookup, the filter narrows but never hides: an answer the filtered call could not
-// ground is asked once more without it (not a confirmed one: its procedure's category is its
-// filter).
-func (s *Service) askCall(ctx context.Context, conf confinement, q *port.AskQuery, l1 *lookup.L1Details) (port.GroundedAnswer, error) {
+// ground, or one whose filter kept out the procedure the lexical search ranks first, is asked
+// once more without it (not a confirmed one: its procedure's category is its filter).
+func (s *Service) askCall(ctx context.Context, l *lexical.Lang, question *question, conf confinement, q *port.AskQuery,
+	l1 *lookup.L1Details) (port.GroundedAnswer, error) {
 	ga, err := s.ask(ctx, *q)
 	ga.Sources = conf.sources(ga.Sources)
-	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0) {
+	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0 ||
+		s.lexicalElsewhere(l, question, q.Category)) {
 		q.Category = ""
 		l1.Calls++
 		s.unfilteredRetry(l1)

@@ -504,6 +504,42 @@ func TestFilteredAskThatIsNotGroundedIsAskedUnfiltered(t *testing.T) {
 	}
 }
 
+// The answer call of /ask is asked once more without the filter when the filter kept out the
+// procedure the local lexical search ranks first, as a lookup's call is
+// (TestFilteredCallRetriedWhenTheLexicalFavouriteIsOutsideIt); not when that procedure is inside.
+func TestFilteredAskIsAskedUnfilteredWhenTheLexicalFavouriteIsOutsideIt(t *testing.T) {
+	answer := chunk(t, "breakdown-assistance", 3, 0.82, "")
+	cites := port.GroundedAnswer{Answer: "A taxi is paid up to the limit.", EvidenceState: port.StateGrounded,
+		Sources: []port.AnswerSource{{DocumentID: answer.DocumentID, Title: answer.Title, Version: answer.Version, Section: answer.Section}}}
+	for _, tc := range []struct {
+		name, question, filter string
+		asks                   int
+	}{
+		{"outside", "the charger is broken and the customer wants a taxi, who pays?", "assistance", 2},
+		{"inside", "how many photos of the dent does the jockey need before he moves the car?", "operations", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &semanticFake{answers: map[string]port.GroundedAnswer{tc.filter: cites, "": cites},
+				byFilter: map[string][]port.Candidate{tc.filter: {answer}, "": {answer}}}
+			svc, traces := semanticService(t, f)
+			ans, err := svc.Ask(context.Background(), lookup.AskRequest{Question: tc.question, Language: "en", Actor: port.Actor{ID: "agent-7"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			asks := slices.Clone(f.asks)
+			f.mu.Unlock()
+			if len(asks) != tc.asks || asks[0].Category != tc.filter || (tc.asks == 2 && asks[1].Category != "") {
+				t.Fatalf("asks %+v, want %d, the first filtered by %s", asks, tc.asks, tc.filter)
+			}
+			tr, _ := traces.GetTrace(context.Background(), ans.InvocationID)
+			if l1 := tr.RetrievalDetails.L1; l1.Calls != tc.asks || l1.UnfilteredRetry != (tc.asks == 2) {
+				t.Errorf("trace l1 %+v", l1)
+			}
+		})
+	}
+}
+
 // bm25Fake is a lexical L1 whose candidates a test scripts, with BM25 scores.
 type bm25Fake struct{ semanticFake }
 
