@@ -141,7 +141,7 @@ func (s *Service) askCall(ctx context.Context, l *lexical.Lang, question *questi
 	ga, err := s.ask(ctx, *q)
 	ga.Sources = conf.sources(ga.Sources)
 	if err == nil && !conf.on() && q.Category != "" && (ga.EvidenceState != port.StateGrounded || len(ga.Sources) == 0 ||
-		s.lexicalElsewhere(l, question, q.Category)) {
+		s.provider.Semantic() && outsideFilter(l, l.SearchWeighted(question.terms, question.weights, "", 1), q.Category)) {
 		q.Category = ""
 		l1.Calls++
 		s.unfilteredRetry(l1)

@@ -1,7 +1,5 @@
 package retrieval
 
-import "github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
-
 // PathLexical names the lexical search in lookup.Alternative.FavouredBy.
 const PathLexical = "lexical"
 
@@ -35,12 +33,9 @@ func (*lexicalPath) rank(in pathInput, v *pathView) {
 		}
 		return
 	}
-	l := in.l
-	var hits []lexical.Hit
+	l, hits := in.l, in.searched
 	if in.conf.on() {
 		hits = l.SearchWeightedIn(in.q.terms, in.q.weights, in.conf.doc, lexicalPool)
-	} else {
-		hits = l.SearchWeighted(in.q.terms, in.q.weights, "", lexicalPool)
 	}
 	for _, h := range hits {
 		d, _ := l.Doc(h.Passage)

@@ -91,6 +91,9 @@ type pathInput struct {
 	lexicalCands bool
 	// scoreKind is the kind of the candidates' scores (the provider's).
 	scoreKind string
+	// searched are the lexical search's best sections of the whole index when the lexical path
+	// searches it (the lookup's lexicalHits): neither a confined lookup nor lexicalCands.
+	searched []lexical.Hit
 	// matches are L0's front-matter matches.
 	matches []lexical.FrontMatch
 }

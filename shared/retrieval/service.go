@@ -153,6 +153,19 @@ type lookupCall struct {
 	q    *question
 	// sc is the lookup's scratch, which also lends L1 its candidates' array.
 	sc *l0Scratch
+	// searched are the lexical search's best sections of the whole index (lexicalPool), once
+	// made (lexicalHits).
+	searched     []lexical.Hit
+	searchedDone bool
+}
+
+// lexicalHits is the lookup's unfiltered lexical search of the local sections, made once: the
+// check of a filtered semantic call (outsideFilter) and the lexical path read the same hits.
+func (c *lookupCall) lexicalHits() []lexical.Hit {
+	if !c.searchedDone {
+		c.searched, c.searchedDone = c.l.SearchWeighted(c.q.terms, c.q.weights, "", lexicalPool), true
+	}
+	return c.searched
 }
 
 // stages are the moments a lookup finished its layers, and its sidecar query in flight.
@@ -252,10 +265,14 @@ func (s *Service) views(ctx context.Context, c *lookupCall, cands []port.Candida
 	matches []lexical.FrontMatch) *pathViews {
 	_, end := span.Start(ctx, "lexical")
 	defer end()
-	return s.rankPaths(pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
+	in := pathInput{l: c.l, q: c.q, conf: c.conf, cands: cands, semantic: s.provider.Semantic(),
 		scoreKind:    s.provider.ScoreKind(),
 		lexicalCands: !s.provider.Semantic() && l1.Status == lookup.L1OK && (l1.CategoryFilter == nil || l1.UnfilteredRetry),
-		matches:      matches})
+		matches:      matches}
+	if !in.lexicalCands && !c.conf.on() {
+		in.searched = c.lexicalHits()
+	}
+	return s.rankPaths(in)
 }
 
 // judge is the lookup's relevance: the confirmed procedure's verdict, or the paths' verdict with
@@ -310,7 +327,8 @@ func (s *Service) layerL1(ctx context.Context, c *lookupCall, hints lookup.L0Hin
 	c.sc.keep(cands)
 	cands, outdated = v.partition(req.Language, cands, outdated[:0])
 	cands, outdated = conf.candidates(cands), conf.candidates(outdated)
-	if err == nil && !conf.on() && q.Category != "" && (s.weakL1(c.l, c.q, cands) || s.lexicalElsewhere(c.l, c.q, q.Category)) {
+	if err == nil && !conf.on() && q.Category != "" && (s.weakL1(c.l, c.q, cands) ||
+		s.provider.Semantic() && outsideFilter(c.l, c.lexicalHits(), q.Category)) {
 		// The filter narrows, never hides: a filtered call that found nothing convincing, or
 		// that kept the procedure the lexical search ranks first out, is followed by one
 		// unfiltered call, whose candidates replace the filtered ones.
@@ -430,15 +448,11 @@ func l1Pool(topK int) int { return min(max(2*topK, 10), maxL1Pool) }
 // maxL1Pool is the most candidates a lookup asks L1 for.
 const maxL1Pool = 40
 
-// lexicalElsewhere reports whether the local lexical search ranks first a section outside
-// category, the semantic call's filter: the filtered call never scored that procedure, and no
+// outsideFilter reports whether the lexical search's best section (hits, best first) lies outside
+// category, a semantic call's filter: the filtered call never scored that procedure, and no
 // semantic margin over it can be read from it (docs/retrieval.md, "Evidence state", rule 4). The
-// demo provider's candidates are that search itself, filtered; the lexical path runs its own.
-func (s *Service) lexicalElsewhere(l *lexical.Lang, q *question, category string) bool {
-	if !s.provider.Semantic() {
-		return false
-	}
-	hits := l.SearchWeighted(q.terms, q.weights, "", 1)
+// demo provider's candidates are that search itself, filtered; its lexical path runs its own.
+func outsideFilter(l *lexical.Lang, hits []lexical.Hit, category string) bool {
 	if len(hits) == 0 {
 		return false
 	}
