@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/domain"
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/port"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/retrieval"
@@ -43,6 +44,41 @@ func TestUncoveredQuestionOffersNothingToChoose(t *testing.T) {
 		}
 		if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
 			t.Errorf("%q: alternatives %v, clarification %+v", q.q, res.Relevance.Alternatives, res.Relevance.Clarification)
+		}
+	}
+}
+
+// A question naming a topic no procedure covers is offered nothing to choose even when its
+// lexical evidence is too weak to ground but strong enough to count as covered: the topic's term
+// is told before the points are, so that a question about a trailer or the office wifi is not
+// answered with "Is this about …?". Each question here would be covered but for its topic.
+func TestUncoveredTopicIsToldOnWeakEvidence(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []struct{ lang, q string }{
+		{"en", "customer wants to hook a trailer to the car for moving house, is there a tow bar"},
+		{"en", "my laptop lost the wifi in the control room, who do I call"},
+		{"en", "the corporate account of a company wants all trips of their drivers on one invoice"},
+		{"de", "Kunde will einen Anhänger ziehen, hat das Auto eine Anhängerkupplung und was kostet das"},
+		{"de", "Das Firmenkonto will die Fahrten aller Mitarbeiter sehen, wie geht das"},
+		{"de", "Laptop in der Leitstelle kommt nicht ins WLAN, der Kunde wartet am Telefon"},
+	} {
+		res, sig, err := f.svc.LookupSignals(context.Background(), lookup.LookupRequest{Question: q.q, Language: q.lang, TopK: 5,
+			Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.EvidenceState == port.StateGrounded || sig.Uncovered.Term == "" {
+			t.Errorf("%q: %s, uncovered topic %q (%s)", q.q, res.EvidenceState, sig.Uncovered.Term, res.Relevance.Reason)
+			continue
+		}
+		if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
+			t.Errorf("%q: alternatives %v, clarification %+v", q.q, res.Relevance.Alternatives, res.Relevance.Clarification)
+		}
+		// The case this test is about: without the topic, the question would be covered.
+		topicless := sig
+		topicless.Uncovered = judge.Uncovered{}
+		if !retrieval.LexicallyCovered(topicless, q.lang, retrieval.CoveredShare) {
+			t.Errorf("%q: not covered even without its topic (%s); choose a question closer to a procedure", q.q, res.Relevance.Reason)
 		}
 	}
 }

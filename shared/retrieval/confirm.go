@@ -83,7 +83,7 @@ func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
 // evidence must reach to ground a question on lexical evidence: once the operator has chosen the
 // situation, no other procedure competes, but the procedure must still hold the question. Chosen
 // on the development sets of eval/ with CoveredShare (docs/retrieval.md, "The clarifying turn").
-const ConfirmedShare = 0.85
+const ConfirmedShare = 0.75
 
 // assessConfirmed judges a lookup confined to the procedure the operator confirmed, on its own
 // basis: grounded when the procedure's sections hold the question's evidence (the semantic

@@ -127,7 +127,7 @@ func (s *Service) assess(l *lexical.Lang, q *question, blocks []ranked, l1 looku
 	scale, scaled := s.scaleOf(p.Score.Kind)
 	switch {
 	case p.l1 && s.provider.Semantic() && scaled && scale.Grounded > 0:
-		if lex.uncovered.Term != "" {
+		if lex.uncovered.Term != "" && !lex.short {
 			return s.weak(r, l, views, blocks, lex.why+"; "+basis)
 		}
 		reason, ok := semanticVerdict(p, scale, lex)
@@ -216,7 +216,10 @@ func degradedWhy(status lookup.L1Status) string {
 
 // lexicalJudgement is the lexical evidence rule's outcome for the primary block.
 type lexicalJudgement struct {
-	strong    bool
+	strong bool
+	// short tells that the points are below the language's minimum (and the question not
+	// explained whole by its primary block).
+	short     bool
 	why       string
 	proc      judge.Support
 	points    float64
@@ -241,13 +244,12 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp jud
 	case sp.Matched == 0:
 		j.why = "the best block holds none of the question's " + wordsOf(sp)
 		return j
-	case j.points < minPoints && !whole:
-		j.why = "the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + wordsOf(sp) +
-			" (evidence " + below(j.points, minPoints) + ", grounded needs " + fixed(minPoints, 1) + ")"
-		return j
 	}
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
-	// shares many words with some procedure; only the topic's own term tells.
+	// shares many words with some procedure; only the topic's own term tells. It is told for
+	// evidence too weak to ground as well: such a question is not covered, and is offered no
+	// clarification (covered).
+	j.short = j.points < minPoints && !whole
 	if di >= 0 {
 		if u, ok := judge.UncoveredTopic(l, q.tokens, q.stems, q.words, di); ok {
 			j.uncovered = u
@@ -255,6 +257,11 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp jud
 				"), a topic the procedures do not cover, and the closest procedure never uses the term"
 			return j
 		}
+	}
+	if j.short {
+		j.why = "the closest procedure holds " + strconv.Itoa(proc.Matched) + " of the question's " + wordsOf(sp) +
+			" (evidence " + below(j.points, minPoints) + ", grounded needs " + fixed(minPoints, 1) + ")"
+		return j
 	}
 	j.strong = true
 	if j.points < minPoints {
