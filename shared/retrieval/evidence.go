@@ -247,10 +247,10 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp jud
 	}
 	// A question about a topic no procedure covers (a tariff, the fleet's insurance premium)
 	// shares many words with some procedure; only the topic's own term tells. It is told for
-	// evidence too weak to ground as well: such a question is not covered, and is offered no
-	// clarification (covered).
+	// evidence too weak to ground as well, when the evidence would otherwise cover the question
+	// or ground a confirmed procedure: such a question is offered no clarification (covered).
 	j.short = j.points < minPoints && !whole
-	if di >= 0 {
+	if di >= 0 && (!j.short || proc.Matched >= minInformativeWords && j.points >= min(CoveredShare, ConfirmedShare)*minPoints) {
 		if u, ok := judge.UncoveredTopic(l, q.tokens, q.stems, q.words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
