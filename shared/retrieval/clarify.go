@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lookup"
 )
@@ -48,6 +49,13 @@ func (s *Service) covered(r judgement, views *pathViews) bool {
 func LexicallyCovered(sig Signals, lang string, share float64) bool {
 	return sig.Uncovered.Term == "" && sig.Support.Words >= minInformativeWords && sig.Procedure.Matched >= minInformativeWords &&
 		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= frontMatter.min
+}
+
+// lexicallyClarifiable reports whether lexical evidence of proc's words and points could meet
+// LexicallyCovered or LexicallyConfirmed at the service's shares, the front matter's opinion and
+// the topic left aside: the least evidence for which an uncovered topic changes the answer.
+func lexicallyClarifiable(proc judge.Support, points float64, lang string) bool {
+	return proc.Matched >= minInformativeWords && points >= min(CoveredShare, ConfirmedShare)*LexicalMinPoints(lang)
 }
 
 // maxSituationPhrases is how many of the question's front-matter phrases an option's situation

@@ -124,8 +124,7 @@ func (s *Service) assessConfirmed(l *lexical.Lang, q *question, blocks []ranked,
 
 // confirmedVerdict says whether the confirmed procedure holds the question's evidence, and why.
 func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Signals, l1 lookup.L1Details, views *pathViews) (string, bool) {
-	held := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
-		" informative words (evidence " + fixed(lex.points, 1) + ")"
+	held := procedureHolds(lex, fixed(lex.points, 1))
 	if s.provider.Semantic() {
 		if l1.Status != lookup.L1OK {
 			return held + "; the semantic search was not consulted (it " + degradedWhy(l1.Status) +
@@ -152,12 +151,11 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 // of LexicallyConfirmed that fails: the points (never shown rounded up to the figure they miss),
 // the words held, the front matter's opinion.
 func confirmedShortfall(lex lexicalJudgement, sig Signals, need float64) string {
-	why := "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
-		" informative words (evidence " + fixed(lex.points, 1) + ")"
+	evidence := fixed(lex.points, 1)
 	if sig.Points < need {
-		why = "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
-			" informative words (evidence " + below(lex.points, need) + ", a confirmed procedure needs " + fixed(need, 1) + ")"
+		evidence = below(lex.points, need) + ", a confirmed procedure needs " + fixed(need, 1)
 	}
+	why := procedureHolds(lex, evidence)
 	if sig.Procedure.Matched < minInformativeWords {
 		why += ", fewer than the " + strconv.Itoa(minInformativeWords) + " words a confirmed procedure must hold"
 	}
@@ -166,6 +164,13 @@ func confirmedShortfall(lex lexicalJudgement, sig Signals, need float64) string 
 			below(sig.FrontWeight, frontMatter.min) + ", a confirmed procedure needs " + fixed(frontMatter.min, 1) + ")"
 	}
 	return why
+}
+
+// procedureHolds says how much of the question the confirmed procedure holds, with its evidence
+// as the caller words it.
+func procedureHolds(lex lexicalJudgement, evidence string) string {
+	return "the procedure holds " + strconv.Itoa(lex.proc.Matched) + " of the question's " + strconv.Itoa(lex.proc.Words) +
+		" informative words (evidence " + evidence + ")"
 }
 
 // LexicallyConfirmed is the confirmed verdict's rule on lexical evidence at a share of the

@@ -250,7 +250,7 @@ func (s *Service) lexicalEvidence(l *lexical.Lang, q *question, p ranked, sp jud
 	// evidence too weak to ground as well, when the evidence would otherwise cover the question
 	// or ground a confirmed procedure: such a question is offered no clarification (covered).
 	j.short = j.points < minPoints && !whole
-	if di >= 0 && (!j.short || proc.Matched >= minInformativeWords && j.points >= min(CoveredShare, ConfirmedShare)*minPoints) {
+	if di >= 0 && (!j.short || lexicallyClarifiable(proc, j.points, l.Language)) {
 		if u, ok := judge.UncoveredTopic(l, q.tokens, q.stems, q.words, di); ok {
 			j.uncovered = u
 			j.why = "the question names " + strconv.Quote(u.Term) + " (" + u.Topic +
