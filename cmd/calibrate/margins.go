@@ -17,22 +17,25 @@ import (
 // lexical evidence: the demo provider over the same corpus, which is also the evidence every
 // lookup falls back to when the semantic search is down (docs/retrieval.md, "The clarifying
 // turn"). CoveredShare decides whether an answer that is not grounded offers a clarification;
-// ConfirmedShare whether a follow-up confirming a procedure is grounded. Each is recommended as
-// the share that serves the most answerable questions while the questions no procedure answers
-// stay within its limit.
+// ConfirmedShare whether a follow-up confirming a procedure is grounded; HalfHeldShare both, for a
+// procedure holding half the question with its subject named clearly. Each is recommended as the
+// share that serves the most answerable questions while the questions no procedure answers stay
+// within its limit, the others at their configured shares.
 const (
 	// coveredLimit is the most negatives (off-topic, near-domain) an answer may offer a
-	// clarification to; confirmedLimit the most a confirmed follow-up may ground.
-	coveredLimit, confirmedLimit = 0.07, 0.10
+	// clarification to by CoveredShare; confirmedLimit the most a confirmed follow-up may ground;
+	// halfHeldLimit the most offered a clarification by either rule.
+	coveredLimit, confirmedLimit, halfHeldLimit = 0.07, 0.10, 0.09
 )
 
 // marginShares are the shares tried.
 var marginShares = []float64{0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0}
 
-// marginsOut is the fit of both margins.
+// marginsOut is the fit of the three margins.
 type marginsOut struct {
 	Covered   marginFit `json:"covered_share"`
 	Confirmed marginFit `json:"confirmed_share"`
+	HalfHeld  marginFit `json:"half_held_share"`
 }
 
 // marginFit is one margin's fit: the negatives' limit, its rows over the shares tried, the
@@ -75,16 +78,27 @@ func (c *calibration) margins(ctx context.Context, choose, hold []labelled) (mar
 		return marginsOut{}, fmt.Errorf("holdout: %w", err)
 	}
 	covered := func(s marginSignals, share float64) (bool, bool) {
-		return s.weak != nil, s.weak != nil && retrieval.LexicallyCovered(*s.weak, s.lang, share)
+		return s.weak != nil, s.weak != nil && retrieval.LexicallyCovered(*s.weak, s.lang, share, retrieval.HalfHeldShare)
 	}
 	confirmed := func(s marginSignals, share float64) (bool, bool) {
-		return s.confirmed != nil, s.confirmed != nil && s.confirmed.Uncovered.Term == "" &&
-			retrieval.LexicallyConfirmed(*s.confirmed, s.lang, share)
+		return s.confirmed != nil, s.confirmedAt(share, retrieval.HalfHeldShare)
+	}
+	// An answerable question is served by the half share when offered a clarification and
+	// grounded once its procedure is confirmed; a negative, when offered a clarification.
+	halfHeld := func(s marginSignals, half float64) (bool, bool) {
+		offered := s.weak != nil && retrieval.LexicallyCovered(*s.weak, s.lang, retrieval.CoveredShare, half)
+		return s.weak != nil, offered && (s.negative || s.confirmedAt(retrieval.ConfirmedShare, half))
 	}
 	return marginsOut{
 		Covered:   fit(sigs, held, retrieval.CoveredShare, coveredLimit, covered),
 		Confirmed: fit(sigs, held, retrieval.ConfirmedShare, confirmedLimit, confirmed),
+		HalfHeld:  fit(sigs, held, retrieval.HalfHeldShare, halfHeldLimit, halfHeld),
 	}, nil
+}
+
+// confirmedAt reports whether the follow-up confirming a procedure is grounded at the shares.
+func (s marginSignals) confirmedAt(share, half float64) bool {
+	return s.confirmed != nil && s.confirmed.Uncovered.Term == "" && retrieval.LexicallyConfirmed(*s.confirmed, s.lang, share, half)
 }
 
 // marginLookups looks each question up on lexical evidence, then confirms a procedure.
@@ -180,6 +194,7 @@ func writeMargins(w io.Writer, m marginsOut) {
 	}{
 		{"COVERED_SHARE (retrieval.CoveredShare)", "answerable not grounded, primary right: offered a clarification; negatives offered one", m.Covered},
 		{"CONFIRMED_SHARE (retrieval.ConfirmedShare)", "answerable confirmed on the expected procedure: grounded; negatives confirmed on their primary: grounded", m.Confirmed},
+		{"HALF_HELD_SHARE (retrieval.HalfHeldShare)", "answerable not grounded, primary right: offered a clarification and grounded once confirmed; negatives offered one", m.HalfHeld},
 	} {
 		fmt.Fprintf(w, "  %s: %s (negatives at most %.0f %%)\n", x.name, x.what, 100*x.fit.Limit)
 		for _, r := range x.fit.Rows {

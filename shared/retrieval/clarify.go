@@ -19,13 +19,13 @@ import (
 // names no alternatives and offers no clarification: an agent must not ask the operator to
 // choose between procedures none of which applies. Chosen on the development sets of eval/ (see
 // docs/retrieval.md, "The clarifying turn").
-const CoveredShare = 0.75
+const CoveredShare = 0.8
 
 // covered reports whether the procedures cover the question judged weak in r: on the semantic
 // path, when the semantic search scores the closest procedure at least at the supported
 // threshold of its scale; on lexical evidence alone (the demo provider, or the semantic search
 // down or empty), when the closest procedure holds enough of the question and its front matter
-// names the question's subject (CoveredShare). A
+// names the question's subject (CoveredShare, HalfHeldShare). A
 // question that names a topic the procedures do not cover, or with too few informative words,
 // is never covered.
 func (s *Service) covered(r judgement, views *pathViews) bool {
@@ -39,23 +39,45 @@ func (s *Service) covered(r judgement, views *pathViews) bool {
 			return first.score >= sc.Supported
 		}
 	}
-	return LexicallyCovered(sig, r.lang, CoveredShare)
+	return LexicallyCovered(sig, r.lang, CoveredShare, HalfHeldShare)
 }
 
 // LexicallyCovered is covered's rule on lexical evidence at a share of the language's
-// LexicalMinPoints (the service uses CoveredShare; make calibrate measures others): the closest
+// LexicalMinPoints (the service uses CoveredShare; make calibrate measures others), or half at
+// most (the service uses HalfHeldShare) for a procedure that holds half the question: the closest
 // procedure holds minInformativeWords of the question's words, that share of the points, and its
-// front matter has an opinion (frontMatter's min); never for an uncovered topic.
-func LexicallyCovered(sig Signals, lang string, share float64) bool {
+// front matter has an opinion (frontMatter's min), or halfHeld; never for an uncovered topic.
+func LexicallyCovered(sig Signals, lang string, share, half float64) bool {
 	return sig.Uncovered.Term == "" && sig.Support.Words >= minInformativeWords && sig.Procedure.Matched >= minInformativeWords &&
-		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= frontMatter.min
+		(sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= frontMatter.min || halfHeld(sig, lang, half))
+}
+
+// HalfHeldShare is the share of the language's LexicalMinPoints from which a procedure that holds
+// at least half of the question's informative words, its front matter naming the question's
+// subject clearly (WholeQuestionFrontWeight), covers a question the evidence does not ground, and
+// grounds it once the operator confirms it: a chatty or terse question ("phone dead, car locked")
+// says little in the procedures' words, but what it says, one procedure holds. Below CoveredShare
+// and ConfirmedShare, which hold for any share of the question held. Chosen on the development
+// sets of eval/ (docs/retrieval.md, "The clarifying turn").
+const HalfHeldShare = 0.55
+
+// halfHeld reports whether the procedure holds at least half of the question's informative words
+// (and minInformativeWords), at least share of the points, and its front matter names the
+// question's subject clearly; never at a share of 0.
+func halfHeld(sig Signals, lang string, share float64) bool {
+	return share > 0 && sig.Procedure.Matched >= minInformativeWords && 2*sig.Procedure.Matched >= sig.Procedure.Words &&
+		sig.Points >= share*LexicalMinPoints(lang) && sig.FrontWeight >= WholeQuestionFrontWeight
 }
 
 // lexicallyClarifiable reports whether lexical evidence of proc's words and points could meet
 // LexicallyCovered or LexicallyConfirmed at the service's shares, the front matter's opinion and
 // the topic left aside: the least evidence for which an uncovered topic changes the answer.
 func lexicallyClarifiable(proc judge.Support, points float64, lang string) bool {
-	return proc.Matched >= minInformativeWords && points >= min(CoveredShare, ConfirmedShare)*LexicalMinPoints(lang)
+	share := min(CoveredShare, ConfirmedShare)
+	if 2*proc.Matched >= proc.Words {
+		share = min(share, HalfHeldShare)
+	}
+	return proc.Matched >= minInformativeWords && points >= share*LexicalMinPoints(lang)
 }
 
 // maxSituationPhrases is how many of the question's front-matter phrases an option's situation

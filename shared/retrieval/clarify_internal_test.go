@@ -51,6 +51,27 @@ func TestCoveredBranches(t *testing.T) {
 		{name: "lexical: front matter without an opinion", sig: with(func(s *Signals) { s.FrontWeight = frontMatter.min - 0.1 })},
 		{name: "a topic no procedure covers", sig: with(func(s *Signals) { s.Uncovered = judge.Uncovered{Term: "tariff"} })},
 		{name: "one informative word", sig: with(func(s *Signals) { s.Support.Words = 1 })},
+		{name: "lexical: half the question held, its subject named clearly", sig: with(func(s *Signals) {
+			s.Procedure = judge.Support{Matched: 2, Words: 4}
+			s.Points, s.FrontWeight = HalfHeldShare*min, WholeQuestionFrontWeight
+		}), covered: true},
+		{name: "lexical: half held, front matter short of naming the subject", sig: with(func(s *Signals) {
+			s.Procedure = judge.Support{Matched: 2, Words: 4}
+			s.Points, s.FrontWeight = HalfHeldShare*min, WholeQuestionFrontWeight-0.1
+		})},
+		{name: "lexical: half held, points below its share", sig: with(func(s *Signals) {
+			s.Procedure = judge.Support{Matched: 2, Words: 4}
+			s.Points, s.FrontWeight = HalfHeldShare*min-0.1, WholeQuestionFrontWeight
+		})},
+		{name: "lexical: less than half held at the half share", sig: with(func(s *Signals) {
+			s.Procedure = judge.Support{Matched: 2, Words: 5}
+			s.Points, s.FrontWeight = HalfHeldShare*min, WholeQuestionFrontWeight
+		})},
+		{name: "half held but a topic no procedure covers", sig: with(func(s *Signals) {
+			s.Procedure = judge.Support{Matched: 2, Words: 4}
+			s.Points, s.FrontWeight = HalfHeldShare*min, WholeQuestionFrontWeight
+			s.Uncovered = judge.Uncovered{Term: "tariff"}
+		})},
 		{name: "semantic: the closest procedure at the supported cosine", semantic: true, sig: with(func(s *Signals) { s.Points = 0 }),
 			views: sem(config.DefaultGroundedCosine), covered: true},
 		{name: "semantic: below the supported cosine, whatever the lexical points", semantic: true, sig: strong,
@@ -68,6 +89,46 @@ func TestCoveredBranches(t *testing.T) {
 				t.Errorf("covered = %v, want %v", got, tc.covered)
 			}
 		})
+	}
+}
+
+// The confirmed verdict on lexical evidence, branch by branch: the procedure holds the share of the
+// points any procedure needs, or half the question at HalfHeldShare with its subject named
+// clearly, each said in the reason; and the uncovered-topic check runs on weak evidence exactly
+// where either branch could ground it (lexicallyClarifiable).
+func TestConfirmedHalfHeldBranch(t *testing.T) {
+	min := LexicalMinPoints("en")
+	half := Signals{Procedure: judge.Support{Matched: 3, Words: 6}, Points: HalfHeldShare * min, FrontWeight: WholeQuestionFrontWeight}
+	with := func(f func(*Signals)) Signals { s := half; f(&s); return s }
+	for _, tc := range []struct {
+		name      string
+		sig       Signals
+		confirmed bool
+		say       string
+	}{
+		{name: "half held at its share, subject named", sig: half, confirmed: true, say: "at least half of them"},
+		{name: "the whole rule", sig: with(func(s *Signals) { s.Points = ConfirmedShare * min; s.FrontWeight = frontMatter.min }),
+			confirmed: true, say: "a confirmed procedure needs"},
+		{name: "less than half held", sig: with(func(s *Signals) { s.Procedure.Words = 7 }), say: "does not clearly answer"},
+		{name: "points below the half share", sig: with(func(s *Signals) { s.Points = HalfHeldShare*min - 0.05 }), say: "does not clearly answer"},
+		{name: "front matter short of naming the subject", sig: with(func(s *Signals) { s.FrontWeight = WholeQuestionFrontWeight - 0.05 }),
+			say: "does not clearly answer"},
+		{name: "one word of two held", sig: with(func(s *Signals) { s.Procedure = judge.Support{Matched: 1, Words: 2} }), say: "does not clearly answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Service{opts: DefaultOptions(), provider: coveringProvider{}}
+			lex := lexicalJudgement{proc: tc.sig.Procedure, points: tc.sig.Points}
+			why, ok := s.confirmedVerdict(&lexical.Lang{Language: "en"}, lex, tc.sig, lookup.L1Details{}, tableViews())
+			if ok != tc.confirmed || !strings.Contains(why, tc.say) {
+				t.Errorf("confirmed = %v (%s), want %v saying %q", ok, why, tc.confirmed, tc.say)
+			}
+			if clar := lexicallyClarifiable(tc.sig.Procedure, tc.sig.Points, "en"); tc.confirmed && !clar {
+				t.Errorf("grounded when confirmed, but the uncovered-topic check would not run on it")
+			}
+		})
+	}
+	if lexicallyClarifiable(judge.Support{Matched: 2, Words: 5}, HalfHeldShare*min, "en") {
+		t.Errorf("less than half held at the half share: no branch could ground it, the check need not run")
 	}
 }
 
@@ -288,7 +349,7 @@ func TestConfirmedShortfallNamesWhatFails(t *testing.T) {
 			say: []string{"a confirmed procedure needs " + fixed(need, 1), "fewer than the 2 words", "front matter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if LexicallyConfirmed(tc.sig, "en", ConfirmedShare) {
+			if LexicallyConfirmed(tc.sig, "en", ConfirmedShare, HalfHeldShare) {
 				t.Fatalf("%+v is confirmed; the case needs a shortfall", tc.sig)
 			}
 			lex := lexicalJudgement{proc: tc.sig.Procedure, points: tc.sig.Points}

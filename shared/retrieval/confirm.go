@@ -83,7 +83,7 @@ func (c confinement) sources(srcs []port.AnswerSource) []port.AnswerSource {
 // evidence must reach to ground a question on lexical evidence: once the operator has chosen the
 // situation, no other procedure competes, but the procedure must still hold the question. Chosen
 // on the development sets of eval/ with CoveredShare (docs/retrieval.md, "The clarifying turn").
-const ConfirmedShare = 0.75
+const ConfirmedShare = 0.8
 
 // assessConfirmed judges a lookup confined to the procedure the operator confirmed, on its own
 // basis: grounded when the procedure's sections hold the question's evidence (the semantic
@@ -141,8 +141,13 @@ func (s *Service) confirmedVerdict(l *lexical.Lang, lex lexicalJudgement, sig Si
 		}
 	}
 	need := ConfirmedShare * LexicalMinPoints(l.Language)
-	if LexicallyConfirmed(sig, l.Language, ConfirmedShare) {
+	switch {
+	case LexicallyConfirmed(sig, l.Language, ConfirmedShare, 0):
 		return held + ", at least the " + fixed(need, 1) + " a confirmed procedure needs", true
+	case LexicallyConfirmed(sig, l.Language, ConfirmedShare, HalfHeldShare):
+		return held + ", at least half of them, with at least the " + fixed(HalfHeldShare*LexicalMinPoints(l.Language), 1) +
+			" a confirmed procedure holding half the question needs, and its front matter names the question's subject (L0 weight " +
+			fixed(sig.FrontWeight, 1) + ")", true
 	}
 	return confirmedShortfall(lex, sig, need) + ": the procedure does not clearly answer the question", false
 }
@@ -174,12 +179,13 @@ func procedureHolds(lex lexicalJudgement, evidence string) string {
 }
 
 // LexicallyConfirmed is the confirmed verdict's rule on lexical evidence at a share of the
-// language's LexicalMinPoints (the service uses ConfirmedShare; make calibrate measures others):
-// the confirmed procedure holds minInformativeWords of the question's words and that share of
-// the points.
-func LexicallyConfirmed(sig Signals, lang string, share float64) bool {
+// language's LexicalMinPoints (the service uses ConfirmedShare; make calibrate measures others),
+// or half at most (the service uses HalfHeldShare; 0 leaves that branch out) for a procedure that
+// holds half the question: the confirmed procedure holds minInformativeWords of the question's
+// words, that share of the points and its front matter has an opinion, or halfHeld.
+func LexicallyConfirmed(sig Signals, lang string, share, half float64) bool {
 	return sig.Procedure.Matched >= minInformativeWords && sig.Points >= share*LexicalMinPoints(lang) &&
-		sig.FrontWeight >= frontMatter.min
+		sig.FrontWeight >= frontMatter.min || halfHeld(sig, lang, half)
 }
 
 // confinedKind labels the score of a section of the confirmed procedure that only the local
