@@ -101,16 +101,7 @@ func (p *Provider) Retrieve(ctx context.Context, q port.Query) ([]port.Candidate
 	} else {
 		hits = judge.SearchFocused(l, terms, q.TermWeights, q.Category, q.TopK, textproc.QuestionKinds(q.Question))
 	}
-	out := slices.Grow(q.Buffer[:0], len(hits)) // a fresh array when the caller lends none
-	for i, h := range hits {
-		d, s := l.Doc(h.Passage)
-		out = append(out, port.Candidate{
-			DocumentID: d.ID, Version: d.Version, EffectiveDate: d.EffectiveDate, Title: d.Title,
-			Section: s.Heading, Anchor: s.Anchor, Category: d.Category, Source: l.Source(h.Passage),
-			Content: s.Content, Score: h.Score, Rank: i + 1,
-		})
-	}
-	return out, nil
+	return judge.Candidates(l, hits, q.Buffer[:0]), nil // a fresh array when the caller lends none
 }
 
 // Ask implements port.Answerer with a template over the lookup's evidence

@@ -82,6 +82,40 @@ func TestComplementOfASecondSentence(t *testing.T) {
 	}
 }
 
+// A second need whose words the primary's procedure also uses (a trip, a customer, driving on) is
+// told by its sentence asked alone: grounded there on its procedure, which becomes a complement
+// with the sentence's words, its grounded block among the first, strong. A situation told in
+// one sentence and asked about in the next, each asked alone grounded on the same procedure or
+// on none, names none.
+func TestComplementOfASentenceAskedAlone(t *testing.T) {
+	f := newFixture(t)
+	q := "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren? Und der Vormieter hat einen Kindersitz im Kofferraum vergessen, wohin damit?"
+	res := f.lookup(t, "de", q)
+	if res.Primary == nil || res.Primary.DocumentID != "lost-and-found" {
+		t.Fatalf("primary %+v", res.Primary)
+	}
+	cs := res.Relevance.Complements
+	if len(cs) != 1 || cs[0].DocumentID != "breakdown-assistance" || !slices.Contains(cs[0].Covers, "reifendruckwarn") ||
+		cs[0].Assessment != lookup.AssessmentStrong {
+		t.Fatalf("complements %+v", cs)
+	}
+	alone := f.lookup(t, "de", "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren?")
+	if alone.Primary == nil || alone.Primary.Source != cs[0].Source {
+		t.Errorf("the complement's block %s is not the sentence's own answer %+v", cs[0].Source, alone.Primary)
+	}
+	if !slices.ContainsFunc(res.EvidenceBlocks[:min(3, len(res.EvidenceBlocks))], func(b lookup.EvidenceBlock) bool { return b.Source == cs[0].Source }) {
+		t.Errorf("the complement's block %s is not among the first three", cs[0].Source)
+	}
+	for _, single := range []struct{ lang, q string }{
+		{"de", "Bei uns ist ein Auto seit gestern Abend nicht zurückgegeben worden. Ab wann melden wir es der Polizei?"},
+		{"en", "A customer was rear-ended at the lights. What photos does she have to take?"},
+	} {
+		if cs := f.lookup(t, single.lang, single.q).Relevance.Complements; len(cs) > 0 {
+			t.Errorf("%q: a single-need question of two sentences names complements %+v", single.q, cs)
+		}
+	}
+}
+
 // A complement's block is the section of its procedure that holds its part, not its scope, which
 // lists the situations the procedure covers: the scope follows three other sections in the
 // complement's search as it does in fusion.

@@ -38,12 +38,7 @@ func sentenceMasks(q *question, out []uint64) []uint64 {
 		if len(out)-from == maxSentences {
 			break
 		}
-		var m uint64
-		for _, stem := range q.stems[start:end] {
-			if i := slices.Index(terms, stem); i >= 0 {
-				m |= 1 << i
-			}
-		}
+		m := stemsMask(terms, q.stems[start:end])
 		start = end
 		if specificCount(q.resolved, m) >= MinPartWords {
 			out = append(out, m)
@@ -53,6 +48,17 @@ func sentenceMasks(q *question, out []uint64) []uint64 {
 		return out[:from] // a part of its own needs a sentence beside the primary's
 	}
 	return out
+}
+
+// stemsMask is the mask of the question's words (terms, resolvedTerms) among stems.
+func stemsMask(terms, stems []string) uint64 {
+	var m uint64
+	for _, stem := range stems {
+		if i := slices.Index(terms, stem); i >= 0 {
+			m |= 1 << i
+		}
+	}
+	return m
 }
 
 // maskWords is how many of a question's words a mask tells apart (judge's masks).

@@ -220,7 +220,7 @@ func (s *Service) lookup(ctx context.Context, l *lexical.Lang, v dayView, req lo
 	views := s.views(ctx, c, cands, l1, matches[:min(len(matches), req.TopK)])
 	_, end = span.Start(ctx, "verdict")
 	defer end()
-	parts := s.complementsOf(c, blocks, views, others)
+	parts := s.sentenceComplements(ctx, c, blocks, s.complementsOf(c, blocks, views, others))
 	if len(parts) > 0 {
 		blocks, evidence = placeComplements(l, parts, blocks, req.TopK, len(outdated))
 	}
