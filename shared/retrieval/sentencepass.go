@@ -106,8 +106,8 @@ func (s *Service) sentencePart(ctx context.Context, c *lookupCall, sentence stri
 	defer sc.release()
 	req := lookup.LookupRequest{Question: sentence, Language: c.req.Language, TopK: c.req.TopK, Actor: c.req.Actor,
 		CorrelationID: c.req.CorrelationID, AsOf: c.req.AsOf}
-	sc2 := &lookupCall{l: c.l, day: c.day, req: req, conf: confinement{doc: -1}, q: sq, sc: sc}
-	passage, score, ok := s.sentenceVerdict(ctx, sc2)
+	call := &lookupCall{l: c.l, day: c.day, req: req, conf: confinement{doc: -1}, q: sq, sc: sc}
+	passage, score, ok := s.sentenceVerdict(ctx, call)
 	if !ok {
 		return part{}, false
 	}
