@@ -116,6 +116,34 @@ func TestComplementOfASentenceAskedAlone(t *testing.T) {
 	}
 }
 
+// Two needs joined in one sentence ("… — and what do we bill …") are told apart by its parts:
+// the part after the dash, asked alone, is grounded on its procedure, which becomes a complement.
+// A sentence whose dash only goes on telling one situation names none.
+func TestComplementOfAPartOfOneSentence(t *testing.T) {
+	f := newFixture(t)
+	q := "The tyre went flat on the motorway so she is stuck on the hard shoulder — and what do we bill the previous renter for the cigarette smell?"
+	res := f.lookup(t, "en", q)
+	if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
+		t.Fatalf("primary %+v", res.Primary)
+	}
+	cs := res.Relevance.Complements
+	if len(cs) != 1 || cs[0].DocumentID != "vehicle-cleaning" || !slices.Contains(cs[0].Covers, "cigarett") ||
+		cs[0].Assessment != lookup.AssessmentStrong {
+		t.Fatalf("complements %+v", cs)
+	}
+	if !slices.ContainsFunc(res.EvidenceBlocks[:min(3, len(res.EvidenceBlocks))], func(b lookup.EvidenceBlock) bool { return b.Source == cs[0].Source }) {
+		t.Errorf("the complement's block %s is not among the first three", cs[0].Source)
+	}
+	for _, single := range []struct{ lang, q string }{
+		{"en", "The car won't unlock — the customer is standing next to it with the app open, what now?"},
+		{"de", "Das Auto geht nicht auf – der Kunde steht daneben und die App zeigt einen Fehler, was nun?"},
+	} {
+		if cs := f.lookup(t, single.lang, single.q).Relevance.Complements; len(cs) > 0 {
+			t.Errorf("%q: one situation told across a dash names complements %+v", single.q, cs)
+		}
+	}
+}
+
 // A complement's block is the section of its procedure that holds its part, not its scope, which
 // lists the situations the procedure covers: the scope follows three other sections in the
 // complement's search as it does in fusion.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/judge"
 	"github.com/northstar-mobility/mobilityops-knowledge/shared/lexical"
@@ -50,34 +51,40 @@ func (p sentenceSearch) Ask(context.Context, port.AskQuery) (port.GroundedAnswer
 	return port.GroundedAnswer{}, errNotAnswerer
 }
 
-// sentenceComplements adds to parts, up to maxComplements, the procedures that a sentence of the
+// sentenceComplements adds to parts, up to maxComplements, the procedures that a part of the
 // question, asked alone on lexical evidence, is grounded on, other than the primary block's and
-// those already found: for each sentence of a question whose sentences hold MinPartWords specific
-// words each (sentenceMasks, which tells two needs from a situation told at length). A lookup
-// confined to a confirmed procedure makes none: its blocks lead with the confirmed procedure's
-// sections, and it names the question's other parts from its unconfined local pass
-// (confinement.others).
+// those already found. The parts are its sentences, each cut further where a sentence joins two
+// needs (segments: "a shunt at a junction and a speed camera on the same trip — how many photos
+// for the bump, and what do we charge on top of the fine?"), and the pass reads a question only
+// when two of them hold MinPartWords specific words each: a situation told at length, its other
+// parts without words of their own ("what now?"), makes none. A lookup confined to a confirmed
+// procedure makes none either: its blocks lead with the confirmed procedure's sections, and it
+// names the question's other parts from its unconfined local pass (confinement.others).
 func (s *Service) sentenceComplements(ctx context.Context, c *lookupCall, blocks []ranked, parts []part) []part {
-	if c.conf.on() || len(blocks) == 0 || len(parts) == maxComplements {
+	if c.conf.on() || len(blocks) == 0 || len(parts) == maxComplements ||
+		specificCount(c.q.resolved, wordsMask(c.q.resolved)) < 2*MinPartWords {
+		return parts // too few specific words for two needs
+	}
+	var segBuf [maxSentences]segment
+	segs := segments(c.q.text, segBuf[:0])
+	if len(segs) < 2 {
 		return parts
 	}
-	var buf [maxSentences]uint64
-	if len(sentenceMasks(c.q, buf[:0])) == 0 {
+	var maskBuf [maxSentences]uint64
+	masks, needs := segmentMasks(c.l, c.q, segs, maskBuf[:0])
+	if needs < 2 {
 		return parts
 	}
 	ctx, end := span.Start(ctx, "sentences")
 	defer end()
-	ctx = span.With(ctx, nil) // each sentence's verdict is a step of this one, not steps of its own
+	ctx = span.With(ctx, nil) // each part's verdict is a step of this one, not steps of its own
 	primary := c.l.DocIndex(blocks[0].DocumentID)
 	local := s.sentencePass(c.l)
-	i := 0
-	for start, end := range textproc.WholeSentences(c.q.text) {
-		mask := sentenceMask(c.q, i)
-		i++
-		if specificCount(c.q.resolved, mask) < MinPartWords {
+	for i, seg := range segs {
+		if specificCount(c.q.resolved, masks[i]) < MinPartWords {
 			continue
 		}
-		if p, ok := local.sentencePart(ctx, c, c.q.text[start:end], mask, primary, parts); ok {
+		if p, ok := local.sentencePart(ctx, c, c.q.text[seg.from:seg.to], masks[i], primary, parts); ok {
 			parts = append(parts, p)
 			if len(parts) == maxComplements {
 				break
@@ -153,15 +160,80 @@ func (s *Service) sentenceVerdict(ctx context.Context, c *lookupCall) (passage i
 	return passage, b.Score.Value, ok
 }
 
-// sentenceMask is the mask of q's words in its sentence i (q.ends), 0 past its last.
-func sentenceMask(q *question, i int) uint64 {
-	if i >= len(q.ends) {
-		return 0
-	}
-	start := 0
-	if i > 0 {
-		start = q.ends[i-1]
-	}
+// segmentMasks appends to out the mask of q's words in each of segs, and counts the parts that
+// hold MinPartWords specific words: a whole sentence's mask from q's own tokens, a part of a
+// sentence's from its tokens read again.
+func segmentMasks(l *lexical.Lang, q *question, segs []segment, out []uint64) ([]uint64, int) {
 	var buf [maskWords]string
-	return stemsMask(resolvedTerms(q, buf[:0]), q.stems[start:q.ends[i]])
+	terms := resolvedTerms(q, buf[:0])
+	needs := 0
+	var stems []string
+	for _, seg := range segs {
+		var m uint64
+		if seg.whole && seg.sentence < len(q.ends) {
+			start := 0
+			if seg.sentence > 0 {
+				start = q.ends[seg.sentence-1]
+			}
+			m = stemsMask(terms, q.stems[start:q.ends[seg.sentence]])
+		} else {
+			stems = stems[:0]
+			for _, tok := range l.Analyzer.Tokens(q.text[seg.from:seg.to]) {
+				stems = append(stems, l.Analyzer.Stem(tok))
+			}
+			m = stemsMask(terms, stems)
+		}
+		if specificCount(q.resolved, m) >= MinPartWords {
+			needs++
+		}
+		out = append(out, m)
+	}
+	return out, needs
+}
+
+// segment is a part of a question: its byte range, its sentence's index and whether it is the
+// whole sentence.
+type segment struct {
+	from, to, sentence int
+	whole              bool
+}
+
+// needJoins are the marks at which a sentence joins two needs: a dash, a semicolon or a colon
+// between them, or a comma before a word that adds the second ("and", "also", "plus", "und",
+// "außerdem", "sowie"). Each begins with a space, a semicolon, a colon or a comma.
+var needJoins = []string{" — ", " – ", " - ", " plus ", " sowie ", "; ", ": ", ", and ", ", also ", ", plus ", ", und ", ", außerdem ", ", sowie "}
+
+// segments appends to out the parts of text, at most maxSentences: its sentences
+// (textproc.WholeSentences), each cut after each of needJoins, the mark left with the part before
+// it.
+func segments(text string, out []segment) []segment {
+	n := 0
+	for start, end := range textproc.WholeSentences(text) {
+		from, first := start, len(out)
+		for i := start; i < end && len(out) < maxSentences-1; i++ {
+			if c := text[i]; c != ' ' && c != ';' && c != ':' && c != ',' {
+				continue
+			}
+			if k := joinAt(text[i:end]); k > 0 {
+				out = append(out, segment{from: from, to: i + k, sentence: n})
+				from, i = i+k, i+k-1
+			}
+		}
+		if len(out) == maxSentences {
+			break
+		}
+		out = append(out, segment{from: from, to: end, sentence: n, whole: len(out) == first})
+		n++
+	}
+	return out
+}
+
+// joinAt is the length of the mark of needJoins s begins with, 0 for none.
+func joinAt(s string) int {
+	for _, j := range needJoins {
+		if strings.HasPrefix(s, j) {
+			return len(j)
+		}
+	}
+	return 0
 }
