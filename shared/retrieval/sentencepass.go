@@ -17,9 +17,11 @@ import (
 // An operator's second need often reads, asked alone, as a question of its own that one procedure
 // answers plainly ("Customer noticed a ripped seat before starting, when should she send the
 // photos? She also found someone's wallet in the door pocket, what does she do with it?"), while
-// the whole question's words mix both needs so that no procedure holds a part the others lack.
-// The sentence pass asks each sentence of such a question alone, on lexical evidence (L0 and the
-// lexical search, judged as the demo provider's lookups are: no RAGcore call), and a sentence
+// the whole question's words mix both needs so that no procedure holds a part the others lack;
+// an agent's paraphrase joins the two in one sentence ("… on the same trip — how many photos for
+// the bump, and what do we charge on top of the fine?"). The sentence pass asks each part of such
+// a question alone (its sentences, cut where a sentence joins two needs), on lexical evidence (L0
+// and the lexical search, judged as the demo provider's lookups are: no RAGcore call), and a part
 // grounded on another procedure than the primary's makes that procedure a complement, its
 // grounded block the complement's best section.
 
@@ -94,8 +96,8 @@ func (s *Service) sentenceComplements(ctx context.Context, c *lookupCall, blocks
 	return parts
 }
 
-// sentencePass is the service that judges a sentence alone: this one's options and paths, the
-// lexical search of l as its L1, no metrics.
+// sentencePass is the service that judges a part of a question alone: this one's options and
+// paths, the lexical search of l as its L1, no metrics.
 func (s *Service) sentencePass(l *lexical.Lang) *Service {
 	opts := s.opts
 	opts.L1Enabled, opts.Metrics = true, nil
@@ -103,9 +105,10 @@ func (s *Service) sentencePass(l *lexical.Lang) *Service {
 		paths: s.paths, opts: opts, log: s.log, now: s.now}
 }
 
-// sentencePart judges the sentence alone and, when it is grounded on a procedure other than the
-// primary's and than the parts', returns that procedure as a part: the question's words of the
-// sentence that its grounded block holds, that block its best section.
+// sentencePart judges a part of the question (sentence) alone and, when it is grounded on a
+// procedure other than the primary's and than the parts', returns that procedure as a part: the
+// question's words of the sentence (mask) that its grounded block holds, that block its best
+// section.
 func (s *Service) sentencePart(ctx context.Context, c *lookupCall, sentence string, mask uint64, primary int, parts []part) (part, bool) {
 	sq := analyseQuestion(c.l, sentence)
 	defer sq.release()
@@ -130,7 +133,7 @@ func (s *Service) sentencePart(ctx context.Context, c *lookupCall, sentence stri
 	return part{doc: doc, words: held, specific: weight, passage: passage, score: score, strong: true}, true
 }
 
-// sentenceVerdict is the lexical verdict of a sentence looked up alone (c): L0, the lexical search
+// sentenceVerdict is the lexical verdict of a part looked up alone (c): L0, the lexical search
 // as L1, fusion and the paths' verdict, as a lookup makes them, and no more (no complements,
 // alternatives' blocks or hit reasons): the index passage of its primary block and that block's
 // score when it is grounded.
