@@ -38,13 +38,19 @@ func TestUncoveredQuestionOffersNothingToChoose(t *testing.T) {
 		{"de", "Wie ist das WLAN-Passwort im Büro?"},
 		{"de", "Wetter morgen in Berlin"},
 	} {
-		res := f.lookup(t, q.lang, q.q)
-		if res.EvidenceState == port.StateGrounded {
-			t.Errorf("%q: grounded (%s)", q.q, res.Relevance.Reason)
-		}
-		if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
-			t.Errorf("%q: alternatives %v, clarification %+v", q.q, res.Relevance.Alternatives, res.Relevance.Clarification)
-		}
+		offersNothing(t, q.q, f.lookup(t, q.lang, q.q))
+	}
+}
+
+// offersNothing checks the answer to question q, which no procedure answers: not grounded, no
+// alternatives, no clarification.
+func offersNothing(t *testing.T, q string, res lookup.Result) {
+	t.Helper()
+	if res.EvidenceState == port.StateGrounded {
+		t.Errorf("%q: grounded (%s)", q, res.Relevance.Reason)
+	}
+	if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
+		t.Errorf("%q: alternatives %v, clarification %+v", q, res.Relevance.Alternatives, res.Relevance.Clarification)
 	}
 }
 
@@ -62,18 +68,12 @@ func TestUncoveredTopicIsToldOnWeakEvidence(t *testing.T) {
 		{"de", "Das Firmenkonto will die Bußgelder aller Fahrer auf einer Rechnung"},
 		{"de", "Laptop in der Leitstelle kommt nicht ins WLAN, der Kunde wartet am Telefon"},
 	} {
-		res, sig, err := f.svc.LookupSignals(context.Background(), lookup.LookupRequest{Question: q.q, Language: q.lang, TopK: 5,
-			Actor: port.Actor{ID: "agent-7", Scopes: []string{"knowledge:read"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.EvidenceState == port.StateGrounded || sig.Uncovered.Term == "" {
-			t.Errorf("%q: %s, uncovered topic %q (%s)", q.q, res.EvidenceState, sig.Uncovered.Term, res.Relevance.Reason)
+		res, sig := f.lookupSignals(t, q.lang, q.q)
+		if sig.Uncovered.Term == "" {
+			t.Errorf("%q: %s, no uncovered topic told (%s)", q.q, res.EvidenceState, res.Relevance.Reason)
 			continue
 		}
-		if len(res.Relevance.Alternatives) > 0 || res.Relevance.Clarification != nil {
-			t.Errorf("%q: alternatives %v, clarification %+v", q.q, res.Relevance.Alternatives, res.Relevance.Clarification)
-		}
+		offersNothing(t, q.q, res)
 		// The case this test is about: without the topic, the question would be covered.
 		topicless := sig
 		topicless.Uncovered = judge.Uncovered{}

@@ -83,63 +83,50 @@ func TestComplementOfASecondSentence(t *testing.T) {
 }
 
 // A second need whose words the primary's procedure also uses (a trip, a customer, driving on) is
-// told by its sentence asked alone: grounded there on its procedure, which becomes a complement
-// with the sentence's words, its grounded block among the first, strong. A situation told in
-// one sentence and asked about in the next, each asked alone grounded on the same procedure or
-// on none, names none.
-func TestComplementOfASentenceAskedAlone(t *testing.T) {
+// told by its part of the question asked alone, in a sentence of its own or after a dash joining
+// it to the first: grounded there on its procedure, which becomes a strong complement with the
+// part's words, the part's own answer as its block, among the first three. A situation told in
+// one sentence and asked about in the next, or told on across a dash, names none.
+func TestComplementOfAPartAskedAlone(t *testing.T) {
 	f := newFixture(t)
-	q := "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren? Und der Vormieter hat einen Kindersitz im Kofferraum vergessen, wohin damit?"
-	res := f.lookup(t, "de", q)
-	if res.Primary == nil || res.Primary.DocumentID != "lost-and-found" {
-		t.Fatalf("primary %+v", res.Primary)
-	}
-	cs := res.Relevance.Complements
-	if len(cs) != 1 || cs[0].DocumentID != "breakdown-assistance" || !slices.Contains(cs[0].Covers, "reifendruckwarn") ||
-		cs[0].Assessment != lookup.AssessmentStrong {
-		t.Fatalf("complements %+v", cs)
-	}
-	alone := f.lookup(t, "de", "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren?")
-	if alone.Primary == nil || alone.Primary.Source != cs[0].Source {
-		t.Errorf("the complement's block %s is not the sentence's own answer %+v", cs[0].Source, alone.Primary)
-	}
-	if !slices.ContainsFunc(res.EvidenceBlocks[:min(3, len(res.EvidenceBlocks))], func(b lookup.EvidenceBlock) bool { return b.Source == cs[0].Source }) {
-		t.Errorf("the complement's block %s is not among the first three", cs[0].Source)
+	for _, tc := range []struct {
+		name, lang, q, part, primary, complement, covers string
+	}{
+		{name: "a sentence of its own", lang: "de",
+			q:    "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren? Und der Vormieter hat einen Kindersitz im Kofferraum vergessen, wohin damit?",
+			part: "Die Reifendruckwarnung ist während der Fahrt angegangen, darf er weiterfahren?", primary: "lost-and-found",
+			complement: "breakdown-assistance", covers: "reifendruckwarn"},
+		{name: "a part of one sentence", lang: "en",
+			q:    "The tyre went flat on the motorway so she is stuck on the hard shoulder — and what do we bill the previous renter for the cigarette smell?",
+			part: "and what do we bill the previous renter for the cigarette smell?", primary: "breakdown-assistance",
+			complement: "vehicle-cleaning", covers: "cigarett"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := f.lookup(t, tc.lang, tc.q)
+			if res.Primary == nil || res.Primary.DocumentID != tc.primary {
+				t.Fatalf("primary %+v", res.Primary)
+			}
+			cs := res.Relevance.Complements
+			if len(cs) != 1 || cs[0].DocumentID != tc.complement || !slices.Contains(cs[0].Covers, tc.covers) ||
+				cs[0].Assessment != lookup.AssessmentStrong {
+				t.Fatalf("complements %+v", cs)
+			}
+			if alone := f.lookup(t, tc.lang, tc.part); alone.Primary == nil || alone.Primary.Source != cs[0].Source {
+				t.Errorf("the complement's block %s is not the part's own answer %+v", cs[0].Source, alone.Primary)
+			}
+			if !slices.ContainsFunc(res.EvidenceBlocks[:min(3, len(res.EvidenceBlocks))], func(b lookup.EvidenceBlock) bool { return b.Source == cs[0].Source }) {
+				t.Errorf("the complement's block %s is not among the first three", cs[0].Source)
+			}
+		})
 	}
 	for _, single := range []struct{ lang, q string }{
 		{"de", "Bei uns ist ein Auto seit gestern Abend nicht zurückgegeben worden. Ab wann melden wir es der Polizei?"},
 		{"en", "A customer was rear-ended at the lights. What photos does she have to take?"},
-	} {
-		if cs := f.lookup(t, single.lang, single.q).Relevance.Complements; len(cs) > 0 {
-			t.Errorf("%q: a single-need question of two sentences names complements %+v", single.q, cs)
-		}
-	}
-}
-
-// Two needs joined in one sentence ("… — and what do we bill …") are told apart by its parts:
-// the part after the dash, asked alone, is grounded on its procedure, which becomes a complement.
-// A sentence whose dash only goes on telling one situation names none.
-func TestComplementOfAPartOfOneSentence(t *testing.T) {
-	f := newFixture(t)
-	q := "The tyre went flat on the motorway so she is stuck on the hard shoulder — and what do we bill the previous renter for the cigarette smell?"
-	res := f.lookup(t, "en", q)
-	if res.Primary == nil || res.Primary.DocumentID != "breakdown-assistance" {
-		t.Fatalf("primary %+v", res.Primary)
-	}
-	cs := res.Relevance.Complements
-	if len(cs) != 1 || cs[0].DocumentID != "vehicle-cleaning" || !slices.Contains(cs[0].Covers, "cigarett") ||
-		cs[0].Assessment != lookup.AssessmentStrong {
-		t.Fatalf("complements %+v", cs)
-	}
-	if !slices.ContainsFunc(res.EvidenceBlocks[:min(3, len(res.EvidenceBlocks))], func(b lookup.EvidenceBlock) bool { return b.Source == cs[0].Source }) {
-		t.Errorf("the complement's block %s is not among the first three", cs[0].Source)
-	}
-	for _, single := range []struct{ lang, q string }{
 		{"en", "The car won't unlock — the customer is standing next to it with the app open, what now?"},
 		{"de", "Das Auto geht nicht auf – der Kunde steht daneben und die App zeigt einen Fehler, was nun?"},
 	} {
 		if cs := f.lookup(t, single.lang, single.q).Relevance.Complements; len(cs) > 0 {
-			t.Errorf("%q: one situation told across a dash names complements %+v", single.q, cs)
+			t.Errorf("%q: a single-need question names complements %+v", single.q, cs)
 		}
 	}
 }
